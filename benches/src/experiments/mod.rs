@@ -1,0 +1,20 @@
+//! The experiments `reproduce` knows, one module each.
+//!
+//! To add one: write a module here with a unit struct implementing [`Experiment`], and add it
+//! to [`all`] (the order there is the order of a full run).
+
+use crate::Experiment;
+
+pub mod fabric;
+
+/// Every experiment, in the order a full run takes them.
+#[must_use]
+pub fn all() -> Vec<Box<dyn Experiment>> {
+    vec![Box::new(fabric::FabricSizes)]
+}
+
+/// The experiment called `name`, if there is one.
+#[must_use]
+pub fn find(name: &str) -> Option<Box<dyn Experiment>> {
+    all().into_iter().find(|e| e.name() == name)
+}

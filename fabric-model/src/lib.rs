@@ -1,0 +1,2 @@
+//! fabric-model (being written)
+#![forbid(unsafe_code)]
