@@ -1,7 +1,48 @@
 //! # topo-cluster
 //!
-//! Logical homogeneous clusters from a latency matrix, SMP grouping, pLogP models and collective tree choice.
+//! Logical homogeneous clusters from a latency matrix, SMP grouping, pLogP models and
+//! collective tree choice, after Barchet-Estefanel & Mounié, *Identifying Logical Homogeneous
+//! Clusters for Efficient Wide-area Communications* (EuroPVM/MPI 2004; `shared/seeds/003_…`).
 //!
-//! Follows the paper `003_e288618ce88a0bfc.txt` in `shared/seeds/`; the contract is the "topo-cluster" section of
-//! `shared/DESIGN.md`. This crate is being built: it has no public API yet.
+//! The paper's pipeline, one module per step:
+//! 1. gather latencies per monitoring domain: a [`LatencyMatrix`] whose missing entries are the
+//!    pairs nobody measured (§3.1);
+//! 2. split the machines into logical homogeneous clusters with ECO's Algorithm 1 and a 20 %
+//!    bound ([`logical_clusters`], §3.2), selectable acceptance rule ([`AcceptRule`]);
+//! 3. group processes by host name and build the subnet → machine → rank hierarchy as
+//!    communicator colour/key splits ([`group_by_host`], [`Hierarchy`], §3.3);
+//!
+//! Everything is pure: no I/O, no clock, no threads; generators take a seed.
+//!
+//! # Example
+//! ```
+//! use topo_cluster::{fixtures, group_by_host, logical_clusters, ClusterParams, Hierarchy, Level};
+//!
+//! // The 20-machine, six-subnet fixture shaped like the paper's IDPOT figure.
+//! let f = fixtures::idpot(Some(7));
+//! let subnets = logical_clusters(&f.matrix, &ClusterParams::default())?;
+//! assert_eq!(subnets.len(), 6);
+//! assert_eq!(subnets.labels(), &[0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5]);
+//!
+//! // Two processes on A0, one on B0: three ranks, two machines.
+//! let hosts = ["A0", "B0", "A0"];
+//! assert_eq!(group_by_host(&hosts)?.len(), 2);
+//! let h = Hierarchy::build(&hosts, &f.names, &subnets)?;
+//! assert_eq!(h.communicators(Level::IntraMachine), vec![vec![0, 2], vec![1]]);
+//! assert_eq!(h.communicators(Level::InterCluster), vec![vec![0, 1]]);
+//! # Ok::<(), topo_cluster::TopoError>(())
+//! ```
 #![forbid(unsafe_code)]
+
+mod cluster;
+mod error;
+pub mod fixtures;
+mod hierarchy;
+mod matrix;
+mod partition;
+
+pub use cluster::{AcceptRule, ClusterParams, logical_clusters};
+pub use error::TopoError;
+pub use hierarchy::{Hierarchy, Level, Placement, Split, group_by_host};
+pub use matrix::{LatencyMatrix, Symmetry};
+pub use partition::Partition;

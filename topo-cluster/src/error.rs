@@ -1,0 +1,241 @@
+//! The crate's one error type.
+
+/// Everything that can go wrong in `topo-cluster`: each variant names what was wrong and where.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TopoError {
+    /// A row of a matrix does not have one entry per node.
+    #[error("{matrix} matrix is not square: row {row} has {len} entries, expected {expected}")]
+    NotSquare {
+        /// `latency` or `throughput`.
+        matrix: &'static str,
+        /// The offending row.
+        row: usize,
+        /// Its number of entries.
+        len: usize,
+        /// The number of rows.
+        expected: usize,
+    },
+    /// A measured value is negative.
+    #[error("{matrix} matrix: negative value {value} at ({row}, {col})")]
+    Negative {
+        /// `latency` or `throughput`.
+        matrix: &'static str,
+        /// Row (sender).
+        row: usize,
+        /// Column (receiver).
+        col: usize,
+        /// The value given.
+        value: i64,
+    },
+    /// A node's latency to itself is measured and not zero.
+    #[error("latency matrix: nonzero diagonal {value} ns at node {node}")]
+    NonzeroDiagonal {
+        /// The node.
+        node: usize,
+        /// The value given.
+        value: i64,
+    },
+    /// Symmetry was required and `(row, col)` differs from `(col, row)`.
+    #[error("{matrix} matrix: asymmetric pair ({row}, {col}): {forward:?} vs {backward:?}")]
+    Asymmetric {
+        /// `latency` or `throughput`.
+        matrix: &'static str,
+        /// Row of the first entry.
+        row: usize,
+        /// Column of the first entry.
+        col: usize,
+        /// Value at `(row, col)` (`None`: not measured).
+        forward: Option<i64>,
+        /// Value at `(col, row)` (`None`: not measured).
+        backward: Option<i64>,
+    },
+    /// The throughput matrix has a different number of nodes than the latency matrix.
+    #[error("throughput matrix has {throughput} nodes, latency matrix {latency}")]
+    ThroughputSize {
+        /// Nodes of the latency matrix.
+        latency: usize,
+        /// Nodes of the throughput matrix.
+        throughput: usize,
+    },
+    /// The relative bound ρ is out of range.
+    #[error("relative bound {rho_permille} per mille is out of range (0..=10000)")]
+    InvalidBound {
+        /// The bound given.
+        rho_permille: u32,
+    },
+    /// A rank's host name is empty.
+    #[error("rank {rank} has an empty host name")]
+    EmptyHostName {
+        /// The rank.
+        rank: usize,
+    },
+    /// A rank's host is not a node of the clustered matrix.
+    #[error("rank {rank} runs on host {host:?}, which is not a node of the latency matrix")]
+    UnknownHost {
+        /// The rank.
+        rank: usize,
+        /// Its host name.
+        host: String,
+    },
+    /// Two nodes of the latency matrix carry the same name.
+    #[error("node name {name:?} is given twice (nodes {first} and {second})")]
+    DuplicateNodeName {
+        /// The name.
+        name: String,
+        /// First node with it.
+        first: usize,
+        /// Second node with it.
+        second: usize,
+    },
+    /// The partition and the node names disagree on the number of nodes.
+    #[error("{names} node names for a partition of {nodes} nodes")]
+    NameCount {
+        /// Number of names.
+        names: usize,
+        /// Number of nodes in the partition.
+        nodes: usize,
+    },
+    /// A pLogP table has no size point.
+    #[error("pLogP table is empty")]
+    EmptyTable,
+    /// pLogP sizes are not strictly increasing.
+    #[error(
+        "pLogP table: size {size} at index {index} does not exceed the previous size {previous}"
+    )]
+    UnsortedSizes {
+        /// Index of the offending point.
+        index: usize,
+        /// Its size in bytes.
+        size: u64,
+        /// The previous size.
+        previous: u64,
+    },
+    /// A pLogP parameter is negative, infinite or NaN.
+    #[error("pLogP parameter {what} is {value} at size {size} bytes (must be finite and >= 0)")]
+    BadParameter {
+        /// `L`, `os`, `or`, `g` or `rtt`.
+        what: &'static str,
+        /// Message size of the point (0 for L).
+        size: u64,
+        /// The value given.
+        value: f64,
+    },
+    /// Round-trip samples lack the zero-byte round trip needed for L and g(m).
+    #[error("round-trip samples have no 0-byte sample (needed for L and g)")]
+    MissingZeroRtt,
+    /// A measurement was handed back for an item that is not in the plan.
+    #[error("measurement {sender} -> {receiver} (clusters {from} -> {to}) is not in the plan")]
+    NotInPlan {
+        /// Sender cluster.
+        from: usize,
+        /// Receiver cluster.
+        to: usize,
+        /// Sender node.
+        sender: usize,
+        /// Receiver node.
+        receiver: usize,
+    },
+    /// A plan item was handed back twice.
+    #[error("plan item {item} (clusters {from} -> {to}) was measured twice")]
+    DuplicateMeasurement {
+        /// Index of the item in the plan.
+        item: usize,
+        /// Sender cluster.
+        from: usize,
+        /// Receiver cluster.
+        to: usize,
+    },
+    /// A plan item has not been handed back.
+    #[error("plan item {item} (clusters {from} -> {to}) has no measurement")]
+    MissingMeasurement {
+        /// Index of the item in the plan.
+        item: usize,
+        /// Sender cluster.
+        from: usize,
+        /// Receiver cluster.
+        to: usize,
+    },
+    /// A plan item index is out of range.
+    #[error("plan item {item} does not exist (plan has {len} items)")]
+    NoSuchItem {
+        /// The index given.
+        item: usize,
+        /// The plan's length.
+        len: usize,
+    },
+    /// A collective needs at least one process.
+    #[error("a collective over zero processes")]
+    NoProcesses,
+    /// A segment size of zero.
+    #[error("segment size must be positive")]
+    ZeroSegment,
+    /// An algorithm that does not exist for that collective.
+    #[error("algorithm {algorithm} is not a {collective} algorithm")]
+    UnsupportedAlgorithm {
+        /// The collective.
+        collective: &'static str,
+        /// The algorithm.
+        algorithm: &'static str,
+    },
+    /// An inter-cluster instance whose vectors do not match its cluster count.
+    #[error("inter-cluster instance: {what} has {len} entries, expected {expected}")]
+    InstanceShape {
+        /// Which vector.
+        what: &'static str,
+        /// Its length.
+        len: usize,
+        /// The expected length.
+        expected: usize,
+    },
+    /// A value of an inter-cluster instance is negative, infinite or NaN.
+    #[error("inter-cluster instance: {what}[{index}] = {value} (must be finite and >= 0)")]
+    InstanceValue {
+        /// Which vector.
+        what: &'static str,
+        /// Index in it.
+        index: usize,
+        /// The value.
+        value: f64,
+    },
+    /// The root cluster does not exist.
+    #[error("root cluster {root} out of range ({clusters} clusters)")]
+    RootOutOfRange {
+        /// The root given.
+        root: usize,
+        /// Number of clusters.
+        clusters: usize,
+    },
+    /// Exhaustive search was asked for too many clusters.
+    #[error("exhaustive search is limited to {max} clusters, got {clusters}")]
+    TooManyClusters {
+        /// Clusters of the instance.
+        clusters: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A decision-table text line could not be read.
+    #[error("decision table line {line}: {reason}")]
+    Parse {
+        /// 1-based line number.
+        line: usize,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A decision table lacks the mandatory message-size-0 rule for a group size.
+    #[error("decision table: level {level}, {procs} processes has no rule for message size 0")]
+    MissingZeroRule {
+        /// The level.
+        level: &'static str,
+        /// The group size.
+        procs: usize,
+    },
+    /// A decision table has no rule for a query.
+    #[error("decision table: no rule for level {level}, {procs} processes")]
+    NoRule {
+        /// The level.
+        level: &'static str,
+        /// The group size.
+        procs: usize,
+    },
+}
