@@ -1,0 +1,219 @@
+//! Context ids and the fixed-size context table (paper §2.2).
+//!
+//! A [`Cid`] is a table index plus a generation. Freeing a slot bumps its generation, so a
+//! packet that still carries the old id (a "zombie", paper §2.3.4) no longer matches and is
+//! dropped instead of landing in the next transfer that reuses the slot.
+
+use core::fmt;
+
+/// A context id: slot `index` of a context table, in its `generation`-th use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cid {
+    /// Slot in the table.
+    pub index: u16,
+    /// How many times the slot had been freed when this id was handed out (wrapping).
+    pub generation: u16,
+}
+
+impl Cid {
+    /// Packs the id into the 32-bit wire field (index in the high half).
+    #[must_use]
+    pub const fn to_bits(self) -> u32 {
+        ((self.index as u32) << 16) | self.generation as u32
+    }
+
+    /// Unpacks the 32-bit wire field.
+    #[must_use]
+    pub const fn from_bits(bits: u32) -> Self {
+        #[expect(clippy::cast_possible_truncation, reason = "each half is 16 bits")]
+        Self {
+            index: (bits >> 16) as u16,
+            generation: bits as u16,
+        }
+    }
+}
+
+impl fmt::Display for Cid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.index, self.generation)
+    }
+}
+
+/// A fixed-capacity table of contexts of type `T`, handing out [`Cid`]s.
+///
+/// All memory is allocated by [`ContextTable::new`]; allocation and freeing are O(1) (a free
+/// list), lookup is O(1) (an index and a generation compare).
+#[derive(Debug, Clone)]
+pub struct ContextTable<T> {
+    slots: Vec<Slot<T>>,
+    free: Vec<u16>,
+}
+
+#[derive(Debug, Clone)]
+struct Slot<T> {
+    generation: u16,
+    value: Option<T>,
+}
+
+impl<T> ContextTable<T> {
+    /// A table of `capacity` free contexts (at most 65 536).
+    ///
+    /// # Errors
+    /// [`crate::Error::Config`] when `capacity` is 0 or above 65 536.
+    pub fn new(capacity: usize) -> Result<Self, crate::Error> {
+        if capacity == 0 || capacity > 1 << 16 {
+            return Err(crate::Error::Config {
+                what: "context table capacity must be 1 ..= 65536",
+            });
+        }
+        let slots = (0..capacity)
+            .map(|_| Slot {
+                generation: 0,
+                value: None,
+            })
+            .collect();
+        #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
+        let free = (0..capacity).rev().map(|i| i as u16).collect();
+        Ok(Self { slots, free })
+    }
+
+    /// Number of slots.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Number of contexts in use.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// No context is in use.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.free.len() == self.slots.len()
+    }
+
+    /// Takes a free slot for `value`; `Err(value)` when the table is full.
+    ///
+    /// # Errors
+    /// Gives `value` back when no slot is free.
+    pub fn insert(&mut self, value: T) -> Result<Cid, T> {
+        let Some(index) = self.free.pop() else {
+            return Err(value);
+        };
+        let slot = &mut self.slots[usize::from(index)];
+        slot.value = Some(value);
+        Ok(Cid {
+            index,
+            generation: slot.generation,
+        })
+    }
+
+    /// The live context `cid` names, or `None` when the slot is free or reused.
+    #[inline]
+    #[must_use]
+    pub fn get(&self, cid: Cid) -> Option<&T> {
+        let slot = self.slots.get(usize::from(cid.index))?;
+        if slot.generation == cid.generation {
+            slot.value.as_ref()
+        } else {
+            None
+        }
+    }
+
+    /// Mutable access to the live context `cid` names.
+    #[inline]
+    pub fn get_mut(&mut self, cid: Cid) -> Option<&mut T> {
+        let slot = self.slots.get_mut(usize::from(cid.index))?;
+        if slot.generation == cid.generation {
+            slot.value.as_mut()
+        } else {
+            None
+        }
+    }
+
+    /// Frees `cid`'s slot and bumps its generation; returns the context it held.
+    pub fn remove(&mut self, cid: Cid) -> Option<T> {
+        let slot = self.slots.get_mut(usize::from(cid.index))?;
+        if slot.generation != cid.generation {
+            return None;
+        }
+        let value = slot.value.take()?;
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free.push(cid.index);
+        Some(value)
+    }
+
+    /// The generation slot `index` is in now (the id it would hand out next if free).
+    #[must_use]
+    pub fn generation(&self, index: u16) -> Option<u16> {
+        self.slots.get(usize::from(index)).map(|s| s.generation)
+    }
+
+    /// Every live context with its id, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (Cid, &T)> {
+        self.slots.iter().enumerate().filter_map(|(i, s)| {
+            #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
+            let index = i as u16;
+            s.value.as_ref().map(|v| {
+                (
+                    Cid {
+                        index,
+                        generation: s.generation,
+                    },
+                    v,
+                )
+            })
+        })
+    }
+
+    /// Every live context with its id, mutably, in slot order.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (Cid, &mut T)> {
+        self.slots.iter_mut().enumerate().filter_map(|(i, s)| {
+            #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
+            let index = i as u16;
+            let generation = s.generation;
+            s.value
+                .as_mut()
+                .map(move |v| (Cid { index, generation }, v))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generations_reject_stale_ids() {
+        let mut t = ContextTable::new(1).unwrap();
+        let a = t.insert('a').unwrap();
+        assert_eq!(t.insert('x'), Err('x'));
+        assert_eq!(t.remove(a), Some('a'));
+        let b = t.insert('b').unwrap();
+        assert_eq!(a.index, b.index);
+        assert_ne!(a, b);
+        assert_eq!(t.get(a), None);
+        assert_eq!(t.remove(a), None);
+        assert_eq!(t.get(b), Some(&'b'));
+    }
+
+    #[test]
+    fn bits_round_trip() {
+        let c = Cid {
+            index: 0xBEEF,
+            generation: 0x1234,
+        };
+        assert_eq!(Cid::from_bits(c.to_bits()), c);
+        assert_eq!(c.to_string(), "48879.4660");
+    }
+
+    #[test]
+    fn capacity_limits() {
+        assert!(ContextTable::<u8>::new(0).is_err());
+        assert!(ContextTable::<u8>::new(65_537).is_err());
+        assert_eq!(ContextTable::<u8>::new(65_536).unwrap().capacity(), 65_536);
+    }
+}

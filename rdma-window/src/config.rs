@@ -1,0 +1,87 @@
+//! Configuration of the two endpoints.
+
+/// How the receiver asks for lost packets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// Exactly as the paper: one timer per context on the `WBASE` packet; on expiry
+    /// `RDMA_RESEND(WBASE)`; an out-of-window packet answered with `RDMA_RESEND(PIDX)`.
+    #[default]
+    Paper,
+    /// The paper plus bitmap-driven repair (our design): a hole is declared lost once a
+    /// later packet has been seen for [`ReceiverConfig::reorder_tolerance`] without the hole
+    /// filling, and one `RDMA_RESEND` names up to 65 holes at once. Holes still open
+    /// [`ReceiverConfig::retry_interval`] after being asked for are asked for again. The
+    /// paper's `WBASE` timer stays as the backstop. With a tolerance at least the network's
+    /// reordering spread, pure reordering never triggers a retransmission.
+    Improved,
+}
+
+/// Receiver settings. Times are nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReceiverConfig {
+    /// Receive contexts in the table (the hardware's on-chip table size).
+    pub capacity: usize,
+    /// Loss repair mode.
+    pub mode: Mode,
+    /// The paper's timer on the `WBASE` packet (paper §2.3.4 1)).
+    pub resend_timeout: u64,
+    /// Improved mode: how long after a later packet arrived a hole counts as lost.
+    pub reorder_tolerance: u64,
+    /// Improved mode: how long to wait before asking again for a hole already asked for.
+    pub retry_interval: u64,
+    /// Send an ACK of `WBASE` each time it has moved this many packets since the last one.
+    pub ack_stride: u32,
+    /// Consecutive `WBASE` timeouts without progress after which a context is given up.
+    pub max_idle_timeouts: u32,
+}
+
+impl Default for ReceiverConfig {
+    /// 64 contexts, paper mode, and times for a 10 µs round trip: `WBASE` timer 20 µs,
+    /// reorder tolerance 1 µs, retry 12 µs, ACK every packet, give up after 64 timeouts.
+    fn default() -> Self {
+        Self {
+            capacity: 64,
+            mode: Mode::Paper,
+            resend_timeout: 20_000,
+            reorder_tolerance: 1_000,
+            retry_interval: 12_000,
+            ack_stride: 1,
+            max_idle_timeouts: 64,
+        }
+    }
+}
+
+/// Sender settings. Times are nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SenderConfig {
+    /// Send contexts (transfers in progress at once).
+    pub capacity: usize,
+    /// The receiver's W: packets up to `WBASE + W` may be in flight.
+    pub window: u32,
+    /// Resend `RDMA_REQ` when no `RDMA_RSP` came back within this time.
+    pub req_timeout: u64,
+    /// First back-off after a busy `RDMA_RSP`; doubles per refusal.
+    pub busy_backoff: u64,
+    /// Largest back-off.
+    pub max_backoff: u64,
+    /// Probe (re-send the oldest unacknowledged packet) after this long without hearing
+    /// from the receiver, so that a lost completion or ACK is recovered.
+    pub probe_timeout: u64,
+    /// Probes without an answer after which the transfer is given up.
+    pub max_probes: u32,
+}
+
+impl Default for SenderConfig {
+    /// 64 contexts, W = 128, times for a 10 µs round trip.
+    fn default() -> Self {
+        Self {
+            capacity: 64,
+            window: 128,
+            req_timeout: 40_000,
+            busy_backoff: 10_000,
+            max_backoff: 1_000_000,
+            probe_timeout: 100_000,
+            max_probes: 32,
+        }
+    }
+}

@@ -1,0 +1,668 @@
+//! The receiving side: context allocation, the WBASE/WVEC data path, the per-context timer
+//! and completion (paper §2.3).
+//!
+//! Sans-IO: feed packets with [`Receiver::handle`] and expired timers with
+//! [`Receiver::handle_timeout`]; drain [`Receiver::poll_transmit`] (packets to send) and
+//! [`Receiver::poll_event`] (payload writes, completions) after each call, and arm one timer
+//! for [`Receiver::poll_timeout`]. The data path allocates nothing as long as the queues are
+//! drained after each call (they are created with room for the most one call can produce).
+
+use std::collections::VecDeque;
+
+use crate::Error;
+use crate::cid::{Cid, ContextTable};
+use crate::config::{Mode, ReceiverConfig};
+use crate::packet::{Packet, RspStatus};
+use crate::psn::{after, distance};
+use crate::window::{Arrival, Window};
+
+/// A packet to send, with the node it goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transmit {
+    /// Destination node.
+    pub to: u32,
+    /// The packet.
+    pub packet: Packet,
+}
+
+/// What the receiver tells its user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecvEvent {
+    /// Write the payload of the packet just handled to `addr` (`len` bytes).
+    Write {
+        /// Receive context.
+        cid: Cid,
+        /// Sequence number of the packet.
+        psn: u32,
+        /// Destination address.
+        addr: u64,
+        /// Payload length.
+        len: u32,
+    },
+    /// Every packet of the transfer has been written; the context is free again.
+    Complete {
+        /// The context that held the transfer.
+        cid: Cid,
+        /// Source node.
+        src_node: u32,
+        /// The sender's context id.
+        scid: Cid,
+    },
+    /// The context was given up after too many timeouts without progress.
+    Aborted {
+        /// The context that held the transfer.
+        cid: Cid,
+    },
+}
+
+/// The hot part of a receive context: what the per-packet path reads and writes.
+///
+/// With W = 128 it is 32 bytes: `WVEC` 16, `WBASE` 4, the end sequence number 4 and the
+/// timer's deadline 8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecvContext<const WORDS: usize = 2> {
+    window: Window<WORDS>,
+    /// One past the last sequence number of the transfer.
+    end: u32,
+    /// The one timer of the context (`u64::MAX` when disarmed).
+    deadline: u64,
+}
+
+impl<const WORDS: usize> RecvContext<WORDS> {
+    /// The window state.
+    #[must_use]
+    pub const fn window(&self) -> &Window<WORDS> {
+        &self.window
+    }
+}
+
+/// Improved mode's memory of when holes were asked for: a short queue of batches.
+const BATCHES: usize = 8;
+
+#[derive(Debug, Clone)]
+struct Meta {
+    src_node: u32,
+    scid: Cid,
+    dst_addr: u64,
+    first_psn: u32,
+    packets: u32,
+    mtu: u32,
+    last_len: u32,
+    acked: u32,
+    idle_timeouts: u32,
+    paper_deadline: u64,
+    // Improved mode.
+    hi: u32,
+    hi_time: u64,
+    ev: Option<(u32, u64)>,
+    batches: [(u32, u64); BATCHES],
+    nbatches: usize,
+}
+
+#[derive(Debug, Clone)]
+struct Slot<const WORDS: usize> {
+    hot: RecvContext<WORDS>,
+    meta: Meta,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Finished {
+    generation: u16,
+    src_node: u32,
+    scid: Cid,
+}
+
+/// Counters of what the receiver has seen and done.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecvStats {
+    /// Data packets written.
+    pub written: u64,
+    /// Duplicates dropped without writing.
+    pub duplicates: u64,
+    /// Packets beyond `WBASE + W`, dropped and answered with `RDMA_RESEND`.
+    pub beyond_window: u64,
+    /// Packets for a freed or reused context, dropped.
+    pub zombies: u64,
+    /// `WBASE` timer expiries.
+    pub timeouts: u64,
+    /// `RDMA_RESEND` packets sent.
+    pub resend_packets: u64,
+    /// Sequence numbers asked for in all `RDMA_RESEND`s.
+    pub resend_psns: u64,
+    /// `RDMA_REQ`s refused because the table was full.
+    pub refused: u64,
+    /// Transfers completed.
+    pub completed: u64,
+}
+
+/// The receiving endpoint of one node, with W = 64 × `WORDS` (128 by default).
+#[derive(Debug, Clone)]
+pub struct Receiver<const WORDS: usize = 2> {
+    cfg: ReceiverConfig,
+    table: ContextTable<Slot<WORDS>>,
+    finished: Vec<Option<Finished>>,
+    transmits: VecDeque<Transmit>,
+    events: VecDeque<RecvEvent>,
+    stats: RecvStats,
+}
+
+impl<const WORDS: usize> Receiver<WORDS> {
+    /// W, the window width in packets.
+    pub const W: u32 = Window::<WORDS>::W;
+
+    /// A receiver with `cfg.capacity` free contexts.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for a capacity of 0 or above 65 536, or a zero ACK stride.
+    pub fn new(cfg: ReceiverConfig) -> Result<Self, Error> {
+        if cfg.ack_stride == 0 {
+            return Err(Error::Config {
+                what: "ack_stride must be at least 1",
+            });
+        }
+        let table = ContextTable::new(cfg.capacity)?;
+        let room = 8 + 4 * Self::W as usize / 64;
+        Ok(Self {
+            cfg,
+            table,
+            finished: vec![None; cfg.capacity],
+            transmits: VecDeque::with_capacity(room.max(cfg.capacity)),
+            events: VecDeque::with_capacity(room.max(cfg.capacity)),
+            stats: RecvStats::default(),
+        })
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub const fn config(&self) -> &ReceiverConfig {
+        &self.cfg
+    }
+
+    /// Counters so far.
+    #[must_use]
+    pub const fn stats(&self) -> &RecvStats {
+        &self.stats
+    }
+
+    /// Contexts in use.
+    #[must_use]
+    pub fn active(&self) -> usize {
+        self.table.len()
+    }
+
+    /// The hot state of live context `cid`.
+    #[must_use]
+    pub fn context(&self, cid: Cid) -> Option<&RecvContext<WORDS>> {
+        self.table.get(cid).map(|s| &s.hot)
+    }
+
+    /// Handles one packet arriving at time `now` (ns).
+    ///
+    /// Data packets follow paper Fig. 3; `RDMA_REQ` allocates a context (§2.3.1). Packets meant
+    /// for a sender are ignored.
+    ///
+    /// # Errors
+    /// [`Error::UnknownContext`] for a context index outside the table,
+    /// [`Error::PsnOutOfRange`] for a sequence number outside the transfer,
+    /// [`Error::BadPayloadSize`] for a payload of the wrong size, [`Error::EmptyTransfer`] /
+    /// [`Error::TooManyPackets`] for a request that describes no valid transfer. The packet is
+    /// dropped and nothing changes.
+    ///
+    /// # Complexity
+    /// Data: O(`WORDS`), no allocation, no division. Request: O(capacity).
+    pub fn handle(&mut self, packet: Packet, now: u64) -> Result<(), Error> {
+        match packet {
+            Packet::Data { dcid, psn, len } => self.on_data(dcid, psn, len, now),
+            Packet::Req {
+                scid,
+                src_node,
+                dst_addr,
+                len,
+                mtu,
+                first_psn,
+            } => self.on_req(scid, src_node, dst_addr, len, mtu, first_psn, now),
+            Packet::Rsp { .. }
+            | Packet::Ack { .. }
+            | Packet::Resend { .. }
+            | Packet::Done { .. } => Ok(()),
+        }
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "the fields of RDMA_REQ")]
+    fn on_req(
+        &mut self,
+        scid: Cid,
+        src_node: u32,
+        dst_addr: u64,
+        len: u64,
+        mtu: u32,
+        first_psn: u32,
+        now: u64,
+    ) -> Result<(), Error> {
+        let packets = packet_count(len, mtu)?;
+        // A repeated request (its RDMA_RSP was lost) gets the same answer.
+        let existing = self
+            .table
+            .iter()
+            .find(|(_, s)| s.meta.scid == scid && s.meta.src_node == src_node)
+            .map(|(cid, _)| cid);
+        if let Some(cid) = existing {
+            self.transmit(
+                src_node,
+                Packet::Rsp {
+                    scid,
+                    status: RspStatus::Granted(cid),
+                },
+            );
+            return Ok(());
+        }
+        if self
+            .finished
+            .iter()
+            .flatten()
+            .any(|f| f.scid == scid && f.src_node == src_node)
+        {
+            self.transmit(src_node, Packet::Done { scid });
+            return Ok(());
+        }
+        let last_len64 = len - u64::from(packets - 1) * u64::from(mtu);
+        #[expect(clippy::cast_possible_truncation, reason = "last_len ≤ mtu")]
+        let last_len = last_len64 as u32;
+        let paper_deadline = now.saturating_add(self.cfg.resend_timeout);
+        let slot = Slot {
+            hot: RecvContext {
+                window: Window::new(first_psn),
+                end: first_psn.wrapping_add(packets),
+                deadline: paper_deadline,
+            },
+            meta: Meta {
+                src_node,
+                scid,
+                dst_addr,
+                first_psn,
+                packets,
+                mtu,
+                last_len,
+                acked: first_psn,
+                idle_timeouts: 0,
+                paper_deadline,
+                hi: first_psn,
+                hi_time: now,
+                ev: None,
+                batches: [(0, 0); BATCHES],
+                nbatches: 0,
+            },
+        };
+        let status = match self.table.insert(slot) {
+            Ok(cid) => {
+                self.finished[usize::from(cid.index)] = None;
+                RspStatus::Granted(cid)
+            }
+            Err(_) => {
+                self.stats.refused += 1;
+                RspStatus::Busy
+            }
+        };
+        self.transmit(src_node, Packet::Rsp { scid, status });
+        Ok(())
+    }
+
+    #[inline]
+    fn on_data(&mut self, dcid: Cid, psn: u32, len: u32, now: u64) -> Result<(), Error> {
+        let Some(slot) = self.table.get_mut(dcid) else {
+            return self.zombie(dcid);
+        };
+        let m = &mut slot.meta;
+        let idx = psn.wrapping_sub(m.first_psn);
+        if idx >= m.packets {
+            return Err(Error::PsnOutOfRange {
+                cid: dcid,
+                psn,
+                first: m.first_psn,
+                packets: m.packets,
+            });
+        }
+        let expected = if idx + 1 == m.packets {
+            m.last_len
+        } else {
+            m.mtu
+        };
+        if len != expected {
+            return Err(Error::BadPayloadSize {
+                cid: dcid,
+                psn,
+                got: len,
+                expected,
+            });
+        }
+        let arrival = slot.hot.window.on_data(psn);
+        match arrival {
+            Arrival::Duplicate => {
+                self.stats.duplicates += 1;
+                return Ok(());
+            }
+            Arrival::BeyondWindow => {
+                // Paper §2.3.3: drop, nothing written, RDMA_RESEND(PIDX).
+                self.stats.beyond_window += 1;
+                let wbase = slot.hot.window.wbase();
+                let to = m.src_node;
+                let scid = m.scid;
+                self.resend(to, scid, wbase, psn, 0);
+                return Ok(());
+            }
+            Arrival::Stored | Arrival::Advanced { .. } => {}
+        }
+        self.stats.written += 1;
+        self.events.push_back(RecvEvent::Write {
+            cid: dcid,
+            psn,
+            addr: m.dst_addr.wrapping_add(u64::from(idx) * u64::from(m.mtu)),
+            len,
+        });
+        let wbase = slot.hot.window.wbase();
+        if let Arrival::Advanced { .. } = arrival {
+            if wbase == slot.hot.end {
+                return self.complete(dcid);
+            }
+            m.idle_timeouts = 0;
+            m.paper_deadline = now.saturating_add(self.cfg.resend_timeout);
+            if wbase.wrapping_sub(m.acked) >= self.cfg.ack_stride {
+                m.acked = wbase;
+                let (to, scid) = (m.src_node, m.scid);
+                self.transmits.push_back(Transmit {
+                    to,
+                    packet: Packet::Ack { scid, wbase },
+                });
+            }
+        }
+        if self.cfg.mode == Mode::Improved {
+            let next = psn.wrapping_add(1);
+            if after(next, m.hi) {
+                m.hi = next;
+                m.hi_time = now;
+            }
+            // Evidence for holes below `ev` is stale once WBASE has passed it.
+            if let Some((ev_hi, _)) = m.ev
+                && !after(ev_hi, wbase)
+            {
+                m.ev = None;
+            }
+            while m.nbatches > 0 && !after(m.batches[0].0, wbase) {
+                m.batches.copy_within(1..m.nbatches, 0);
+                m.nbatches -= 1;
+            }
+            if m.ev.is_none() && after(m.hi, wbase) && after(m.hi, m.batch_hi(wbase)) {
+                m.ev = Some((m.hi, m.hi_time));
+            }
+        }
+        slot.hot.deadline = next_deadline(&slot.meta, self.cfg);
+        Ok(())
+    }
+
+    fn zombie(&mut self, dcid: Cid) -> Result<(), Error> {
+        let i = usize::from(dcid.index);
+        let Some(f) = self.finished.get(i) else {
+            return Err(Error::UnknownContext {
+                cid: dcid,
+                capacity: self.table.capacity(),
+            });
+        };
+        self.stats.zombies += 1;
+        // A late packet of a transfer that completed here: its DONE may have been lost.
+        if let Some(f) = *f
+            && f.generation == dcid.generation
+        {
+            self.transmit(f.src_node, Packet::Done { scid: f.scid });
+        }
+        Ok(())
+    }
+
+    fn complete(&mut self, cid: Cid) -> Result<(), Error> {
+        if let Some(slot) = self.table.remove(cid) {
+            let m = slot.meta;
+            self.finished[usize::from(cid.index)] = Some(Finished {
+                generation: cid.generation,
+                src_node: m.src_node,
+                scid: m.scid,
+            });
+            self.stats.completed += 1;
+            self.transmit(m.src_node, Packet::Done { scid: m.scid });
+            self.events.push_back(RecvEvent::Complete {
+                cid,
+                src_node: m.src_node,
+                scid: m.scid,
+            });
+        }
+        Ok(())
+    }
+
+    /// Handles every timer that has expired by `now` (paper §2.3.4 1)).
+    ///
+    /// # Complexity
+    /// O(capacity + holes asked for).
+    pub fn handle_timeout(&mut self, now: u64) {
+        let cfg = self.cfg;
+        let mut abort: Option<Cid> = None;
+        for (cid, slot) in self.table.iter_mut() {
+            if slot.hot.deadline > now {
+                continue;
+            }
+            let wbase = slot.hot.window.wbase();
+            let m = &mut slot.meta;
+            if m.paper_deadline <= now {
+                self.stats.timeouts += 1;
+                m.idle_timeouts += 1;
+                if m.idle_timeouts > cfg.max_idle_timeouts {
+                    abort = Some(cid);
+                    continue;
+                }
+                // RDMA_RESEND(WBASE), and the timer starts again.
+                self.stats.resend_packets += 1;
+                self.stats.resend_psns += 1;
+                self.transmits.push_back(Transmit {
+                    to: m.src_node,
+                    packet: Packet::Resend {
+                        scid: m.scid,
+                        wbase,
+                        psn: wbase,
+                        more: 0,
+                    },
+                });
+                m.paper_deadline = now.saturating_add(cfg.resend_timeout);
+            }
+            if cfg.mode == Mode::Improved {
+                improved_timeout(
+                    &slot.hot.window,
+                    m,
+                    cfg,
+                    now,
+                    &mut self.transmits,
+                    &mut self.stats,
+                );
+            }
+            slot.hot.deadline = next_deadline(&slot.meta, cfg);
+        }
+        if let Some(cid) = abort
+            && self.table.remove(cid).is_some()
+        {
+            self.events.push_back(RecvEvent::Aborted { cid });
+        }
+    }
+
+    /// The earliest deadline of any context, when one is armed.
+    ///
+    /// # Complexity
+    /// O(capacity).
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.table.iter().map(|(_, s)| s.hot.deadline).min()
+    }
+
+    /// The next packet to send.
+    #[must_use]
+    pub fn poll_transmit(&mut self) -> Option<Transmit> {
+        self.transmits.pop_front()
+    }
+
+    /// The next event for the user.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<RecvEvent> {
+        self.events.pop_front()
+    }
+
+    fn transmit(&mut self, to: u32, packet: Packet) {
+        self.transmits.push_back(Transmit { to, packet });
+    }
+
+    fn resend(&mut self, to: u32, scid: Cid, wbase: u32, psn: u32, more: u64) {
+        self.stats.resend_packets += 1;
+        self.stats.resend_psns += 1 + u64::from(more.count_ones());
+        self.transmits.push_back(Transmit {
+            to,
+            packet: Packet::Resend {
+                scid,
+                wbase,
+                psn,
+                more,
+            },
+        });
+    }
+}
+
+impl Meta {
+    /// Holes below this sequence number have been asked for already.
+    fn batch_hi(&self, wbase: u32) -> u32 {
+        if self.nbatches == 0 {
+            wbase
+        } else {
+            self.batches[self.nbatches - 1].0
+        }
+    }
+}
+
+fn next_deadline(m: &Meta, cfg: ReceiverConfig) -> u64 {
+    let mut d = m.paper_deadline;
+    if cfg.mode == Mode::Improved {
+        if let Some((_, t)) = m.ev {
+            d = d.min(t.saturating_add(cfg.reorder_tolerance));
+        }
+        for b in &m.batches[..m.nbatches] {
+            d = d.min(b.1.saturating_add(cfg.retry_interval));
+        }
+    }
+    d
+}
+
+/// Improved mode's timer work: declare holes lost once the evidence is old enough, and ask
+/// again for holes whose earlier request went unanswered.
+fn improved_timeout<const WORDS: usize>(
+    win: &Window<WORDS>,
+    m: &mut Meta,
+    cfg: ReceiverConfig,
+    now: u64,
+    out: &mut VecDeque<Transmit>,
+    stats: &mut RecvStats,
+) {
+    let wbase = win.wbase();
+    // Ask again for the holes of every batch whose request has gone unanswered too long.
+    for k in 0..m.nbatches {
+        if m.batches[k].1.saturating_add(cfg.retry_interval) <= now {
+            let lower = if k == 0 { wbase } else { m.batches[k - 1].0 };
+            ask_holes(win, m, lower, m.batches[k].0, out, stats);
+            m.batches[k].1 = now;
+        }
+    }
+    if let Some((ev_hi, t)) = m.ev
+        && t.saturating_add(cfg.reorder_tolerance) <= now
+    {
+        m.ev = None;
+        let from = crate::psn::max(wbase, m.batch_hi(wbase));
+        if after(ev_hi, from) {
+            ask_holes(win, m, from, ev_hi, out, stats);
+            if m.nbatches == BATCHES {
+                // Full: the newest batch absorbs these holes and restarts its retry clock
+                // (a later retry, never an early, spurious one).
+                m.batches[BATCHES - 1] = (ev_hi, now);
+            } else {
+                m.batches[m.nbatches] = (ev_hi, now);
+                m.nbatches += 1;
+            }
+        }
+        // Later arrivals already show further holes: take them as the next evidence.
+        if after(m.hi, crate::psn::max(wbase, ev_hi)) {
+            m.ev = Some((m.hi, m.hi_time));
+        }
+    }
+}
+
+/// Sends `RDMA_RESEND`s naming every hole in `[from, upto)`, up to 65 per packet.
+fn ask_holes<const WORDS: usize>(
+    win: &Window<WORDS>,
+    m: &Meta,
+    from: u32,
+    upto: u32,
+    out: &mut VecDeque<Transmit>,
+    stats: &mut RecvStats,
+) {
+    let wbase = win.wbase();
+    let Ok(mut o) = u32::try_from(distance(wbase, from)) else {
+        return;
+    };
+    let Ok(end) = u32::try_from(distance(wbase, upto)) else {
+        return;
+    };
+    let end = end.min(Window::<WORDS>::W + 1);
+    while o < end {
+        // Find the next hole at offset ≥ o (offset 0, WBASE itself, is always one).
+        if o > 0 {
+            let holes = !win.bits_after(o - 1);
+            if holes == 0 {
+                o += 64;
+                continue;
+            }
+            o += holes.trailing_zeros();
+            if o >= end {
+                break;
+            }
+        }
+        let span = (end - o - 1).min(64);
+        let mask = if span == 64 {
+            u64::MAX
+        } else {
+            (1u64 << span) - 1
+        };
+        let more = !win.bits_after(o) & mask;
+        stats.resend_packets += 1;
+        stats.resend_psns += 1 + u64::from(more.count_ones());
+        out.push_back(Transmit {
+            to: m.src_node,
+            packet: Packet::Resend {
+                scid: m.scid,
+                wbase,
+                psn: wbase.wrapping_add(o),
+                more,
+            },
+        });
+        o += 65;
+    }
+}
+
+/// Number of packets of a transfer: `ceil(len / mtu)`, checked.
+///
+/// # Errors
+/// [`Error::EmptyTransfer`] or [`Error::TooManyPackets`].
+pub fn packet_count(len: u64, mtu: u32) -> Result<u32, Error> {
+    if len == 0 || mtu == 0 {
+        return Err(Error::EmptyTransfer { len, mtu });
+    }
+    let packets = len.div_ceil(u64::from(mtu));
+    let limit = u64::from(MAX_PACKETS);
+    u32::try_from(packets)
+        .ok()
+        .filter(|p| *p <= MAX_PACKETS)
+        .ok_or(Error::TooManyPackets { packets, limit })
+}
+
+/// The most packets one transfer may have: half the sequence space, less a window, so that
+/// serial comparisons stay unambiguous.
+pub const MAX_PACKETS: u32 = (1 << 30) - 1;

@@ -1,0 +1,439 @@
+//! The sending side: `RDMA_REQ` with back-off, data within the receiver's window, re-reads on
+//! `RDMA_RESEND`, and completion (paper §2.3).
+//!
+//! Sans-IO like [`crate::receiver::Receiver`]: [`Sender::start`] a transfer, feed packets with
+//! [`Sender::handle`] and timers with [`Sender::handle_timeout`], pull packets with
+//! [`Sender::poll_transmit`] whenever the link can take one, and drain
+//! [`Sender::poll_event`].
+
+use std::collections::VecDeque;
+
+use crate::Error;
+use crate::cid::{Cid, ContextTable};
+use crate::config::SenderConfig;
+use crate::packet::{Packet, RspStatus};
+use crate::receiver::packet_count;
+
+/// One RDMA transfer (paper Table 1). The source node is the sender's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transfer {
+    /// Source address of the first byte.
+    pub src_addr: u64,
+    /// Destination node.
+    pub dst_node: u32,
+    /// Destination address of the first byte.
+    pub dst_addr: u64,
+    /// Length in bytes (> 0).
+    pub len: u64,
+    /// Payload bytes per packet (> 0).
+    pub mtu: u32,
+    /// Sequence number of the first packet (need not be zero).
+    pub first_psn: u32,
+}
+
+/// A packet to send; data packets say where to read their payload from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendTransmit {
+    /// Destination node.
+    pub to: u32,
+    /// The packet (a data packet's payload follows its header).
+    pub packet: Packet,
+    /// For data: source address and length of the payload.
+    pub source: Option<(u64, u32)>,
+    /// The data packet is a retransmission.
+    pub retransmit: bool,
+}
+
+/// What the sender tells its user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendEvent {
+    /// The receiver granted context `dcid` to transfer `id`.
+    Connected {
+        /// The transfer.
+        id: Cid,
+        /// The receiver's context.
+        dcid: Cid,
+    },
+    /// A packet is being read again from source memory for retransmission.
+    Reread {
+        /// The transfer.
+        id: Cid,
+        /// Sequence number re-sent.
+        psn: u32,
+        /// Source address.
+        addr: u64,
+        /// Length.
+        len: u32,
+    },
+    /// The receiver has everything; the context is free.
+    Complete {
+        /// The transfer.
+        id: Cid,
+    },
+    /// The receiver stopped answering; the transfer was given up.
+    Failed {
+        /// The transfer.
+        id: Cid,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Waiting for `RDMA_RSP`; send (again) `RDMA_REQ` at the deadline.
+    Requesting,
+    /// Sending data to `dcid`.
+    Active(Cid),
+}
+
+#[derive(Debug, Clone)]
+struct Ctx {
+    t: Transfer,
+    packets: u32,
+    last_len: u32,
+    state: State,
+    deadline: u64,
+    refusals: u32,
+    probes: u32,
+    /// Packets below this index are at the receiver (its `WBASE`).
+    acked: u32,
+    /// Next never-sent index.
+    next: u32,
+    resend: VecDeque<u32>,
+}
+
+/// Counters of what the sender has done.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SendStats {
+    /// Data packets sent, first transmissions and retransmissions.
+    pub data_sent: u64,
+    /// Data packets re-sent.
+    pub retransmits: u64,
+    /// `RDMA_REQ`s sent.
+    pub requests: u64,
+    /// Busy answers received.
+    pub refusals: u64,
+    /// Probes sent after silence.
+    pub probes: u64,
+}
+
+/// The sending endpoint of one node.
+#[derive(Debug, Clone)]
+pub struct Sender {
+    node: u32,
+    cfg: SenderConfig,
+    table: ContextTable<Ctx>,
+    control: VecDeque<SendTransmit>,
+    events: VecDeque<SendEvent>,
+    cursor: usize,
+    stats: SendStats,
+}
+
+impl Sender {
+    /// A sender on node `node`.
+    ///
+    /// # Errors
+    /// [`Error::Config`] for a capacity of 0 or above 65 536, or a zero window.
+    pub fn new(node: u32, cfg: SenderConfig) -> Result<Self, Error> {
+        if cfg.window == 0 {
+            return Err(Error::Config {
+                what: "window must be at least 1",
+            });
+        }
+        Ok(Self {
+            node,
+            cfg,
+            table: ContextTable::new(cfg.capacity)?,
+            control: VecDeque::with_capacity(cfg.capacity * 2),
+            events: VecDeque::with_capacity(cfg.capacity * 2),
+            cursor: 0,
+            stats: SendStats::default(),
+        })
+    }
+
+    /// Counters so far.
+    #[must_use]
+    pub const fn stats(&self) -> &SendStats {
+        &self.stats
+    }
+
+    /// Transfers in progress.
+    #[must_use]
+    pub fn active(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Starts a transfer: takes a send context and queues its `RDMA_REQ`.
+    ///
+    /// # Errors
+    /// [`Error::EmptyTransfer`], [`Error::TooManyPackets`], or [`Error::SenderFull`].
+    pub fn start(&mut self, t: Transfer, now: u64) -> Result<Cid, Error> {
+        let packets = packet_count(t.len, t.mtu)?;
+        let last = t.len - u64::from(packets - 1) * u64::from(t.mtu);
+        #[expect(clippy::cast_possible_truncation, reason = "last ≤ mtu")]
+        let last_len = last as u32;
+        let cap = self.cfg.window as usize + 1;
+        let ctx = Ctx {
+            t,
+            packets,
+            last_len,
+            state: State::Requesting,
+            deadline: now.saturating_add(self.cfg.req_timeout),
+            refusals: 0,
+            probes: 0,
+            acked: 0,
+            next: 0,
+            resend: VecDeque::with_capacity(cap),
+        };
+        let id = self.table.insert(ctx).map_err(|_| Error::SenderFull {
+            capacity: self.table.capacity(),
+        })?;
+        self.request(id);
+        Ok(id)
+    }
+
+    fn request(&mut self, id: Cid) {
+        if let Some(c) = self.table.get(id) {
+            self.stats.requests += 1;
+            self.control.push_back(SendTransmit {
+                to: c.t.dst_node,
+                packet: Packet::Req {
+                    scid: id,
+                    src_node: self.node,
+                    dst_addr: c.t.dst_addr,
+                    len: c.t.len,
+                    mtu: c.t.mtu,
+                    first_psn: c.t.first_psn,
+                },
+                source: None,
+                retransmit: false,
+            });
+        }
+    }
+
+    /// Handles a packet from a receiver at time `now`.
+    ///
+    /// Packets for a context that is free or reused are dropped (zombies); packets meant for a
+    /// receiver are ignored.
+    ///
+    /// # Errors
+    /// [`Error::PsnOutOfRange`] when an ACK or `RDMA_RESEND` names a sequence number outside
+    /// the transfer. Nothing changes.
+    pub fn handle(&mut self, packet: Packet, now: u64) -> Result<(), Error> {
+        let cfg = self.cfg;
+        match packet {
+            Packet::Rsp { scid, status } => {
+                let Some(c) = self.table.get_mut(scid) else {
+                    return Ok(());
+                };
+                if c.state != State::Requesting {
+                    return Ok(());
+                }
+                match status {
+                    RspStatus::Granted(dcid) => {
+                        c.state = State::Active(dcid);
+                        c.deadline = now.saturating_add(cfg.probe_timeout);
+                        self.events
+                            .push_back(SendEvent::Connected { id: scid, dcid });
+                    }
+                    RspStatus::Busy => {
+                        // Paper §2.3.1: retry after a delay; doubling, capped.
+                        self.stats.refusals += 1;
+                        let shift = c.refusals.min(20);
+                        c.refusals += 1;
+                        let wait = cfg
+                            .busy_backoff
+                            .saturating_mul(1 << shift)
+                            .min(cfg.max_backoff);
+                        c.deadline = now.saturating_add(wait);
+                    }
+                }
+            }
+            Packet::Ack { scid, wbase } => {
+                if let Some(c) = self.table.get_mut(scid) {
+                    c.heard(wbase, scid, now, cfg)?;
+                }
+            }
+            Packet::Resend {
+                scid,
+                wbase,
+                psn,
+                more,
+            } => {
+                if let Some(c) = self.table.get_mut(scid) {
+                    c.heard(wbase, scid, now, cfg)?;
+                    let first = c.index_of(psn, scid)?;
+                    c.ask(first);
+                    let mut m = more;
+                    while m != 0 {
+                        let j = m.trailing_zeros();
+                        m &= m - 1;
+                        c.ask(first.saturating_add(1 + j));
+                    }
+                }
+            }
+            Packet::Done { scid } => {
+                if let Some(c) = self.table.get(scid)
+                    && matches!(c.state, State::Active(_))
+                {
+                    self.table.remove(scid);
+                    self.events.push_back(SendEvent::Complete { id: scid });
+                }
+            }
+            Packet::Req { .. } | Packet::Data { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// Handles every timer expired by `now`: `RDMA_REQ` retries and probes.
+    ///
+    /// # Complexity
+    /// O(capacity).
+    pub fn handle_timeout(&mut self, now: u64) {
+        let cfg = self.cfg;
+        let mut req = Vec::new();
+        let mut failed = None;
+        for (id, c) in self.table.iter_mut() {
+            if c.deadline > now {
+                continue;
+            }
+            match c.state {
+                State::Requesting => {
+                    req.push(id);
+                    c.deadline = now.saturating_add(cfg.req_timeout);
+                }
+                State::Active(_) => {
+                    c.probes += 1;
+                    if c.probes > cfg.max_probes {
+                        failed = Some(id);
+                        continue;
+                    }
+                    if c.next > c.acked {
+                        self.stats.probes += 1;
+                        let idx = c.acked.min(c.packets - 1);
+                        c.resend.retain(|&i| i != idx);
+                        c.resend.push_front(idx);
+                    }
+                    c.deadline = now.saturating_add(cfg.probe_timeout);
+                }
+            }
+        }
+        for id in req {
+            self.request(id);
+        }
+        if let Some(id) = failed {
+            self.table.remove(id);
+            self.events.push_back(SendEvent::Failed { id });
+        }
+    }
+
+    /// The earliest timer deadline.
+    #[must_use]
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.table.iter().map(|(_, c)| c.deadline).min()
+    }
+
+    /// The next packet to put on the link: control first, then, round-robin over transfers,
+    /// a requested retransmission or the next new packet inside the window.
+    pub fn poll_transmit(&mut self) -> Option<SendTransmit> {
+        if let Some(t) = self.control.pop_front() {
+            return Some(t);
+        }
+        let cap = self.table.capacity();
+        let w = self.cfg.window;
+        for step in 0..cap {
+            let slot = (self.cursor + step) % cap;
+            #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
+            let index = slot as u16;
+            let Some(generation) = self.table.generation(index) else {
+                continue;
+            };
+            let id = Cid { index, generation };
+            let Some(c) = self.table.get_mut(id) else {
+                continue;
+            };
+            let State::Active(dcid) = c.state else {
+                continue;
+            };
+            let mut pick = None;
+            while let Some(i) = c.resend.pop_front() {
+                if i >= c.acked && i < c.next {
+                    pick = Some((i, true));
+                    break;
+                }
+            }
+            if pick.is_none() && c.next < c.packets && c.next - c.acked <= w {
+                pick = Some((c.next, false));
+                c.next += 1;
+            }
+            let Some((i, retransmit)) = pick else {
+                continue;
+            };
+            self.cursor = (slot + 1) % cap;
+            let len = if i + 1 == c.packets {
+                c.last_len
+            } else {
+                c.t.mtu
+            };
+            let addr = c.t.src_addr.wrapping_add(u64::from(i) * u64::from(c.t.mtu));
+            let psn = c.t.first_psn.wrapping_add(i);
+            self.stats.data_sent += 1;
+            if retransmit {
+                self.stats.retransmits += 1;
+                self.events
+                    .push_back(SendEvent::Reread { id, psn, addr, len });
+            }
+            return Some(SendTransmit {
+                to: c.t.dst_node,
+                packet: Packet::Data { dcid, psn, len },
+                source: Some((addr, len)),
+                retransmit,
+            });
+        }
+        None
+    }
+
+    /// The next event for the user.
+    #[must_use]
+    pub fn poll_event(&mut self) -> Option<SendEvent> {
+        self.events.pop_front()
+    }
+}
+
+impl Ctx {
+    fn index_of(&self, psn: u32, scid: Cid) -> Result<u32, Error> {
+        let i = psn.wrapping_sub(self.t.first_psn);
+        if i > self.packets {
+            return Err(Error::PsnOutOfRange {
+                cid: scid,
+                psn,
+                first: self.t.first_psn,
+                packets: self.packets,
+            });
+        }
+        Ok(i)
+    }
+
+    /// The receiver spoke: its `WBASE` moves our window; silence counters restart.
+    fn heard(&mut self, wbase: u32, scid: Cid, now: u64, cfg: SenderConfig) -> Result<(), Error> {
+        let i = self.index_of(wbase, scid)?;
+        if i > self.acked {
+            self.acked = i.min(self.next);
+        }
+        self.probes = 0;
+        if matches!(self.state, State::Active(_)) {
+            self.deadline = now.saturating_add(cfg.probe_timeout);
+        }
+        Ok(())
+    }
+
+    /// Queues index `i` for retransmission if it was sent and is not known received.
+    fn ask(&mut self, i: u32) {
+        if i >= self.acked
+            && i < self.next
+            && !self.resend.contains(&i)
+            && self.resend.len() < self.resend.capacity()
+        {
+            self.resend.push_back(i);
+        }
+    }
+}
