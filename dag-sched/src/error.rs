@@ -1,0 +1,128 @@
+//! The crate's one error type.
+
+use crate::job::{MachineId, NodeId};
+
+/// Everything that can go wrong in `dag-sched`: bad input (named, with where) or an LP that cannot be solved.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The job graph has a cycle; the nodes on it are listed in order, the first repeated at the end.
+    #[error("job graph has a cycle: {}", fmt_cycle(.cycle))]
+    Cycle {
+        /// The nodes of one cycle, in edge order, the first node repeated last.
+        cycle: Vec<NodeId>,
+    },
+    /// An edge names a node that was never added to the job.
+    #[error("edge {from} -> {to} names unknown node {unknown}")]
+    UnknownNode {
+        /// Tail of the edge.
+        from: NodeId,
+        /// Head of the edge.
+        to: NodeId,
+        /// The id that does not exist.
+        unknown: NodeId,
+    },
+    /// A transfer names a machine that the cluster does not have.
+    #[error("transfer {node} names machine {machine}, but the cluster has {machines} machines")]
+    UnknownMachine {
+        /// The transfer node.
+        node: NodeId,
+        /// The machine id it names.
+        machine: MachineId,
+        /// Number of machines in the cluster.
+        machines: usize,
+    },
+    /// A machine has a zero (or negative, or non-finite) ingress or egress capacity.
+    #[error(
+        "machine {machine} has {direction} capacity {capacity}; capacities must be positive and finite"
+    )]
+    ZeroCapacity {
+        /// The machine.
+        machine: MachineId,
+        /// `"ingress"` or `"egress"`.
+        direction: &'static str,
+        /// The value given.
+        capacity: f64,
+    },
+    /// A transfer whose sender is its receiver.
+    #[error("transfer {node} sends from machine {machine} to itself")]
+    SelfTransfer {
+        /// The transfer node.
+        node: NodeId,
+        /// The machine.
+        machine: MachineId,
+    },
+    /// A compute load or a transfer size that is negative or not finite.
+    #[error("node {node} has invalid {what} {value}; it must be finite and non-negative")]
+    InvalidValue {
+        /// The node.
+        node: NodeId,
+        /// `"load"` or `"size"`.
+        what: &'static str,
+        /// The value given.
+        value: f64,
+    },
+    /// A parameter outside its domain (slot length, α, number of levels, …).
+    #[error("invalid parameter {name} = {value}: {reason}")]
+    InvalidParameter {
+        /// The parameter's name.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+        /// What the domain is.
+        reason: &'static str,
+    },
+    /// A transfer given to the LP whose window (release to deadline) is empty or misplaced.
+    #[error(
+        "LP transfer {index} has release {release} s and deadline {deadline} s: the window is empty or before the horizon start"
+    )]
+    EmptyWindow {
+        /// Index of the transfer in the LP problem.
+        index: usize,
+        /// Its release time (s).
+        release: f64,
+        /// Its deadline (s).
+        deadline: f64,
+    },
+    /// The literal λ-representation of `Σ |δ|^δ_u` needs coefficients no LP solver can hold.
+    #[error(
+        "the literal objective needs coefficient {base}^{levels} = {largest:e}, above the representable limit {limit:e}; use LexLevels"
+    )]
+    ObjectiveNotRepresentable {
+        /// `|δ|`, the number of link-slots.
+        base: usize,
+        /// Number of capacity levels.
+        levels: u32,
+        /// The largest coefficient `base^levels`.
+        largest: f64,
+        /// The limit we accept.
+        limit: f64,
+    },
+    /// The LP has no feasible point: the deadlines cannot be met within the capacities.
+    #[error(
+        "LP infeasible: {transfers} transfers cannot meet their deadlines within the port capacities"
+    )]
+    Infeasible {
+        /// Number of transfers in the problem.
+        transfers: usize,
+    },
+    /// The solver failed for another reason.
+    #[error("LP solver failed: {0}")]
+    Solver(String),
+    /// A line of a coflow trace that cannot be read.
+    #[error("trace line {line}: {reason}")]
+    Trace {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+fn fmt_cycle(cycle: &[NodeId]) -> String {
+    cycle
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" -> ")
+}

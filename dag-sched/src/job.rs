@@ -1,0 +1,566 @@
+//! The job model: machines with ingress and egress capacity, and jobs as DAGs of compute tasks
+//! and network transfers (paper §1.1).
+//!
+//! Units: sizes in bits, capacities in bits per second, compute loads and times in seconds.
+
+use std::fmt;
+
+use crate::Error;
+
+/// A machine of the cluster (dense index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct MachineId(pub u32);
+
+impl fmt::Display for MachineId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "m{}", self.0)
+    }
+}
+
+/// A node (compute task or transfer) of one job (dense index in insertion order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The index as `usize`.
+    #[must_use]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "n{}", self.0)
+    }
+}
+
+/// Ingress and egress capacity of one machine's port to the non-blocking core (bits/s).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Machine {
+    /// Capacity of the machine's uplink (sending), bits/s.
+    pub egress: f64,
+    /// Capacity of the machine's downlink (receiving), bits/s.
+    pub ingress: f64,
+}
+
+/// The machines of a cluster joined by a non-blocking core (the paper's "big switch").
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cluster {
+    machines: Vec<Machine>,
+}
+
+impl Cluster {
+    /// A cluster of the given machines.
+    ///
+    /// # Errors
+    /// [`Error::ZeroCapacity`] when a capacity is zero, negative or not finite.
+    pub fn new(machines: Vec<Machine>) -> Result<Self, Error> {
+        for (i, m) in machines.iter().enumerate() {
+            let machine = MachineId(u32::try_from(i).unwrap_or(u32::MAX));
+            for (direction, capacity) in [("egress", m.egress), ("ingress", m.ingress)] {
+                if !(capacity.is_finite() && capacity > 0.0) {
+                    return Err(Error::ZeroCapacity {
+                        machine,
+                        direction,
+                        capacity,
+                    });
+                }
+            }
+        }
+        Ok(Self { machines })
+    }
+
+    /// `n` machines of capacity `capacity` bits/s in each direction.
+    ///
+    /// # Errors
+    /// [`Error::ZeroCapacity`] when `capacity` is not positive and finite (and `n > 0`).
+    pub fn uniform(n: usize, capacity: f64) -> Result<Self, Error> {
+        Self::new(vec![
+            Machine {
+                egress: capacity,
+                ingress: capacity
+            };
+            n
+        ])
+    }
+
+    /// Number of machines.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.machines.len()
+    }
+
+    /// Whether the cluster has no machine.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.machines.is_empty()
+    }
+
+    /// The machine `id`, if it exists.
+    #[must_use]
+    pub fn machine(&self, id: MachineId) -> Option<&Machine> {
+        self.machines.get(id.0 as usize)
+    }
+
+    /// All machines, by id.
+    #[must_use]
+    pub fn machines(&self) -> &[Machine] {
+        &self.machines
+    }
+
+    /// The rate at which a transfer `src → dst` can run alone: `min(egress(src), ingress(dst))`.
+    /// Returns 0 for unknown machines.
+    #[must_use]
+    pub fn path_capacity(&self, src: MachineId, dst: MachineId) -> f64 {
+        match (self.machine(src), self.machine(dst)) {
+            (Some(s), Some(d)) => s.egress.min(d.ingress),
+            _ => 0.0,
+        }
+    }
+}
+
+/// What a node of a job is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NodeKind {
+    /// A compute task with load `L` (seconds of compute).
+    Compute {
+        /// Compute time in seconds.
+        load: f64,
+    },
+    /// A network transfer of `size` bits from `src` to `dst`.
+    Transfer {
+        /// Size in bits.
+        size: f64,
+        /// Sending machine.
+        src: MachineId,
+        /// Receiving machine.
+        dst: MachineId,
+    },
+}
+
+impl NodeKind {
+    /// Whether this node is a transfer.
+    #[must_use]
+    pub fn is_transfer(&self) -> bool {
+        matches!(self, Self::Transfer { .. })
+    }
+}
+
+/// Collects the nodes and edges of a job; [`JobBuilder::build`] validates them.
+#[derive(Debug, Clone, Default)]
+pub struct JobBuilder {
+    nodes: Vec<NodeKind>,
+    edges: Vec<(NodeId, NodeId)>,
+}
+
+impl JobBuilder {
+    /// An empty job.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn push(&mut self, kind: NodeKind) -> NodeId {
+        let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+        self.nodes.push(kind);
+        id
+    }
+
+    /// Adds a compute task of `load` seconds.
+    pub fn compute(&mut self, load: f64) -> NodeId {
+        self.push(NodeKind::Compute { load })
+    }
+
+    /// Adds a transfer of `size` bits from `src` to `dst`.
+    pub fn transfer(&mut self, size: f64, src: MachineId, dst: MachineId) -> NodeId {
+        self.push(NodeKind::Transfer { size, src, dst })
+    }
+
+    /// Adds the dependency `from → to` (`to` starts after `from` is done).
+    pub fn edge(&mut self, from: NodeId, to: NodeId) -> &mut Self {
+        self.edges.push((from, to));
+        self
+    }
+
+    /// Number of nodes added so far.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether no node was added.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Validates the job against `cluster` and freezes it.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`], [`Error::InvalidValue`], [`Error::UnknownMachine`],
+    /// [`Error::SelfTransfer`], or [`Error::Cycle`] naming the nodes of one cycle.
+    ///
+    /// # Complexity
+    /// O(V + E) time and space (Kahn's algorithm, then one DFS to name a cycle if any).
+    pub fn build(self, cluster: &Cluster) -> Result<Job, Error> {
+        let n = self.nodes.len();
+        for (i, kind) in self.nodes.iter().enumerate() {
+            let node = NodeId(u32::try_from(i).unwrap_or(u32::MAX));
+            match *kind {
+                NodeKind::Compute { load } => {
+                    if !(load.is_finite() && load >= 0.0) {
+                        return Err(Error::InvalidValue {
+                            node,
+                            what: "load",
+                            value: load,
+                        });
+                    }
+                }
+                NodeKind::Transfer { size, src, dst } => {
+                    if !(size.is_finite() && size >= 0.0) {
+                        return Err(Error::InvalidValue {
+                            node,
+                            what: "size",
+                            value: size,
+                        });
+                    }
+                    for machine in [src, dst] {
+                        if cluster.machine(machine).is_none() {
+                            return Err(Error::UnknownMachine {
+                                node,
+                                machine,
+                                machines: cluster.len(),
+                            });
+                        }
+                    }
+                    if src == dst {
+                        return Err(Error::SelfTransfer { node, machine: src });
+                    }
+                }
+            }
+        }
+        let mut preds = vec![Vec::new(); n];
+        let mut succs = vec![Vec::new(); n];
+        for &(from, to) in &self.edges {
+            for unknown in [from, to] {
+                if unknown.index() >= n {
+                    return Err(Error::UnknownNode { from, to, unknown });
+                }
+            }
+            preds[to.index()].push(from);
+            succs[from.index()].push(to);
+        }
+        for list in preds.iter_mut().chain(succs.iter_mut()) {
+            list.sort_unstable();
+            list.dedup();
+        }
+        let topo = kahn(&preds, &succs).ok_or_else(|| Error::Cycle {
+            cycle: find_cycle(&succs),
+        })?;
+        let transfers = topo
+            .iter()
+            .copied()
+            .filter(|id| self.nodes[id.index()].is_transfer())
+            .collect();
+        Ok(Job {
+            nodes: self.nodes,
+            preds,
+            succs,
+            topo,
+            transfers,
+        })
+    }
+}
+
+fn kahn(preds: &[Vec<NodeId>], succs: &[Vec<NodeId>]) -> Option<Vec<NodeId>> {
+    let n = preds.len();
+    let mut indeg: Vec<usize> = preds.iter().map(Vec::len).collect();
+    // A FIFO over ids keeps the order deterministic and close to insertion order.
+    let mut queue: std::collections::VecDeque<NodeId> = (0..n)
+        .filter(|&i| indeg[i] == 0)
+        .map(|i| NodeId(i as u32))
+        .collect();
+    let mut order = Vec::with_capacity(n);
+    while let Some(v) = queue.pop_front() {
+        order.push(v);
+        for &s in &succs[v.index()] {
+            indeg[s.index()] -= 1;
+            if indeg[s.index()] == 0 {
+                queue.push_back(s);
+            }
+        }
+    }
+    (order.len() == n).then_some(order)
+}
+
+/// Iterative DFS with colours; returns one cycle (first node repeated at the end).
+fn find_cycle(succs: &[Vec<NodeId>]) -> Vec<NodeId> {
+    let n = succs.len();
+    let mut colour = vec![0u8; n]; // 0 white, 1 on stack, 2 done
+    let mut parent = vec![usize::MAX; n];
+    for root in 0..n {
+        if colour[root] != 0 {
+            continue;
+        }
+        let mut stack = vec![(root, 0usize)];
+        colour[root] = 1;
+        while let Some(&mut (v, ref mut next)) = stack.last_mut() {
+            if let Some(&w) = succs[v].get(*next) {
+                *next += 1;
+                let w = w.index();
+                if colour[w] == 0 {
+                    colour[w] = 1;
+                    parent[w] = v;
+                    stack.push((w, 0));
+                } else if colour[w] == 1 {
+                    // Back edge v -> w: the cycle is w -> ... -> v -> w.
+                    let mut cycle = vec![v];
+                    let mut u = v;
+                    while u != w {
+                        u = parent[u];
+                        cycle.push(u);
+                    }
+                    cycle.reverse();
+                    cycle.push(w);
+                    return cycle.into_iter().map(|i| NodeId(i as u32)).collect();
+                }
+            } else {
+                colour[v] = 2;
+                stack.pop();
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// A validated job: an acyclic graph of compute tasks and transfers on machines of one cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    nodes: Vec<NodeKind>,
+    preds: Vec<Vec<NodeId>>,
+    succs: Vec<Vec<NodeId>>,
+    topo: Vec<NodeId>,
+    transfers: Vec<NodeId>,
+}
+
+impl Job {
+    /// Number of nodes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the job has no node.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The node `id`.
+    ///
+    /// # Panics
+    /// If `id` is not a node of this job.
+    #[must_use]
+    pub fn node(&self, id: NodeId) -> NodeKind {
+        self.nodes[id.index()]
+    }
+
+    /// All nodes by id.
+    #[must_use]
+    pub fn nodes(&self) -> &[NodeKind] {
+        &self.nodes
+    }
+
+    /// Direct predecessors of `id` (sorted).
+    #[must_use]
+    pub fn preds(&self, id: NodeId) -> &[NodeId] {
+        &self.preds[id.index()]
+    }
+
+    /// Direct successors of `id` (sorted).
+    #[must_use]
+    pub fn succs(&self, id: NodeId) -> &[NodeId] {
+        &self.succs[id.index()]
+    }
+
+    /// A topological order of all nodes (Kahn's, FIFO by id).
+    #[must_use]
+    pub fn topo_order(&self) -> &[NodeId] {
+        &self.topo
+    }
+
+    /// The transfers in topological order.
+    #[must_use]
+    pub fn transfers(&self) -> &[NodeId] {
+        &self.transfers
+    }
+
+    /// Total bits of all transfers.
+    #[must_use]
+    pub fn total_bits(&self) -> f64 {
+        self.nodes
+            .iter()
+            .map(|k| match k {
+                NodeKind::Transfer { size, .. } => *size,
+                NodeKind::Compute { .. } => 0.0,
+            })
+            .sum()
+    }
+
+    /// Whether the job has at least one compute task (a "DAG job"; a job made of transfers only
+    /// is a file-transfer or coflow job).
+    #[must_use]
+    pub fn has_compute(&self) -> bool {
+        self.nodes.iter().any(|k| !k.is_transfer())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cluster() -> Cluster {
+        Cluster::uniform(3, 1.0).unwrap()
+    }
+
+    #[test]
+    fn topo_order_respects_edges() {
+        let mut b = JobBuilder::new();
+        let c2 = b.compute(1.0);
+        let t = b.transfer(1.0, MachineId(0), MachineId(1));
+        let c1 = b.compute(1.0);
+        b.edge(t, c1).edge(c1, c2);
+        let job = b.build(&cluster()).unwrap();
+        let pos = |n: NodeId| job.topo_order().iter().position(|&x| x == n).unwrap();
+        assert!(pos(t) < pos(c1) && pos(c1) < pos(c2));
+        assert_eq!(job.transfers(), &[t]);
+        assert!(job.has_compute());
+    }
+
+    #[test]
+    fn cycle_is_named() {
+        let mut b = JobBuilder::new();
+        let a = b.compute(1.0);
+        let x = b.compute(1.0);
+        let y = b.compute(1.0);
+        let z = b.compute(1.0);
+        b.edge(a, x).edge(x, y).edge(y, z).edge(z, x);
+        let err = b.build(&cluster()).unwrap_err();
+        assert_eq!(
+            err,
+            Error::Cycle {
+                cycle: vec![x, y, z, x]
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "job graph has a cycle: n1 -> n2 -> n3 -> n1"
+        );
+    }
+
+    #[test]
+    fn self_loop_is_a_cycle() {
+        let mut b = JobBuilder::new();
+        let a = b.compute(1.0);
+        b.edge(a, a);
+        assert_eq!(
+            b.build(&cluster()).unwrap_err(),
+            Error::Cycle { cycle: vec![a, a] }
+        );
+    }
+
+    #[test]
+    fn unknown_node_in_edge() {
+        let mut b = JobBuilder::new();
+        let a = b.compute(1.0);
+        b.edge(a, NodeId(7));
+        assert_eq!(
+            b.build(&cluster()).unwrap_err(),
+            Error::UnknownNode {
+                from: a,
+                to: NodeId(7),
+                unknown: NodeId(7)
+            }
+        );
+    }
+
+    #[test]
+    fn unknown_machine() {
+        let mut b = JobBuilder::new();
+        let t = b.transfer(1.0, MachineId(0), MachineId(3));
+        assert_eq!(
+            b.build(&cluster()).unwrap_err(),
+            Error::UnknownMachine {
+                node: t,
+                machine: MachineId(3),
+                machines: 3
+            }
+        );
+    }
+
+    #[test]
+    fn self_transfer() {
+        let mut b = JobBuilder::new();
+        let t = b.transfer(1.0, MachineId(2), MachineId(2));
+        assert_eq!(
+            b.build(&cluster()).unwrap_err(),
+            Error::SelfTransfer {
+                node: t,
+                machine: MachineId(2)
+            }
+        );
+    }
+
+    #[test]
+    fn zero_capacity() {
+        let err = Cluster::new(vec![
+            Machine {
+                egress: 1.0,
+                ingress: 1.0,
+            },
+            Machine {
+                egress: 1.0,
+                ingress: 0.0,
+            },
+        ])
+        .unwrap_err();
+        assert_eq!(
+            err,
+            Error::ZeroCapacity {
+                machine: MachineId(1),
+                direction: "ingress",
+                capacity: 0.0
+            }
+        );
+        assert!(matches!(
+            Cluster::uniform(2, f64::NAN),
+            Err(Error::ZeroCapacity {
+                machine: MachineId(0),
+                direction: "egress",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn invalid_values() {
+        let mut b = JobBuilder::new();
+        let c = b.compute(-1.0);
+        assert_eq!(
+            b.build(&cluster()).unwrap_err(),
+            Error::InvalidValue {
+                node: c,
+                what: "load",
+                value: -1.0
+            }
+        );
+        let mut b = JobBuilder::new();
+        b.compute(1.0);
+        let t = b.transfer(f64::INFINITY, MachineId(0), MachineId(1));
+        assert!(matches!(
+            b.build(&cluster()).unwrap_err(),
+            Error::InvalidValue { node, what: "size", .. } if node == t
+        ));
+    }
+}

@@ -1,0 +1,351 @@
+//! Latest-arrival-time (LAT) estimation: the paper's Algorithm 1 with formula (1), and the
+//! textbook backward critical-path pass beside it.
+//!
+//! Terms (paper §2): transfer `j` is a *predecessor transfer* of `i` (`j ∈ pred(i)`) when a path
+//! leads from `j` to `i` or to a compute task that consumes `i`. `comp(j→i)` is the longest
+//! compute time on such a path (compute tasks strictly between the two ends), and
+//! `trans(i) = S_i / min(egress(src), ingress(dst))` is `i`'s transfer time at full rate.
+
+use crate::job::{Cluster, Job, NodeId, NodeKind};
+
+/// Which LAT estimate to compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LatMethod {
+    /// The paper's Algorithm 1 and formula (1): `l_i = max_{j∈pred(i)} (l_j + comp(j→i) + trans(i))`.
+    #[default]
+    Algorithm1,
+    /// Backward critical-path pass: the latest finish of each transfer that does not delay the
+    /// job's critical-path makespan when every transfer runs alone at full rate.
+    BackwardCpm,
+}
+
+/// LAT (and earliest arrival) of every transfer of one job, relative to the job's start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lat {
+    lat: Vec<Option<f64>>,
+    eat: Vec<Option<f64>>,
+    makespan: f64,
+}
+
+impl Lat {
+    /// The LAT of `node` (seconds after the job's start), `None` for a compute task or an unknown id.
+    #[must_use]
+    pub fn lat(&self, node: NodeId) -> Option<f64> {
+        self.lat.get(node.index()).copied().flatten()
+    }
+
+    /// The earliest arrival of transfer `node` when everything runs at full rate (forward pass).
+    #[must_use]
+    pub fn eat(&self, node: NodeId) -> Option<f64> {
+        self.eat.get(node.index()).copied().flatten()
+    }
+
+    /// The critical-path length of the job at full rate (the forward pass's makespan).
+    #[must_use]
+    pub fn makespan(&self) -> f64 {
+        self.makespan
+    }
+}
+
+/// `trans(i)`: transfer time of a transfer node alone at full rate; 0 for compute.
+#[must_use]
+pub fn trans(job: &Job, cluster: &Cluster, node: NodeId) -> f64 {
+    match job.node(node) {
+        NodeKind::Transfer { size, src, dst } => {
+            let c = cluster.path_capacity(src, dst);
+            if c > 0.0 { size / c } else { f64::INFINITY }
+        }
+        NodeKind::Compute { .. } => 0.0,
+    }
+}
+
+fn load(job: &Job, n: NodeId) -> f64 {
+    match job.node(n) {
+        NodeKind::Compute { load } => load,
+        NodeKind::Transfer { .. } => 0.0,
+    }
+}
+
+/// Forward and backward passes shared by both methods: earliest finish of every node.
+fn forward(job: &Job, cluster: &Cluster) -> (Vec<f64>, f64) {
+    let mut ef = vec![0.0f64; job.len()];
+    for &n in job.topo_order() {
+        let start = job
+            .preds(n)
+            .iter()
+            .map(|p| ef[p.index()])
+            .fold(0.0, f64::max);
+        let dur = match job.node(n) {
+            NodeKind::Compute { load } => load,
+            NodeKind::Transfer { .. } => trans(job, cluster, n),
+        };
+        ef[n.index()] = start + dur;
+    }
+    let makespan = ef.iter().copied().fold(0.0, f64::max);
+    (ef, makespan)
+}
+
+/// Predecessor transfers of every transfer with `comp(j→i)` (Algorithm 1's `pred(i)`), and
+/// `head(i)`, the longest compute path that must finish before `i` can be sent.
+///
+/// O(T · (V + E)) time for T transfers, O(V + T²) space.
+fn pred_transfers(job: &Job) -> (Vec<Vec<(NodeId, f64)>>, Vec<f64>) {
+    let n = job.len();
+    let topo = job.topo_order();
+    let mut pos = vec![0usize; n];
+    for (k, v) in topo.iter().enumerate() {
+        pos[v.index()] = k;
+    }
+    let mut preds: Vec<Vec<(NodeId, f64)>> = vec![Vec::new(); n];
+    let mut best = vec![f64::NEG_INFINITY; n];
+    for &j in job.transfers() {
+        best.iter_mut().for_each(|b| *b = f64::NEG_INFINITY);
+        best[j.index()] = 0.0;
+        for &v in &topo[pos[j.index()] + 1..] {
+            let mut b = f64::NEG_INFINITY;
+            for &p in job.preds(v) {
+                let bp = best[p.index()];
+                if bp > f64::NEG_INFINITY {
+                    let add = if p == j { 0.0 } else { load(job, p) };
+                    b = b.max(bp + add);
+                }
+            }
+            best[v.index()] = b;
+        }
+        for &i in job.transfers() {
+            if i == j {
+                continue;
+            }
+            // Targets: i itself and the compute tasks consuming i (a path into i's consumer
+            // passes through i's own compute predecessor, never through i's load, which is 0).
+            let mut c = best[i.index()];
+            for &s in job.succs(i) {
+                c = c.max(best[s.index()]);
+            }
+            if c > f64::NEG_INFINITY {
+                preds[i.index()].push((j, c));
+            }
+        }
+    }
+    // head(i): longest compute path ending at i's predecessors.
+    let mut ef_comp = vec![0.0f64; n];
+    for &v in topo {
+        let start = job
+            .preds(v)
+            .iter()
+            .map(|p| ef_comp[p.index()])
+            .fold(0.0, f64::max);
+        ef_comp[v.index()] = start + load(job, v);
+    }
+    let head = (0..n)
+        .map(|v| {
+            job.preds(NodeId(v as u32))
+                .iter()
+                .map(|p| ef_comp[p.index()])
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    (preds, head)
+}
+
+/// Estimates the LAT of every transfer of `job` with `method`.
+///
+/// Algorithm 1 (paper §2), step by step:
+/// - ①: loop while TodoSet or ReadySet is non-empty;
+/// - ②–⑥: move every transfer of TodoSet whose predecessor transfers are all in DoneSet to ReadySet;
+/// - ⑦–⑪: for each transfer `i` of ReadySet, start from `l_i = 0` and raise it to
+///   `l_j + comp(j→i) + trans(i)` for every `j ∈ pred(i)` (formula (1)); move `i` to DoneSet.
+///
+/// A transfer without predecessor transfers gets `head(i) + trans(i)`, where `head(i)` is the
+/// compute that must precede it (0 in the paper, where transfers have no predecessors): line ⑧'s
+/// `l_i = 0` would otherwise give a transfer no time to be sent. The same lower bound is kept for
+/// every transfer.
+///
+/// # Complexity
+/// O(T · (V + E) + T²) time and O(V + T²) space for V nodes, E edges and T transfers.
+#[must_use]
+pub fn estimate(job: &Job, cluster: &Cluster, method: LatMethod) -> Lat {
+    let (ef, makespan) = forward(job, cluster);
+    let eat: Vec<Option<f64>> = job
+        .nodes()
+        .iter()
+        .enumerate()
+        .map(|(i, k)| k.is_transfer().then(|| ef[i]))
+        .collect();
+    let lat = match method {
+        LatMethod::Algorithm1 => algorithm1(job, cluster),
+        LatMethod::BackwardCpm => backward(job, cluster, makespan),
+    };
+    Lat { lat, eat, makespan }
+}
+
+fn algorithm1(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
+    let (pred, head) = pred_transfers(job);
+    let mut l: Vec<Option<f64>> = vec![None; job.len()];
+    let mut todo: Vec<NodeId> = job.transfers().to_vec();
+    let mut ready: Vec<NodeId> = Vec::new();
+    // ①
+    while !todo.is_empty() || !ready.is_empty() {
+        // ②–⑥
+        todo.retain(|&i| {
+            let all_done = pred[i.index()].iter().all(|(j, _)| l[j.index()].is_some());
+            if all_done {
+                ready.push(i);
+            }
+            !all_done
+        });
+        assert!(
+            !ready.is_empty(),
+            "pred(i) is acyclic in a validated job, so some transfer is always ready"
+        );
+        // ⑦–⑪
+        for i in ready.drain(..) {
+            let t = trans(job, cluster, i);
+            let mut li = head[i.index()] + t;
+            for &(j, comp) in &pred[i.index()] {
+                let lj = l[j.index()].unwrap_or(0.0);
+                li = li.max(lj + comp + t); // formula (1)
+            }
+            l[i.index()] = Some(li);
+        }
+    }
+    l
+}
+
+fn backward(job: &Job, cluster: &Cluster, makespan: f64) -> Vec<Option<f64>> {
+    let n = job.len();
+    let mut lf = vec![makespan; n];
+    for &v in job.topo_order().iter().rev() {
+        let mut f = makespan;
+        for &s in job.succs(v) {
+            let dur = match job.node(s) {
+                NodeKind::Compute { load } => load,
+                NodeKind::Transfer { .. } => trans(job, cluster, s),
+            };
+            f = f.min(lf[s.index()] - dur);
+        }
+        lf[v.index()] = f;
+    }
+    job.nodes()
+        .iter()
+        .enumerate()
+        .map(|(i, k)| k.is_transfer().then(|| lf[i]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::{JobBuilder, MachineId};
+
+    /// Fig. 4 as we read it: compute chain C1→C2→C3→C4→C5 with loads 1,2,1,2,1 on machine 3
+    /// (index 2); T1, T2 (sizes 1, 2) from machine 1 and T3, T4 (sizes 2, 1) from machine 2 feed
+    /// C1..C4; unit bandwidth. This gives pred(T1) = ∅ and pred(T4) = {T1, T2, T3}, as the paper says.
+    fn fig4() -> (Job, Cluster, [NodeId; 4]) {
+        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let mut b = JobBuilder::new();
+        let c: Vec<NodeId> = [1.0, 2.0, 1.0, 2.0, 1.0]
+            .iter()
+            .map(|&l| b.compute(l))
+            .collect();
+        let src = [MachineId(0), MachineId(0), MachineId(1), MachineId(1)];
+        let t: Vec<NodeId> = [1.0, 2.0, 2.0, 1.0]
+            .iter()
+            .zip(src)
+            .map(|(&s, m)| b.transfer(s, m, MachineId(2)))
+            .collect();
+        for k in 0..4 {
+            b.edge(c[k], c[k + 1]);
+            b.edge(t[k], c[k]);
+        }
+        (
+            b.build(&cluster).unwrap(),
+            cluster,
+            [t[0], t[1], t[2], t[3]],
+        )
+    }
+
+    #[test]
+    fn fig4_pred_sets() {
+        let (job, _, t) = fig4();
+        let (pred, _) = pred_transfers(&job);
+        assert!(pred[t[0].index()].is_empty());
+        let p4: Vec<(NodeId, f64)> = pred[t[3].index()].clone();
+        assert_eq!(p4, vec![(t[0], 4.0), (t[1], 3.0), (t[2], 1.0)]);
+    }
+
+    #[test]
+    fn fig4_algorithm1() {
+        let (job, cluster, t) = fig4();
+        let lat = estimate(&job, &cluster, LatMethod::Algorithm1);
+        // l1 = trans(1) = 1; l2 = 1 + L1 + 2 = 4; l3 = max(1+3+2, 4+2+2) = 8; l4 = max(1+4+1, 4+3+1, 8+1+1) = 10.
+        let got: Vec<f64> = t.iter().map(|&n| lat.lat(n).unwrap()).collect();
+        assert_eq!(got, vec![1.0, 4.0, 8.0, 10.0]);
+        assert_eq!(lat.lat(NodeId(0)), None);
+    }
+
+    #[test]
+    fn fig4_backward() {
+        let (job, cluster, t) = fig4();
+        let lat = estimate(&job, &cluster, LatMethod::BackwardCpm);
+        assert_eq!(lat.makespan(), 8.0);
+        let got: Vec<f64> = t.iter().map(|&n| lat.lat(n).unwrap()).collect();
+        assert_eq!(got, vec![1.0, 2.0, 4.0, 5.0]);
+        let eat: Vec<f64> = t.iter().map(|&n| lat.eat(n).unwrap()).collect();
+        assert_eq!(eat, vec![1.0, 2.0, 2.0, 1.0]);
+    }
+
+    #[test]
+    fn chain_of_transfers_through_compute() {
+        // T1 -> C1(3) -> T2 -> C2(1): T2 is sent after C1; pred(T2) = {T1}, comp = 3.
+        let cluster = Cluster::uniform(2, 2.0).unwrap();
+        let mut b = JobBuilder::new();
+        let t1 = b.transfer(4.0, MachineId(0), MachineId(1));
+        let c1 = b.compute(3.0);
+        let t2 = b.transfer(2.0, MachineId(1), MachineId(0));
+        let c2 = b.compute(1.0);
+        b.edge(t1, c1).edge(c1, t2).edge(t2, c2);
+        let job = b.build(&cluster).unwrap();
+        let a1 = estimate(&job, &cluster, LatMethod::Algorithm1);
+        assert_eq!(a1.lat(t1), Some(2.0));
+        assert_eq!(a1.lat(t2), Some(2.0 + 3.0 + 1.0));
+        let bw = estimate(&job, &cluster, LatMethod::BackwardCpm);
+        // A chain is all critical: LAT = EAT.
+        assert_eq!(bw.lat(t1), bw.eat(t1));
+        assert_eq!(bw.lat(t2), Some(6.0));
+        assert_eq!(bw.makespan(), 7.0);
+    }
+
+    #[test]
+    fn diamond() {
+        // T1 -> C1(1) -> {C2(4), C3(1)} -> C4(1); T2 -> C3, T3 -> C4. Unit sizes, bandwidth 1.
+        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let mut b = JobBuilder::new();
+        let c1 = b.compute(1.0);
+        let c2 = b.compute(4.0);
+        let c3 = b.compute(1.0);
+        let c4 = b.compute(1.0);
+        let t1 = b.transfer(1.0, MachineId(0), MachineId(2));
+        let t2 = b.transfer(1.0, MachineId(1), MachineId(2));
+        let t3 = b.transfer(1.0, MachineId(0), MachineId(2));
+        b.edge(t1, c1)
+            .edge(c1, c2)
+            .edge(c1, c3)
+            .edge(c2, c4)
+            .edge(c3, c4);
+        b.edge(t2, c3).edge(t3, c4);
+        let job = b.build(&cluster).unwrap();
+        let a1 = estimate(&job, &cluster, LatMethod::Algorithm1);
+        assert_eq!(a1.lat(t1), Some(1.0));
+        // pred(T2) = {T1}: comp = C1 = 1.
+        assert_eq!(a1.lat(t2), Some(1.0 + 1.0 + 1.0));
+        // pred(T3) = {T1, T2}: via T1 the longest compute path is C1 + C2 = 5; via T2 it is C3 = 1.
+        assert_eq!(a1.lat(t3), Some((1.0f64 + 5.0 + 1.0).max(3.0 + 1.0 + 1.0)));
+        let bw = estimate(&job, &cluster, LatMethod::BackwardCpm);
+        // Critical path T1 C1 C2 C4: makespan 7; T2 may arrive as late as C3's latest start 5.
+        assert_eq!(bw.makespan(), 7.0);
+        assert_eq!(bw.lat(t2), Some(5.0));
+        assert_eq!(bw.lat(t3), Some(6.0));
+        assert_eq!(bw.lat(t1), Some(1.0));
+    }
+}

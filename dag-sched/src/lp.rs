@@ -1,0 +1,690 @@
+//! The time-indexed LP of JIT (paper §3, model P1) and its lexicographic refinements, built with
+//! `good_lp`.
+//!
+//! Time is cut into slots of length `τ`; slot `k` covers `[kτ, (k+1)τ)`. A transfer `f` may send
+//! at a rate `x_{f,k}` in the slots of its window `[release, deadline]` and at rate 0 outside it
+//! (constraint (7)); it must send its whole size there (6); at every machine port and slot the
+//! rates of the transfers plus what earlier schedules reserved stay within the port's capacity
+//! ((4), (5)). The objective is one of [`Objective`]:
+//!
+//! - [`Objective::MinMax`]: P1's (3), minimise the largest port load `U` over all port-slots;
+//! - [`Objective::LexLevels`]: the exactly equivalent, numerically sound form of the
+//!   lexicographic problem P2/P3 (reference `dag.md` §2.5): after `U*`, minimise the excess
+//!   `E_j = Σ_u max(0, L_u − θ_j)` above each threshold `θ_j = U*·(J−j)/J`, top level first,
+//!   with only 0/±1 coefficients (one LP per level);
+//! - [`Objective::Flutter`]: the literal `g(δ) = Σ_u |δ|^{δ_u}` of formula (9) linearised by the
+//!   λ-representation of P4 ((12)–(16)), only where its largest coefficient `|δ|^J` is at most
+//!   [`FLUTTER_COEFFICIENT_LIMIT`]; refused with [`Error::ObjectiveNotRepresentable`] otherwise.
+//!
+//! Loads are normalised by the largest port capacity so that every coefficient is 0, ±1, a
+//! size in capacity-slots, or (Flutter only) a power of `|δ|`.
+
+use std::collections::BTreeMap;
+
+use good_lp::{
+    Expression, ProblemVariables, ResolutionError, Solution, Solver, SolverModel, Variable,
+    variable,
+};
+
+use crate::Error;
+use crate::job::{Cluster, MachineId};
+
+/// Largest objective coefficient accepted for the literal λ-representation (Gurobi's advice
+/// for the coefficient range, reference `dag.md` §2.4).
+pub const FLUTTER_COEFFICIENT_LIMIT: f64 = 1e9;
+
+/// A transfer handed to the LP.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LpTransfer {
+    /// Sender.
+    pub src: MachineId,
+    /// Receiver.
+    pub dst: MachineId,
+    /// Size in bits.
+    pub size: f64,
+    /// Earliest time it may send (s, absolute).
+    pub release: f64,
+    /// Time by which it must have arrived: its LAT (s, absolute).
+    pub deadline: f64,
+}
+
+/// Port direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    /// The machine's sending side.
+    Egress,
+    /// The machine's receiving side.
+    Ingress,
+}
+
+/// Rates already promised on port-slots by earlier schedules (bits/s), the background of a new LP.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Reservations {
+    map: BTreeMap<(u32, Direction, i64), f64>,
+}
+
+impl Reservations {
+    /// No reservation.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The rate reserved on `(machine, direction)` in slot `slot`.
+    #[must_use]
+    pub fn get(&self, machine: MachineId, direction: Direction, slot: i64) -> f64 {
+        self.map
+            .get(&(machine.0, direction, slot))
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    /// Adds `rate` bits/s on `(machine, direction)` in slot `slot`.
+    pub fn add(&mut self, machine: MachineId, direction: Direction, slot: i64, rate: f64) {
+        *self.map.entry((machine.0, direction, slot)).or_insert(0.0) += rate;
+    }
+
+    /// Reserves every rate of `schedule` for `transfers` (the ones it was solved for).
+    pub fn add_schedule(&mut self, transfers: &[LpTransfer], schedule: &Schedule) {
+        for (f, t) in transfers.iter().enumerate() {
+            for (k, r) in schedule.rates(f) {
+                if r > 0.0 {
+                    self.add(t.src, Direction::Egress, k, r);
+                    self.add(t.dst, Direction::Ingress, k, r);
+                }
+            }
+        }
+    }
+
+    /// Drops every slot before `slot` (they are in the past).
+    pub fn forget_before(&mut self, slot: i64) {
+        self.map.retain(|&(_, _, k), _| k >= slot);
+    }
+}
+
+/// What the LP minimises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Objective {
+    /// P1's objective (3): the maximum port load over all port-slots.
+    MinMax,
+    /// Lexicographic refinement in levels form (reference §2.5, algorithm A): `U*`, then the
+    /// excess above `J − 1` thresholds, one LP each. `levels = 1` is [`Objective::MinMax`].
+    LexLevels {
+        /// Number of levels `J` (≥ 1).
+        levels: u32,
+    },
+    /// The paper's literal objective (9) by the λ-representation (P4), with the capacity cut
+    /// into `levels` integer levels; refused when `|δ|^levels` exceeds
+    /// [`FLUTTER_COEFFICIENT_LIMIT`].
+    Flutter {
+        /// Number of capacity levels (≥ 1).
+        levels: u32,
+    },
+}
+
+/// Which `good_lp` backend solves the LP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Backend {
+    /// `microlp`: pure Rust simplex, always built.
+    #[default]
+    Microlp,
+    /// HiGHS (C++), with the `highs` cargo feature.
+    #[cfg(feature = "highs")]
+    Highs,
+}
+
+impl Backend {
+    /// Every backend built into this binary.
+    #[must_use]
+    pub fn all() -> Vec<Self> {
+        vec![
+            Self::Microlp,
+            #[cfg(feature = "highs")]
+            Self::Highs,
+        ]
+    }
+
+    /// Short name (`microlp`, `highs`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Microlp => "microlp",
+            #[cfg(feature = "highs")]
+            Self::Highs => "highs",
+        }
+    }
+}
+
+/// The LP's answer: per transfer, a rate (bits/s) in each slot of its window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schedule {
+    slot: f64,
+    first: Vec<i64>,
+    rates: Vec<Vec<f64>>,
+    /// The largest port load of the final solution as a fraction of the largest capacity,
+    /// reservations included.
+    pub peak: f64,
+    /// The stage-0 optimum `U*` (fraction of the largest capacity).
+    pub min_max: f64,
+    /// Excess above each threshold `θ_1 > θ_2 > …` ([`Objective::LexLevels`] only; capacity-slots).
+    pub excess: Vec<f64>,
+    /// The final LP's objective value.
+    pub objective: f64,
+    /// Variables of the largest LP solved.
+    pub variables: usize,
+    /// Constraints of the largest LP solved.
+    pub constraints: usize,
+    /// Number of LPs solved.
+    pub solves: usize,
+}
+
+impl Schedule {
+    /// Slot length (s).
+    #[must_use]
+    pub fn slot(&self) -> f64 {
+        self.slot
+    }
+
+    /// Number of transfers scheduled.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.rates.len()
+    }
+
+    /// Whether no transfer was scheduled.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.rates.is_empty()
+    }
+
+    /// `(absolute slot index, rate in bits/s)` of transfer `f` over its window.
+    pub fn rates(&self, f: usize) -> impl Iterator<Item = (i64, f64)> + '_ {
+        let first = self.first.get(f).copied().unwrap_or(0);
+        self.rates
+            .get(f)
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(move |(k, &r)| (first + k as i64, r))
+    }
+
+    /// The rate of transfer `f` in absolute slot `slot` (0 outside its window).
+    #[must_use]
+    pub fn rate(&self, f: usize, slot: i64) -> f64 {
+        let (Some(&first), Some(r)) = (self.first.get(f), self.rates.get(f)) else {
+            return 0.0;
+        };
+        usize::try_from(slot - first)
+            .ok()
+            .and_then(|k| r.get(k))
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    /// The last slot of transfer `f`'s window.
+    #[must_use]
+    pub fn last_slot(&self, f: usize) -> Option<i64> {
+        Some(self.first.get(f)? + self.rates.get(f)?.len() as i64 - 1)
+    }
+}
+
+/// The slot window `[first, last]` of a transfer for slot length `slot`.
+///
+/// `first = ⌊release/τ⌋`, `last = max(first, ⌈deadline/τ⌉ − 1)`.
+#[must_use]
+pub fn window(t: &LpTransfer, slot: f64) -> (i64, i64) {
+    let first = (t.release / slot).floor() as i64;
+    let last = ((t.deadline / slot).ceil() as i64 - 1).max(first);
+    (first, last)
+}
+
+struct Built {
+    vars: ProblemVariables,
+    x: Vec<Vec<Variable>>,
+    first: Vec<i64>,
+    /// port-slot → (variables on it, reserved fraction, capacity fraction)
+    ports: Vec<(Vec<Variable>, f64, f64)>,
+    rows: usize,
+}
+
+fn build(
+    cluster: &Cluster,
+    transfers: &[LpTransfer],
+    reserved: &Reservations,
+    slot: f64,
+    c_ref: f64,
+) -> Result<Built, Error> {
+    let mut vars = ProblemVariables::new();
+    let mut x = Vec::with_capacity(transfers.len());
+    let mut first = Vec::with_capacity(transfers.len());
+    let mut ports: BTreeMap<(u32, Direction, i64), Vec<Variable>> = BTreeMap::new();
+    for (index, t) in transfers.iter().enumerate() {
+        if !(t.release.is_finite() && t.deadline.is_finite())
+            || t.deadline < t.release
+            || (t.deadline <= t.release && t.size > 0.0)
+        {
+            return Err(Error::EmptyWindow {
+                index,
+                release: t.release,
+                deadline: t.deadline,
+            });
+        }
+        if !(t.size.is_finite() && t.size >= 0.0) {
+            return Err(Error::InvalidParameter {
+                name: "transfer size",
+                value: t.size,
+                reason: "must be finite and non-negative",
+            });
+        }
+        for m in [t.src, t.dst] {
+            if cluster.machine(m).is_none() {
+                return Err(Error::InvalidParameter {
+                    name: "transfer machine",
+                    value: f64::from(m.0),
+                    reason: "not a machine of the cluster",
+                });
+            }
+        }
+        let (a, b) = window(t, slot);
+        let n = (b - a + 1) as usize;
+        let xs = vars.add_vector(variable().min(0.0), n);
+        for (k, &v) in xs.iter().enumerate() {
+            let s = a + k as i64;
+            ports
+                .entry((t.src.0, Direction::Egress, s))
+                .or_default()
+                .push(v);
+            ports
+                .entry((t.dst.0, Direction::Ingress, s))
+                .or_default()
+                .push(v);
+        }
+        x.push(xs);
+        first.push(a);
+    }
+    let ports = ports
+        .into_iter()
+        .map(|((m, d, s), v)| {
+            let machine = cluster.machines()[m as usize];
+            let cap = match d {
+                Direction::Egress => machine.egress,
+                Direction::Ingress => machine.ingress,
+            };
+            (v, reserved.get(MachineId(m), d, s) / c_ref, cap / c_ref)
+        })
+        .collect::<Vec<_>>();
+    let rows = transfers.len() + 2 * ports.len();
+    Ok(Built {
+        vars,
+        x,
+        first,
+        ports,
+        rows,
+    })
+}
+
+fn map_err(e: ResolutionError, transfers: usize) -> Error {
+    match e {
+        ResolutionError::Infeasible => Error::Infeasible { transfers },
+        other => Error::Solver(other.to_string()),
+    }
+}
+
+fn load_expr(vs: &[Variable], reserved: f64) -> Expression {
+    let mut e = Expression::with_capacity(vs.len());
+    for &v in vs {
+        e.add_mul(1.0, v);
+    }
+    e + reserved
+}
+
+/// Which extra rows a stage carries.
+enum Stage<'a> {
+    /// min U.
+    MinMax,
+    /// min E_j with L ≤ U* and earlier excesses fixed.
+    Level {
+        u_star: f64,
+        thresholds: &'a [f64],
+        fixed: &'a [f64],
+    },
+    /// min Σ n^k λ_{u,k}.
+    Flutter { levels: u32 },
+}
+
+struct StageResult {
+    rates: Vec<Vec<f64>>,
+    loads: Vec<f64>,
+    objective: f64,
+    variables: usize,
+    constraints: usize,
+}
+
+fn solve_stage<S>(
+    solver: S,
+    cluster: &Cluster,
+    transfers: &[LpTransfer],
+    reserved: &Reservations,
+    slot: f64,
+    c_ref: f64,
+    stage: &Stage<'_>,
+) -> Result<StageResult, Error>
+where
+    S: Solver,
+    S::Model: SolverModel<Error = ResolutionError>,
+{
+    let Built {
+        mut vars,
+        x,
+        first: _,
+        ports,
+        mut rows,
+    } = build(cluster, transfers, reserved, slot, c_ref)?;
+    let mut constraints = Vec::with_capacity(rows + 8);
+    // (6), (7): the whole size inside the window; variables exist only there.
+    for (t, xs) in transfers.iter().zip(&x) {
+        let mut e = Expression::with_capacity(xs.len());
+        for &v in xs {
+            e.add_mul(1.0, v);
+        }
+        constraints.push(e.eq(t.size / (c_ref * slot)));
+    }
+    // (4), (5): capacity.
+    for (vs, r, cap) in &ports {
+        constraints.push(load_expr(vs, *r).leq(*cap));
+    }
+    let objective: Expression = match stage {
+        Stage::MinMax => {
+            let u = vars.add(variable().min(0.0));
+            for (vs, r, _) in &ports {
+                constraints.push(load_expr(vs, *r).leq(u));
+            }
+            u.into()
+        }
+        Stage::Level {
+            u_star,
+            thresholds,
+            fixed,
+        } => {
+            let tol = 1e-7;
+            for (vs, r, _) in &ports {
+                constraints.push(load_expr(vs, *r).leq(u_star * (1.0 + 1e-9) + tol));
+            }
+            let mut excess = Vec::with_capacity(thresholds.len());
+            for &theta in thresholds.iter() {
+                let mut sum = Expression::with_capacity(ports.len());
+                for (vs, r, _) in &ports {
+                    let e = vars.add(variable().min(0.0));
+                    constraints.push((load_expr(vs, *r) - e).leq(theta));
+                    sum.add_mul(1.0, e);
+                    rows += 1;
+                }
+                excess.push(sum);
+            }
+            let last = excess.len() - 1;
+            for (j, e) in excess.iter().take(fixed.len()).enumerate() {
+                debug_assert!(j < last);
+                constraints.push(e.clone().leq(fixed[j] * (1.0 + 1e-9) + tol));
+                rows += 1;
+            }
+            excess.swap_remove(last)
+        }
+        Stage::Flutter { levels } => {
+            let n = ports.len();
+            let base = n as f64;
+            let mut obj = Expression::with_capacity(n * (*levels as usize + 1));
+            for (vs, r, _) in &ports {
+                let lam = vars.add_vector(variable().min(0.0), *levels as usize + 1);
+                // (13): Σ λ = 1; (12): δ_u = Σ k λ_k, with the load in units of C/levels.
+                let mut one = Expression::with_capacity(lam.len());
+                let mut delta = Expression::with_capacity(lam.len());
+                for (k, &l) in lam.iter().enumerate() {
+                    one.add_mul(1.0, l);
+                    delta.add_mul(k as f64 / f64::from(*levels), l);
+                    obj.add_mul(base.powi(k as i32), l);
+                }
+                constraints.push(one.eq(1.0));
+                constraints.push((load_expr(vs, *r) - delta).eq(0.0));
+                rows += 2;
+            }
+            obj
+        }
+    };
+    rows += match stage {
+        Stage::MinMax => ports.len(),
+        _ => ports.len(),
+    };
+    let variables = vars.len();
+    let mut model = vars.minimise(objective.clone()).using(solver);
+    for c in constraints {
+        model.add_constraint(c);
+    }
+    let sol = model.solve().map_err(|e| map_err(e, transfers.len()))?;
+    let rates: Vec<Vec<f64>> = x
+        .iter()
+        .map(|xs| xs.iter().map(|&v| sol.value(v).max(0.0)).collect())
+        .collect();
+    let loads = ports
+        .iter()
+        .map(|(vs, r, _)| vs.iter().map(|&v| sol.value(v).max(0.0)).sum::<f64>() + r)
+        .collect();
+    Ok(StageResult {
+        rates,
+        loads,
+        objective: sol.eval(&objective),
+        variables,
+        constraints: rows,
+    })
+}
+
+/// Solves the LP for `transfers` over `cluster`, above what `reserved` already holds, with
+/// slot length `slot` seconds.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for a bad slot length or level count, [`Error::EmptyWindow`] for
+/// a transfer with an empty window, [`Error::ObjectiveNotRepresentable`] for a literal objective
+/// beyond floating point, [`Error::Infeasible`] when the deadlines cannot be met, and
+/// [`Error::Solver`] for anything else the solver reports.
+///
+/// # Complexity
+/// One LP of `V = Σ_f |window_f|` variables and `F + 2P` rows (P = port-slots touched) for
+/// [`Objective::MinMax`]; `J` LPs of up to `V + (J−1)P` variables for [`Objective::LexLevels`];
+/// one LP of `V + (J+1)P` variables for [`Objective::Flutter`]. Simplex time is polynomial in
+/// practice (exponential in the worst case).
+pub fn solve(
+    cluster: &Cluster,
+    transfers: &[LpTransfer],
+    reserved: &Reservations,
+    slot: f64,
+    objective: Objective,
+    backend: Backend,
+) -> Result<Schedule, Error> {
+    match backend {
+        Backend::Microlp => solve_with(
+            good_lp::microlp,
+            cluster,
+            transfers,
+            reserved,
+            slot,
+            objective,
+        ),
+        #[cfg(feature = "highs")]
+        Backend::Highs => solve_with(
+            good_lp::highs,
+            cluster,
+            transfers,
+            reserved,
+            slot,
+            objective,
+        ),
+    }
+}
+
+fn solve_with<S>(
+    solver: S,
+    cluster: &Cluster,
+    transfers: &[LpTransfer],
+    reserved: &Reservations,
+    slot: f64,
+    objective: Objective,
+) -> Result<Schedule, Error>
+where
+    S: Solver + Copy,
+    S::Model: SolverModel<Error = ResolutionError>,
+{
+    if !(slot.is_finite() && slot > 0.0) {
+        return Err(Error::InvalidParameter {
+            name: "slot",
+            value: slot,
+            reason: "must be positive and finite",
+        });
+    }
+    let c_ref = cluster
+        .machines()
+        .iter()
+        .map(|m| m.egress.max(m.ingress))
+        .fold(0.0, f64::max);
+    if c_ref <= 0.0 {
+        return Err(Error::InvalidParameter {
+            name: "cluster size",
+            value: 0.0,
+            reason: "the cluster has no machine",
+        });
+    }
+    // Validate windows once and learn the port-slot count for the Flutter guard.
+    let built = build(cluster, transfers, reserved, slot, c_ref)?;
+    let first = built.first.clone();
+    let n_ports = built.ports.len();
+    let finish = |res: StageResult,
+                  min_max: f64,
+                  excess: Vec<f64>,
+                  solves: usize,
+                  vars: usize,
+                  rows: usize| {
+        let peak = res.loads.iter().copied().fold(0.0, f64::max);
+        Schedule {
+            slot,
+            first: first.clone(),
+            rates: res
+                .rates
+                .iter()
+                .map(|r| r.iter().map(|x| x * c_ref).collect())
+                .collect(),
+            peak,
+            min_max,
+            excess,
+            objective: res.objective,
+            variables: vars.max(res.variables),
+            constraints: rows.max(res.constraints),
+            solves,
+        }
+    };
+    if transfers.is_empty() {
+        let empty = StageResult {
+            rates: Vec::new(),
+            loads: Vec::new(),
+            objective: 0.0,
+            variables: 0,
+            constraints: 0,
+        };
+        return Ok(finish(empty, 0.0, Vec::new(), 0, 0, 0));
+    }
+    match objective {
+        Objective::Flutter { levels } => {
+            if levels == 0 {
+                return Err(Error::InvalidParameter {
+                    name: "levels",
+                    value: 0.0,
+                    reason: "at least one level",
+                });
+            }
+            let largest = (n_ports as f64).powi(levels as i32);
+            if largest.is_nan() || largest > FLUTTER_COEFFICIENT_LIMIT {
+                return Err(Error::ObjectiveNotRepresentable {
+                    base: n_ports,
+                    levels,
+                    largest,
+                    limit: FLUTTER_COEFFICIENT_LIMIT,
+                });
+            }
+            let res = solve_stage(
+                solver,
+                cluster,
+                transfers,
+                reserved,
+                slot,
+                c_ref,
+                &Stage::Flutter { levels },
+            )?;
+            let peak = res.loads.iter().copied().fold(0.0, f64::max);
+            let (v, r) = (res.variables, res.constraints);
+            Ok(finish(res, peak, Vec::new(), 1, v, r))
+        }
+        Objective::MinMax | Objective::LexLevels { .. } => {
+            let levels = match objective {
+                Objective::LexLevels { levels } => levels,
+                _ => 1,
+            };
+            if levels == 0 {
+                return Err(Error::InvalidParameter {
+                    name: "levels",
+                    value: 0.0,
+                    reason: "at least one level",
+                });
+            }
+            let stage0 = solve_stage(
+                solver,
+                cluster,
+                transfers,
+                reserved,
+                slot,
+                c_ref,
+                &Stage::MinMax,
+            )?;
+            let u_star = stage0.objective;
+            let (mut vars, mut rows) = (stage0.variables, stage0.constraints);
+            let mut best = stage0;
+            let thresholds: Vec<f64> = (1..levels)
+                .map(|j| u_star * f64::from(levels - j) / f64::from(levels))
+                .collect();
+            let mut fixed: Vec<f64> = Vec::with_capacity(thresholds.len());
+            for j in 0..thresholds.len() {
+                let res = solve_stage(
+                    solver,
+                    cluster,
+                    transfers,
+                    reserved,
+                    slot,
+                    c_ref,
+                    &Stage::Level {
+                        u_star,
+                        thresholds: &thresholds[..=j],
+                        fixed: &fixed,
+                    },
+                )?;
+                fixed.push(res.objective.max(0.0));
+                vars = vars.max(res.variables);
+                rows = rows.max(res.constraints);
+                best = res;
+            }
+            Ok(finish(best, u_star, fixed, levels as usize, vars, rows))
+        }
+    }
+}
+
+/// `α`-selection (paper §3.4 (1)): the first `⌈α·n⌉` of `n` transfers in topological order
+/// enter the LP. Returns how many.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when `α` is not in `[0, 1]`.
+pub fn alpha_prefix(n: usize, alpha: f64) -> Result<usize, Error> {
+    if !(0.0..=1.0).contains(&alpha) {
+        return Err(Error::InvalidParameter {
+            name: "alpha",
+            value: alpha,
+            reason: "must lie in [0, 1]",
+        });
+    }
+    Ok(((alpha * n as f64) - 1e-9).ceil().max(0.0) as usize)
+}

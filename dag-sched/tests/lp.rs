@@ -1,0 +1,344 @@
+//! The LP against an independent feasibility checker and brute force over integer schedules.
+
+use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations, Schedule};
+use dag_sched::{Cluster, Error, MachineId};
+use proptest::prelude::*;
+
+const CAP: f64 = 2.0;
+
+/// Independent checker: sizes delivered inside the windows, rates non-negative, capacities kept.
+fn check_feasible(cluster: &Cluster, transfers: &[LpTransfer], s: &Schedule) -> Result<(), String> {
+    let tau = s.slot();
+    let mut load: std::collections::HashMap<(u32, bool, i64), f64> = Default::default();
+    for (f, t) in transfers.iter().enumerate() {
+        let lo = (t.release / tau).floor() as i64;
+        let hi = ((t.deadline / tau).ceil() as i64 - 1).max(lo);
+        let mut sent = 0.0;
+        for (k, r) in s.rates(f) {
+            if r < -1e-9 {
+                return Err(format!("transfer {f} has negative rate {r} in slot {k}"));
+            }
+            if r > 1e-9 && (k < lo || k > hi) {
+                return Err(format!(
+                    "transfer {f} sends in slot {k} outside [{lo}, {hi}]"
+                ));
+            }
+            sent += r * tau;
+            *load.entry((t.src.0, true, k)).or_default() += r;
+            *load.entry((t.dst.0, false, k)).or_default() += r;
+        }
+        if (sent - t.size).abs() > 1e-6 * t.size.max(1.0) {
+            return Err(format!("transfer {f} sends {sent} of {}", t.size));
+        }
+    }
+    for ((m, egress, k), l) in load {
+        let machine = cluster.machines()[m as usize];
+        let cap = if egress {
+            machine.egress
+        } else {
+            machine.ingress
+        };
+        if l > cap * (1.0 + 1e-6) + 1e-9 {
+            return Err(format!(
+                "machine {m} egress={egress} slot {k} carries {l} > {cap}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every integer schedule: per transfer a composition of its size over its window.
+fn integer_schedules(transfers: &[LpTransfer]) -> Vec<Vec<Vec<u32>>> {
+    fn compositions(total: u32, parts: usize) -> Vec<Vec<u32>> {
+        if parts == 1 {
+            return vec![vec![total]];
+        }
+        let mut out = Vec::new();
+        for first in 0..=total {
+            for mut rest in compositions(total - first, parts - 1) {
+                rest.insert(0, first);
+                out.push(rest);
+            }
+        }
+        out
+    }
+    let mut all: Vec<Vec<Vec<u32>>> = vec![Vec::new()];
+    for t in transfers {
+        let (a, b) = lp::window(t, 1.0);
+        let comps = compositions(t.size as u32, (b - a + 1) as usize);
+        let mut next = Vec::new();
+        for partial in &all {
+            for c in &comps {
+                let mut p = partial.clone();
+                p.push(c.clone());
+                next.push(p);
+            }
+        }
+        all = next;
+    }
+    all
+}
+
+/// Port-slot loads of an integer schedule (None if over capacity), over the touched port-slots.
+fn loads(transfers: &[LpTransfer], alloc: &[Vec<u32>]) -> Option<Vec<f64>> {
+    let mut map: std::collections::BTreeMap<(u32, bool, i64), f64> = Default::default();
+    for (t, xs) in transfers.iter().zip(alloc) {
+        let (a, _) = lp::window(t, 1.0);
+        for (k, &x) in xs.iter().enumerate() {
+            *map.entry((t.src.0, true, a + k as i64)).or_default() += f64::from(x);
+            *map.entry((t.dst.0, false, a + k as i64)).or_default() += f64::from(x);
+        }
+    }
+    let v: Vec<f64> = map.into_values().collect();
+    v.iter().all(|&l| l <= CAP).then_some(v)
+}
+
+fn excess(loads: &[f64], thresholds: &[f64]) -> Vec<f64> {
+    thresholds
+        .iter()
+        .map(|&th| loads.iter().map(|&l| (l - th).max(0.0)).sum())
+        .collect()
+}
+
+fn lex_le(a: &[f64], b: &[f64], tol: f64) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if *x < y - tol {
+            return true;
+        }
+        if *x > y + tol {
+            return false;
+        }
+    }
+    true
+}
+
+fn schedule_loads(transfers: &[LpTransfer], s: &Schedule) -> Vec<f64> {
+    let mut map: std::collections::BTreeMap<(u32, bool, i64), f64> = Default::default();
+    for (f, t) in transfers.iter().enumerate() {
+        let (a, b) = lp::window(t, 1.0);
+        for k in a..=b {
+            let r = s.rate(f, k);
+            *map.entry((t.src.0, true, k)).or_default() += r;
+            *map.entry((t.dst.0, false, k)).or_default() += r;
+        }
+    }
+    map.into_values().collect()
+}
+
+fn instance() -> impl Strategy<Value = Vec<LpTransfer>> {
+    proptest::collection::vec((0u32..3, 1u32..3, 0u32..3, 0u32..2, 1u32..4), 1..4).prop_map(|v| {
+        v.into_iter()
+            .map(|(src, d, size, rel, w)| LpTransfer {
+                src: MachineId(src),
+                dst: MachineId((src + d) % 3),
+                size: f64::from(size),
+                release: f64::from(rel),
+                deadline: f64::from(rel + w),
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+
+    #[test]
+    fn lp_matches_integer_brute_force(transfers in instance()) {
+        let cluster = Cluster::uniform(3, CAP).unwrap();
+        let res = Reservations::new();
+        let allocs: Vec<Vec<f64>> = integer_schedules(&transfers)
+            .iter()
+            .filter_map(|a| loads(&transfers, a))
+            .collect();
+        let minmax = lp::solve(&cluster, &transfers, &res, 1.0, Objective::MinMax, Backend::Microlp);
+        if allocs.is_empty() {
+            // Total unimodularity: no integer schedule means no fractional one either.
+            prop_assert!(matches!(minmax, Err(Error::Infeasible { .. })), "{minmax:?}");
+            return Ok(());
+        }
+        let minmax = minmax.unwrap();
+        check_feasible(&cluster, &transfers, &minmax).map_err(TestCaseError::fail)?;
+        let ilp = allocs.iter().map(|l| l.iter().copied().fold(0.0, f64::max)).fold(f64::INFINITY, f64::min);
+        let u = minmax.min_max * CAP;
+        prop_assert!(u <= ilp + 1e-6, "LP {u} above ILP {ilp}");
+        prop_assert_eq!((u - 1e-6).ceil().max(0.0), ilp, "TU: ⌈U*⌉ is the ILP optimum");
+
+        // Literal objective, 2 levels of 1 unit: the LP optimum equals the integer optimum (TU).
+        let flutter = lp::solve(&cluster, &transfers, &res, 1.0, Objective::Flutter { levels: 2 }, Backend::Microlp).unwrap();
+        check_feasible(&cluster, &transfers, &flutter).map_err(TestCaseError::fail)?;
+        let n = allocs[0].len() as f64;
+        let g = allocs.iter().map(|l| l.iter().map(|&d| n.powf(d)).sum::<f64>()).fold(f64::INFINITY, f64::min);
+        prop_assert!((flutter.objective - g).abs() <= 1e-6 * g, "λ-LP {} vs brute force {}", flutter.objective, g);
+
+        // Levels form: lexicographically no worse than any integer schedule under U*.
+        let lex = lp::solve(&cluster, &transfers, &res, 1.0, Objective::LexLevels { levels: 4 }, Backend::Microlp).unwrap();
+        check_feasible(&cluster, &transfers, &lex).map_err(TestCaseError::fail)?;
+        prop_assert!((lex.min_max - minmax.min_max).abs() < 1e-7);
+        let thresholds: Vec<f64> = (1..4).map(|j| u * f64::from(4 - j) / 4.0).collect();
+        let e_lex = excess(&schedule_loads(&transfers, &lex), &thresholds);
+        for (a, b) in e_lex.iter().zip(&lex.excess) {
+            prop_assert!((a - b * CAP).abs() < 1e-5, "reported excess {b} vs recomputed {a}");
+        }
+        for l in &allocs {
+            if l.iter().copied().fold(0.0, f64::max) <= u + 1e-9 {
+                prop_assert!(lex_le(&e_lex, &excess(l, &thresholds), 1e-5), "{e_lex:?} vs {:?}", excess(l, &thresholds));
+            }
+        }
+        let e_mm = excess(&schedule_loads(&transfers, &minmax), &thresholds);
+        prop_assert!(lex_le(&e_lex, &e_mm, 1e-5));
+    }
+}
+
+#[test]
+fn lexicographic_levels_spread_load() {
+    // Two transfers of 2 units to one receiver over 4 slots with capacity 2: min-max is 1 and
+    // the levels form keeps every slot at exactly 1.
+    let cluster = Cluster::uniform(3, CAP).unwrap();
+    let t = |src| LpTransfer {
+        src: MachineId(src),
+        dst: MachineId(2),
+        size: 2.0,
+        release: 0.0,
+        deadline: 4.0,
+    };
+    let transfers = [t(0), t(1)];
+    let s = lp::solve(
+        &cluster,
+        &transfers,
+        &Reservations::new(),
+        1.0,
+        Objective::LexLevels { levels: 4 },
+        Backend::Microlp,
+    )
+    .unwrap();
+    check_feasible(&cluster, &transfers, &s).unwrap();
+    assert!((s.min_max - 0.5).abs() < 1e-9);
+    let loads = schedule_loads(&transfers, &s);
+    let ingress: Vec<f64> = (0..4).map(|k| s.rate(0, k) + s.rate(1, k)).collect();
+    assert!(
+        ingress.iter().all(|&l| (l - 1.0).abs() < 1e-6),
+        "{ingress:?} {loads:?}"
+    );
+}
+
+#[test]
+fn reservations_are_background() {
+    let cluster = Cluster::uniform(2, CAP).unwrap();
+    let mut res = Reservations::new();
+    res.add(MachineId(1), lp::Direction::Ingress, 0, 2.0);
+    let transfers = [LpTransfer {
+        src: MachineId(0),
+        dst: MachineId(1),
+        size: 2.0,
+        release: 0.0,
+        deadline: 2.0,
+    }];
+    let s = lp::solve(
+        &cluster,
+        &transfers,
+        &res,
+        1.0,
+        Objective::MinMax,
+        Backend::Microlp,
+    )
+    .unwrap();
+    assert!(s.rate(0, 0).abs() < 1e-9 && (s.rate(0, 1) - 2.0).abs() < 1e-9);
+    // A full reservation over the whole window makes it infeasible.
+    res.add(MachineId(1), lp::Direction::Ingress, 1, 1.0);
+    assert_eq!(
+        lp::solve(
+            &cluster,
+            &transfers,
+            &res,
+            1.0,
+            Objective::MinMax,
+            Backend::Microlp
+        )
+        .unwrap_err(),
+        Error::Infeasible { transfers: 1 }
+    );
+    // Reserving a schedule adds its rates.
+    let mut r2 = Reservations::new();
+    r2.add_schedule(&transfers, &s);
+    assert!((r2.get(MachineId(0), lp::Direction::Egress, 1) - 2.0).abs() < 1e-9);
+    r2.forget_before(2);
+    assert_eq!(r2.get(MachineId(0), lp::Direction::Egress, 1), 0.0);
+}
+
+#[test]
+fn literal_objective_refused_beyond_floating_point() {
+    let cluster = Cluster::uniform(10, 1.0).unwrap();
+    let transfers: Vec<LpTransfer> = (0..5)
+        .map(|i| LpTransfer {
+            src: MachineId(i),
+            dst: MachineId(i + 5),
+            size: 1.0,
+            release: 0.0,
+            deadline: 10.0,
+        })
+        .collect();
+    // 5 transfers × 10 slots × 2 ports = 100 port-slots: 100^10 = 1e20 > 1e9.
+    match lp::solve(
+        &cluster,
+        &transfers,
+        &Reservations::new(),
+        1.0,
+        Objective::Flutter { levels: 10 },
+        Backend::Microlp,
+    ) {
+        Err(Error::ObjectiveNotRepresentable {
+            base: 100,
+            levels: 10,
+            largest,
+            ..
+        }) => assert_eq!(largest, 1e20),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn bad_inputs() {
+    let cluster = Cluster::uniform(2, 1.0).unwrap();
+    let t = LpTransfer {
+        src: MachineId(0),
+        dst: MachineId(1),
+        size: 1.0,
+        release: 3.0,
+        deadline: 2.0,
+    };
+    let r = Reservations::new();
+    assert_eq!(
+        lp::solve(&cluster, &[t], &r, 1.0, Objective::MinMax, Backend::Microlp).unwrap_err(),
+        Error::EmptyWindow {
+            index: 0,
+            release: 3.0,
+            deadline: 2.0
+        }
+    );
+    assert!(matches!(
+        lp::solve(&cluster, &[], &r, 0.0, Objective::MinMax, Backend::Microlp),
+        Err(Error::InvalidParameter { name: "slot", .. })
+    ));
+    // With no transfer there is nothing to solve: an empty schedule.
+    let empty = lp::solve(&cluster, &[], &r, 1.0, Objective::MinMax, Backend::Microlp).unwrap();
+    assert!(empty.is_empty() && empty.solves == 0);
+    let ok = LpTransfer { deadline: 4.0, ..t };
+    assert!(matches!(
+        lp::solve(
+            &cluster,
+            &[ok],
+            &r,
+            1.0,
+            Objective::LexLevels { levels: 0 },
+            Backend::Microlp
+        ),
+        Err(Error::InvalidParameter { name: "levels", .. })
+    ));
+    assert!(matches!(
+        lp::alpha_prefix(10, 1.5),
+        Err(Error::InvalidParameter { name: "alpha", .. })
+    ));
+    assert_eq!(lp::alpha_prefix(10, 0.4).unwrap(), 4);
+    assert_eq!(lp::alpha_prefix(32, 0.4).unwrap(), 13);
+    assert_eq!(lp::alpha_prefix(5, 0.0).unwrap(), 0);
+}
