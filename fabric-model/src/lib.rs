@@ -1,2 +1,61 @@
-//! fabric-model (being written)
+//! # fabric-model
+//!
+//! The shared vocabulary of the fabric workspace: ids and units, the [`Fabric`] graph of
+//! switches and terminals with numbered ports, topology [`generators`] for the fabrics of the
+//! papers (fat trees, tapered fat trees, tori, dragonflies, random regular graphs), the
+//! [`ibnet`] topology text of `ibnetdiscover`/`ibsim`, all-pairs switch [`HopTable`]s with
+//! OpenSM's per-port min-hop query, and process [`placement`].
+//!
+//! Every algorithm crate of the workspace (`mcast-route`, `topo-cluster`, `dag-sched`, …)
+//! builds on these types. The crate does no I/O: text is parsed from `&str` and written to a
+//! `String` or any `fmt::Write`; randomised generators take a seed and are bit-identical on
+//! every platform.
+//!
+//! ```
+//! use fabric_model::{generators, ibnet, HopTable, NodeKind};
+//!
+//! // The paper's three-level fat tree, at k = 8.
+//! let fabric = generators::fat_tree(8)?;
+//! assert_eq!(fabric.switch_count(), 5 * 8 * 8 / 4);
+//! assert_eq!(fabric.terminal_count(), 8 * 8 * 8 / 4);
+//!
+//! // Where does a terminal hang, and how far apart are two terminals?
+//! let (a, b) = (fabric.terminals()[0], fabric.terminals()[127]);
+//! let (leaf, _port) = fabric.switch_of(a).expect("every terminal is linked");
+//! assert_eq!(fabric.kind(leaf), NodeKind::Switch);
+//! let hops = HopTable::new(&fabric)?;
+//! assert_eq!(hops.diameter(), Some(4));
+//! assert_eq!(hops.between(&fabric, a, b), Some(6));
+//!
+//! // ibnetdiscover text round-trips.
+//! let text = ibnet::write_ibnetdiscover(&fabric);
+//! assert_eq!(ibnet::read_ibnetdiscover(&text)?, fabric);
+//! # Ok::<(), fabric_model::Error>(())
+//! ```
+//!
+//! ## Features
+//! - `parallel`: [`HopTable::new_parallel`] computes the rows on all cores with rayon.
+//!
+//! ## Errors
+//! One error type, [`Error`]: builders and generators name the parameter, node or port and
+//! why; the ibnetdiscover reader gives the line number and what was wrong. Nothing panics on
+//! bad input.
 #![forbid(unsafe_code)]
+
+mod error;
+mod fabric;
+pub mod fuzz_harness;
+pub mod generators;
+mod hops;
+pub mod ibnet;
+mod ids;
+pub mod placement;
+mod units;
+pub mod visit;
+
+pub use error::Error;
+pub use fabric::{DEFAULT_LATENCY, Fabric, FabricBuilder, GUID_BASE, Link, Neighbor, NodeInfo};
+pub use hops::{HopTable, UNREACHABLE};
+pub use ids::{LinkId, NodeId, NodeKind, PortNo};
+pub use placement::{Placement, place};
+pub use units::{BitsPerSec, LinkRate, LinkSpeed, LinkWidth, Nanos, ParseRateError};

@@ -1,0 +1,40 @@
+//! The topology text of `ibnetdiscover` and `ibsim`: read it into a [`Fabric`] and write a
+//! fabric back.
+//!
+//! # The format
+//! A file is a sequence of node records. A record is an optional GUID line
+//! (`switchguid=0x…(…)`, `caguid=0x…`, `rtguid=0x…`), a header line
+//! `Switch|Ca|Hca|Rt <ports> "<id>" [# "<description>" … lid <n> …]`, then one line per
+//! connected port: `[<port>][(<port guid>)] "<peer id>"[<peer port>][(<peer port guid>)]
+//! [# … <width>x<SPEED>]`. A blank or any other line ends the record. Every link appears from
+//! both ends, and both ends must agree.
+//!
+//! Reading follows ibsim: lines it does not know (`vendid=`, `# Topology file…`, chassis
+//! lines, stderr noise) are skipped; `#` lines inside a record are comments; whitespace may be
+//! tabs or spaces; a description may hold `#`. The node's id string becomes its
+//! [`name`](crate::NodeInfo::name); `Ca`/`Hca` and `Rt` records become terminals (routers
+//! flagged). A loopback cable (a port wired to another port of the same node, seen on real
+//! switches under test) can never carry traffic between nodes and is skipped. Lines past the
+//! rate token (`s=…`, `w=…`) are ignored. Links get the rate of their `4xEDR`-style token
+//! (4xEDR when absent) and [`DEFAULT_LATENCY`](crate::DEFAULT_LATENCY): the format has no
+//! latency.
+//!
+//! Writing prints every node in id order, each with its GUID line when it has a GUID, and
+//! every connected port in port order. Reading what was written gives back an equal
+//! [`Fabric`] for every fabric whose links have the default latency.
+//!
+//! ```
+//! use fabric_model::{generators, ibnet};
+//!
+//! let f = generators::fat_tree(4)?;
+//! let text = ibnet::write_ibnetdiscover(&f);
+//! assert!(text.contains("Switch\t4 \"S-0002c90000000001\""));
+//! assert_eq!(ibnet::read_ibnetdiscover(&text)?, f);
+//! # Ok::<(), fabric_model::Error>(())
+//! ```
+
+mod reader;
+mod writer;
+
+pub use reader::read_ibnetdiscover;
+pub use writer::{write_ibnetdiscover, write_ibnetdiscover_to};

@@ -1,0 +1,473 @@
+use std::collections::HashMap;
+
+use crate::{
+    DEFAULT_LATENCY, Error, Fabric, FabricBuilder, LinkRate, NodeId, NodeInfo, NodeKind, PortNo,
+};
+
+const NONE: u32 = u32::MAX;
+
+struct Record<'a> {
+    name: &'a str,
+    kind: NodeKind,
+    router: bool,
+    ports: u16,
+    guid: Option<u64>,
+    description: Option<&'a str>,
+    lid: Option<u16>,
+    line: usize,
+    slot_base: usize,
+}
+
+struct Entry<'a> {
+    node: u32,
+    port: u16,
+    peer: &'a str,
+    peer_port: u32,
+    rate: Option<LinkRate>,
+    line: usize,
+}
+
+/// A cursor over one line.
+struct Cursor<'a> {
+    s: &'a str,
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn new(s: &'a str) -> Self {
+        Self { s, pos: 0 }
+    }
+
+    fn rest(&self) -> &'a str {
+        &self.s[self.pos..]
+    }
+
+    fn skip_ws(&mut self) {
+        let r = self.rest();
+        self.pos += r.len() - r.trim_start().len();
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.rest().starts_with(c) {
+            self.pos += c.len_utf8();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn digits(&mut self) -> Option<&'a str> {
+        let r = self.rest();
+        let n = r.bytes().take_while(u8::is_ascii_digit).count();
+        (n > 0).then(|| {
+            self.pos += n;
+            &r[..n]
+        })
+    }
+
+    /// A `"…"` string; `Ok(None)` when the cursor is not at a quote.
+    fn quoted(&mut self, line: usize) -> Result<Option<&'a str>, Error> {
+        if !self.eat('"') {
+            return Ok(None);
+        }
+        let r = self.rest();
+        let end = r.find('"').ok_or(Error::UnterminatedQuote { line })?;
+        self.pos += end + 1;
+        Ok(Some(&r[..end]))
+    }
+
+    /// `(hex)`, checked and discarded; false when not at `(`.
+    fn paren_guid(&mut self, line: usize) -> Result<bool, Error> {
+        if !self.eat('(') {
+            return Ok(false);
+        }
+        let r = self.rest();
+        let end = r.find(')').ok_or_else(|| Error::MalformedGuid {
+            line,
+            text: r.to_owned(),
+        })?;
+        parse_guid(&r[..end], line)?;
+        self.pos += end + 1;
+        Ok(true)
+    }
+
+    /// `[ext N]`, discarded.
+    fn ext(&mut self) {
+        if self.rest().starts_with("[ext")
+            && let Some(end) = self.rest().find(']')
+        {
+            self.pos += end + 1;
+        }
+    }
+
+    /// `[n]` as a port number.
+    fn port(&mut self, line: usize, what: &str) -> Result<u32, Error> {
+        let bad = |reason: String| Error::MalformedPort { line, reason };
+        if !self.eat('[') {
+            return Err(bad(format!("expected `[` before the {what}")));
+        }
+        let d = self
+            .digits()
+            .ok_or_else(|| bad(format!("the {what} is not a number")))?;
+        if !self.eat(']') {
+            return Err(bad(format!("expected `]` after the {what}")));
+        }
+        d.parse::<u32>()
+            .map_err(|_| bad(format!("the {what} {d} is too large")))
+    }
+}
+
+fn parse_guid(text: &str, line: usize) -> Result<u64, Error> {
+    let t = text.trim();
+    let hex = t
+        .strip_prefix("0x")
+        .or_else(|| t.strip_prefix("0X"))
+        .unwrap_or(t);
+    if hex.is_empty() || hex.len() > 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(Error::MalformedGuid {
+            line,
+            text: text.to_owned(),
+        });
+    }
+    u64::from_str_radix(hex, 16).map_err(|_| Error::MalformedGuid {
+        line,
+        text: text.to_owned(),
+    })
+}
+
+/// The tokens of a `# …` tail: quoted strings and whitespace-separated words.
+enum Token<'a> {
+    Quoted(&'a str),
+    Word(&'a str),
+}
+
+fn tail_tokens(tail: &str, line: usize) -> Result<Vec<Token<'_>>, Error> {
+    let mut c = Cursor::new(tail);
+    let mut out = Vec::new();
+    loop {
+        c.skip_ws();
+        if c.rest().is_empty() {
+            return Ok(out);
+        }
+        if let Some(q) = c.quoted(line)? {
+            out.push(Token::Quoted(q));
+        } else {
+            let r = c.rest();
+            let n = r
+                .find(|ch: char| ch.is_whitespace() || ch == '"')
+                .unwrap_or(r.len());
+            out.push(Token::Word(&r[..n]));
+            c.pos += n;
+        }
+    }
+}
+
+/// The value after the first `lid` word, when it is a number.
+fn lid_after(tokens: &[Token<'_>]) -> Option<u16> {
+    tokens.windows(2).find_map(|w| match w {
+        [Token::Word("lid"), Token::Word(n)] => n.parse().ok(),
+        _ => None,
+    })
+}
+
+fn valid_text(s: &str) -> bool {
+    !s.chars().any(char::is_control)
+}
+
+fn header<'a>(keyword: &str, line_text: &'a str, line: usize) -> Result<Record<'a>, Error> {
+    let bad = |reason: &str| Error::MalformedHeader {
+        line,
+        reason: reason.to_owned(),
+    };
+    let (kind, router) = match keyword {
+        "Switch" => (NodeKind::Switch, false),
+        "Rt" => (NodeKind::Terminal, true),
+        _ => (NodeKind::Terminal, false),
+    };
+    let mut c = Cursor::new(line_text.trim_start());
+    c.pos = keyword.len();
+    c.skip_ws();
+    let ports = c
+        .digits()
+        .ok_or_else(|| bad("the port count is not a number"))?;
+    let ports: u16 = ports
+        .parse()
+        .ok()
+        .filter(|&p| p > 0 && p < u16::MAX)
+        .ok_or_else(|| bad("the port count must be 1..=65534"))?;
+    c.skip_ws();
+    let name = c
+        .quoted(line)?
+        .ok_or_else(|| bad("expected the quoted node id"))?;
+    if name.is_empty() || !valid_text(name) {
+        return Err(bad("the node id is empty or holds a control character"));
+    }
+    let mut description = None;
+    let mut lid = None;
+    if let Some(hash) = c.rest().find('#') {
+        let tokens = tail_tokens(&c.rest()[hash + 1..], line)?;
+        if let Some(Token::Quoted(d)) = tokens.first() {
+            if !valid_text(d) {
+                return Err(bad("the description holds a control character"));
+            }
+            description = (!d.is_empty()).then_some(*d);
+        }
+        lid = lid_after(&tokens);
+    }
+    Ok(Record {
+        name,
+        kind,
+        router,
+        ports,
+        guid: None,
+        description,
+        lid,
+        line,
+        slot_base: 0,
+    })
+}
+
+/// Reads ibnetdiscover or ibsim topology text (see the [module docs](crate::ibnet)).
+///
+/// # Errors
+/// With the 1-based line number: [`Error::MalformedHeader`], [`Error::MalformedPort`],
+/// [`Error::UnterminatedQuote`], [`Error::MalformedGuid`], [`Error::PortPastRadix`],
+/// [`Error::PortListedTwice`], [`Error::DuplicateNode`], [`Error::UnknownPeer`],
+/// [`Error::OneSidedLink`] (a link listed by one end only, or ends that disagree),
+/// [`Error::RateMismatch`], [`Error::TerminalWithoutLink`].
+///
+/// # Complexity
+/// O(length of the text): one pass over the lines, one over the port lines.
+pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
+    let mut records: Vec<Record<'_>> = Vec::new();
+    let mut entries: Vec<Entry<'_>> = Vec::new();
+    // Per port slot of each record: index into `entries`, or NONE.
+    let mut slot_entry: Vec<u32> = Vec::new();
+    let mut pending_guid: Option<u64> = None;
+    let mut current: Option<u32> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let t = raw.trim();
+        if t.starts_with('[') {
+            let Some(node) = current else { continue };
+            let p = port_line(t, line)?;
+            let rec = &mut records[node as usize];
+            if p.port == 0 || p.port > u32::from(rec.ports) {
+                return Err(Error::PortPastRadix {
+                    line,
+                    node: rec.name.to_owned(),
+                    port: p.port,
+                    radix: rec.ports,
+                });
+            }
+            let port = p.port as u16;
+            let slot = rec.slot_base + usize::from(port) - 1;
+            if let Some(first) = entries.get(slot_entry[slot] as usize) {
+                return Err(Error::PortListedTwice {
+                    line,
+                    node: rec.name.to_owned(),
+                    port,
+                    first_line: first.line,
+                });
+            }
+            if rec.kind == NodeKind::Terminal && rec.lid.is_none() {
+                rec.lid = p.own_lid;
+            }
+            slot_entry[slot] =
+                u32::try_from(entries.len()).map_err(|_| Error::TooLarge { what: "links" })?;
+            entries.push(Entry {
+                node,
+                port,
+                peer: p.peer,
+                peer_port: p.peer_port,
+                rate: p.rate,
+                line,
+            });
+            continue;
+        }
+        if t.starts_with('#') || t.starts_with('@') {
+            continue;
+        }
+        current = None;
+        let keyword = t
+            .split(|c: char| c.is_whitespace() || c.is_ascii_digit())
+            .next()
+            .unwrap_or("");
+        match keyword {
+            "Switch" | "Ca" | "Hca" | "Rt" => {
+                let mut r = header(keyword, t, line)?;
+                r.guid = pending_guid.take();
+                r.slot_base = slot_entry.len();
+                slot_entry.extend(std::iter::repeat_n(NONE, usize::from(r.ports)));
+                current = Some(
+                    u32::try_from(records.len()).map_err(|_| Error::TooLarge { what: "nodes" })?,
+                );
+                records.push(r);
+            }
+            _ => {
+                for key in ["switchguid=", "caguid=", "hcaguids=", "rtguid="] {
+                    if let Some(v) = t.strip_prefix(key) {
+                        let hex = v.split(['(', ',']).next().unwrap_or(v);
+                        pending_guid = Some(parse_guid(hex, line)?);
+                    }
+                }
+            }
+        }
+    }
+    link_up(&records, &entries, &slot_entry)
+}
+
+struct PortLine<'a> {
+    port: u32,
+    peer: &'a str,
+    peer_port: u32,
+    rate: Option<LinkRate>,
+    own_lid: Option<u16>,
+}
+
+fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
+    let mut c = Cursor::new(t);
+    let port = c.port(line, "port")?;
+    c.ext();
+    c.skip_ws();
+    c.paren_guid(line)?;
+    c.skip_ws();
+    let peer = c.quoted(line)?.ok_or_else(|| Error::MalformedPort {
+        line,
+        reason: "expected the quoted peer id".to_owned(),
+    })?;
+    let peer_port = c.port(line, "peer port")?;
+    c.ext();
+    c.skip_ws();
+    c.paren_guid(line)?;
+    c.skip_ws();
+    let rest = c.rest();
+    let mut rate = None;
+    let mut own_lid = None;
+    if let Some(tail) = rest.strip_prefix('#') {
+        let tokens = tail_tokens(tail, line)?;
+        rate = tokens.iter().find_map(|tok| match tok {
+            Token::Word(w) => w.parse::<LinkRate>().ok(),
+            Token::Quoted(_) => None,
+        });
+        // A CA's own LID leads its tail (`# lid 4 lmc 0 "peer" lid 6 4xSDR`).
+        if let [Token::Word("lid"), Token::Word(n), ..] = tokens.as_slice() {
+            own_lid = n.parse().ok();
+        }
+    } else if !rest.is_empty() {
+        return Err(Error::MalformedPort {
+            line,
+            reason: format!("unexpected text {rest:?} after the peer port"),
+        });
+    }
+    Ok(PortLine {
+        port,
+        peer,
+        peer_port,
+        rate,
+        own_lid,
+    })
+}
+
+fn link_up(
+    records: &[Record<'_>],
+    entries: &[Entry<'_>],
+    slot_entry: &[u32],
+) -> Result<Fabric, Error> {
+    let mut by_name: HashMap<&str, u32> = HashMap::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        if let Some(&first) = by_name.get(r.name) {
+            return Err(Error::DuplicateNode {
+                line: r.line,
+                name: r.name.to_owned(),
+                first_line: records[first as usize].line,
+            });
+        }
+        by_name.insert(r.name, i as u32);
+    }
+    let mut b = FabricBuilder::with_capacity(records.len(), slot_entry.len(), entries.len() / 2);
+    for r in records {
+        let mut info = match r.kind {
+            NodeKind::Switch => NodeInfo::switch(r.name, r.ports),
+            NodeKind::Terminal => NodeInfo::terminal(r.name, r.ports),
+        };
+        info.guid = r.guid;
+        info.description = r.description.map(str::to_owned);
+        info.lid = r.lid;
+        info.router = r.router;
+        b.add_node(info).map_err(|e| Error::MalformedHeader {
+            line: r.line,
+            reason: e.to_string(),
+        })?;
+    }
+    let mut linked = vec![false; records.len()];
+    for e in entries {
+        let peer = *by_name.get(e.peer).ok_or_else(|| Error::UnknownPeer {
+            line: e.line,
+            peer: e.peer.to_owned(),
+        })?;
+        if peer == e.node {
+            continue; // loopback cable
+        }
+        let pr = &records[peer as usize];
+        if e.peer_port == 0 || e.peer_port > u32::from(pr.ports) {
+            return Err(Error::PortPastRadix {
+                line: e.line,
+                node: pr.name.to_owned(),
+                port: e.peer_port,
+                radix: pr.ports,
+            });
+        }
+        let peer_port = e.peer_port as u16;
+        let back = entries.get(slot_entry[pr.slot_base + usize::from(peer_port) - 1] as usize);
+        let Some(back) = back.filter(|b| {
+            b.node == peer
+                && by_name.get(b.peer) == Some(&e.node)
+                && b.peer_port == u32::from(e.port)
+        }) else {
+            return Err(Error::OneSidedLink {
+                line: e.line,
+                node: records[e.node as usize].name.to_owned(),
+                port: e.port,
+                peer: pr.name.to_owned(),
+                peer_port,
+            });
+        };
+        // Each link once, from the end listed first.
+        if back.line < e.line {
+            continue;
+        }
+        let rate = match (e.rate, back.rate) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(Error::RateMismatch {
+                    line: back.line,
+                    rate: b.to_string(),
+                    other: a.to_string(),
+                });
+            }
+            (a, b) => a.or(b).unwrap_or_default(),
+        };
+        linked[e.node as usize] = true;
+        linked[peer as usize] = true;
+        b.link_with(
+            NodeId(e.node),
+            PortNo(e.port),
+            NodeId(peer),
+            PortNo(peer_port),
+            rate,
+            DEFAULT_LATENCY,
+        )?;
+    }
+    if let Some(r) = records
+        .iter()
+        .zip(&linked)
+        .find(|(r, l)| r.kind == NodeKind::Terminal && !**l)
+        .map(|(r, _)| r)
+    {
+        return Err(Error::TerminalWithoutLink {
+            line: r.line,
+            name: r.name.to_owned(),
+        });
+    }
+    b.build()
+}

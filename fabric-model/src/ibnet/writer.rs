@@ -1,0 +1,88 @@
+use std::fmt::{self, Write};
+
+use crate::{Fabric, NodeId, NodeKind};
+
+/// Writes `fabric` as ibnetdiscover text into `out`.
+///
+/// # Errors
+/// Only the errors of `out`.
+///
+/// # Complexity
+/// O(nodes + ports).
+pub fn write_ibnetdiscover_to(fabric: &Fabric, out: &mut impl Write) -> fmt::Result {
+    out.write_str("#\n# Topology file: written by fabric-model\n#\n")?;
+    for id in fabric.node_ids() {
+        write_node(fabric, id, out)?;
+    }
+    Ok(())
+}
+
+/// Writes `fabric` as ibnetdiscover text into a new string.
+#[must_use]
+pub fn write_ibnetdiscover(fabric: &Fabric) -> String {
+    let mut s = String::with_capacity(64 * (fabric.node_count() + 2 * fabric.link_count()));
+    // Writing into a String cannot fail.
+    let _ = write_ibnetdiscover_to(fabric, &mut s);
+    s
+}
+
+fn write_node(f: &Fabric, id: NodeId, out: &mut impl Write) -> fmt::Result {
+    let n = f.node(id);
+    out.write_char('\n')?;
+    let (keyword, guid_key) = match (n.kind, n.router) {
+        (NodeKind::Switch, _) => ("Switch", "switchguid"),
+        (NodeKind::Terminal, false) => ("Ca", "caguid"),
+        (NodeKind::Terminal, true) => ("Rt", "rtguid"),
+    };
+    if let Some(g) = n.guid {
+        if n.kind == NodeKind::Switch {
+            writeln!(out, "{guid_key}=0x{g:x}({g:x})")?;
+        } else {
+            writeln!(out, "{guid_key}=0x{g:x}")?;
+        }
+    }
+    write!(out, "{keyword}\t{} \"{}\"", n.ports, n.name)?;
+    let desc = |out: &mut dyn Write, d: &Option<String>| match d {
+        Some(d) => write!(out, "\"{d}\" "),
+        None => Ok(()),
+    };
+    if n.kind == NodeKind::Switch {
+        out.write_str("\t\t# ")?;
+        desc(out, &n.description)?;
+        out.write_str("base port 0")?;
+        if let Some(l) = n.lid {
+            write!(out, " lid {l} lmc 0")?;
+        }
+    } else if let Some(d) = &n.description {
+        write!(out, "\t\t# \"{d}\"")?;
+    }
+    out.write_char('\n')?;
+    for nb in f.neighbors(id) {
+        let peer = f.node(nb.peer);
+        let rate = f.link(nb.link).rate;
+        write!(out, "[{}]", nb.port.0)?;
+        if n.kind == NodeKind::Terminal
+            && let Some(g) = n.guid
+        {
+            write!(out, "({:x}) ", g.wrapping_add(u64::from(nb.port.0)))?;
+        }
+        write!(out, "\t\"{}\"[{}]", peer.name, nb.peer_port.0)?;
+        if peer.kind == NodeKind::Terminal
+            && let Some(g) = peer.guid
+        {
+            write!(out, "({:x}) ", g.wrapping_add(u64::from(nb.peer_port.0)))?;
+        }
+        out.write_str("\t\t# ")?;
+        if n.kind == NodeKind::Terminal
+            && let Some(l) = n.lid
+        {
+            write!(out, "lid {l} lmc 0 ")?;
+        }
+        desc(out, &peer.description)?;
+        if let Some(l) = peer.lid {
+            write!(out, "lid {l} ")?;
+        }
+        writeln!(out, "{rate}")?;
+    }
+    Ok(())
+}
