@@ -11,6 +11,9 @@
 //!    bound ([`logical_clusters`], §3.2), selectable acceptance rule ([`AcceptRule`]);
 //! 3. group processes by host name and build the subnet → machine → rank hierarchy as
 //!    communicator colour/key splits ([`group_by_host`], [`Hierarchy`], §3.3);
+//! 4. measure pLogP once per cluster and once per pair of clusters, C(C+1)/2 measures with
+//!    symmetric links ([`MeasurementPlan`], §4), and take the parameters back ([`PlanResults`],
+//!    [`PLogP`], with LogP/MPI's derivation from round trips and interpolation);
 //!
 //! Everything is pure: no I/O, no clock, no threads; generators take a seed.
 //!
@@ -40,9 +43,13 @@ pub mod fixtures;
 mod hierarchy;
 mod matrix;
 mod partition;
+mod plan;
+mod plogp;
 
 pub use cluster::{AcceptRule, ClusterParams, logical_clusters};
 pub use error::TopoError;
 pub use hierarchy::{Hierarchy, Level, Placement, Split, group_by_host};
 pub use matrix::{LatencyMatrix, Symmetry};
 pub use partition::Partition;
+pub use plan::{LinkModels, Links, Measurement, MeasurementPlan, PlanResults};
+pub use plogp::{PLogP, RttSample, SizePoint};
