@@ -1,0 +1,168 @@
+//! Identities: interned namespaces, ranks and process ids.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::error::{Error, Result};
+
+/// Longest namespace, in bytes (`PMIX_MAX_NSLEN`).
+pub const MAX_NSLEN: usize = 255;
+
+/// A process rank within its namespace (`pmix_rank_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rank(pub u32);
+
+impl Rank {
+    /// `PMIX_RANK_UNDEF`: "any rank" in a `get` for a globally unique key (searches every rank).
+    pub const UNDEF: Self = Self(u32::MAX);
+    /// `PMIX_RANK_WILDCARD`: job-level data, or every process of a namespace.
+    pub const WILDCARD: Self = Self(u32::MAX - 1);
+    /// `PMIX_RANK_VALID`: ranks below this are real processes.
+    pub const VALID: Self = Self(u32::MAX - 50);
+
+    /// Whether this names a real process (below [`Rank::VALID`]).
+    #[must_use]
+    pub fn is_valid(self) -> bool {
+        self.0 < Self::VALID.0
+    }
+}
+
+impl fmt::Display for Rank {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::UNDEF => f.write_str("UNDEF"),
+            Self::WILDCARD => f.write_str("WILDCARD"),
+            Self(r) => write!(f, "{r}"),
+        }
+    }
+}
+
+/// An interned namespace: a small integer handed out by an [`NspaceTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Nspace(pub u32);
+
+/// A process identifier (`pmix_proc_t`) with its namespace interned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ProcId {
+    /// The namespace.
+    pub nspace: Nspace,
+    /// The rank.
+    pub rank: Rank,
+}
+
+impl ProcId {
+    /// A process id.
+    #[must_use]
+    pub fn new(nspace: Nspace, rank: Rank) -> Self {
+        Self { nspace, rank }
+    }
+}
+
+/// Interns namespace strings to [`Nspace`] integers and back.
+#[derive(Debug, Clone, Default)]
+pub struct NspaceTable {
+    names: Vec<String>,
+    ids: HashMap<String, Nspace>,
+}
+
+impl NspaceTable {
+    /// An empty table.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `name`, interning it on first use.
+    ///
+    /// # Errors
+    /// [`Error::BadNspaceLength`] if `name` is empty or longer than [`MAX_NSLEN`].
+    ///
+    /// # Complexity
+    /// O(|name|) expected.
+    pub fn intern(&mut self, name: &str) -> Result<Nspace> {
+        check_nspace(name)?;
+        if let Some(&id) = self.ids.get(name) {
+            return Ok(id);
+        }
+        let id = Nspace(u32::try_from(self.names.len()).map_err(|_| Error::Encode {
+            what: "namespace table",
+            reason: "more than u32::MAX namespaces",
+        })?);
+        self.names.push(name.to_owned());
+        self.ids.insert(name.to_owned(), id);
+        Ok(id)
+    }
+
+    /// The id of `name` if it was interned.
+    #[must_use]
+    pub fn lookup(&self, name: &str) -> Option<Nspace> {
+        self.ids.get(name).copied()
+    }
+
+    /// The name of `id`, if this table handed it out.
+    #[must_use]
+    pub fn name(&self, id: Nspace) -> Option<&str> {
+        self.names.get(id.0 as usize).map(String::as_str)
+    }
+
+    /// How many namespaces are interned.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether no namespace is interned.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// Checks a namespace's length (1..=[`MAX_NSLEN`] bytes).
+///
+/// # Errors
+/// [`Error::BadNspaceLength`].
+pub fn check_nspace(name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > MAX_NSLEN {
+        return Err(Error::BadNspaceLength { len: name.len() });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn special_ranks_have_pmix_values() {
+        assert_eq!(Rank::UNDEF.0, 0xFFFF_FFFF);
+        assert_eq!(Rank::WILDCARD.0, 0xFFFF_FFFE);
+        assert!(!Rank::WILDCARD.is_valid());
+        assert!(!Rank::UNDEF.is_valid());
+        assert!(Rank(0).is_valid());
+        assert!(Rank(u32::MAX - 51).is_valid());
+        assert!(!Rank(u32::MAX - 50).is_valid());
+        assert_eq!(Rank::WILDCARD.to_string(), "WILDCARD");
+    }
+
+    #[test]
+    fn interning_is_stable_and_reversible() {
+        let mut t = NspaceTable::new();
+        let a = t.intern("slurm.pmix.42.0").unwrap();
+        let b = t.intern("other").unwrap();
+        assert_ne!(a, b);
+        assert_eq!(t.intern("slurm.pmix.42.0").unwrap(), a);
+        assert_eq!(t.name(a), Some("slurm.pmix.42.0"));
+        assert_eq!(t.lookup("other"), Some(b));
+        assert_eq!(t.len(), 2);
+    }
+
+    #[test]
+    fn bad_namespaces_are_refused() {
+        let mut t = NspaceTable::new();
+        assert_eq!(t.intern(""), Err(Error::BadNspaceLength { len: 0 }));
+        let long = "n".repeat(256);
+        assert_eq!(t.intern(&long), Err(Error::BadNspaceLength { len: 256 }));
+        assert!(t.intern(&"n".repeat(255)).is_ok());
+    }
+}

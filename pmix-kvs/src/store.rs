@@ -1,0 +1,680 @@
+//! The node store and the process side: `put`, `commit`, `get`, fence contributions and
+//! direct modex (PMIx Standard v5.0, `Chap_API_Sharing_Basics.tex`; `reference/pmix.md` §3).
+//!
+//! A [`NodeStore`] is what a node's PMIx server keeps: job-level data registered by the
+//! resource manager under [`Rank::WILDCARD`], per-process data of the resource manager's
+//! process realm, data committed by local processes, and data received by fences and direct
+//! modex. A [`Client`] is one process: it stages `put`s, publishes them on `commit`, keeps its
+//! `Internal` data to itself and caches what it read. Share a [`NodeStore`] between a node's
+//! threads through the 2N-lock.
+//!
+//! Nothing here waits: a `get` for data that is not there yet answers
+//! [`GetOutcome::Pending`] (or [`GetOutcome::Forward`] for a remote process) and the caller
+//! asks again, with the current time, after the store changed.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use crate::blob::{FenceBlob, ProcEntry};
+use crate::codec;
+use crate::error::{Error, Result, status};
+use crate::ident::{Nspace, NspaceTable, ProcId, Rank, check_nspace};
+use crate::keys;
+use crate::value::{Scope, Value};
+
+/// One stored datum and the scope it was put with.
+type Entry = (Scope, Value);
+
+#[derive(Debug, Clone, Default)]
+struct ProcData {
+    /// Resource-manager data of the process realm (reserved keys).
+    info: BTreeMap<String, Value>,
+    /// Data visible on the node (`Local`, `Global`), of local processes.
+    local: HashMap<String, Entry>,
+    /// Data that leaves the node (`Remote`, `Global`): of local processes, what they committed;
+    /// of remote processes, what fences and direct modex brought.
+    remote: HashMap<String, Entry>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct JobData {
+    registered: bool,
+    size: u32,
+    job: BTreeMap<String, Value>,
+    local: BTreeSet<Rank>,
+    proc_nodes: Option<Vec<u32>>,
+    procs: HashMap<Rank, ProcData>,
+    dmodex_sent: HashSet<Rank>,
+}
+
+/// What the resource manager tells a node about a job (namespace) before its processes start.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobInfo {
+    /// Number of processes in the job (`pmix.job.size`).
+    pub size: u32,
+    /// Ranks of the job on this node (`pmix.lpeers`), any order.
+    pub local_peers: Vec<Rank>,
+    /// This node's id (`pmix.nodeid`).
+    pub node_id: u32,
+    /// This node's host name (`pmix.hname`).
+    pub hostname: String,
+    /// Number of nodes of the job (`pmix.num.nodes`).
+    pub num_nodes: u32,
+    /// The node of each rank, when known: lets a direct-modex request say where to go.
+    pub proc_nodes: Option<Vec<u32>>,
+    /// Further job-level pairs (reserved or not) to register under `WILDCARD`.
+    pub extra: Vec<(String, Value)>,
+}
+
+/// What a `get` asks for besides the process and key (the `pmix_info_t` directives).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GetOptions {
+    /// `PMIX_OPTIONAL`: answer [`GetOutcome::NotFound`] instead of waiting.
+    pub optional: bool,
+    /// `PMIX_IMMEDIATE`: do not wait for the server either.
+    pub immediate: bool,
+    /// `PMIX_GET_REFRESH_CACHE`: skip the process's cache and re-read the node store.
+    pub refresh_cache: bool,
+    /// `PMIX_DATA_SCOPE`: only data of this scope.
+    pub scope: Option<Scope>,
+    /// `PMIX_TIMEOUT` as an absolute deadline in nanoseconds on the caller's clock; `None`
+    /// waits forever (the standard advises always giving one).
+    pub deadline: Option<u64>,
+}
+
+/// The answer to a `get` (PMIx Standard §3.3's outcomes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GetOutcome {
+    /// The value.
+    Found(Value),
+    /// Not there and the caller asked not to wait (or a reserved key is missing):
+    /// `PMIX_ERR_NOT_FOUND`.
+    NotFound,
+    /// The key exists, but in a scope this request cannot see: `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`.
+    ExistsOutsideScope,
+    /// Not there yet: ask again after the store changes, before `deadline`.
+    Pending {
+        /// The deadline, if one was given.
+        deadline: Option<u64>,
+    },
+    /// The deadline passed before the data arrived: `PMIX_ERR_TIMEOUT`.
+    TimedOut,
+    /// The target is on another node and its data is absent: send this request there
+    /// (direct modex), hand the answer to [`NodeStore::apply_dmodex`], and ask again.
+    Forward(DmodexRequest),
+}
+
+impl GetOutcome {
+    /// The PMIx status of this outcome; `None` while the get is still in progress
+    /// ([`GetOutcome::Pending`], [`GetOutcome::Forward`]).
+    #[must_use]
+    pub fn status(&self) -> Option<i32> {
+        match self {
+            Self::Found(_) => Some(status::SUCCESS),
+            Self::NotFound => Some(status::ERR_NOT_FOUND),
+            Self::ExistsOutsideScope => Some(status::ERR_EXISTS_OUTSIDE_SCOPE),
+            Self::TimedOut => Some(status::ERR_TIMEOUT),
+            Self::Pending { .. } | Self::Forward(_) => None,
+        }
+    }
+}
+
+/// A direct-modex request: "send me the data of `rank` of `nspace`" (Slurm `pmixp_dmdx.c`;
+/// PMIx `dmodex_req_fn`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DmodexRequest {
+    /// The target's namespace name.
+    pub nspace: String,
+    /// The target's rank.
+    pub rank: Rank,
+    /// The key that was asked for (`PMIX_REQUIRED_KEY`): the target's node answers once that
+    /// key is posted.
+    pub key: String,
+    /// The node to send it to, when the job's process map is known.
+    pub node: Option<u32>,
+}
+
+/// A node's answer to a [`DmodexRequest`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DmodexAnswer {
+    /// The target's whole off-node data (not only the key asked for), as a compact blob.
+    Data(Vec<u8>),
+    /// The required key is not posted yet: ask again later (the serving node holds the request).
+    NotYet,
+}
+
+/// The data store of one node, shared by its processes.
+#[derive(Debug, Clone, Default)]
+pub struct NodeStore {
+    nspaces: NspaceTable,
+    jobs: Vec<JobData>,
+    dmodex: bool,
+    fence_epoch: u64,
+}
+
+impl NodeStore {
+    /// An empty store. Direct modex is on: a `get` for an absent remote process's data answers
+    /// [`GetOutcome::Forward`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            dmodex: true,
+            ..Self::default()
+        }
+    }
+
+    /// Turns direct modex on or off. Off, a `get` for absent remote data answers
+    /// [`GetOutcome::NotFound`] at once (the standard's rule for hosts without
+    /// `dmodex_req_fn`).
+    pub fn set_direct_modex(&mut self, on: bool) {
+        self.dmodex = on;
+    }
+
+    /// How many fences this store has applied.
+    #[must_use]
+    pub fn fence_epoch(&self) -> u64 {
+        self.fence_epoch
+    }
+
+    /// The interned id of `name`, interning it if new.
+    ///
+    /// # Errors
+    /// [`Error::BadNspaceLength`].
+    pub fn nspace(&mut self, name: &str) -> Result<Nspace> {
+        let id = self.nspaces.intern(name)?;
+        if self.jobs.len() <= id.0 as usize {
+            self.jobs.resize_with(id.0 as usize + 1, JobData::default);
+        }
+        Ok(id)
+    }
+
+    /// The interned id of `name` if the store knows it.
+    #[must_use]
+    pub fn lookup_nspace(&self, name: &str) -> Option<Nspace> {
+        self.nspaces.lookup(name)
+    }
+
+    /// The name of an interned namespace.
+    #[must_use]
+    pub fn nspace_name(&self, id: Nspace) -> Option<&str> {
+        self.nspaces.name(id)
+    }
+
+    fn job(&self, ns: Nspace) -> Option<&JobData> {
+        self.jobs.get(ns.0 as usize)
+    }
+
+    fn job_mut(&mut self, ns: Nspace) -> Result<&mut JobData> {
+        let name = self.nspaces.name(ns).unwrap_or("?").to_owned();
+        self.jobs
+            .get_mut(ns.0 as usize)
+            .ok_or(Error::UnknownNspace { nspace: name })
+    }
+
+    /// Registers a job's information (the resource manager's `register_nspace`): the job-level
+    /// reserved keys under `WILDCARD` and the process-realm keys of each local process.
+    ///
+    /// # Errors
+    /// [`Error::BadNspaceLength`]; [`Error::BadRank`] for a local peer not below `size`, or a
+    /// process map whose length is not `size`.
+    ///
+    /// # Complexity
+    /// O(size + local peers × log).
+    pub fn register_job(&mut self, nspace: &str, info: &JobInfo) -> Result<Nspace> {
+        check_nspace(nspace)?;
+        for &r in &info.local_peers {
+            if r.0 >= info.size {
+                return Err(Error::BadRank {
+                    rank: r,
+                    reason: "local peer not below the job size",
+                });
+            }
+        }
+        if let Some(map) = &info.proc_nodes
+            && map.len() != info.size as usize
+        {
+            return Err(Error::BadRank {
+                rank: Rank(u32::try_from(map.len()).unwrap_or(u32::MAX)),
+                reason: "process map length differs from the job size",
+            });
+        }
+        let ns = self.nspace(nspace)?;
+        let job = self.job_mut(ns)?;
+        job.registered = true;
+        job.size = info.size;
+        job.local = info.local_peers.iter().copied().collect();
+        job.proc_nodes.clone_from(&info.proc_nodes);
+        let peers: Vec<String> = job.local.iter().map(|r| r.0.to_string()).collect();
+        let local_size = u32::try_from(job.local.len()).unwrap_or(u32::MAX);
+        job.job.insert(keys::JOB_SIZE.into(), Value::U32(info.size));
+        job.job
+            .insert(keys::LOCAL_PEERS.into(), Value::String(peers.join(",")));
+        job.job
+            .insert(keys::LOCAL_SIZE.into(), Value::U32(local_size));
+        job.job
+            .insert(keys::NODE_ID.into(), Value::U32(info.node_id));
+        job.job
+            .insert(keys::HOSTNAME.into(), Value::String(info.hostname.clone()));
+        job.job
+            .insert(keys::NUM_NODES.into(), Value::U32(info.num_nodes));
+        if let Some(&leader) = job.local.iter().next() {
+            job.job.insert(keys::LOCALLDR.into(), Value::Rank(leader));
+        }
+        for (k, v) in &info.extra {
+            keys::check_key(k)?;
+            job.job.insert(k.clone(), v.clone());
+        }
+        let locals: Vec<Rank> = job.local.iter().copied().collect();
+        for (lrank, r) in locals.into_iter().enumerate() {
+            let p = job.procs.entry(r).or_default();
+            let lr = u16::try_from(lrank).unwrap_or(u16::MAX);
+            p.info.insert(keys::RANK.into(), Value::Rank(r));
+            p.info.insert(keys::LOCAL_RANK.into(), Value::U16(lr));
+            p.info.insert(keys::NODE_RANK.into(), Value::U16(lr));
+            p.info
+                .insert(keys::NODE_ID.into(), Value::U32(info.node_id));
+        }
+        Ok(ns)
+    }
+
+    /// Whether `proc` is a process of a registered job on this node.
+    #[must_use]
+    pub fn is_local(&self, proc: ProcId) -> bool {
+        self.job(proc.nspace)
+            .is_some_and(|j| j.local.contains(&proc.rank))
+    }
+
+    fn check_local_proc(&self, proc: ProcId) -> Result<()> {
+        if self.is_local(proc) {
+            Ok(())
+        } else {
+            Err(Error::NotLocal {
+                nspace: self.nspaces.name(proc.nspace).unwrap_or("?").to_owned(),
+                rank: proc.rank,
+            })
+        }
+    }
+
+    /// Publishes one process's committed pairs (what [`Client::commit`] calls).
+    fn publish(&mut self, proc: ProcId, staged: Vec<(Scope, String, Value)>) -> Result<usize> {
+        self.check_local_proc(proc)?;
+        let job = self.job_mut(proc.nspace)?;
+        let p = job.procs.entry(proc.rank).or_default();
+        let n = staged.len();
+        for (scope, key, value) in staged {
+            if scope.visible_on_node() {
+                p.local.insert(key.clone(), (scope, value.clone()));
+            }
+            if scope.visible_off_node() {
+                p.remote.insert(key, (scope, value));
+            }
+        }
+        Ok(n)
+    }
+
+    /// This node's contribution to a fence over `nspace`: the committed `Remote` and `Global`
+    /// data of its local processes, by rank (paper §4.2.2). Barrier-only (`collect == false`)
+    /// contributes no data.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNspace`].
+    ///
+    /// # Complexity
+    /// O(local processes × pairs × log).
+    pub fn fence_contribution(&self, nspace: Nspace, collect: bool) -> Result<FenceBlob> {
+        let name = self.nspace_name_or_err(nspace)?;
+        let job = self.job(nspace).ok_or_else(|| Error::UnknownNspace {
+            nspace: name.clone(),
+        })?;
+        let mut blob = FenceBlob::new(name, collect);
+        if !collect {
+            return Ok(blob);
+        }
+        for &r in &job.local {
+            if let Some(p) = job.procs.get(&r)
+                && !p.remote.is_empty()
+            {
+                blob.entries.push(ProcEntry {
+                    rank: r,
+                    kvs: sorted_pairs(&p.remote),
+                });
+            }
+        }
+        Ok(blob)
+    }
+
+    fn nspace_name_or_err(&self, ns: Nspace) -> Result<String> {
+        self.nspaces
+            .name(ns)
+            .map(str::to_owned)
+            .ok_or_else(|| Error::UnknownNspace {
+                nspace: format!("#{}", ns.0),
+            })
+    }
+
+    /// Stores what a fence brought: every blob's entries for processes that are not local
+    /// (whose data this node already has). Blobs may come in any order. Advances the fence
+    /// epoch; processes' caches keep older values until a `get` with `refresh_cache`.
+    ///
+    /// # Errors
+    /// [`Error::Unordered`]/[`Error::BadRank`] for a malformed blob; blobs of unknown
+    /// namespaces are interned.
+    ///
+    /// # Complexity
+    /// O(pairs) expected.
+    pub fn apply_fence(&mut self, blobs: &[FenceBlob]) -> Result<()> {
+        for b in blobs {
+            b.validate()?;
+        }
+        for b in blobs {
+            self.store_remote(b)?;
+        }
+        self.fence_epoch += 1;
+        Ok(())
+    }
+
+    fn store_remote(&mut self, b: &FenceBlob) -> Result<()> {
+        let ns = self.nspace(&b.nspace)?;
+        let job = self.job_mut(ns)?;
+        for e in &b.entries {
+            if job.local.contains(&e.rank) {
+                continue;
+            }
+            job.dmodex_sent.remove(&e.rank);
+            let p = job.procs.entry(e.rank).or_default();
+            for (k, v) in &e.kvs {
+                p.remote.insert(k.clone(), (Scope::Remote, v.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records that a [`DmodexRequest`] for this target was sent, so that further `get`s for it
+    /// answer [`GetOutcome::Pending`] instead of forwarding again.
+    ///
+    /// # Errors
+    /// [`Error::BadNspaceLength`].
+    pub fn note_dmodex_sent(&mut self, req: &DmodexRequest) -> Result<()> {
+        let ns = self.nspace(&req.nspace)?;
+        self.job_mut(ns)?.dmodex_sent.insert(req.rank);
+        Ok(())
+    }
+
+    /// Answers a direct-modex request for one of this node's processes: all its off-node data
+    /// (PMIx returns the whole set, not one key), or [`DmodexAnswer::NotYet`] while the
+    /// required key is not committed.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNspace`], [`Error::NotLocal`] when the target is not on this node, or a
+    /// codec error.
+    pub fn answer_dmodex(&self, req: &DmodexRequest) -> Result<DmodexAnswer> {
+        let ns = self
+            .lookup_nspace(&req.nspace)
+            .ok_or_else(|| Error::UnknownNspace {
+                nspace: req.nspace.clone(),
+            })?;
+        let proc = ProcId::new(ns, req.rank);
+        self.check_local_proc(proc)?;
+        let Some(p) = self.job(ns).and_then(|j| j.procs.get(&req.rank)) else {
+            return Ok(DmodexAnswer::NotYet);
+        };
+        if !p.remote.contains_key(&req.key) {
+            return Ok(DmodexAnswer::NotYet);
+        }
+        let blob = FenceBlob {
+            nspace: req.nspace.clone(),
+            collect: true,
+            entries: vec![ProcEntry {
+                rank: req.rank,
+                kvs: sorted_pairs(&p.remote),
+            }],
+        };
+        Ok(DmodexAnswer::Data(codec::encode(
+            &blob,
+            codec::Layout::Compact(codec::CompactOptions::default()),
+        )?))
+    }
+
+    /// Hands in the answer to a direct-modex request: fills this node's store with the
+    /// target's data so that the `get` completes when asked again.
+    ///
+    /// # Errors
+    /// A codec error for a corrupt answer; [`Error::BadFenceMessage`] if it carries another
+    /// process's data.
+    pub fn apply_dmodex(&mut self, req: &DmodexRequest, answer: &DmodexAnswer) -> Result<()> {
+        let DmodexAnswer::Data(bytes) = answer else {
+            return Ok(());
+        };
+        let blob = codec::decode(bytes)?;
+        if blob.nspace != req.nspace || blob.entries.iter().any(|e| e.rank != req.rank) {
+            return Err(Error::BadFenceMessage {
+                node: 0,
+                from: 0,
+                reason: "direct-modex answer for another process",
+            });
+        }
+        self.store_remote(&blob)
+    }
+
+    /// Looks `key` up in the node store for `target`, as a process of this node sees it.
+    fn lookup(&self, target: ProcId, key: &str, want: Option<Scope>) -> Lookup {
+        let Some(job) = self.job(target.nspace) else {
+            return Lookup::Missing;
+        };
+        if target.rank == Rank::WILDCARD {
+            return match job.job.get(key) {
+                Some(v) => Lookup::Found(v.clone()),
+                None => Lookup::Missing,
+            };
+        }
+        if target.rank == Rank::UNDEF {
+            let mut outside = false;
+            let mut ranks: Vec<&Rank> = job.procs.keys().collect();
+            ranks.sort();
+            for r in ranks {
+                match self.lookup(ProcId::new(target.nspace, *r), key, want) {
+                    Lookup::Found(v) => return Lookup::Found(v),
+                    Lookup::Outside => outside = true,
+                    Lookup::Missing => {}
+                }
+            }
+            return if outside {
+                Lookup::Outside
+            } else {
+                Lookup::Missing
+            };
+        }
+        let Some(p) = job.procs.get(&target.rank) else {
+            return Lookup::Missing;
+        };
+        let on_node = job.local.contains(&target.rank);
+        let (visible, other) = if on_node {
+            (&p.local, &p.remote)
+        } else {
+            (&p.remote, &p.local)
+        };
+        match visible.get(key) {
+            Some((scope, v)) if want.is_none_or(|w| covers(w, *scope, on_node)) => {
+                Lookup::Found(v.clone())
+            }
+            Some(_) => Lookup::Outside,
+            None if other.contains_key(key) => Lookup::Outside,
+            None => Lookup::Missing,
+        }
+    }
+
+    fn lookup_reserved(&self, target: ProcId, key: &str) -> Option<Value> {
+        let job = self.job(target.nspace)?;
+        if target.rank != Rank::WILDCARD
+            && let Some(v) = job.procs.get(&target.rank).and_then(|p| p.info.get(key))
+        {
+            return Some(v.clone());
+        }
+        job.job.get(key).cloned()
+    }
+}
+
+/// Whether a `get` restricted to scope `want` may see data stored with scope `stored`.
+fn covers(want: Scope, stored: Scope, on_node: bool) -> bool {
+    match want {
+        Scope::Global => true,
+        Scope::Local => on_node && matches!(stored, Scope::Local | Scope::Global),
+        Scope::Remote => !on_node,
+        Scope::Internal => false,
+    }
+}
+
+fn sorted_pairs(m: &HashMap<String, Entry>) -> Vec<(String, Value)> {
+    let mut v: Vec<(String, Value)> = m.iter().map(|(k, (_, v))| (k.clone(), v.clone())).collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+enum Lookup {
+    Found(Value),
+    Outside,
+    Missing,
+}
+
+/// One process: stages `put`s, publishes them on `commit`, keeps `Internal` data and a cache
+/// of what it read.
+#[derive(Debug, Clone)]
+pub struct Client {
+    me: ProcId,
+    staged: Vec<(Scope, String, Value)>,
+    internal: HashMap<String, Value>,
+    cache: HashMap<(ProcId, String), Value>,
+}
+
+impl Client {
+    /// The process `me` (which must be a local process of `me.nspace` when it commits).
+    #[must_use]
+    pub fn new(me: ProcId) -> Self {
+        Self {
+            me,
+            staged: Vec::new(),
+            internal: HashMap::new(),
+            cache: HashMap::new(),
+        }
+    }
+
+    /// This process's id.
+    #[must_use]
+    pub fn id(&self) -> ProcId {
+        self.me
+    }
+
+    /// `PMIx_Put`: stages a copy of `value` under `key` with `scope`. `Internal` data is kept
+    /// by this process alone and never published; other scopes wait for [`Client::commit`].
+    /// A process sees its own puts at once.
+    ///
+    /// # Errors
+    /// [`Error::ReservedKey`] for keys starting with `pmix`; [`Error::BadKeyLength`].
+    pub fn put(&mut self, scope: Scope, key: &str, value: Value) -> Result<()> {
+        keys::check_put_key(key)?;
+        self.internal.insert(key.to_owned(), value.clone());
+        if scope != Scope::Internal {
+            self.staged.push((scope, key.to_owned(), value));
+        }
+        Ok(())
+    }
+
+    /// How many pairs wait for a commit.
+    #[must_use]
+    pub fn staged(&self) -> usize {
+        self.staged.len()
+    }
+
+    /// `PMIx_Commit`: publishes every staged pair to the node store; returns how many.
+    ///
+    /// # Errors
+    /// [`Error::NotLocal`] if this process is not registered as local in `store`; nothing is
+    /// published then and the pairs stay staged.
+    pub fn commit(&mut self, store: &mut NodeStore) -> Result<usize> {
+        store.check_local_proc(self.me)?;
+        let staged = std::mem::take(&mut self.staged);
+        store.publish(self.me, staged)
+    }
+
+    /// `PMIx_Get` for `key` of `target` at time `now` (nanoseconds, the caller's clock),
+    /// following the standard's precedence: the process's own data and cache (unless
+    /// `refresh_cache`), then the node store; reserved keys never wait; a missing key waits
+    /// (answers [`GetOutcome::Pending`]) unless `optional`, `immediate` or `refresh_cache`;
+    /// data present only in another scope answers [`GetOutcome::ExistsOutsideScope`] at once.
+    ///
+    /// # Errors
+    /// [`Error::BadKeyLength`] for an empty or over-long key.
+    ///
+    /// # Complexity
+    /// O(|key|) expected; O(ranks) for `Rank::UNDEF`.
+    pub fn get(
+        &mut self,
+        store: &NodeStore,
+        target: ProcId,
+        key: &str,
+        opts: &GetOptions,
+        now: u64,
+    ) -> Result<GetOutcome> {
+        keys::check_key(key)?;
+        if keys::is_reserved(key) {
+            return Ok(match store.lookup_reserved(target, key) {
+                Some(v) => GetOutcome::Found(v),
+                None => GetOutcome::NotFound,
+            });
+        }
+        if target == self.me
+            && opts.scope.is_none_or(|s| s == Scope::Internal)
+            && let Some(v) = self.internal.get(key)
+        {
+            return Ok(GetOutcome::Found(v.clone()));
+        }
+        let cache_key = (target, key.to_owned());
+        if !opts.refresh_cache
+            && opts.scope.is_none()
+            && let Some(v) = self.cache.get(&cache_key)
+        {
+            return Ok(GetOutcome::Found(v.clone()));
+        }
+        match store.lookup(target, key, opts.scope) {
+            Lookup::Found(v) => {
+                self.cache.insert(cache_key, v.clone());
+                return Ok(GetOutcome::Found(v));
+            }
+            Lookup::Outside => return Ok(GetOutcome::ExistsOutsideScope),
+            Lookup::Missing => {}
+        }
+        if opts.optional || opts.immediate || opts.refresh_cache {
+            return Ok(GetOutcome::NotFound);
+        }
+        if opts.deadline.is_some_and(|d| now >= d) {
+            return Ok(GetOutcome::TimedOut);
+        }
+        let Some(job) = store.job(target.nspace) else {
+            return Ok(GetOutcome::Pending {
+                deadline: opts.deadline,
+            });
+        };
+        let remote_target = target.rank.is_valid() && !job.local.contains(&target.rank);
+        if remote_target && !job.dmodex_sent.contains(&target.rank) {
+            if !store.dmodex {
+                return Ok(GetOutcome::NotFound);
+            }
+            let nspace = store.nspace_name_or_err(target.nspace)?;
+            let node = job
+                .proc_nodes
+                .as_ref()
+                .and_then(|m| m.get(target.rank.0 as usize).copied());
+            return Ok(GetOutcome::Forward(DmodexRequest {
+                nspace,
+                rank: target.rank,
+                key: key.to_owned(),
+                node,
+            }));
+        }
+        Ok(GetOutcome::Pending {
+            deadline: opts.deadline,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

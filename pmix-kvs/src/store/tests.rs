@@ -1,0 +1,471 @@
+use super::*;
+use crate::error::status;
+use proptest::prelude::*;
+
+fn job(size: u32, local: &[u32], node: u32, map: Vec<u32>) -> JobInfo {
+    JobInfo {
+        size,
+        local_peers: local.iter().map(|&r| Rank(r)).collect(),
+        node_id: node,
+        hostname: format!("node{node}"),
+        num_nodes: 2,
+        proc_nodes: Some(map),
+        extra: vec![("app.flavour".into(), Value::String("vanilla".into()))],
+    }
+}
+
+/// Two nodes of a 4-rank job: ranks 0,1 on node 0, ranks 2,3 on node 1.
+fn two_nodes() -> (NodeStore, NodeStore, Nspace, Nspace) {
+    let mut a = NodeStore::new();
+    let mut b = NodeStore::new();
+    let na = a
+        .register_job("job", &job(4, &[0, 1], 0, vec![0, 0, 1, 1]))
+        .unwrap();
+    let nb = b
+        .register_job("job", &job(4, &[2, 3], 1, vec![0, 0, 1, 1]))
+        .unwrap();
+    (a, b, na, nb)
+}
+
+const WAIT: GetOptions = GetOptions {
+    optional: false,
+    immediate: false,
+    refresh_cache: false,
+    scope: None,
+    deadline: Some(1000),
+};
+
+fn found(v: Value) -> GetOutcome {
+    GetOutcome::Found(v)
+}
+
+#[test]
+fn commit_before_visible_and_put_copies() {
+    let (mut a, _, ns, _) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+    let mut v = vec![1u8, 2];
+    p0.put(Scope::Local, "k", Value::Bytes(v.clone())).unwrap();
+    v.push(3); // the caller's buffer changes; the staged copy does not
+    assert_eq!(p0.staged(), 1);
+    assert_eq!(
+        p1.get(&a, p0.id(), "k", &WAIT, 0).unwrap(),
+        GetOutcome::Pending {
+            deadline: Some(1000)
+        }
+    );
+    // The putter sees its own data at once.
+    assert_eq!(
+        p0.get(&a, p0.id(), "k", &WAIT, 0).unwrap(),
+        found(Value::Bytes(vec![1, 2]))
+    );
+    assert_eq!(p0.commit(&mut a).unwrap(), 1);
+    assert_eq!(p0.staged(), 0);
+    assert_eq!(
+        p1.get(&a, p0.id(), "k", &WAIT, 1).unwrap(),
+        found(Value::Bytes(vec![1, 2]))
+    );
+}
+
+#[test]
+fn reserved_keys_are_refused_with_bad_param() {
+    let (_, _, ns, _) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    let e = p0
+        .put(Scope::Global, "pmix.job.size", Value::U32(9))
+        .unwrap_err();
+    assert_eq!(
+        e,
+        Error::ReservedKey {
+            key: "pmix.job.size".into()
+        }
+    );
+    assert_eq!(e.status(), status::ERR_BAD_PARAM);
+    assert_eq!(
+        p0.put(Scope::Global, "", Value::U32(9)),
+        Err(Error::BadKeyLength { len: 0 })
+    );
+}
+
+#[test]
+fn scopes_decide_who_sees_what() {
+    let (mut a, _, ns, _) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+    p0.put(Scope::Internal, "mine", Value::I8(-1)).unwrap();
+    p0.put(Scope::Remote, "far", Value::U16(7)).unwrap();
+    p0.put(Scope::Local, "near", Value::U16(8)).unwrap();
+    p0.put(Scope::Global, "all", Value::U16(9)).unwrap();
+    assert_eq!(
+        p0.commit(&mut a).unwrap(),
+        3,
+        "internal data is never published"
+    );
+    let me = p0.id();
+    assert_eq!(
+        p0.get(&a, me, "mine", &WAIT, 0).unwrap(),
+        found(Value::I8(-1))
+    );
+    // A peer on the node: internal never arrives (waits), remote exists outside its scope.
+    assert_eq!(
+        p1.get(&a, me, "mine", &WAIT, 0).unwrap(),
+        GetOutcome::Pending {
+            deadline: Some(1000)
+        }
+    );
+    let outside = p1.get(&a, me, "far", &WAIT, 0).unwrap();
+    assert_eq!(outside, GetOutcome::ExistsOutsideScope);
+    assert_eq!(outside.status(), Some(status::ERR_EXISTS_OUTSIDE_SCOPE));
+    assert_eq!(
+        p1.get(&a, me, "near", &WAIT, 0).unwrap(),
+        found(Value::U16(8))
+    );
+    assert_eq!(
+        p1.get(&a, me, "all", &WAIT, 0).unwrap(),
+        found(Value::U16(9))
+    );
+    // PMIX_DATA_SCOPE filters.
+    let local_only = GetOptions {
+        scope: Some(Scope::Local),
+        ..WAIT
+    };
+    assert_eq!(
+        p1.get(&a, me, "all", &local_only, 0).unwrap(),
+        found(Value::U16(9))
+    );
+    let remote_only = GetOptions {
+        scope: Some(Scope::Remote),
+        ..WAIT
+    };
+    assert_eq!(
+        p1.get(&a, me, "near", &remote_only, 0).unwrap(),
+        GetOutcome::ExistsOutsideScope
+    );
+}
+
+#[test]
+fn not_found_only_when_asked_not_to_wait_and_deadlines() {
+    let (a, _, ns, _) = two_nodes();
+    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+    let p0 = ProcId::new(ns, Rank(0));
+    for opts in [
+        GetOptions {
+            optional: true,
+            ..WAIT
+        },
+        GetOptions {
+            immediate: true,
+            ..WAIT
+        },
+        GetOptions {
+            refresh_cache: true,
+            ..WAIT
+        },
+    ] {
+        let o = p1.get(&a, p0, "nope", &opts, 0).unwrap();
+        assert_eq!(o, GetOutcome::NotFound);
+        assert_eq!(o.status(), Some(status::ERR_NOT_FOUND));
+    }
+    assert_eq!(
+        p1.get(&a, p0, "nope", &WAIT, 999).unwrap(),
+        GetOutcome::Pending {
+            deadline: Some(1000)
+        }
+    );
+    let t = p1.get(&a, p0, "nope", &WAIT, 1000).unwrap();
+    assert_eq!(t, GetOutcome::TimedOut);
+    assert_eq!(t.status(), Some(status::ERR_TIMEOUT));
+    let forever = GetOptions::default();
+    assert_eq!(
+        p1.get(&a, p0, "nope", &forever, u64::MAX).unwrap(),
+        GetOutcome::Pending { deadline: None }
+    );
+}
+
+#[test]
+fn job_level_reserved_keys_never_wait() {
+    let (a, _, ns, _) = two_nodes();
+    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+    let wild = ProcId::new(ns, Rank::WILDCARD);
+    let g = |p1: &mut Client, proc, key| p1.get(&a, proc, key, &WAIT, 0).unwrap();
+    assert_eq!(g(&mut p1, wild, keys::JOB_SIZE), found(Value::U32(4)));
+    assert_eq!(
+        g(&mut p1, wild, keys::LOCAL_PEERS),
+        found(Value::String("0,1".into()))
+    );
+    assert_eq!(g(&mut p1, wild, keys::LOCAL_SIZE), found(Value::U32(2)));
+    assert_eq!(g(&mut p1, wild, keys::NODE_ID), found(Value::U32(0)));
+    assert_eq!(
+        g(&mut p1, wild, keys::HOSTNAME),
+        found(Value::String("node0".into()))
+    );
+    assert_eq!(
+        g(&mut p1, wild, keys::LOCALLDR),
+        found(Value::Rank(Rank(0)))
+    );
+    let r1 = ProcId::new(ns, Rank(1));
+    assert_eq!(g(&mut p1, r1, keys::LOCAL_RANK), found(Value::U16(1)));
+    assert_eq!(g(&mut p1, r1, keys::RANK), found(Value::Rank(Rank(1))));
+    // A process-level get of a job-level key falls back to the job realm.
+    assert_eq!(g(&mut p1, r1, keys::JOB_SIZE), found(Value::U32(4)));
+    // A missing reserved key is NOT_FOUND at once, never pending.
+    assert_eq!(g(&mut p1, wild, "pmix.no.such"), GetOutcome::NotFound);
+    // Non-reserved job-level data registered by the resource manager.
+    assert_eq!(
+        g(&mut p1, wild, "app.flavour"),
+        found(Value::String("vanilla".into()))
+    );
+}
+
+#[test]
+fn undef_rank_searches_every_rank() {
+    let (mut a, _, ns, _) = two_nodes();
+    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+    let any = ProcId::new(ns, Rank::UNDEF);
+    assert_eq!(
+        p1.get(&a, any, "uniq", &WAIT, 0).unwrap(),
+        GetOutcome::Pending {
+            deadline: Some(1000)
+        }
+    );
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    p0.put(Scope::Local, "uniq", Value::Size(5)).unwrap();
+    p0.commit(&mut a).unwrap();
+    assert_eq!(
+        p1.get(&a, any, "uniq", &WAIT, 0).unwrap(),
+        found(Value::Size(5))
+    );
+}
+
+#[test]
+fn commit_by_a_process_not_on_this_node_fails() {
+    let (mut a, _, ns, _) = two_nodes();
+    let mut p2 = Client::new(ProcId::new(ns, Rank(2)));
+    p2.put(Scope::Global, "k", Value::Bool(true)).unwrap();
+    assert_eq!(
+        p2.commit(&mut a),
+        Err(Error::NotLocal {
+            nspace: "job".into(),
+            rank: Rank(2)
+        })
+    );
+    assert_eq!(p2.staged(), 1, "nothing was published");
+}
+
+#[test]
+fn bad_job_registrations() {
+    let mut s = NodeStore::new();
+    let e = s
+        .register_job("j", &job(2, &[0, 2], 0, vec![0, 0]))
+        .unwrap_err();
+    assert!(matches!(e, Error::BadRank { rank: Rank(2), .. }));
+    let e = s.register_job("j", &job(2, &[0], 0, vec![0])).unwrap_err();
+    assert!(matches!(e, Error::BadRank { .. }));
+    let e = s
+        .register_job("", &job(2, &[0], 0, vec![0, 0]))
+        .unwrap_err();
+    assert_eq!(e, Error::BadNspaceLength { len: 0 });
+}
+
+/// Runs a fence between the two nodes with data collection.
+fn fence(a: &mut NodeStore, b: &mut NodeStore, na: Nspace, nb: Nspace) {
+    let ba = a.fence_contribution(na, true).unwrap();
+    let bb = b.fence_contribution(nb, true).unwrap();
+    // Order-independent: each side applies both, in a different order.
+    a.apply_fence(&[bb.clone(), ba.clone()]).unwrap();
+    b.apply_fence(&[ba, bb]).unwrap();
+}
+
+#[test]
+fn fence_moves_only_committed_remote_and_global_data_and_refresh_rereads() {
+    let (mut a, mut b, na, nb) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(na, Rank(0)));
+    p0.put(Scope::Global, "addr", Value::String("v1".into()))
+        .unwrap();
+    p0.put(Scope::Local, "shm", Value::U32(1)).unwrap();
+    p0.put(Scope::Remote, "net", Value::U32(2)).unwrap();
+    p0.commit(&mut a).unwrap();
+    p0.put(Scope::Global, "late", Value::U32(3)).unwrap(); // staged, not committed
+    let barrier = a.fence_contribution(na, false).unwrap();
+    assert!(barrier.entries.is_empty() && !barrier.collect);
+    fence(&mut a, &mut b, na, nb);
+    assert_eq!(b.fence_epoch(), 1);
+    let mut p2 = Client::new(ProcId::new(nb, Rank(2)));
+    let t = ProcId::new(nb, Rank(0));
+    let immediate = GetOptions {
+        immediate: true,
+        ..WAIT
+    };
+    assert_eq!(
+        p2.get(&b, t, "addr", &immediate, 0).unwrap(),
+        found(Value::String("v1".into()))
+    );
+    assert_eq!(
+        p2.get(&b, t, "net", &immediate, 0).unwrap(),
+        found(Value::U32(2))
+    );
+    assert_eq!(
+        p2.get(&b, t, "shm", &immediate, 0).unwrap(),
+        GetOutcome::NotFound
+    );
+    assert_eq!(
+        p2.get(&b, t, "late", &immediate, 0).unwrap(),
+        GetOutcome::NotFound
+    );
+    // Re-put and fence again: the cached value stays until a refresh.
+    p0.put(Scope::Global, "addr", Value::String("v2".into()))
+        .unwrap();
+    p0.commit(&mut a).unwrap();
+    fence(&mut a, &mut b, na, nb);
+    assert_eq!(
+        p2.get(&b, t, "addr", &immediate, 0).unwrap(),
+        found(Value::String("v1".into()))
+    );
+    let refresh = GetOptions {
+        refresh_cache: true,
+        ..WAIT
+    };
+    assert_eq!(
+        p2.get(&b, t, "addr", &refresh, 0).unwrap(),
+        found(Value::String("v2".into()))
+    );
+    assert_eq!(
+        p2.get(&b, t, "addr", &immediate, 0).unwrap(),
+        found(Value::String("v2".into())),
+        "the refresh updated the cache"
+    );
+    assert_eq!(
+        p2.get(&b, t, "late", &immediate, 0).unwrap(),
+        found(Value::U32(3))
+    );
+}
+
+#[test]
+fn direct_modex_forwards_then_fills_the_cache() {
+    let (mut a, mut b, na, nb) = two_nodes();
+    let mut p2 = Client::new(ProcId::new(nb, Rank(2)));
+    let t = ProcId::new(nb, Rank(0));
+    let GetOutcome::Forward(req) = p2.get(&b, t, "addr", &WAIT, 0).unwrap() else {
+        panic!("a remote get must forward");
+    };
+    assert_eq!(req.node, Some(0));
+    assert_eq!(req.rank, Rank(0));
+    assert_eq!(req.nspace, "job");
+    b.note_dmodex_sent(&req).unwrap();
+    assert_eq!(
+        p2.get(&b, t, "addr", &WAIT, 1).unwrap(),
+        GetOutcome::Pending {
+            deadline: Some(1000)
+        },
+        "one request per target"
+    );
+    // Node 0 holds the request until the key is committed.
+    assert_eq!(a.answer_dmodex(&req).unwrap(), DmodexAnswer::NotYet);
+    let mut p0 = Client::new(ProcId::new(na, Rank(0)));
+    p0.put(Scope::Remote, "addr", Value::F64(0.1)).unwrap();
+    p0.put(Scope::Global, "other", Value::I64(-5)).unwrap();
+    p0.put(Scope::Local, "private", Value::I64(1)).unwrap();
+    p0.commit(&mut a).unwrap();
+    let ans = a.answer_dmodex(&req).unwrap();
+    assert!(matches!(ans, DmodexAnswer::Data(_)));
+    b.apply_dmodex(&req, &ans).unwrap();
+    assert_eq!(
+        p2.get(&b, t, "addr", &WAIT, 2).unwrap(),
+        found(Value::F64(0.1))
+    );
+    // The whole off-node set came, not just the key asked for.
+    assert_eq!(
+        p2.get(&b, t, "other", &WAIT, 2).unwrap(),
+        found(Value::I64(-5))
+    );
+    let imm = GetOptions {
+        immediate: true,
+        ..WAIT
+    };
+    assert_eq!(
+        p2.get(&b, t, "private", &imm, 2).unwrap(),
+        GetOutcome::NotFound
+    );
+    // Asking node 1 about a process it does not host is refused.
+    assert!(matches!(b.answer_dmodex(&req), Err(Error::NotLocal { .. })));
+    // With direct modex off, an absent remote key is NOT_FOUND at once.
+    let mut c = NodeStore::new();
+    c.set_direct_modex(false);
+    let nc = c
+        .register_job("job", &job(4, &[2, 3], 1, vec![0, 0, 1, 1]))
+        .unwrap();
+    let mut q = Client::new(ProcId::new(nc, Rank(3)));
+    assert_eq!(
+        q.get(&c, ProcId::new(nc, Rank(0)), "addr", &WAIT, 0)
+            .unwrap(),
+        GetOutcome::NotFound
+    );
+}
+
+#[test]
+fn corrupt_dmodex_answers_are_errors() {
+    let (_, mut b, _, _) = two_nodes();
+    let req = DmodexRequest {
+        nspace: "job".into(),
+        rank: Rank(0),
+        key: "k".into(),
+        node: Some(0),
+    };
+    assert!(
+        b.apply_dmodex(&req, &DmodexAnswer::Data(vec![b'P', 2]))
+            .is_err()
+    );
+    let other = FenceBlob {
+        nspace: "job".into(),
+        collect: true,
+        entries: vec![ProcEntry {
+            rank: Rank(1),
+            kvs: vec![("k".into(), Value::Bool(true))],
+        }],
+    };
+    let bytes = codec::encode(&other, codec::Layout::Naive).unwrap();
+    assert!(matches!(
+        b.apply_dmodex(&req, &DmodexAnswer::Data(bytes)),
+        Err(Error::BadFenceMessage { .. })
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// After any sequence of puts and commits, a peer sees exactly the last committed value of
+    /// each node-visible key, and waits for the rest.
+    #[test]
+    fn peers_see_the_last_committed_value(ops in proptest::collection::vec((0u8..4, 0usize..5, any::<u32>(), any::<bool>()), 1..40)) {
+        let (mut a, _, ns, _) = two_nodes();
+        let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+        let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+        let mut staged: Vec<(Scope, usize, u32)> = Vec::new();
+        let mut model: HashMap<usize, (Scope, u32)> = HashMap::new();
+        for (scope, key, val, commit) in ops {
+            let scope = Scope::from_code(scope + 1).unwrap();
+            p0.put(scope, &format!("k{key}"), Value::U32(val)).unwrap();
+            if scope != Scope::Internal {
+                staged.push((scope, key, val));
+            }
+            if commit {
+                p0.commit(&mut a).unwrap();
+                for (s, k, v) in staged.drain(..) {
+                    let prev = model.get(&k).map(|e| e.0);
+                    // A key put with both node scopes keeps the node-visible one.
+                    if s.visible_on_node() || prev.is_none_or(|p| !p.visible_on_node()) {
+                        model.insert(k, (s, v));
+                    }
+                }
+            }
+        }
+        for key in 0..5 {
+            let got = p1.get(&a, p0.id(), &format!("k{key}"), &GetOptions { refresh_cache: true, ..WAIT }, 0).unwrap();
+            let want = match model.get(&key) {
+                Some((s, v)) if s.visible_on_node() => GetOutcome::Found(Value::U32(*v)),
+                Some(_) => GetOutcome::ExistsOutsideScope,
+                None => GetOutcome::NotFound,
+            };
+            prop_assert_eq!(got, want);
+        }
+    }
+}
