@@ -14,6 +14,9 @@
 //! 4. measure pLogP once per cluster and once per pair of clusters, C(C+1)/2 measures with
 //!    symmetric links ([`MeasurementPlan`], §4), and take the parameters back ([`PlanResults`],
 //!    [`PLogP`], with LogP/MPI's derivation from round trips and interpolation);
+//! 5. predict collective times per cluster with the pLogP cost models ([`closed_form`], checked
+//!    against the event simulator [`simulate`]) and choose algorithm and segment size
+//!    ([`best_algorithm`]);
 //!
 //! Everything is pure: no I/O, no clock, no threads; generators take a seed.
 //!
@@ -38,6 +41,7 @@
 #![forbid(unsafe_code)]
 
 mod cluster;
+mod collective;
 mod error;
 pub mod fixtures;
 mod hierarchy;
@@ -45,11 +49,19 @@ mod matrix;
 mod partition;
 mod plan;
 mod plogp;
+mod sim;
+mod trees;
 
 pub use cluster::{AcceptRule, ClusterParams, logical_clusters};
+pub use collective::{
+    Choice, Contention, Estimate, Evaluator, SegmentGrid, alltoall_contended, best_algorithm,
+    chain_segment_optimum, closed_form,
+};
 pub use error::TopoError;
 pub use hierarchy::{Hierarchy, Level, Placement, Split, group_by_host};
 pub use matrix::{LatencyMatrix, Symmetry};
 pub use partition::Partition;
 pub use plan::{LinkModels, Links, Measurement, MeasurementPlan, PlanResults};
 pub use plogp::{PLogP, RttSample, SizePoint};
+pub use sim::{SimResult, simulate};
+pub use trees::{Algorithm, Collective};

@@ -1,0 +1,473 @@
+//! pLogP cost models of the intra-cluster collectives (the closed forms of the paper's
+//! companion P2/P3 and MagPIe), and the choice of the best algorithm and segment size
+//! ("fast tuning": evaluate every strategy and segment size on the cluster's pLogP table).
+
+use crate::trees::{ceil_log2, check};
+use crate::{Algorithm, Collective, PLogP, TopoError, simulate};
+
+/// A predicted completion time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// The predicted time.
+    pub time_ns: f64,
+    /// Whether the closed form is the exact critical path of the simulated tree (otherwise it
+    /// is an upper bound, given a nondecreasing g).
+    pub exact: bool,
+}
+
+fn is_pow2(p: usize) -> bool {
+    p.is_power_of_two()
+}
+
+/// The closed-form cost of `collective` with `algorithm` over `procs` ranks, `m` bytes per
+/// block and segments of `segment` bytes (segmented broadcasts only; a segment larger than
+/// the message is the message).
+///
+/// With P ranks, k = ⌈m/s⌉, d = ⌈log₂P⌉:
+/// - broadcast: flat (P−1)·g(m) + L; segmented flat (P−1)·k·g(s) + L; chain (P−1)·(g(m) + L);
+///   segmented chain (P−1)·(g(s) + L) + (k−1)·g(s); binary d·(2g(m) + L) (a bound);
+///   binomial d·(g(m) + L) (exact for P a power of two, a bound otherwise);
+/// - scatter and gather: flat (P−1)·g(m) + L; chain Σ_{j=1}^{P−1} g(j·m) + (P−1)·L;
+///   binomial Σ_{j=0}^{d−1} g(2^j·m) + d·L (exact for powers of two);
+/// - all-to-all direct: (P−1)·g(m) + L (contention-free).
+///
+/// The segmented forms are exact when s divides m. One rank costs 0.
+///
+/// # Errors
+/// [`TopoError::NoProcesses`], [`TopoError::UnsupportedAlgorithm`], [`TopoError::ZeroSegment`].
+///
+/// # Complexity
+/// O(P log t) at worst (the chain sums), O(log t) otherwise, for t table points.
+///
+/// # Example
+/// ```
+/// use topo_cluster::{closed_form, Algorithm, Collective, PLogP};
+/// // reference §5.3: L = 50 µs, g(x) = 20 µs + x / 11.5 B/µs, m = 64 KiB, P = 8
+/// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
+/// let flat = closed_form(Collective::Broadcast, Algorithm::Flat, 8, 65_536, None, &p)?;
+/// assert!((flat.time_ns / 1000.0 - 40_081.5).abs() < 0.1);
+/// # Ok::<(), topo_cluster::TopoError>(())
+/// ```
+pub fn closed_form(
+    collective: Collective,
+    algorithm: Algorithm,
+    procs: usize,
+    m: u64,
+    segment: Option<u64>,
+    params: &PLogP,
+) -> Result<Estimate, TopoError> {
+    check(collective, algorithm, procs, segment)?;
+    if procs == 1 {
+        return Ok(Estimate {
+            time_ns: 0.0,
+            exact: true,
+        });
+    }
+    let l = params.latency_ns();
+    let g = |x: u64| params.gap_ns(x);
+    let p1 = (procs - 1) as f64;
+    let d = ceil_log2(procs);
+    let s = segment.unwrap_or(m).min(m);
+    let k = if s == 0 { 1 } else { m.div_ceil(s) };
+    let divides = s == 0 || m.is_multiple_of(s);
+    let (time_ns, exact) = match (collective, algorithm) {
+        (_, Algorithm::Flat) | (Collective::AllToAll, Algorithm::Direct) => (p1 * g(m) + l, true),
+        (Collective::Broadcast, Algorithm::SegmentedFlat) => (p1 * k as f64 * g(s) + l, divides),
+        (Collective::Broadcast, Algorithm::Chain) => (p1 * (g(m) + l), true),
+        (Collective::Broadcast, Algorithm::SegmentedChain) => {
+            (p1 * (g(s) + l) + (k - 1) as f64 * g(s), divides)
+        }
+        (Collective::Broadcast, Algorithm::Binary) => (f64::from(d) * (2.0 * g(m) + l), false),
+        (Collective::Broadcast, Algorithm::Binomial) => (f64::from(d) * (g(m) + l), is_pow2(procs)),
+        (_, Algorithm::Chain) => {
+            let sum: f64 = (1..procs as u64).map(|j| g(j * m)).sum();
+            (sum + p1 * l, true)
+        }
+        (_, Algorithm::Binomial) => {
+            let sum: f64 = (0..d).map(|j| g((1_u64 << j) * m)).sum();
+            (sum + f64::from(d) * l, is_pow2(procs))
+        }
+        _ => unreachable!("check() accepted an unmodelled pair"),
+    };
+    Ok(Estimate { time_ns, exact })
+}
+
+/// Contention calibration of the all-to-all (PPAM 2005 model): beyond `threshold_bytes` the
+/// contention-free time (P−1)·g(m) is scaled by `gamma`, and `delta_ns` is added.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Contention {
+    /// Multiplicative factor γ (≥ 1 normally), fitted by the caller.
+    pub gamma: f64,
+    /// Additive term δ.
+    pub delta_ns: f64,
+    /// Message size M from which contention applies.
+    pub threshold_bytes: u64,
+}
+
+/// All-to-all time under contention: T₀ = (P−1)·g(m) + L below M, γ·(P−1)·g(m) + L + δ from M.
+///
+/// # Errors
+/// [`TopoError::NoProcesses`]; [`TopoError::BadParameter`] for a negative or non-finite γ or δ.
+pub fn alltoall_contended(
+    params: &PLogP,
+    procs: usize,
+    m: u64,
+    contention: &Contention,
+) -> Result<f64, TopoError> {
+    for (what, v) in [("gamma", contention.gamma), ("delta", contention.delta_ns)] {
+        if !v.is_finite() || v < 0.0 {
+            return Err(TopoError::BadParameter {
+                what,
+                size: m,
+                value: v,
+            });
+        }
+    }
+    let base = closed_form(
+        Collective::AllToAll,
+        Algorithm::Direct,
+        procs,
+        m,
+        None,
+        params,
+    )?;
+    if procs == 1 || m < contention.threshold_bytes {
+        return Ok(base.time_ns);
+    }
+    let p1 = (procs - 1) as f64;
+    Ok(contention.gamma * p1 * params.gap_ns(m) + params.latency_ns() + contention.delta_ns)
+}
+
+/// How candidate algorithms are evaluated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Evaluator {
+    /// The closed forms of [`closed_form`] (the paper's way).
+    #[default]
+    ClosedForm,
+    /// The event simulator (exact critical paths, slower).
+    Simulated,
+}
+
+/// Candidate segment sizes: powers of two from `min_bytes` to `max_bytes` (inclusive), only
+/// those smaller than the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SegmentGrid {
+    /// Smallest candidate (rounded up to a power of two).
+    pub min_bytes: u64,
+    /// Largest candidate.
+    pub max_bytes: u64,
+}
+
+impl Default for SegmentGrid {
+    /// 1 KiB to 1 MiB.
+    fn default() -> Self {
+        Self {
+            min_bytes: 1 << 10,
+            max_bytes: 1 << 20,
+        }
+    }
+}
+
+impl SegmentGrid {
+    /// The candidates for an `m`-byte message, increasing.
+    #[must_use]
+    pub fn candidates(&self, m: u64) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut s = self.min_bytes.max(1).next_power_of_two();
+        while s <= self.max_bytes && s < m {
+            out.push(s);
+            match s.checked_mul(2) {
+                Some(n) => s = n,
+                None => break,
+            }
+        }
+        out
+    }
+}
+
+/// The best algorithm for one (collective, group size, message size).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Choice {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Its segment size (segmented algorithms only).
+    pub segment: Option<u64>,
+    /// Its predicted time.
+    pub time_ns: f64,
+}
+
+/// Evaluates every algorithm of `collective` (and every candidate segment size of the
+/// segmented ones) and returns the fastest; ties go to the first in
+/// [`Collective::algorithms`] order, then the smaller segment.
+///
+/// # Errors
+/// [`TopoError::NoProcesses`].
+///
+/// # Complexity
+/// O(A·S) evaluations for A algorithms and S candidate segments (each O(P log t) in closed
+/// form, a simulation otherwise).
+///
+/// # Example
+/// ```
+/// use topo_cluster::{best_algorithm, Algorithm, Collective, Evaluator, PLogP, SegmentGrid};
+/// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
+/// let c = best_algorithm(Collective::Broadcast, 8, 1 << 20, &p, &SegmentGrid::default(),
+///                        Evaluator::ClosedForm)?;
+/// assert_eq!((c.algorithm, c.segment), (Algorithm::SegmentedChain, Some(8192)));
+/// # Ok::<(), topo_cluster::TopoError>(())
+/// ```
+pub fn best_algorithm(
+    collective: Collective,
+    procs: usize,
+    m: u64,
+    params: &PLogP,
+    grid: &SegmentGrid,
+    evaluator: Evaluator,
+) -> Result<Choice, TopoError> {
+    if procs == 0 {
+        return Err(TopoError::NoProcesses);
+    }
+    let mut best: Option<Choice> = None;
+    for &a in collective.algorithms() {
+        let segs: Vec<Option<u64>> = if a.is_segmented() {
+            grid.candidates(m).into_iter().map(Some).collect()
+        } else {
+            vec![None]
+        };
+        for s in segs {
+            let t = match evaluator {
+                Evaluator::ClosedForm => closed_form(collective, a, procs, m, s, params)?.time_ns,
+                Evaluator::Simulated => simulate(collective, a, procs, m, s, params)?.makespan_ns,
+            };
+            if best.is_none_or(|b| t < b.time_ns) {
+                best = Some(Choice {
+                    algorithm: a,
+                    segment: s,
+                    time_ns: t,
+                });
+            }
+        }
+    }
+    // every collective has at least one unsegmented algorithm
+    best.ok_or(TopoError::NoProcesses)
+}
+
+/// The segment size that minimises the segmented chain for a linear gap g(s) = a + b·s:
+/// s* = √(a·m / ((P−2)·b)) (reference §1.6), with a = g(0) and b the slope of g between 0 and
+/// m. `None` when P ≤ 2, b ≤ 0 or m = 0 (the model then prefers no segmentation).
+#[must_use]
+pub fn chain_segment_optimum(params: &PLogP, procs: usize, m: u64) -> Option<f64> {
+    if procs <= 2 || m == 0 {
+        return None;
+    }
+    let a = params.gap_ns(0);
+    let b = (params.gap_ns(m) - a) / m as f64;
+    (b > 0.0).then(|| (a * m as f64 / ((procs - 2) as f64 * b)).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SizePoint;
+    use proptest::prelude::*;
+
+    /// Reference §5.3/§1.6 link: L = 50 µs, g(x) = 20 µs + x / 11.5 B/µs.
+    fn fast_ethernet() -> PLogP {
+        PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5).unwrap()
+    }
+
+    fn us(c: Collective, a: Algorithm, p: usize, m: u64, s: Option<u64>) -> f64 {
+        closed_form(c, a, p, m, s, &fast_ethernet())
+            .unwrap()
+            .time_ns
+            / 1000.0
+    }
+
+    #[test]
+    fn reference_worked_values() {
+        use Algorithm::*;
+        let b = Collective::Broadcast;
+        let m = 64 * 1024;
+        assert!((us(b, Flat, 8, m, None) - 40_081.5).abs() < 0.1);
+        assert!((us(b, Chain, 8, m, None) - 40_381.5).abs() < 0.1);
+        assert!((us(b, SegmentedChain, 8, m, Some(4096)) - 8_625.8).abs() < 0.1);
+        assert!((us(b, SegmentedFlat, 8, m, Some(4096)) - 42_181.5).abs() < 0.1);
+        assert!((us(b, Binomial, 8, m, None) - 17_306.3).abs() < 0.1);
+        // P = 5: the exact binomial critical path is 3g + 2L, below the closed form
+        let sim = simulate(b, Binomial, 5, m, None, &fast_ethernet()).unwrap();
+        assert!((sim.makespan_ns / 1000.0 - 17_256.3).abs() < 0.1);
+        assert!(
+            !closed_form(b, Binomial, 5, m, None, &fast_ethernet())
+                .unwrap()
+                .exact
+        );
+        // scatter m = 4096 (reference §1.6)
+        let s = Collective::Scatter;
+        assert!((us(s, Flat, 8, 4096, None) - 2_683.0).abs() < 1.0);
+        assert!((us(s, Binomial, 8, 4096, None) - 2_703.0).abs() < 1.0);
+        assert!((us(s, Chain, 8, 4096, None) - 10_463.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn fast_tuning_table_of_the_reference() {
+        // (P, m, algorithm, segment) rows of reference §1.6 that use the exact binomial form
+        use Algorithm::*;
+        let rows = [
+            (8, 1024, Binomial, None),
+            (8, 16 * 1024, SegmentedChain, Some(1024)),
+            (8, 128 * 1024, SegmentedChain, Some(2048)),
+            (8, 1 << 20, SegmentedChain, Some(8192)),
+            (8, 4 << 20, SegmentedChain, Some(16_384)),
+            (20, 16 * 1024, SegmentedChain, Some(1024)),
+            (20, 1 << 20, SegmentedChain, Some(4096)),
+            (20, 4 << 20, SegmentedChain, Some(8192)),
+        ];
+        for (p, m, a, s) in rows {
+            let c = best_algorithm(
+                Collective::Broadcast,
+                p,
+                m,
+                &fast_ethernet(),
+                &SegmentGrid::default(),
+                Evaluator::ClosedForm,
+            )
+            .unwrap();
+            assert_eq!((c.algorithm, c.segment), (a, s), "P={p} m={m}");
+        }
+        // the closed-form optimum lands next to the grid choice (§1.6: 6.3 KB, 3.7 KB)
+        let s8 = chain_segment_optimum(&fast_ethernet(), 8, 1 << 20).unwrap();
+        assert!((s8 - 6_300.0).abs() < 100.0, "{s8}");
+        let s20 = chain_segment_optimum(&fast_ethernet(), 20, 1 << 20).unwrap();
+        assert!((s20 - 3_700.0).abs() < 100.0, "{s20}");
+        assert_eq!(chain_segment_optimum(&fast_ethernet(), 2, 1 << 20), None);
+    }
+
+    #[test]
+    fn one_rank_costs_nothing_and_errors() {
+        let p = fast_ethernet();
+        for c in Collective::ALL {
+            for &a in c.algorithms() {
+                let s = a.is_segmented().then_some(1024);
+                assert_eq!(closed_form(c, a, 1, 100, s, &p).unwrap().time_ns, 0.0);
+                assert_eq!(simulate(c, a, 1, 100, s, &p).unwrap().makespan_ns, 0.0);
+            }
+        }
+        assert_eq!(
+            closed_form(Collective::AllToAll, Algorithm::Flat, 2, 1, None, &p),
+            Err(TopoError::UnsupportedAlgorithm {
+                collective: "alltoall",
+                algorithm: "flat"
+            })
+        );
+        assert_eq!(
+            best_algorithm(
+                Collective::Gather,
+                0,
+                1,
+                &p,
+                &SegmentGrid::default(),
+                Evaluator::ClosedForm
+            ),
+            Err(TopoError::NoProcesses)
+        );
+    }
+
+    #[test]
+    fn contention() {
+        let p = fast_ethernet();
+        let c = Contention {
+            gamma: 2.0,
+            delta_ns: 5.0,
+            threshold_bytes: 1000,
+        };
+        let free = closed_form(Collective::AllToAll, Algorithm::Direct, 4, 999, None, &p).unwrap();
+        assert_eq!(alltoall_contended(&p, 4, 999, &c).unwrap(), free.time_ns);
+        let t = alltoall_contended(&p, 4, 1000, &c).unwrap();
+        assert_eq!(t, 2.0 * 3.0 * p.gap_ns(1000) + p.latency_ns() + 5.0);
+        assert!(matches!(
+            alltoall_contended(&p, 4, 1, &Contention { gamma: -1.0, ..c }),
+            Err(TopoError::BadParameter { what: "gamma", .. })
+        ));
+    }
+
+    #[test]
+    fn grid_candidates() {
+        let g = SegmentGrid {
+            min_bytes: 1000,
+            max_bytes: 8192,
+        };
+        assert_eq!(g.candidates(100_000), vec![1024, 2048, 4096, 8192]);
+        assert_eq!(g.candidates(4096), vec![1024, 2048]);
+        assert!(g.candidates(1024).is_empty());
+    }
+
+    /// A nondecreasing pLogP table with integer values.
+    fn table() -> impl Strategy<Value = PLogP> {
+        (
+            0_u32..100_000,
+            0_u32..50_000,
+            proptest::collection::vec((1_u64..20_000, 0_u32..40_000), 1..6),
+        )
+            .prop_map(|(l, g0, steps)| {
+                let mut pts = vec![SizePoint {
+                    bytes: 0,
+                    os_ns: 0.0,
+                    or_ns: 0.0,
+                    gap_ns: f64::from(g0),
+                }];
+                for (db, dg) in steps {
+                    let last = pts[pts.len() - 1];
+                    pts.push(SizePoint {
+                        bytes: last.bytes + db,
+                        os_ns: 0.0,
+                        or_ns: 0.0,
+                        gap_ns: last.gap_ns + f64::from(dg),
+                    });
+                }
+                PLogP::new(f64::from(l), pts).unwrap()
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Closed forms against the event simulator: equal where exact, upper bounds otherwise.
+        #[test]
+        fn closed_forms_match_the_simulator(
+            params in table(), procs in 1_usize..24, m in 0_u64..100_000, s in 1_u64..20_000,
+        ) {
+            for c in Collective::ALL {
+                for &a in c.algorithms() {
+                    let seg = a.is_segmented().then_some(s);
+                    let f = closed_form(c, a, procs, m, seg, &params).unwrap();
+                    let sim = simulate(c, a, procs, m, seg, &params).unwrap().makespan_ns;
+                    let tol = 1e-9 * f.time_ns.max(1.0);
+                    if f.exact {
+                        prop_assert!((f.time_ns - sim).abs() <= tol,
+                            "{c:?} {a:?} P={procs} m={m} s={s}: {} vs {sim}", f.time_ns);
+                    } else {
+                        prop_assert!(sim <= f.time_ns + tol,
+                            "{c:?} {a:?} P={procs} m={m} s={s}: {} < {sim}", f.time_ns);
+                    }
+                }
+            }
+        }
+
+        /// The chosen algorithm is never beaten by any single candidate.
+        #[test]
+        fn best_is_a_minimum(params in table(), procs in 1_usize..24, m in 0_u64..300_000) {
+            let grid = SegmentGrid::default();
+            for c in Collective::ALL {
+                let best = best_algorithm(c, procs, m, &params, &grid, Evaluator::ClosedForm).unwrap();
+                for &a in c.algorithms() {
+                    let segs: Vec<Option<u64>> = if a.is_segmented() {
+                        grid.candidates(m).into_iter().map(Some).collect()
+                    } else { vec![None] };
+                    for s in segs {
+                        let t = closed_form(c, a, procs, m, s, &params).unwrap().time_ns;
+                        prop_assert!(best.time_ns <= t);
+                    }
+                }
+            }
+        }
+    }
+}
