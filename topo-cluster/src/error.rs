@@ -206,6 +206,24 @@ pub enum TopoError {
         /// Number of clusters.
         clusters: usize,
     },
+    /// No pLogP model for a pair of clusters.
+    #[error("no pLogP model for clusters {from} -> {to}")]
+    MissingModel {
+        /// Sender cluster.
+        from: usize,
+        /// Receiver cluster.
+        to: usize,
+    },
+    /// A schedule decision that is not allowed at that point.
+    #[error("decision {index}: cluster {from} -> {to} is not a valid step")]
+    InvalidDecision {
+        /// Index of the decision.
+        index: usize,
+        /// Sender cluster.
+        from: usize,
+        /// Receiver cluster.
+        to: usize,
+    },
     /// Exhaustive search was asked for too many clusters.
     #[error("exhaustive search is limited to {max} clusters, got {clusters}")]
     TooManyClusters {

@@ -7,7 +7,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::{LatencyMatrix, Symmetry};
+use crate::{InterInstance, LatencyMatrix, Symmetry};
 
 /// A generated latency matrix with machine names and the clusters it was built from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,4 +132,32 @@ pub fn grid(sites: usize, machines_per_site: usize, seed: u64) -> Fixture {
         names,
         truth,
     }
+}
+/// A random inter-cluster broadcast instance in the style of reference §1.7 (times in ns):
+/// symmetric links with latency L ∈ [5, 30] ms and gap g either small (∈ [0.5, 2] ms) or large
+/// (∈ [10, 30] ms) with equal chance, intra-cluster times T ∈ [5, 120] ms, root 0.
+#[must_use]
+pub fn random_inter_instance(clusters: usize, seed: u64) -> InterInstance {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let c = clusters;
+    let mut latency = vec![0.0; c * c];
+    let mut gap = vec![0.0; c * c];
+    for i in 0..c {
+        for j in i + 1..c {
+            let l = rng.random_range(5_000_000.0..30_000_000.0_f64).round();
+            let g = if rng.random_bool(0.5) {
+                rng.random_range(500_000.0..2_000_000.0_f64).round()
+            } else {
+                rng.random_range(10_000_000.0..30_000_000.0_f64).round()
+            };
+            latency[i * c + j] = l;
+            latency[j * c + i] = l;
+            gap[i * c + j] = g;
+            gap[j * c + i] = g;
+        }
+    }
+    let intra = (0..c)
+        .map(|_| rng.random_range(5_000_000.0..120_000_000.0_f64).round())
+        .collect();
+    InterInstance::new(0, latency, gap, intra).expect("generated instances are valid")
 }

@@ -17,6 +17,8 @@
 //! 5. predict collective times per cluster with the pLogP cost models ([`closed_form`], checked
 //!    against the event simulator [`simulate`]) and choose algorithm and segment size
 //!    ([`best_algorithm`]);
+//! 6. schedule the inter-cluster broadcast with FEF, ECEF, ECEF with look-ahead and BottomUp,
+//!    keeping the cheapest ([`best_schedule`]), or the exhaustive [`optimum`] for few clusters;
 //!
 //! Everything is pure: no I/O, no clock, no threads; generators take a seed.
 //!
@@ -45,6 +47,7 @@ mod collective;
 mod error;
 pub mod fixtures;
 mod hierarchy;
+mod inter;
 mod matrix;
 mod partition;
 mod plan;
@@ -59,6 +62,11 @@ pub use collective::{
 };
 pub use error::TopoError;
 pub use hierarchy::{Hierarchy, Level, Placement, Split, group_by_host};
+pub use inter::{
+    CompletionModel, Heuristic, InterInstance, LookAhead, MAX_EXHAUSTIVE_CLUSTERS, MaxEdgeIntra,
+    MinEdge, MinEdgeIntra, Schedule, Transfer, best_schedule, ecef_with_lookahead, evaluate,
+    optimum, run_heuristic,
+};
 pub use matrix::{LatencyMatrix, Symmetry};
 pub use partition::Partition;
 pub use plan::{LinkModels, Links, Measurement, MeasurementPlan, PlanResults};
