@@ -170,6 +170,12 @@ pub enum TopoError {
     /// A segment size of zero.
     #[error("segment size must be positive")]
     ZeroSegment,
+    /// A segment size given to an algorithm that does not segment.
+    #[error("algorithm {algorithm} takes no segment size")]
+    UnexpectedSegment {
+        /// The algorithm.
+        algorithm: &'static str,
+    },
     /// An algorithm that does not exist for that collective.
     #[error("algorithm {algorithm} is not a {collective} algorithm")]
     UnsupportedAlgorithm {
@@ -241,16 +247,22 @@ pub enum TopoError {
         reason: String,
     },
     /// A decision table lacks the mandatory message-size-0 rule for a group size.
-    #[error("decision table: level {level}, {procs} processes has no rule for message size 0")]
+    #[error(
+        "decision table: {collective} at level {level}, {procs} processes has no rule for message size 0"
+    )]
     MissingZeroRule {
+        /// The collective.
+        collective: &'static str,
         /// The level.
         level: &'static str,
         /// The group size.
         procs: usize,
     },
     /// A decision table has no rule for a query.
-    #[error("decision table: no rule for level {level}, {procs} processes")]
+    #[error("decision table: no rule for {collective} at level {level}, {procs} processes")]
     NoRule {
+        /// The collective.
+        collective: &'static str,
         /// The level.
         level: &'static str,
         /// The group size.

@@ -19,6 +19,8 @@
 //!    ([`best_algorithm`]);
 //! 6. schedule the inter-cluster broadcast with FEF, ECEF, ECEF with look-ahead and BottomUp,
 //!    keeping the cheapest ([`best_schedule`]), or the exhaustive [`optimum`] for few clusters;
+//! 7. keep the choices per (collective, level, group size, message size) in a
+//!    [`DecisionTable`] with a text form that round-trips.
 //!
 //! Everything is pure: no I/O, no clock, no threads; generators take a seed.
 //!
@@ -44,8 +46,10 @@
 
 mod cluster;
 mod collective;
+mod decision;
 mod error;
 pub mod fixtures;
+pub mod fuzz_harness;
 mod hierarchy;
 mod inter;
 mod matrix;
@@ -60,6 +64,7 @@ pub use collective::{
     Choice, Contention, Estimate, Evaluator, SegmentGrid, alltoall_contended, best_algorithm,
     chain_segment_optimum, closed_form,
 };
+pub use decision::{DecisionTable, HEADER as DECISION_TABLE_HEADER, Rule};
 pub use error::TopoError;
 pub use hierarchy::{Hierarchy, Level, Placement, Split, group_by_host};
 pub use inter::{

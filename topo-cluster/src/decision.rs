@@ -1,0 +1,582 @@
+//! Decision tables: the best algorithm and segment size per (collective, level, group size,
+//! message size), as Open MPI's tuned dynamic rules and HAN's per-level rules store them, with
+//! a text form that can be saved and read back.
+//!
+//! Text form (one rule per line, `#` starts a comment, blank lines ignored):
+//!
+//! ```text
+//! topo-decisions 1
+//! # collective level procs min_bytes algorithm segment predicted_ns
+//! bcast intra-cluster 8 0 binomial - 190562
+//! bcast intra-cluster 8 16384 seg-chain 1024 2749383
+//! ```
+//!
+//! A rule applies from `min_bytes` up to the next rule's size; every (collective, level,
+//! procs) needs a rule at size 0. `segment` is `-` for unsegmented algorithms,
+//! `predicted_ns` is `-` when unknown.
+
+use std::fmt;
+
+use crate::{
+    Algorithm, Collective, Evaluator, Level, PLogP, SegmentGrid, TopoError, best_algorithm,
+};
+
+/// The header line of the text form.
+pub const HEADER: &str = "topo-decisions 1";
+
+/// One rule of a decision table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Rule {
+    /// The collective.
+    pub collective: Collective,
+    /// The hierarchy level.
+    pub level: Level,
+    /// The group size (processes per communicator at that level).
+    pub procs: usize,
+    /// The smallest message size the rule applies to.
+    pub min_bytes: u64,
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Its segment size (segmented algorithms only).
+    pub segment: Option<u64>,
+    /// The predicted time at `min_bytes`, rounded to the nanosecond, when known.
+    pub predicted_ns: Option<u64>,
+}
+
+impl Rule {
+    fn key(&self) -> (Collective, Level, usize, u64) {
+        (self.collective, self.level, self.procs, self.min_bytes)
+    }
+}
+
+/// A set of rules, kept sorted by (collective, level, procs, min_bytes), one rule per key.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DecisionTable {
+    rules: Vec<Rule>,
+}
+
+impl DecisionTable {
+    /// An empty table.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The rules, sorted.
+    #[must_use]
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    /// Adds `rule`, replacing the rule with the same key (so measured rules can override
+    /// model-derived ones).
+    ///
+    /// # Errors
+    /// [`TopoError::NoProcesses`], [`TopoError::UnsupportedAlgorithm`],
+    /// [`TopoError::ZeroSegment`] (a segmented algorithm without a segment size).
+    pub fn insert(&mut self, rule: Rule) -> Result<(), TopoError> {
+        validate(&rule)?;
+        match self.rules.binary_search_by(|r| r.key().cmp(&rule.key())) {
+            Ok(i) => self.rules[i] = rule,
+            Err(i) => self.rules.insert(i, rule),
+        }
+        Ok(())
+    }
+
+    /// Computes the rules of `collective` at `level` for every group size, from the
+    /// cluster's pLogP parameters: the best choice at each of `message_sizes` (and 0), one rule
+    /// each time the choice changes.
+    ///
+    /// # Errors
+    /// [`TopoError::NoProcesses`] for a group size of 0.
+    ///
+    /// # Complexity
+    /// O(|group_sizes| · |message_sizes|) calls of [`best_algorithm`].
+    ///
+    /// # Example
+    /// ```
+    /// use topo_cluster::{Collective, DecisionTable, Evaluator, Level, PLogP, SegmentGrid};
+    /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
+    /// let mut t = DecisionTable::new();
+    /// t.compute(Collective::Broadcast, Level::IntraCluster, &p, &[8, 20],
+    ///           &[1, 1024, 16 << 10, 1 << 20], &SegmentGrid::default(), Evaluator::ClosedForm)?;
+    /// let r = t.lookup(Collective::Broadcast, Level::IntraCluster, 8, 100_000)?;
+    /// assert_eq!(r.algorithm.name(), "seg-chain");
+    /// let text = t.to_text();
+    /// assert_eq!(DecisionTable::parse(&text)?, t);
+    /// # Ok::<(), topo_cluster::TopoError>(())
+    /// ```
+    #[expect(clippy::too_many_arguments, reason = "one per axis of the table")]
+    pub fn compute(
+        &mut self,
+        collective: Collective,
+        level: Level,
+        params: &PLogP,
+        group_sizes: &[usize],
+        message_sizes: &[u64],
+        grid: &SegmentGrid,
+        evaluator: Evaluator,
+    ) -> Result<(), TopoError> {
+        let mut sizes: Vec<u64> = message_sizes.to_vec();
+        sizes.push(0);
+        sizes.sort_unstable();
+        sizes.dedup();
+        for &procs in group_sizes {
+            let mut last: Option<(Algorithm, Option<u64>)> = None;
+            for &m in &sizes {
+                let c = best_algorithm(collective, procs, m, params, grid, evaluator)?;
+                if last != Some((c.algorithm, c.segment)) {
+                    last = Some((c.algorithm, c.segment));
+                    self.insert(Rule {
+                        collective,
+                        level,
+                        procs,
+                        min_bytes: m,
+                        algorithm: c.algorithm,
+                        segment: c.segment,
+                        predicted_ns: Some(c.time_ns.round() as u64),
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The rule for a query: among the rules of (collective, level), the group size is the
+    /// largest one ≤ `procs` (the smallest one if all are larger), and the rule is the one with
+    /// the largest `min_bytes` ≤ `m`.
+    ///
+    /// # Errors
+    /// [`TopoError::NoRule`] when (collective, level) has no rule,
+    /// [`TopoError::MissingZeroRule`] when the group size has no rule at size 0 (only possible
+    /// in tables built by [`DecisionTable::insert`]).
+    ///
+    /// # Complexity
+    /// O(log r + k) for r rules, k of them for (collective, level).
+    pub fn lookup(
+        &self,
+        collective: Collective,
+        level: Level,
+        procs: usize,
+        m: u64,
+    ) -> Result<&Rule, TopoError> {
+        let lo = self
+            .rules
+            .partition_point(|r| (r.collective, r.level) < (collective, level));
+        let hi = self
+            .rules
+            .partition_point(|r| (r.collective, r.level) <= (collective, level));
+        let group = &self.rules[lo..hi];
+        let no_rule = TopoError::NoRule {
+            collective: collective.name(),
+            level: level.name(),
+            procs,
+        };
+        let first = group.first().ok_or(no_rule)?;
+        let size = group
+            .iter()
+            .map(|r| r.procs)
+            .filter(|&p| p <= procs)
+            .max()
+            .unwrap_or(first.procs);
+        group
+            .iter()
+            .filter(|r| r.procs == size && r.min_bytes <= m)
+            .max_by_key(|r| r.min_bytes)
+            .ok_or(TopoError::MissingZeroRule {
+                collective: collective.name(),
+                level: level.name(),
+                procs: size,
+            })
+    }
+
+    /// Writes the text form.
+    ///
+    /// # Errors
+    /// The writer's error.
+    pub fn write(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        writeln!(out, "{HEADER}")?;
+        writeln!(
+            out,
+            "# collective level procs min_bytes algorithm segment predicted_ns"
+        )?;
+        for r in &self.rules {
+            let opt = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+            writeln!(
+                out,
+                "{} {} {} {} {} {} {}",
+                r.collective.name(),
+                r.level.name(),
+                r.procs,
+                r.min_bytes,
+                r.algorithm.name(),
+                opt(r.segment),
+                opt(r.predicted_ns)
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The text form as a string.
+    #[must_use]
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        // writing to a String cannot fail
+        let _ = self.write(&mut s);
+        s
+    }
+
+    /// Reads the text form. Rules may come in any order; a key given twice, a missing header
+    /// and a (collective, level, procs) without a size-0 rule are errors.
+    ///
+    /// # Errors
+    /// [`TopoError::Parse`] with the 1-based line number, [`TopoError::MissingZeroRule`].
+    ///
+    /// # Complexity
+    /// O(r log r) for r rules.
+    pub fn parse(text: &str) -> Result<Self, TopoError> {
+        let mut table = Self::new();
+        let mut header = false;
+        for (n, raw) in text.lines().enumerate() {
+            let line_no = n + 1;
+            let err = |reason: String| TopoError::Parse {
+                line: line_no,
+                reason,
+            };
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            if !header {
+                if line.split_whitespace().collect::<Vec<_>>()
+                    != HEADER.split(' ').collect::<Vec<_>>()
+                {
+                    return Err(err(format!("expected header {HEADER:?}, found {line:?}")));
+                }
+                header = true;
+                continue;
+            }
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let [c, l, p, m, a, s, t] = f[..] else {
+                return Err(err(format!("expected 7 fields, found {}", f.len())));
+            };
+            let collective =
+                Collective::from_name(c).ok_or_else(|| err(format!("unknown collective {c:?}")))?;
+            let level = Level::from_name(l).ok_or_else(|| err(format!("unknown level {l:?}")))?;
+            let int = |what: &str, v: &str| -> Result<u64, TopoError> {
+                if v.is_empty()
+                    || !v.bytes().all(|b| b.is_ascii_digit())
+                    || (v.len() > 1 && v.starts_with('0'))
+                {
+                    return Err(err(format!(
+                        "{what} {v:?} is not a canonical unsigned integer"
+                    )));
+                }
+                v.parse::<u64>()
+                    .map_err(|e| err(format!("{what} {v:?}: {e}")))
+            };
+            let opt = |what: &str, v: &str| -> Result<Option<u64>, TopoError> {
+                if v == "-" {
+                    Ok(None)
+                } else {
+                    int(what, v).map(Some)
+                }
+            };
+            let procs = usize::try_from(int("procs", p)?)
+                .map_err(|_| err(format!("procs {p:?} too large")))?;
+            let min_bytes = int("min_bytes", m)?;
+            let algorithm =
+                Algorithm::from_name(a).ok_or_else(|| err(format!("unknown algorithm {a:?}")))?;
+            let segment = opt("segment", s)?;
+            let predicted_ns = opt("predicted_ns", t)?;
+            if algorithm.is_segmented() != segment.is_some() {
+                return Err(err(format!(
+                    "algorithm {a} {} a segment size",
+                    if algorithm.is_segmented() {
+                        "needs"
+                    } else {
+                        "takes no"
+                    }
+                )));
+            }
+            let rule = Rule {
+                collective,
+                level,
+                procs,
+                min_bytes,
+                algorithm,
+                segment,
+                predicted_ns,
+            };
+            if table
+                .rules
+                .binary_search_by(|r| r.key().cmp(&rule.key()))
+                .is_ok()
+            {
+                return Err(err("a rule for the same key was given before".to_owned()));
+            }
+            table.insert(rule).map_err(|e| err(e.to_string()))?;
+        }
+        if !header {
+            return Err(TopoError::Parse {
+                line: text.lines().count().max(1),
+                reason: format!("missing header {HEADER:?}"),
+            });
+        }
+        let mut i = 0;
+        while i < table.rules.len() {
+            let r = table.rules[i];
+            if r.min_bytes != 0 {
+                return Err(TopoError::MissingZeroRule {
+                    collective: r.collective.name(),
+                    level: r.level.name(),
+                    procs: r.procs,
+                });
+            }
+            while i < table.rules.len()
+                && (
+                    table.rules[i].collective,
+                    table.rules[i].level,
+                    table.rules[i].procs,
+                ) == (r.collective, r.level, r.procs)
+            {
+                i += 1;
+            }
+        }
+        Ok(table)
+    }
+}
+
+fn validate(rule: &Rule) -> Result<(), TopoError> {
+    crate::trees::check(rule.collective, rule.algorithm, rule.procs, rule.segment)?;
+    if !rule.algorithm.is_segmented() && rule.segment.is_some() {
+        return Err(TopoError::UnexpectedSegment {
+            algorithm: rule.algorithm.name(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn fast_ethernet() -> PLogP {
+        PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5).unwrap()
+    }
+
+    fn sample() -> DecisionTable {
+        let mut t = DecisionTable::new();
+        let sizes: Vec<u64> = (0..23).map(|k| 1 << k).collect();
+        for c in Collective::ALL {
+            t.compute(
+                c,
+                Level::IntraCluster,
+                &fast_ethernet(),
+                &[2, 8, 20],
+                &sizes,
+                &SegmentGrid::default(),
+                Evaluator::ClosedForm,
+            )
+            .unwrap();
+        }
+        t
+    }
+
+    #[test]
+    fn round_trip_and_lookup() {
+        let t = sample();
+        let text = t.to_text();
+        assert!(text.starts_with(HEADER));
+        let back = DecisionTable::parse(&text).unwrap();
+        assert_eq!(back, t);
+        assert_eq!(back.to_text(), text);
+        // lookups follow the model's choice at the breakpoints
+        let r = t
+            .lookup(Collective::Broadcast, Level::IntraCluster, 8, 1 << 20)
+            .unwrap();
+        assert_eq!(
+            (r.algorithm, r.segment),
+            (Algorithm::SegmentedChain, Some(8192))
+        );
+        // 12 processes use the 8-process rules; 1 process the smallest group size
+        let r12 = t
+            .lookup(Collective::Broadcast, Level::IntraCluster, 12, 1 << 20)
+            .unwrap();
+        assert_eq!(r12.procs, 8);
+        assert_eq!(
+            t.lookup(Collective::Broadcast, Level::IntraCluster, 1, 0)
+                .unwrap()
+                .procs,
+            2
+        );
+        assert_eq!(
+            t.lookup(Collective::Broadcast, Level::InterCluster, 8, 0),
+            Err(TopoError::NoRule {
+                collective: "bcast",
+                level: "inter-cluster",
+                procs: 8
+            })
+        );
+    }
+
+    #[test]
+    fn overrides_replace_model_rules() {
+        let mut t = sample();
+        let n = t.rules().len();
+        let r = Rule {
+            collective: Collective::Broadcast,
+            level: Level::IntraCluster,
+            procs: 8,
+            min_bytes: 0,
+            algorithm: Algorithm::Flat,
+            segment: None,
+            predicted_ns: None,
+        };
+        t.insert(r).unwrap();
+        assert_eq!(t.rules().len(), n);
+        assert_eq!(
+            t.lookup(Collective::Broadcast, Level::IntraCluster, 8, 1)
+                .unwrap(),
+            &r
+        );
+        assert_eq!(
+            t.insert(Rule {
+                algorithm: Algorithm::SegmentedChain,
+                ..r
+            }),
+            Err(TopoError::ZeroSegment)
+        );
+        assert_eq!(
+            t.insert(Rule {
+                segment: Some(4),
+                ..r
+            }),
+            Err(TopoError::UnexpectedSegment { algorithm: "flat" })
+        );
+        // a table built by insert only may lack the size-0 rule
+        let mut u = DecisionTable::new();
+        u.insert(Rule { min_bytes: 10, ..r }).unwrap();
+        assert_eq!(
+            u.lookup(Collective::Broadcast, Level::IntraCluster, 8, 5),
+            Err(TopoError::MissingZeroRule {
+                collective: "bcast",
+                level: "intra-cluster",
+                procs: 8
+            })
+        );
+    }
+
+    fn parse_err(text: &str) -> (usize, String) {
+        match DecisionTable::parse(text) {
+            Err(TopoError::Parse { line, reason }) => (line, reason),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn parse_errors_name_the_line() {
+        let h = format!("{HEADER}\n");
+        assert_eq!(parse_err("bcast intra-cluster 8 0 flat - -\n").0, 1);
+        assert_eq!(parse_err("").0, 1);
+        assert_eq!(parse_err("# only a comment\n").0, 1);
+        let cases = [
+            ("bcast intra-cluster 8 0 flat -", "7 fields"),
+            ("reduce intra-cluster 8 0 flat - -", "unknown collective"),
+            ("bcast grid 8 0 flat - -", "unknown level"),
+            ("bcast intra-cluster x 0 flat - -", "procs"),
+            ("bcast intra-cluster 8 -1 flat - -", "min_bytes"),
+            ("bcast intra-cluster 8 00 flat - -", "canonical"),
+            (
+                "bcast intra-cluster 8 99999999999999999999 flat - -",
+                "min_bytes",
+            ),
+            ("bcast intra-cluster 8 0 ring - -", "unknown algorithm"),
+            ("bcast intra-cluster 8 0 seg-chain - -", "needs"),
+            ("bcast intra-cluster 8 0 flat 1024 -", "takes no"),
+            (
+                "gather intra-cluster 8 0 binary - -",
+                "not a gather algorithm",
+            ),
+            ("bcast intra-cluster 0 0 flat - -", "zero processes"),
+            (
+                "bcast intra-cluster 8 0 seg-chain 0 -",
+                "segment size must be positive",
+            ),
+        ];
+        for (line, want) in cases {
+            let (n, reason) = parse_err(&format!("{h}\n{line}\n"));
+            assert_eq!(n, 3, "{line}");
+            assert!(reason.contains(want), "{line}: {reason}");
+        }
+        let dup =
+            format!("{h}bcast intra-cluster 8 0 flat - -\nbcast intra-cluster 8 0 chain - -\n");
+        assert_eq!(
+            parse_err(&dup),
+            (3, "a rule for the same key was given before".into())
+        );
+        let no_zero =
+            format!("{h}bcast intra-cluster 8 0 flat - -\nscatter inter-cluster 4 64 flat - -\n");
+        assert_eq!(
+            DecisionTable::parse(&no_zero),
+            Err(TopoError::MissingZeroRule {
+                collective: "scatter",
+                level: "inter-cluster",
+                procs: 4
+            })
+        );
+        // comments, blank lines and any order are fine
+        let ok = format!(
+            "# saved\n{h}\nbcast intra-cluster 8 64 chain - 5 # big\nbcast intra-cluster 8 0 flat - -\n"
+        );
+        let t = DecisionTable::parse(&ok).unwrap();
+        assert_eq!(t.rules().len(), 2);
+        assert_eq!(t.rules()[0].min_bytes, 0);
+    }
+
+    fn rule() -> impl Strategy<Value = Rule> {
+        (
+            0_usize..4,
+            0_usize..3,
+            1_usize..100,
+            0_u64..5,
+            any::<u64>(),
+            0_usize..7,
+            1_u64..u64::MAX,
+            proptest::option::of(any::<u64>()),
+        )
+            .prop_map(|(c, l, procs, bucket, bytes, a, seg, t)| {
+                let collective = Collective::ALL[c];
+                let algs = collective.algorithms();
+                let algorithm = algs[a % algs.len()];
+                Rule {
+                    collective,
+                    level: Level::ALL[l],
+                    procs,
+                    min_bytes: if bucket == 0 { 0 } else { bytes },
+                    algorithm,
+                    segment: algorithm.is_segmented().then_some(seg),
+                    predicted_ns: t,
+                }
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Any valid table (with its size-0 rules) survives write → read unchanged, and the
+        /// text is a fixed point of read → write.
+        #[test]
+        fn text_round_trips(rules in proptest::collection::vec(rule(), 0..20)) {
+            let mut t = DecisionTable::new();
+            for r in rules {
+                t.insert(r).unwrap();
+                t.insert(Rule { min_bytes: 0, ..r }).unwrap();
+            }
+            let text = t.to_text();
+            let back = DecisionTable::parse(&text).unwrap();
+            prop_assert_eq!(&back, &t);
+            prop_assert_eq!(back.to_text(), text);
+        }
+    }
+}
