@@ -51,6 +51,8 @@ pub mod packet;
 pub mod psn;
 pub mod receiver;
 pub mod sender;
+#[cfg(feature = "sim")]
+pub mod sim;
 pub mod window;
 
 pub use cid::Cid;

@@ -57,13 +57,11 @@ pub enum RecvEvent {
 
 /// The hot part of a receive context: what the per-packet path reads and writes.
 ///
-/// With W = 128 it is 32 bytes: `WVEC` 16, `WBASE` 4, the end sequence number 4 and the
-/// timer's deadline 8.
+/// With W = 128 it is 32 bytes: `WVEC` 16, `WBASE` 4 (plus 4 of padding) and the timer's
+/// deadline 8. The transfer's description (addresses, length, sender) lives beside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecvContext<const WORDS: usize = 2> {
     window: Window<WORDS>,
-    /// One past the last sequence number of the transfer.
-    end: u32,
     /// The one timer of the context (`u64::MAX` when disarmed).
     deadline: u64,
 }
@@ -272,7 +270,6 @@ impl<const WORDS: usize> Receiver<WORDS> {
         let slot = Slot {
             hot: RecvContext {
                 window: Window::new(first_psn),
-                end: first_psn.wrapping_add(packets),
                 deadline: paper_deadline,
             },
             meta: Meta {
@@ -361,7 +358,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         });
         let wbase = slot.hot.window.wbase();
         if let Arrival::Advanced { .. } = arrival {
-            if wbase == slot.hot.end {
+            if wbase == m.first_psn.wrapping_add(m.packets) {
                 return self.complete(dcid);
             }
             m.idle_timeouts = 0;
@@ -575,23 +572,30 @@ fn improved_timeout<const WORDS: usize>(
     if let Some((ev_hi, t)) = m.ev
         && t.saturating_add(cfg.reorder_tolerance) <= now
     {
-        m.ev = None;
+        // When the newest arrival is itself old enough, it vouches for every hole below it.
+        let upto = if m.hi_time.saturating_add(cfg.reorder_tolerance) <= now {
+            m.hi
+        } else {
+            ev_hi
+        };
         let from = crate::psn::max(wbase, m.batch_hi(wbase));
-        if after(ev_hi, from) {
-            ask_holes(win, m, from, ev_hi, out, stats);
+        if after(upto, from) {
+            ask_holes(win, m, from, upto, out, stats);
             if m.nbatches == BATCHES {
                 // Full: the newest batch absorbs these holes and restarts its retry clock
                 // (a later retry, never an early, spurious one).
-                m.batches[BATCHES - 1] = (ev_hi, now);
+                m.batches[BATCHES - 1] = (upto, now);
             } else {
-                m.batches[m.nbatches] = (ev_hi, now);
+                m.batches[m.nbatches] = (upto, now);
                 m.nbatches += 1;
             }
         }
-        // Later arrivals already show further holes: take them as the next evidence.
-        if after(m.hi, crate::psn::max(wbase, ev_hi)) {
-            m.ev = Some((m.hi, m.hi_time));
-        }
+        // Later arrivals already show further holes: they are the next evidence.
+        m.ev = if after(m.hi, crate::psn::max(wbase, upto)) {
+            Some((m.hi, m.hi_time))
+        } else {
+            None
+        };
     }
 }
 

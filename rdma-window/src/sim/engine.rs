@@ -1,0 +1,139 @@
+//! The discrete-event loop: two nodes joined by a full-duplex link, each direction a FIFO
+//! serialiser followed by the fates of [`Fates`].
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+use super::fates::Fates;
+
+/// One packet handed to the link.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Wire<P> {
+    pub(crate) pkt: P,
+    /// Bytes without the link overhead.
+    pub(crate) bytes: u32,
+    /// `(transfer, packet index)` for data packets: keys its fate.
+    pub(crate) data: Option<(u32, u32)>,
+}
+
+/// A node as the engine sees it.
+pub(crate) trait Node {
+    type Pkt: Copy;
+    fn handle(&mut self, pkt: Self::Pkt, now: u64);
+    fn handle_timeout(&mut self, now: u64);
+    fn poll_timeout(&self) -> Option<u64>;
+    fn poll_transmit(&mut self, now: u64) -> Option<Wire<Self::Pkt>>;
+}
+
+struct Item<P> {
+    t: u64,
+    seq: u64,
+    to_rx: bool,
+    pkt: P,
+}
+
+impl<P> PartialEq for Item<P> {
+    fn eq(&self, o: &Self) -> bool {
+        (self.t, self.seq) == (o.t, o.seq)
+    }
+}
+impl<P> Eq for Item<P> {}
+impl<P> PartialOrd for Item<P> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<P> Ord for Item<P> {
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.t, o.seq).cmp(&(self.t, self.seq))
+    }
+}
+
+/// Runs until `done(tx)` or `limit_ns`; returns the final time and whether it finished.
+pub(crate) fn run<P: Copy, S: Node<Pkt = P>, R: Node<Pkt = P>>(
+    tx: &mut S,
+    rx: &mut R,
+    fates: &mut Fates,
+    limit_ns: u64,
+    done: impl Fn(&S) -> bool,
+) -> (u64, bool) {
+    let mut heap: BinaryHeap<Item<P>> = BinaryHeap::new();
+    let mut seq = 0u64;
+    let mut now = 0u64;
+    let mut free = [0u64; 2];
+    let mut attempts: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut ctl = [0u64; 2];
+    loop {
+        // Each idle link direction takes one packet.
+        for dir in 0..2 {
+            if free[dir] > now {
+                continue;
+            }
+            let w = if dir == 0 {
+                tx.poll_transmit(now)
+            } else {
+                rx.poll_transmit(now)
+            };
+            let Some(w) = w else { continue };
+            let ser = fates.serialization(w.bytes);
+            free[dir] = now + ser;
+            let fate = match w.data {
+                Some((t, i)) => {
+                    let a = attempts.entry((t, i)).or_insert(0);
+                    let f = fates.data(t, i, *a, now);
+                    *a += 1;
+                    f
+                }
+                None => {
+                    ctl[dir] += 1;
+                    #[expect(clippy::cast_possible_truncation, reason = "dir < 2")]
+                    let d = dir as u32;
+                    fates.control(d, ctl[dir], now)
+                }
+            };
+            for d in [fate.first, fate.copy].into_iter().flatten() {
+                seq += 1;
+                heap.push(Item {
+                    t: now + ser + d,
+                    seq,
+                    to_rx: dir == 0,
+                    pkt: w.pkt,
+                });
+            }
+        }
+        if done(tx) {
+            return (now, true);
+        }
+        let mut next = u64::MAX;
+        if let Some(i) = heap.peek() {
+            next = next.min(i.t);
+        }
+        for t in [tx.poll_timeout(), rx.poll_timeout()].into_iter().flatten() {
+            next = next.min(t.max(now + 1));
+        }
+        for f in free {
+            if f > now {
+                next = next.min(f);
+            }
+        }
+        if next == u64::MAX || next > limit_ns {
+            return (now, false);
+        }
+        now = next;
+        while heap.peek().is_some_and(|i| i.t <= now) {
+            if let Some(i) = heap.pop() {
+                if i.to_rx {
+                    rx.handle(i.pkt, now);
+                } else {
+                    tx.handle(i.pkt, now);
+                }
+            }
+        }
+        if tx.poll_timeout().is_some_and(|t| t <= now) {
+            tx.handle_timeout(now);
+        }
+        if rx.poll_timeout().is_some_and(|t| t <= now) {
+            rx.handle_timeout(now);
+        }
+    }
+}

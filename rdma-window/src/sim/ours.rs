@@ -1,0 +1,193 @@
+//! The paper's protocol (either receiver mode) on the simulated link: the crate's own
+//! [`Sender`] and [`Receiver`] driven by the engine.
+
+use super::engine::{Node, Wire};
+use super::{Report, SimConfig, Tally};
+use crate::packet::Packet;
+use crate::receiver::RecvEvent;
+use crate::sender::SendEvent;
+use crate::{Cid, Mode, Receiver, ReceiverConfig, Sender, SenderConfig, Transfer};
+
+pub(crate) struct Tx {
+    s: Sender,
+    ids: Vec<Cid>,
+    pub(crate) done_at: Vec<Option<u64>>,
+    dcid_to_transfer: std::collections::HashMap<Cid, u32>,
+    firsts: Vec<u32>,
+    pub(crate) failed: bool,
+}
+
+pub(crate) struct Rx<const WORDS: usize> {
+    r: Receiver<WORDS>,
+    mtu: u32,
+    pub(crate) tally: Tally,
+}
+
+/// Address space of transfer `i` at the receiver: `i << 40`.
+const SHIFT: u32 = 40;
+
+impl Node for Tx {
+    type Pkt = Packet;
+    fn handle(&mut self, pkt: Packet, now: u64) {
+        // The simulator only carries well-formed packets; an error would be a bug.
+        self.s
+            .handle(pkt, now)
+            .expect("sender rejected a packet the receiver built");
+        self.drain(now);
+    }
+    fn handle_timeout(&mut self, now: u64) {
+        self.s.handle_timeout(now);
+        self.drain(now);
+    }
+    fn poll_timeout(&self) -> Option<u64> {
+        self.s.poll_timeout()
+    }
+    fn poll_transmit(&mut self, now: u64) -> Option<Wire<Packet>> {
+        let t = self.s.poll_transmit()?;
+        self.drain(now);
+        let data = match t.packet {
+            Packet::Data { dcid, psn, .. } => self
+                .dcid_to_transfer
+                .get(&dcid)
+                .map(|&i| (i, psn.wrapping_sub(self.firsts[i as usize]))),
+            _ => None,
+        };
+        let bytes =
+            u32::try_from(t.packet.header_len()).unwrap_or(u32::MAX) + t.source.map_or(0, |s| s.1);
+        Some(Wire {
+            pkt: t.packet,
+            bytes,
+            data,
+        })
+    }
+}
+
+impl Tx {
+    fn drain(&mut self, now: u64) {
+        while let Some(e) = self.s.poll_event() {
+            match e {
+                SendEvent::Connected { id, dcid } => {
+                    if let Some(i) = self.ids.iter().position(|x| *x == id) {
+                        #[expect(clippy::cast_possible_truncation, reason = "few transfers")]
+                        self.dcid_to_transfer.insert(dcid, i as u32);
+                    }
+                }
+                SendEvent::Complete { id } => {
+                    if let Some(i) = self.ids.iter().position(|x| *x == id) {
+                        self.done_at[i] = Some(now);
+                    }
+                }
+                SendEvent::Failed { .. } => self.failed = true,
+                SendEvent::Reread { .. } => {}
+            }
+        }
+    }
+}
+
+impl<const WORDS: usize> Node for Rx<WORDS> {
+    type Pkt = Packet;
+    fn handle(&mut self, pkt: Packet, now: u64) {
+        self.r
+            .handle(pkt, now)
+            .expect("receiver rejected a packet the sender built");
+        self.drain();
+    }
+    fn handle_timeout(&mut self, now: u64) {
+        self.r.handle_timeout(now);
+        self.drain();
+    }
+    fn poll_timeout(&self) -> Option<u64> {
+        self.r.poll_timeout()
+    }
+    fn poll_transmit(&mut self, _now: u64) -> Option<Wire<Packet>> {
+        let t = self.r.poll_transmit()?;
+        Some(Wire {
+            pkt: t.packet,
+            bytes: u32::try_from(t.packet.header_len()).unwrap_or(u32::MAX),
+            data: None,
+        })
+    }
+}
+
+impl<const WORDS: usize> Rx<WORDS> {
+    fn drain(&mut self) {
+        while let Some(e) = self.r.poll_event() {
+            if let RecvEvent::Write { addr, .. } = e {
+                let t = addr >> SHIFT;
+                let i = (addr & ((1 << SHIFT) - 1)) / u64::from(self.mtu);
+                #[expect(clippy::cast_possible_truncation, reason = "built from u32s")]
+                self.tally.write(t as u32, i as u32);
+            }
+        }
+    }
+}
+
+/// Runs the crate's protocol with window W = 64 × `WORDS` in `mode`.
+pub(crate) fn run<const WORDS: usize>(mode: Mode, cfg: &SimConfig) -> Report {
+    let w = Receiver::<WORDS>::W;
+    let n = cfg.transfers.len();
+    let rcfg = ReceiverConfig {
+        capacity: cfg.receive_contexts,
+        mode,
+        resend_timeout: cfg.timeout_ns,
+        reorder_tolerance: cfg.reorder_tolerance_ns,
+        retry_interval: cfg.retry_ns,
+        ack_stride: 1,
+        max_idle_timeouts: 1_000,
+    };
+    let scfg = SenderConfig {
+        capacity: n.max(1),
+        window: w,
+        req_timeout: 2 * cfg.timeout_ns,
+        busy_backoff: cfg.timeout_ns,
+        max_backoff: 64 * cfg.timeout_ns,
+        probe_timeout: 4 * cfg.timeout_ns,
+        max_probes: 1_000,
+    };
+    let mut s = Sender::new(0, scfg).expect("valid sender configuration");
+    let mut ids = Vec::new();
+    let mut firsts = Vec::new();
+    for (i, &len) in cfg.transfers.iter().enumerate() {
+        #[expect(clippy::cast_possible_truncation, reason = "hash bits")]
+        let first = super::fates::mix(cfg.net.seed ^ i as u64) as u32;
+        firsts.push(first);
+        let t = Transfer {
+            src_addr: 0,
+            dst_node: 1,
+            dst_addr: (i as u64) << SHIFT,
+            len,
+            mtu: cfg.mtu,
+            first_psn: first,
+        };
+        ids.push(s.start(t, 0).expect("transfer fits the sender table"));
+    }
+    let mut tx = Tx {
+        s,
+        ids,
+        done_at: vec![None; n],
+        dcid_to_transfer: std::collections::HashMap::new(),
+        firsts,
+        failed: false,
+    };
+    let mut rx = Rx::<WORDS> {
+        r: Receiver::new(rcfg).expect("valid receiver configuration"),
+        mtu: cfg.mtu,
+        tally: Tally::new(cfg),
+    };
+    let mut fates = super::fates::Fates::new(cfg.net);
+    let (end, finished) = super::engine::run(&mut tx, &mut rx, &mut fates, cfg.limit_ns, |t| {
+        t.done_at.iter().all(Option::is_some) || t.failed
+    });
+    let st = *tx.s.stats();
+    let rs = *rx.r.stats();
+    Report {
+        finished: finished && !tx.failed,
+        completion_ns: end,
+        per_transfer_ns: tx.done_at,
+        data_sent: st.data_sent,
+        retransmits: st.retransmits,
+        timeouts: rs.timeouts + st.probes,
+        requests: rs.resend_packets,
+        tally: rx.tally,
+    }
+}

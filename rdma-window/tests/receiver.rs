@@ -1,0 +1,411 @@
+//! The receiver as a whole: set-up, the window cases with their outputs, the one timer,
+//! completion, zombies, bad packets, and a model-based test of the context table.
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use rdma_window::packet::RspStatus;
+use rdma_window::receiver::{RecvContext, RecvEvent, Transmit};
+use rdma_window::{Cid, Error, Mode, Packet, Receiver, ReceiverConfig};
+
+const MTU: u32 = 4096;
+
+fn cfg(capacity: usize, mode: Mode) -> ReceiverConfig {
+    ReceiverConfig {
+        capacity,
+        mode,
+        ..ReceiverConfig::default()
+    }
+}
+
+fn scid(i: u16) -> Cid {
+    Cid {
+        index: i,
+        generation: 0,
+    }
+}
+
+fn open(rx: &mut Receiver, s: Cid, packets: u32, first_psn: u32, now: u64) -> Option<Cid> {
+    rx.handle(
+        Packet::Req {
+            scid: s,
+            src_node: 1,
+            dst_addr: 0x10_0000,
+            len: u64::from(packets) * u64::from(MTU),
+            mtu: MTU,
+            first_psn,
+        },
+        now,
+    )
+    .unwrap();
+    let out: Vec<Transmit> = std::iter::from_fn(|| rx.poll_transmit()).collect();
+    match out.as_slice() {
+        [
+            Transmit {
+                to: 1,
+                packet: Packet::Rsp { scid: got, status },
+            },
+        ] if *got == s => match status {
+            RspStatus::Granted(c) => Some(*c),
+            RspStatus::Busy => None,
+        },
+        other => panic!("unexpected answer {other:?}"),
+    }
+}
+
+fn data(rx: &mut Receiver, dcid: Cid, psn: u32, now: u64) -> (Vec<RecvEvent>, Vec<Packet>) {
+    rx.handle(
+        Packet::Data {
+            dcid,
+            psn,
+            len: MTU,
+        },
+        now,
+    )
+    .unwrap();
+    (
+        std::iter::from_fn(|| rx.poll_event()).collect(),
+        std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect(),
+    )
+}
+
+#[test]
+fn receive_context_fits_in_32_bytes() {
+    assert!(size_of::<RecvContext<2>>() <= 32);
+}
+
+#[test]
+fn window_boundaries_through_the_receiver() {
+    let mut rx: Receiver = Receiver::new(cfg(4, Mode::Paper)).unwrap();
+    let first = 1_000;
+    let c = open(&mut rx, scid(0), 1_000, first, 0).unwrap();
+    // WBASE + 1 and WBASE + W are written; WBASE + W + 1 is refused with RDMA_RESEND(PIDX).
+    for off in [1, 127, 128] {
+        let (ev, out) = data(&mut rx, c, first + off, 1);
+        assert!(matches!(ev.as_slice(), [RecvEvent::Write { psn, addr, .. }]
+            if *psn == first + off && *addr == 0x10_0000 + u64::from(off * MTU)));
+        assert!(out.is_empty());
+    }
+    let (ev, out) = data(&mut rx, c, first + 129, 2);
+    assert!(ev.is_empty());
+    assert_eq!(
+        out,
+        [Packet::Resend {
+            scid: scid(0),
+            wbase: first,
+            psn: first + 129,
+            more: 0
+        }]
+    );
+    // A duplicate in the window is not written again.
+    let (ev, out) = data(&mut rx, c, first + 1, 3);
+    assert!(ev.is_empty() && out.is_empty());
+    // WBASE itself: written, advance by 2, ACK of the new WBASE.
+    let (ev, out) = data(&mut rx, c, first, 4);
+    assert_eq!(ev.len(), 1);
+    assert_eq!(
+        out,
+        [Packet::Ack {
+            scid: scid(0),
+            wbase: first + 2
+        }]
+    );
+    // WBASE − 1 (now below): duplicate.
+    let (ev, out) = data(&mut rx, c, first + 1, 5);
+    assert!(ev.is_empty() && out.is_empty());
+    assert_eq!(rx.stats().duplicates, 2);
+    assert_eq!(rx.context(c).unwrap().window().wbase(), first + 2);
+}
+
+#[test]
+fn one_timer_on_wbase_asks_for_wbase_only() {
+    let mut rx: Receiver = Receiver::new(cfg(4, Mode::Paper)).unwrap();
+    let to = rx.config().resend_timeout;
+    let c = open(&mut rx, scid(3), 10, 0, 0).unwrap();
+    assert_eq!(rx.poll_timeout(), Some(to));
+    data(&mut rx, c, 0, 50);
+    assert_eq!(
+        rx.poll_timeout(),
+        Some(50 + to),
+        "WBASE advance restarts the timer"
+    );
+    data(&mut rx, c, 2, 60);
+    data(&mut rx, c, 3, 70);
+    assert_eq!(rx.poll_timeout(), Some(50 + to), "other packets do not");
+    rx.handle_timeout(50 + to - 1);
+    assert!(rx.poll_transmit().is_none());
+    rx.handle_timeout(50 + to);
+    let out: Vec<_> = std::iter::from_fn(|| rx.poll_transmit()).collect();
+    assert_eq!(
+        out.iter().map(|t| t.packet).collect::<Vec<_>>(),
+        [Packet::Resend {
+            scid: scid(3),
+            wbase: 1,
+            psn: 1,
+            more: 0
+        }]
+    );
+    assert_eq!(rx.poll_timeout(), Some(50 + 2 * to));
+    assert_eq!(rx.stats().timeouts, 1);
+}
+
+#[test]
+fn completion_frees_the_context_and_late_packets_are_zombies() {
+    let mut rx: Receiver = Receiver::new(cfg(1, Mode::Paper)).unwrap();
+    let c = open(&mut rx, scid(0), 3, u32::MAX - 1, 0).unwrap();
+    data(&mut rx, c, u32::MAX, 1);
+    data(&mut rx, c, 0, 1);
+    let (ev, out) = data(&mut rx, c, u32::MAX - 1, 2);
+    assert!(
+        matches!(ev.as_slice(), [RecvEvent::Write { .. }, RecvEvent::Complete { cid, scid: s, src_node: 1 }] if *cid == c && *s == scid(0))
+    );
+    assert_eq!(out, [Packet::Done { scid: scid(0) }]);
+    assert_eq!(rx.active(), 0);
+    assert_eq!(rx.poll_timeout(), None);
+    // A late duplicate: nothing written, DONE repeated (the first may have been lost).
+    let (ev, out) = data(&mut rx, c, 0, 3);
+    assert!(ev.is_empty());
+    assert_eq!(out, [Packet::Done { scid: scid(0) }]);
+    // The slot is reused with a new generation; the old id stays dead.
+    let c2 = open(&mut rx, scid(1), 2, 0, 4).unwrap();
+    assert_eq!(c2.index, c.index);
+    assert_ne!(c2, c);
+    let (ev, out) = data(&mut rx, c, 0, 5);
+    assert!(ev.is_empty() && out.is_empty());
+    assert_eq!(rx.stats().zombies, 2);
+}
+
+#[test]
+fn full_table_answers_busy_and_repeated_requests_get_the_same_cid() {
+    let mut rx: Receiver = Receiver::new(cfg(2, Mode::Paper)).unwrap();
+    let a = open(&mut rx, scid(0), 5, 0, 0).unwrap();
+    assert_eq!(open(&mut rx, scid(0), 5, 0, 1), Some(a));
+    let _b = open(&mut rx, scid(1), 5, 0, 2).unwrap();
+    assert_eq!(open(&mut rx, scid(2), 5, 0, 3), None);
+    assert_eq!(rx.stats().refused, 1);
+}
+
+#[test]
+fn bad_data_packets_get_their_precise_error() {
+    let mut rx: Receiver = Receiver::new(cfg(2, Mode::Paper)).unwrap();
+    let c = open(&mut rx, scid(0), 3, 10, 0).unwrap();
+    let bad = Cid {
+        index: 7,
+        generation: 0,
+    };
+    assert_eq!(
+        rx.handle(
+            Packet::Data {
+                dcid: bad,
+                psn: 10,
+                len: MTU
+            },
+            1
+        ),
+        Err(Error::UnknownContext {
+            cid: bad,
+            capacity: 2
+        })
+    );
+    assert_eq!(
+        rx.handle(
+            Packet::Data {
+                dcid: c,
+                psn: 13,
+                len: MTU
+            },
+            1
+        ),
+        Err(Error::PsnOutOfRange {
+            cid: c,
+            psn: 13,
+            first: 10,
+            packets: 3
+        })
+    );
+    assert_eq!(
+        rx.handle(
+            Packet::Data {
+                dcid: c,
+                psn: 11,
+                len: 5
+            },
+            1
+        ),
+        Err(Error::BadPayloadSize {
+            cid: c,
+            psn: 11,
+            got: 5,
+            expected: MTU
+        })
+    );
+    assert_eq!(
+        rx.handle(
+            Packet::Req {
+                scid: scid(1),
+                src_node: 1,
+                dst_addr: 0,
+                len: 1 << 50,
+                mtu: 1,
+                first_psn: 0
+            },
+            1
+        ),
+        Err(Error::TooManyPackets {
+            packets: 1 << 50,
+            limit: u64::from(rdma_window::receiver::MAX_PACKETS)
+        })
+    );
+    assert!(rx.poll_event().is_none());
+}
+
+#[test]
+fn improved_mode_names_several_holes_in_one_resend() {
+    let mut c = cfg(1, Mode::Improved);
+    c.reorder_tolerance = 100;
+    let mut rx: Receiver = Receiver::new(c).unwrap();
+    let d = open(&mut rx, scid(0), 400, 0, 0).unwrap();
+    // Holes at 0, 2, 5 and 70; highest seen 80.
+    for p in (1..=80).filter(|p| ![2, 5, 70].contains(p)) {
+        data(&mut rx, d, p, 10);
+    }
+    assert_eq!(rx.poll_timeout(), Some(110));
+    rx.handle_timeout(109);
+    assert!(
+        rx.poll_transmit().is_none(),
+        "no request before the tolerance"
+    );
+    rx.handle_timeout(110);
+    let out: Vec<_> = std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect();
+    assert_eq!(
+        out,
+        [
+            Packet::Resend {
+                scid: scid(0),
+                wbase: 0,
+                psn: 0,
+                more: (1 << 1) | (1 << 4)
+            },
+            Packet::Resend {
+                scid: scid(0),
+                wbase: 0,
+                psn: 70,
+                more: 0
+            }
+        ]
+    );
+    // Not asked again before the retry interval.
+    rx.handle_timeout(111);
+    assert!(rx.poll_transmit().is_none());
+}
+
+#[test]
+fn improved_mode_is_silent_when_reordering_resolves_in_time() {
+    let mut c = cfg(1, Mode::Improved);
+    c.reorder_tolerance = 100;
+    let mut rx: Receiver = Receiver::new(c).unwrap();
+    let d = open(&mut rx, scid(0), 10, 0, 0).unwrap();
+    data(&mut rx, d, 1, 10);
+    data(&mut rx, d, 3, 20);
+    data(&mut rx, d, 0, 109);
+    data(&mut rx, d, 2, 110);
+    rx.handle_timeout(200);
+    assert!(rx.poll_transmit().is_none());
+    assert_eq!(rx.stats().resend_packets, 0);
+}
+
+/// Operations of the context-table model test.
+#[derive(Debug, Clone)]
+enum Op {
+    /// A new transfer asks for a context.
+    Open,
+    /// Deliver every packet of the `i`-th live transfer (mod live count), completing it.
+    Finish(usize),
+    /// Deliver one packet of the `i`-th live transfer.
+    One(usize, u32),
+    /// Replay a data packet of the `i`-th finished transfer (a zombie).
+    Stale(usize, u32),
+    /// Let time pass so that idle contexts time out.
+    Tick(u64),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => Just(Op::Open),
+        2 => any::<usize>().prop_map(Op::Finish),
+        3 => (any::<usize>(), 0..4u32).prop_map(|(i, p)| Op::One(i, p)),
+        3 => (any::<usize>(), 0..4u32).prop_map(|(i, p)| Op::Stale(i, p)),
+        1 => (1..30_000u64).prop_map(Op::Tick),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The table never hands one id to two live transfers, refuses exactly when full, and a
+    /// packet for a finished or aborted transfer is never written.
+    #[test]
+    fn context_table_model(ops in proptest::collection::vec(op(), 1..120)) {
+        let mut c = cfg(3, Mode::Paper);
+        c.max_idle_timeouts = 2;
+        let mut rx: Receiver = Receiver::new(c).unwrap();
+        let mut live: Vec<(Cid, Cid)> = Vec::new(); // (scid, dcid)
+        let mut dead: Vec<Cid> = Vec::new();
+        let mut next_scid = 0u16;
+        let mut now = 0u64;
+        for op in ops {
+            now += 1;
+            match op {
+                Op::Open => {
+                    let s = Cid { index: next_scid, generation: 0 };
+                    next_scid = next_scid.wrapping_add(1);
+                    let got = open(&mut rx, s, 4, 0, now);
+                    prop_assert_eq!(got.is_none(), live.len() == 3);
+                    if let Some(d) = got {
+                        prop_assert!(live.iter().all(|(_, x)| *x != d), "id handed out twice");
+                        live.push((s, d));
+                    }
+                }
+                Op::Finish(i) if !live.is_empty() => {
+                    let (_, d) = live.remove(i % live.len());
+                    let mut done = false;
+                    for p in 0..4 {
+                        let (ev, _) = data(&mut rx, d, p, now);
+                        done |= ev.iter().any(|e| matches!(e, RecvEvent::Complete { .. }));
+                    }
+                    prop_assert!(done);
+                    dead.push(d);
+                }
+                Op::One(i, p) if !live.is_empty() => {
+                    let (_, d) = live[i % live.len()];
+                    let (ev, _) = data(&mut rx, d, p, now);
+                    if ev.iter().any(|e| matches!(e, RecvEvent::Complete { .. })) {
+                        live.retain(|(_, x)| *x != d);
+                        dead.push(d);
+                    }
+                }
+                Op::Stale(i, p) if !dead.is_empty() => {
+                    let d = dead[i % dead.len()];
+                    let (ev, _) = data(&mut rx, d, p, now);
+                    prop_assert!(ev.is_empty(), "stale packet delivered: {ev:?}");
+                }
+                Op::Tick(dt) => {
+                    now += dt;
+                    rx.handle_timeout(now);
+                    while let Some(e) = rx.poll_event() {
+                        if let RecvEvent::Aborted { cid } = e {
+                            prop_assert!(live.iter().any(|(_, x)| *x == cid));
+                            live.retain(|(_, x)| *x != cid);
+                            dead.push(cid);
+                        }
+                    }
+                    while rx.poll_transmit().is_some() {}
+                }
+                _ => {}
+            }
+            prop_assert_eq!(rx.active(), live.len());
+            let ids: HashSet<Cid> = live.iter().map(|l| l.1).collect();
+            prop_assert_eq!(ids.len(), live.len());
+        }
+    }
+}
