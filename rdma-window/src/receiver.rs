@@ -103,9 +103,11 @@ struct Slot<const WORDS: usize> {
     meta: Meta,
 }
 
+/// A recently completed transfer, remembered so that a late packet or a repeated request is
+/// answered with DONE again (its first DONE may have been lost).
 #[derive(Debug, Clone, Copy)]
 struct Finished {
-    generation: u16,
+    cid: Cid,
     src_node: u32,
     scid: Cid,
 }
@@ -138,7 +140,8 @@ pub struct RecvStats {
 pub struct Receiver<const WORDS: usize = 2> {
     cfg: ReceiverConfig,
     table: ContextTable<Slot<WORDS>>,
-    finished: Vec<Option<Finished>>,
+    /// Ring of the last 2 × capacity completions.
+    finished: VecDeque<Finished>,
     transmits: VecDeque<Transmit>,
     events: VecDeque<RecvEvent>,
     stats: RecvStats,
@@ -163,7 +166,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         Ok(Self {
             cfg,
             table,
-            finished: vec![None; cfg.capacity],
+            finished: VecDeque::with_capacity(2 * cfg.capacity),
             transmits: VecDeque::with_capacity(room.max(cfg.capacity)),
             events: VecDeque::with_capacity(room.max(cfg.capacity)),
             stats: RecvStats::default(),
@@ -257,7 +260,6 @@ impl<const WORDS: usize> Receiver<WORDS> {
         if self
             .finished
             .iter()
-            .flatten()
             .any(|f| f.scid == scid && f.src_node == src_node)
         {
             self.transmit(src_node, Packet::Done { scid });
@@ -291,10 +293,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
             },
         };
         let status = match self.table.insert(slot) {
-            Ok(cid) => {
-                self.finished[usize::from(cid.index)] = None;
-                RspStatus::Granted(cid)
-            }
+            Ok(cid) => RspStatus::Granted(cid),
             Err(_) => {
                 self.stats.refused += 1;
                 RspStatus::Busy
@@ -397,18 +396,15 @@ impl<const WORDS: usize> Receiver<WORDS> {
     }
 
     fn zombie(&mut self, dcid: Cid) -> Result<(), Error> {
-        let i = usize::from(dcid.index);
-        let Some(f) = self.finished.get(i) else {
+        if usize::from(dcid.index) >= self.table.capacity() {
             return Err(Error::UnknownContext {
                 cid: dcid,
                 capacity: self.table.capacity(),
             });
-        };
+        }
         self.stats.zombies += 1;
         // A late packet of a transfer that completed here: its DONE may have been lost.
-        if let Some(f) = *f
-            && f.generation == dcid.generation
-        {
+        if let Some(f) = self.finished.iter().find(|f| f.cid == dcid).copied() {
             self.transmit(f.src_node, Packet::Done { scid: f.scid });
         }
         Ok(())
@@ -417,8 +413,11 @@ impl<const WORDS: usize> Receiver<WORDS> {
     fn complete(&mut self, cid: Cid) -> Result<(), Error> {
         if let Some(slot) = self.table.remove(cid) {
             let m = slot.meta;
-            self.finished[usize::from(cid.index)] = Some(Finished {
-                generation: cid.generation,
+            if self.finished.len() == 2 * self.table.capacity() {
+                self.finished.pop_front();
+            }
+            self.finished.push_back(Finished {
+                cid,
                 src_node: m.src_node,
                 scid: m.scid,
             });
