@@ -6,11 +6,16 @@
 use crate::Experiment;
 
 pub mod fabric;
+pub mod topo;
 
 /// Every experiment, in the order a full run takes them.
 #[must_use]
 pub fn all() -> Vec<Box<dyn Experiment>> {
-    vec![Box::new(fabric::FabricSizes)]
+    vec![
+        Box::new(fabric::FabricSizes),
+        Box::new(topo::TopoClusters),
+        Box::new(topo::TopoBcast),
+    ]
 }
 
 /// The experiment called `name`, if there is one.
