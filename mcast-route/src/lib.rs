@@ -1,7 +1,93 @@
 //! # mcast-route
 //!
-//! MR4LMS multicast routing for a limited multicast forwarding table (build, color, merge and delete trees), with OpenSM's MINIHOP-MC and SSSP-MC as baselines.
+//! MR4LMS: multicast routing for a limited multicast forwarding table (MFT), after Chen,
+//! He, Li and Qi, "InfiniBand中面向有限多播表條目數的多播路由算法" (`000_4f4eea72dd223ee8.txt` in
+//! `shared/seeds/`), with OpenSM's MINIHOP-MC and SSSP-MC as baselines behind the same
+//! interface. The contract is the "mcast-route" section of `shared/DESIGN.md`.
 //!
-//! Follows the paper `000_4f4eea72dd223ee8.txt` in `shared/seeds/`; the contract is the "mcast-route" section of
-//! `shared/DESIGN.md`. This crate is being built: it has no public API yet.
+//! A subnet manager creates and deletes multicast groups one at a time, in arrival order, and
+//! programs its switches from the router's tables. Each switch has `n_colors` MFT entries; a
+//! tree uses one color (entry, MLID `0xC000 + color`) on every switch it passes, and trees
+//! passing through one switch have different colors. MR4LMS builds minimal-height trees
+//! that reuse colors on disjoint switches:
+//!
+//! - candidate roots: the switches of least maximum hop distance to the members, sorted by
+//!   load (Alg. 1 step ①);
+//! - FBTC (Alg. 1): build bottom-up along least-loaded min-hop ports (Alg. 2), then color
+//!   first-fit;
+//! - FCTB (Alg. 3): choose a color whose subgraph `G_color` connects the members within the
+//!   least height, then build by Dijkstra in it (`G_color` is read off per-switch busy
+//!   bitmaps, never built);
+//! - merging (Alg. 4, formula (1)) when no color is left, keeping the old trees' links
+//!   (Alg. 5) or rebuilding;
+//! - deletion (Alg. 6) and the adaptive FBTC/FCTB policy (Alg. 7).
+//!
+//! ```
+//! use fabric_model::{generators, HopTable};
+//! use mcast_route::{Config, Entries, Method, Router, patterns};
+//!
+//! let fabric = generators::fat_tree(8)?;
+//! let hops = HopTable::new(&fabric)?;
+//! let mut router = Router::new(&fabric, &hops, Config::mr4lms(Entries::Limit(16)))?;
+//! // One group per line of an 8×4×4 process grid: 80 groups.
+//! for members in patterns::grid(&fabric, &[8, 4, 4], 1)? {
+//!     let made = router.create_group(&members)?;
+//!     if made.method != Method::Merge {
+//!         assert_eq!(made.height, made.min_height); // FBTC and FCTB trees are minimal
+//!     }
+//! }
+//! let stats = router.stats();
+//! assert!(stats.colors_used <= 16 && stats.colors_used >= stats.color_lower_bound.min(16) as usize);
+//! // Program a switch: its MFT blocks, or the text dump of every table.
+//! let leaf = fabric.switches()[0];
+//! assert!(!router.mft_blocks(leaf)?.is_empty());
+//! assert!(router.dump()?.starts_with("switch "));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! ## Outputs
+//! Per switch and color, the forwarding [`PortSet`] ([`Router::entries`],
+//! [`Router::port_set`]); per group its tree, color, root and height ([`Router::group`]); the
+//! same tables as InfiniBand [`MftBlock`]s (32 MLIDs per block, 16-port position masks, port
+//! 0 counted) and as a text dump ([`Router::dump`], read back by [`mft::parse_dump`]). Every
+//! switch of a tree has exactly one parent.
+//!
+//! ## Errors
+//! One error type, [`Error`]: bad members (empty, unknown, a switch, duplicated,
+//! unreachable), unknown or deleted groups, a zero entry limit, a hop table of another
+//! fabric, a baseline out of entries. Nothing panics on bad input.
+//!
+//! ## Choices beyond the paper
+//! - Dijkstra (FCTB, merging, SSSP-MC) orders paths by (hops, Σ EFI) so that trees stay of
+//!   least height, as OpenSM's P² + load weights do.
+//! - The merged tree's root is the reachable switch of least hop-table distance to the
+//!   virtual group (the paper measures `G_color` distances by one BFS per member).
+//! - FCTB reuses an existing tree spanning the group only if it is no higher than the least
+//!   height, so FCTB trees stay minimal.
 #![forbid(unsafe_code)]
+
+mod baseline;
+mod colors;
+mod config;
+mod error;
+mod fbtc;
+mod fctb;
+pub mod fuzz_harness;
+mod graph;
+mod merge;
+pub mod mft;
+pub mod patterns;
+mod portset;
+mod roots;
+mod router;
+mod stats;
+mod tree;
+mod types;
+
+pub use config::{Algorithm, Config, Entries, MAX_ENTRIES, MergeStrategy, Policy, Regraft};
+pub use error::Error;
+pub use mft::MftBlock;
+pub use portset::PortSet;
+pub use router::{GroupView, Router, TreeView};
+pub use stats::Stats;
+pub use types::{Color, CreateOutcome, GroupId, MLID_BASE, Method, TreeId};

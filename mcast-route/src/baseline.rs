@@ -1,0 +1,82 @@
+//! The OpenSM baselines MINIHOP-MC and SSSP-MC, one MLID per group.
+
+use crate::router::Members;
+use crate::tree::{Edge, Tree};
+use crate::{Algorithm, Error, Router};
+
+impl Router<'_> {
+    /// OpenSM's root (`osm_mcast_mgr_find_root_switch`): the first switch, in switch order, of
+    /// strictly least maximum hop distance to the members.
+    fn opensm_root(&self, d: u8) -> u32 {
+        self.s
+            .maxd
+            .iter()
+            .position(|&m| m == d)
+            .expect("max_dist found a switch at distance d") as u32
+    }
+
+    /// Builds the baseline tree: MINIHOP-MC walks from the root toward each member switch
+    /// along the lowest-numbered least-hop port (`osm_switch_recommend_mcast_path`); a switch
+    /// reached again keeps its first parent, so every switch has exactly one (OpenSM's own
+    /// recursion can give it two). SSSP-MC runs Dijkstra over the whole fabric from the same
+    /// root, weights (hops, groups per link) as OpenSM's P² + load, and keeps the paths to
+    /// the member switches. Both take the lowest MLID no group uses.
+    ///
+    /// # Errors
+    /// [`Error::EntriesExhausted`] when every entry is in use.
+    ///
+    /// Complexity: MINIHOP-MC O(M·D·P); SSSP-MC O((S + L) log S).
+    pub(crate) fn baseline(&mut self, m: &Members, d: u8) -> Result<Tree, Error> {
+        let color = self.colors.lowest_unused().ok_or(Error::EntriesExhausted {
+            limit: self.config.entries.limit().unwrap_or(u32::MAX),
+        })?;
+        let root = self.opensm_root(d);
+        let parents = if self.config.algorithm == Algorithm::SsspMc {
+            let all = |_: u32| true;
+            let ok = self
+                .s
+                .dijkstra(&self.g, &self.efi, root, all, &m.sw, u32::MAX, true, None);
+            debug_assert!(ok, "members were checked to be connected");
+            self.s.collect_paths(&self.g, m.sw.iter().copied())
+        } else {
+            self.minihop(root, &m.sw)
+        };
+        let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
+        Ok(Tree::from_parts(color, root, &parents, &leaves))
+    }
+
+    fn minihop(&mut self, root: u32, member_sw: &[u32]) -> Vec<(u32, Edge)> {
+        let in_tree = &mut self.s.seen;
+        in_tree.begin();
+        in_tree.set(root);
+        let mut parents = Vec::new();
+        for &t in member_sw {
+            let row = self.hops.row(t as usize);
+            let mut x = root;
+            while x != t {
+                let need = row[x as usize] - 1;
+                let a = *self
+                    .g
+                    .adj(x)
+                    .iter()
+                    .filter(|a| row[a.peer as usize] == need)
+                    .min_by_key(|a| a.port)
+                    .expect("a switch off the target has a neighbour one hop nearer");
+                if !in_tree.get(a.peer) {
+                    in_tree.set(a.peer);
+                    parents.push((
+                        a.peer,
+                        Edge {
+                            parent: x,
+                            up_port: a.peer_port,
+                            down_port: a.port,
+                            link: a.link,
+                        },
+                    ));
+                }
+                x = a.peer;
+            }
+        }
+        parents
+    }
+}

@@ -1,0 +1,177 @@
+//! Per-switch color state: busy bitmaps (`colorBusy`) and the tree on each color (`mcts`).
+
+use std::collections::BTreeMap;
+
+use crate::TreeId;
+
+/// The paper's per-switch `colorBusy[color]` bitmaps and `mcts[color]` maps, plus per-color
+/// counts of trees and groups.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ColorTable {
+    limit: Option<u32>,
+    busy: Vec<Vec<u64>>,
+    tree: Vec<BTreeMap<u32, TreeId>>,
+    pub(crate) trees_per_color: Vec<u32>,
+    pub(crate) groups_per_color: Vec<u32>,
+    scratch: Vec<u64>,
+}
+
+impl ColorTable {
+    pub(crate) fn new(switches: usize, limit: Option<u32>) -> Self {
+        Self {
+            limit,
+            busy: vec![Vec::new(); switches],
+            tree: vec![BTreeMap::new(); switches],
+            ..Self::default()
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_busy(&self, sw: u32, color: u32) -> bool {
+        let (w, b) = (color as usize / 64, color % 64);
+        self.busy[sw as usize]
+            .get(w)
+            .is_some_and(|x| x >> b & 1 == 1)
+    }
+
+    #[inline]
+    pub(crate) fn tree_at(&self, sw: u32, color: u32) -> Option<TreeId> {
+        if self.is_busy(sw, color) {
+            self.tree[sw as usize].get(&color).copied()
+        } else {
+            None
+        }
+    }
+
+    /// Entries in use on `sw`.
+    pub(crate) fn in_use(&self, sw: u32) -> usize {
+        self.tree[sw as usize].len()
+    }
+
+    /// Whether every entry of `sw` is in use.
+    pub(crate) fn is_full(&self, sw: u32) -> bool {
+        self.limit.is_some_and(|l| self.in_use(sw) >= l as usize)
+    }
+
+    /// `(color, tree)` of every entry of `sw`, by color.
+    pub(crate) fn entries(&self, sw: u32) -> impl Iterator<Item = (u32, TreeId)> + '_ {
+        self.tree[sw as usize].iter().map(|(&c, &t)| (c, t))
+    }
+
+    pub(crate) fn set(&mut self, sw: u32, color: u32, tree: TreeId) {
+        let (w, b) = (color as usize / 64, color % 64);
+        let words = &mut self.busy[sw as usize];
+        if words.len() <= w {
+            words.resize(w + 1, 0);
+        }
+        debug_assert!(
+            words[w] >> b & 1 == 0,
+            "color {color} busy twice on switch {sw}"
+        );
+        words[w] |= 1 << b;
+        self.tree[sw as usize].insert(color, tree);
+    }
+
+    pub(crate) fn clear(&mut self, sw: u32, color: u32) {
+        let (w, b) = (color as usize / 64, color % 64);
+        if let Some(x) = self.busy[sw as usize].get_mut(w) {
+            *x &= !(1 << b);
+        }
+        self.tree[sw as usize].remove(&color);
+    }
+
+    /// Adds `trees` trees and `groups` groups to `color`'s counts (negative to remove).
+    pub(crate) fn count(&mut self, color: u32, trees: i64, groups: i64) {
+        let c = color as usize;
+        if self.trees_per_color.len() <= c {
+            self.trees_per_color.resize(c + 1, 0);
+            self.groups_per_color.resize(c + 1, 0);
+        }
+        self.trees_per_color[c] = (i64::from(self.trees_per_color[c]) + trees) as u32;
+        self.groups_per_color[c] = (i64::from(self.groups_per_color[c]) + groups) as u32;
+    }
+
+    /// The number of colors a search may try: the limit, or with unlimited entries every color
+    /// in use plus one fresh color.
+    pub(crate) fn span(&self) -> u32 {
+        self.limit
+            .unwrap_or_else(|| self.trees_per_color.len() as u32 + 1)
+    }
+
+    /// Alg. 1 step ④ (`color_mcast_tree`): the first color free on every switch of `switches`,
+    /// found by OR-ing their busy bitmaps. `None` when all colors within the limit are taken.
+    ///
+    /// Complexity: O(|switches| · N_color / 64).
+    pub(crate) fn first_fit(&mut self, switches: impl Iterator<Item = u32>) -> Option<u32> {
+        self.scratch.clear();
+        for sw in switches {
+            let words = &self.busy[sw as usize];
+            if self.scratch.len() < words.len() {
+                self.scratch.resize(words.len(), 0);
+            }
+            for (acc, w) in self.scratch.iter_mut().zip(words) {
+                *acc |= w;
+            }
+        }
+        let free = self
+            .scratch
+            .iter()
+            .enumerate()
+            .find(|&(_, &w)| w != u64::MAX)
+            .map_or(self.scratch.len() as u32 * 64, |(i, w)| {
+                i as u32 * 64 + w.trailing_ones()
+            });
+        match self.limit {
+            Some(l) if free >= l => None,
+            _ => Some(free),
+        }
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.busy.iter().map(|w| 24 + w.len() * 8).sum::<usize>()
+            + self.tree.iter().map(|m| 24 + m.len() * 40).sum::<usize>()
+            + self.trees_per_color.len() * 8
+    }
+
+    /// The lowest color with no tree anywhere (the baselines' `get_new_mlid`).
+    pub(crate) fn lowest_unused(&self) -> Option<u32> {
+        let c = self
+            .trees_per_color
+            .iter()
+            .position(|&t| t == 0)
+            .map_or(self.trees_per_color.len() as u32, |c| c as u32);
+        match self.limit {
+            Some(l) if c >= l => None,
+            _ => Some(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_fit_skips_colors_busy_anywhere_on_the_tree() {
+        let mut t = ColorTable::new(3, Some(3));
+        t.set(0, 0, TreeId(0));
+        t.set(1, 1, TreeId(1));
+        assert_eq!(t.first_fit([0, 1].into_iter()), Some(2));
+        assert_eq!(t.first_fit([2].into_iter()), Some(0));
+        t.set(2, 2, TreeId(2));
+        assert_eq!(t.first_fit([0, 1, 2].into_iter()), None);
+        t.clear(1, 1);
+        assert_eq!(t.first_fit([0, 1, 2].into_iter()), Some(1));
+        assert!(!t.is_busy(1, 1) && t.tree_at(0, 0) == Some(TreeId(0)));
+    }
+
+    #[test]
+    fn unlimited_first_fit_opens_a_new_color_past_a_full_word() {
+        let mut t = ColorTable::new(1, None);
+        for c in 0..64 {
+            t.set(0, c, TreeId(c));
+        }
+        assert_eq!(t.first_fit([0].into_iter()), Some(64));
+        assert!(!t.is_full(0));
+    }
+}

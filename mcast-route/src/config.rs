@@ -1,0 +1,139 @@
+//! The router's configuration: entries per switch, algorithm, policy, merge and regraft.
+
+use crate::Error;
+
+/// The largest number of MFT entries: multicast LIDs run from 0xC000 to 0xFFFE.
+pub const MAX_ENTRIES: u32 = 0x3FFF;
+
+/// How many MFT entries (colors) every switch has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Entries {
+    /// As many as needed (the paper's "N_color = ∞"): nothing is ever merged. Colors past
+    /// [`MAX_ENTRIES`] are allowed in the router but have no MLID.
+    #[default]
+    Unlimited,
+    /// At most this many per switch (1..=[`MAX_ENTRIES`]); the paper recommends 128 on fat
+    /// trees and 256 elsewhere.
+    Limit(u32),
+}
+
+impl Entries {
+    /// The limit, or `None` when unlimited.
+    #[must_use]
+    pub const fn limit(self) -> Option<u32> {
+        match self {
+            Self::Unlimited => None,
+            Self::Limit(n) => Some(n),
+        }
+    }
+}
+
+/// Which algorithm builds the trees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Algorithm {
+    /// The paper's MR4LMS: colors shared by trees on disjoint switches, merging when short.
+    #[default]
+    Mr4lms,
+    /// OpenSM's default builder: root of least maximum hops, the first least-hop port at each
+    /// switch, one MLID per group.
+    MinihopMc,
+    /// OpenSM's SSSP builder: Dijkstra over the whole fabric from the same root with
+    /// weights = groups per link, one MLID per group.
+    SsspMc,
+}
+
+/// Which of FBTC and FCTB MR4LMS runs (paper §3.4, Alg. 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Alg. 7: FBTC until it fails, then FCTB until `switch_back` consecutive FCTB successes
+    /// without merging, then FBTC again.
+    Adaptive {
+        /// FCTB successes in a row before going back to FBTC (the paper uses 20).
+        switch_back: u32,
+    },
+    /// FBTC (Alg. 1) always.
+    FbtcOnly,
+    /// FCTB (Alg. 3) always.
+    FctbOnly,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self::Adaptive { switch_back: 20 }
+    }
+}
+
+/// How MR4LMS chooses what to merge when no color is free (paper §3.3.1, Alg. 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MergeStrategy {
+    /// Optimistic first (the nearest tree by formula (1)), pessimistic when the union is not
+    /// connected in `G_color`.
+    #[default]
+    OptimisticThenPessimistic,
+    /// The paper's faster variant: take the color with the fewest groups and go straight to the
+    /// pessimistic step.
+    FewestGroupsColor,
+}
+
+/// What happens to the trees being merged (paper §3.3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Regraft {
+    /// Alg. 5: Dijkstra adopts every link of the old trees, so their groups are undisturbed.
+    #[default]
+    KeepOldTree,
+    /// Destroy the old trees and build one new tree for the virtual group.
+    Rebuild,
+}
+
+/// Everything a [`Router`](crate::Router) is configured with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Config {
+    /// MFT entries per switch.
+    pub entries: Entries,
+    /// Which algorithm builds the trees.
+    pub algorithm: Algorithm,
+    /// FBTC/FCTB selection (MR4LMS only).
+    pub policy: Policy,
+    /// Merge strategy (MR4LMS only).
+    pub merge: MergeStrategy,
+    /// Regraft strategy (MR4LMS only).
+    pub regraft: Regraft,
+}
+
+impl Config {
+    /// MR4LMS with `entries`, the adaptive policy, optimistic-then-pessimistic merging and the
+    /// old trees kept.
+    #[must_use]
+    pub fn mr4lms(entries: Entries) -> Self {
+        Self {
+            entries,
+            ..Self::default()
+        }
+    }
+
+    /// The baseline `algorithm` with `entries` (one MLID per group).
+    #[must_use]
+    pub fn baseline(algorithm: Algorithm, entries: Entries) -> Self {
+        Self {
+            entries,
+            algorithm,
+            ..Self::default()
+        }
+    }
+
+    /// Checks the entry limit.
+    ///
+    /// # Errors
+    /// [`Error::ZeroEntries`] for a limit of zero, [`Error::TooManyEntries`] past
+    /// [`MAX_ENTRIES`].
+    pub fn validate(&self) -> Result<(), Error> {
+        match self.entries {
+            Entries::Limit(0) => Err(Error::ZeroEntries),
+            Entries::Limit(n) if n > MAX_ENTRIES => Err(Error::TooManyEntries {
+                entries: n,
+                max: MAX_ENTRIES,
+            }),
+            _ => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! The crate's one error type.
+
+use fabric_model::NodeId;
+
+use crate::GroupId;
+
+/// Everything that can be wrong with input to this crate.
+///
+/// Each variant names the node, group, parameter or line that was wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A group with no member.
+    #[error("a multicast group needs at least one member")]
+    EmptyGroup,
+    /// A member id that is not a node of the fabric.
+    #[error("member {node} is not in the fabric")]
+    UnknownNode {
+        /// The id given.
+        node: NodeId,
+    },
+    /// A member that is a switch: members are terminals.
+    #[error("member {node} ({name}) is a switch, not a terminal")]
+    NotATerminal {
+        /// The switch.
+        node: NodeId,
+        /// Its name.
+        name: String,
+    },
+    /// The same terminal listed twice in one group.
+    #[error("member {node} ({name}) is listed twice")]
+    DuplicateMember {
+        /// The terminal.
+        node: NodeId,
+        /// Its name.
+        name: String,
+    },
+    /// Two members that no path of the fabric joins (or a terminal with no switch).
+    #[error("members {a} and {b} cannot be connected in the fabric")]
+    Disconnected {
+        /// One member.
+        a: NodeId,
+        /// A member it cannot reach.
+        b: NodeId,
+    },
+    /// A group id that was never handed out.
+    #[error("group {group} does not exist")]
+    UnknownGroup {
+        /// The id.
+        group: GroupId,
+    },
+    /// A group id that was deleted already.
+    #[error("group {group} was already deleted")]
+    GroupDeleted {
+        /// The id.
+        group: GroupId,
+    },
+    /// A node that is not a switch where a switch was asked for.
+    #[error("{node} is not a switch")]
+    NotASwitch {
+        /// The id given.
+        node: NodeId,
+    },
+    /// A configuration asking for zero MFT entries per switch.
+    #[error("a switch needs at least one MFT entry")]
+    ZeroEntries,
+    /// A configuration asking for more entries than the MLID space (0xC000..=0xFFFE) holds.
+    #[error("{entries} MFT entries exceed the {max} multicast LIDs")]
+    TooManyEntries {
+        /// Entries asked for.
+        entries: u32,
+        /// The largest possible number.
+        max: u32,
+    },
+    /// The hop table was built for another fabric.
+    #[error("the hop table has {table} switches but the fabric has {fabric}")]
+    HopTableMismatch {
+        /// Rows of the table.
+        table: usize,
+        /// Switches of the fabric.
+        fabric: usize,
+    },
+    /// A baseline (one MLID per group) ran out of entries.
+    #[error("all {limit} MFT entries are in use: the baseline cannot create another group")]
+    EntriesExhausted {
+        /// The configured limit.
+        limit: u32,
+    },
+    /// A color past the MLID space cannot be written as an MLID (only with unlimited entries).
+    #[error("color {color} has no multicast LID (0xC000 + color passes 0xFFFE)")]
+    MlidOutOfRange {
+        /// The color.
+        color: u32,
+    },
+    /// A pattern generator's parameter is wrong.
+    #[error("pattern parameter {parameter}: {reason}")]
+    InvalidPattern {
+        /// Which parameter.
+        parameter: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A line of a text dump that cannot be read.
+    #[error("dump line {line}: {reason}")]
+    Parse {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}

@@ -1,0 +1,83 @@
+//! FCTB, first color then build (Alg. 3), over `G_color` read from the busy bitmaps.
+
+use crate::Router;
+use crate::TreeId;
+use crate::router::Members;
+use crate::tree::Tree;
+
+/// What a builder found for a new group.
+#[derive(Debug)]
+pub(crate) enum Built {
+    /// A new tree, not yet installed.
+    New(Tree),
+    /// An existing tree that already spans every member (§3.2.1).
+    Existing(TreeId),
+}
+
+impl Router<'_> {
+    /// Alg. 3. For each color (step ②): BFS in `G_color` from one member (step ③), next color
+    /// if a member is unreachable (step ④); otherwise the first candidate root reachable in
+    /// `G_color` whose `G_color` distance to every member is at most its hop-table distance
+    /// (step ⑤); then Dijkstra in `G_color` from that root (step ⑨, Alg. 5 without old trees).
+    /// When the member's island is an existing tree of that color holding every member as a
+    /// leaf, the group uses that tree (if it is no higher than the least height).
+    ///
+    /// `G_color` is never built: a switch–switch link is in it when both ends are free in the
+    /// color (or both busy on the same tree), a switch–terminal link when the switch is free
+    /// or its tree already has the terminal as a leaf.
+    ///
+    /// Complexity: O(C·(S + L)) for the BFS over C colors, O((S + L) log S) for Dijkstra.
+    pub(crate) fn fctb(&mut self, m: &Members, d: u8) -> Option<Built> {
+        let roots = self.candidate_roots(d, true);
+        let d = u32::from(d);
+        let s0 = m.sw[0];
+        let mut reachable_roots = Vec::new();
+        for c in 0..self.colors.span() {
+            // The island of the first member: an existing tree of color c.
+            if let Some(t) = self.colors.tree_at(s0, c) {
+                let tree = self.tree_ref(t);
+                let spans = m
+                    .terminals
+                    .iter()
+                    .all(|&x| self.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
+                let high = m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d));
+                if spans && !high {
+                    return Some(Built::Existing(t));
+                }
+                continue;
+            }
+            // Cheap necessary conditions: every member switch and some root free in c.
+            let colors = &self.colors;
+            if m.sw.iter().any(|&s| colors.is_busy(s, c))
+                || roots.iter().all(|&r| colors.is_busy(r, c))
+            {
+                continue;
+            }
+            let free = |x: u32| !colors.is_busy(x, c);
+            // Steps ③–④: a root within d of every member puts them within 2d of each other.
+            if !self.s.bfs(&self.g, s0, 2 * d, free, &m.sw) {
+                continue;
+            }
+            reachable_roots.clear();
+            reachable_roots.extend(roots.iter().copied().filter(|&r| self.s.seen.get(r)));
+            // Step ⑤.
+            let mut chosen = None;
+            for &r in &reachable_roots {
+                if self.s.bfs(&self.g, r, d, free, &m.sw) {
+                    chosen = Some(r);
+                    break;
+                }
+            }
+            let Some(root) = chosen else { continue };
+            // Step ⑨.
+            let ok = self
+                .s
+                .dijkstra(&self.g, &self.efi, root, free, &m.sw, d, false, None);
+            debug_assert!(ok, "the BFS found every member within d");
+            let parents = self.s.collect_paths(&self.g, m.sw.iter().copied());
+            let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
+            return Some(Built::New(Tree::from_parts(c, root, &parents, &leaves)));
+        }
+        None
+    }
+}

@@ -1,0 +1,97 @@
+//! Candidate roots (Alg. 1 step ①) and the bottom-up build (Alg. 2).
+
+use crate::Router;
+use crate::tree::Edge;
+
+impl Router<'_> {
+    /// Fills `scratch.maxd[s]` with the largest hop distance from switch `s` to a member
+    /// switch, and returns the least of them: the least tree height over all roots, less the
+    /// terminal link.
+    ///
+    /// Complexity: O(S·M) byte operations for S switches and M member switches.
+    pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
+        let maxd = &mut self.s.maxd;
+        maxd.fill(0);
+        for &m in member_sw {
+            // The hop table is symmetric: row m holds the distances from every switch to m.
+            for (acc, &h) in maxd.iter_mut().zip(self.hops.row(m as usize)) {
+                *acc = (*acc).max(h);
+            }
+        }
+        maxd.iter().copied().min().unwrap_or(0)
+    }
+
+    /// Alg. 1 step ①: the switches whose largest distance to the members is `d` (the least,
+    /// from [`max_dist`](Self::max_dist)), without those whose MFT is full when `skip_full`,
+    /// sorted by load: entries in use, then the summed EFI of their switch links, then index.
+    ///
+    /// Complexity: O(S + R·P + R log R) for R candidates of P ports.
+    pub(crate) fn candidate_roots(&self, d: u8, skip_full: bool) -> Vec<u32> {
+        let mut c: Vec<(usize, u64, u32)> = self
+            .s
+            .maxd
+            .iter()
+            .enumerate()
+            .filter(|&(s, &m)| m == d && !(skip_full && self.colors.is_full(s as u32)))
+            .map(|(s, _)| {
+                let s = s as u32;
+                let w = self
+                    .g
+                    .adj(s)
+                    .iter()
+                    .map(|a| u64::from(self.efi[a.link.index()]))
+                    .sum();
+                (self.colors.in_use(s), w, s)
+            })
+            .collect();
+        c.sort_unstable();
+        c.into_iter().map(|(_, _, s)| s).collect()
+    }
+
+    /// Alg. 2 (`build_mct_from_down_to_up`): from every member switch, walk toward `root`;
+    /// at each switch take, among the neighbours one hop nearer the root (the ports with the
+    /// least hops in the min-hop table, step ⑦), the one over the least loaded link (step ⑧,
+    /// ties to the lowest port); stop at the root or at a switch already visited (step ④).
+    /// Returns `(child, edge to parent)` for every tree switch but the root.
+    ///
+    /// Complexity: O(T·P) for a tree of T switches of P ports.
+    pub(crate) fn bottom_up(&mut self, root: u32, member_sw: &[u32]) -> Vec<(u32, Edge)> {
+        let row = self.hops.row(root as usize);
+        let seen = &mut self.s.seen;
+        seen.begin();
+        let mut parents = Vec::new();
+        for &m in member_sw {
+            let mut cur = m;
+            // Step ④.
+            while cur != root && !seen.get(cur) {
+                // Step ⑤.
+                seen.set(cur);
+                // Step ⑥.
+                let least = row[cur as usize];
+                let mut best: Option<(u32, &crate::graph::Adj)> = None;
+                // Steps ⑦–⑧.
+                for a in self.g.adj(cur) {
+                    if row[a.peer as usize].wrapping_add(1) == least {
+                        let w = self.efi[a.link.index()];
+                        if best.is_none_or(|(bw, _)| w < bw) {
+                            best = Some((w, a));
+                        }
+                    }
+                }
+                let (_, a) = best.expect("a switch off the root has a neighbour one hop nearer");
+                // Steps ⑨–⑩.
+                parents.push((
+                    cur,
+                    Edge {
+                        parent: a.peer,
+                        up_port: a.port,
+                        down_port: a.peer_port,
+                        link: a.link,
+                    },
+                ));
+                cur = a.peer;
+            }
+        }
+        parents
+    }
+}

@@ -1,0 +1,616 @@
+//! The [`Router`]: groups, trees, colors and link loads, and the operations on them.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use fabric_model::{Fabric, HopTable, LinkId, NodeId, PortNo};
+
+use crate::colors::ColorTable;
+use crate::graph::{Scratch, SwitchGraph};
+use crate::tree::{Leaf, Tree};
+use crate::{
+    Algorithm, Color, Config, CreateOutcome, Error, GroupId, Method, Policy, PortSet, TreeId,
+};
+
+/// Where a terminal hangs: switch index, the switch's port, the cable.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Attach {
+    pub(crate) sw: u32,
+    pub(crate) port: PortNo,
+    pub(crate) link: LinkId,
+}
+
+/// A live group.
+#[derive(Debug, Clone)]
+pub(crate) struct Group {
+    pub(crate) members: Vec<NodeId>,
+    /// Distinct member switches, sorted.
+    pub(crate) member_sw: Vec<u32>,
+    pub(crate) tree: TreeId,
+    pub(crate) min_height: u32,
+    pub(crate) merged: bool,
+}
+
+/// A validated member list.
+#[derive(Debug, Clone)]
+pub(crate) struct Members {
+    pub(crate) terminals: Vec<NodeId>,
+    pub(crate) sw: Vec<u32>,
+}
+
+/// Alg. 7's state: which builder runs next and how many FCTB successes in a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Current {
+    Fbtc,
+    Fctb { streak: u32 },
+}
+
+/// What one group's tree looks like, for inspection and tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeView {
+    /// The tree.
+    pub id: TreeId,
+    /// Its color.
+    pub color: Color,
+    /// Its root switch.
+    pub root: NodeId,
+    /// Every switch with its parent switch (`None` for the root).
+    pub switches: Vec<(NodeId, Option<NodeId>)>,
+    /// Member terminals hanging off the tree.
+    pub members: Vec<NodeId>,
+    /// The groups using it (its TFI is their number).
+    pub groups: Vec<GroupId>,
+    /// Every link of the tree, switch–switch and terminal.
+    pub links: Vec<LinkId>,
+}
+
+/// One group as the router holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupView {
+    /// The group.
+    pub id: GroupId,
+    /// Its members, as given.
+    pub members: Vec<NodeId>,
+    /// Its tree.
+    pub tree: TreeId,
+    /// The tree's color.
+    pub color: Color,
+    /// The tree's root.
+    pub root: NodeId,
+    /// Hops from the root to the group's farthest member.
+    pub height: u32,
+    /// The least height possible for the group.
+    pub min_height: u32,
+    /// Whether it was merged with other groups (Alg. 4).
+    pub merged: bool,
+}
+
+/// Multicast routing state over one fabric: groups are created and deleted one at a time, in
+/// arrival order, and the switches' multicast forwarding tables follow.
+///
+/// The router borrows the fabric and its hop table (built once by the caller, shared by every
+/// router of the same fabric). See the crate documentation for an example.
+pub struct Router<'f> {
+    pub(crate) fabric: &'f Fabric,
+    pub(crate) hops: &'f HopTable,
+    pub(crate) config: Config,
+    pub(crate) g: SwitchGraph,
+    pub(crate) attach: Vec<Option<Attach>>,
+    pub(crate) colors: ColorTable,
+    pub(crate) trees: Vec<Option<Tree>>,
+    pub(crate) groups: Vec<Option<Group>>,
+    /// EFI of every link: Σ over the trees crossing it of their TFI.
+    pub(crate) efi: Vec<u32>,
+    /// Per switch, the live groups with a member attached to it.
+    pub(crate) attach_count: Vec<u32>,
+    pub(crate) current: Current,
+    pub(crate) s: Scratch,
+}
+
+impl fmt::Debug for Router<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Router")
+            .field("config", &self.config)
+            .field("switches", &self.g.len())
+            .field("groups", &self.groups.iter().flatten().count())
+            .field("trees", &self.trees.iter().flatten().count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'f> Router<'f> {
+    /// A router over `fabric` with the hop table `hops` of that fabric.
+    ///
+    /// # Errors
+    /// [`Error::ZeroEntries`] or [`Error::TooManyEntries`] for a bad entry limit;
+    /// [`Error::HopTableMismatch`] when `hops` was built for another fabric.
+    ///
+    /// # Complexity
+    /// O(N + L) time and memory.
+    pub fn new(fabric: &'f Fabric, hops: &'f HopTable, config: Config) -> Result<Self, Error> {
+        config.validate()?;
+        if hops.switch_count() != fabric.switch_count() {
+            return Err(Error::HopTableMismatch {
+                table: hops.switch_count(),
+                fabric: fabric.switch_count(),
+            });
+        }
+        let s = fabric.switch_count();
+        let mut attach = vec![None; fabric.node_count()];
+        for &t in fabric.terminals() {
+            if let Some((sw, port)) = fabric.switch_of(t)
+                && let (Some(i), Some(link)) = (fabric.switch_index(sw), fabric.link_at(sw, port))
+            {
+                attach[t.index()] = Some(Attach {
+                    sw: i as u32,
+                    port,
+                    link,
+                });
+            }
+        }
+        Ok(Self {
+            fabric,
+            hops,
+            config,
+            g: SwitchGraph::new(fabric),
+            attach,
+            colors: ColorTable::new(s, config.entries.limit()),
+            trees: Vec::new(),
+            groups: Vec::new(),
+            efi: vec![0; fabric.link_count()],
+            attach_count: vec![0; s],
+            current: Current::Fbtc,
+            s: Scratch::new(s),
+        })
+    }
+
+    /// The configuration.
+    #[must_use]
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The fabric.
+    #[must_use]
+    pub fn fabric(&self) -> &'f Fabric {
+        self.fabric
+    }
+
+    pub(crate) fn sw_node(&self, sw: u32) -> NodeId {
+        self.fabric.switches()[sw as usize]
+    }
+
+    fn validate(&self, members: &[NodeId]) -> Result<Members, Error> {
+        if members.is_empty() {
+            return Err(Error::EmptyGroup);
+        }
+        let mut seen = BTreeSet::new();
+        let mut sw = Vec::with_capacity(members.len());
+        for &m in members {
+            let Some(info) = self.fabric.get(m) else {
+                return Err(Error::UnknownNode { node: m });
+            };
+            if self.fabric.is_switch(m) {
+                return Err(Error::NotATerminal {
+                    node: m,
+                    name: info.name.clone(),
+                });
+            }
+            if !seen.insert(m) {
+                return Err(Error::DuplicateMember {
+                    node: m,
+                    name: info.name.clone(),
+                });
+            }
+            let Some(a) = self.attach[m.index()] else {
+                return Err(Error::Disconnected {
+                    a: members[0],
+                    b: m,
+                });
+            };
+            sw.push(a.sw);
+        }
+        let first = sw[0];
+        for (i, &s) in sw.iter().enumerate() {
+            if self.hops.hops(first as usize, s as usize).is_none() {
+                return Err(Error::Disconnected {
+                    a: members[0],
+                    b: members[i],
+                });
+            }
+        }
+        sw.sort_unstable();
+        sw.dedup();
+        Ok(Members {
+            terminals: members.to_vec(),
+            sw,
+        })
+    }
+
+    pub(crate) fn leaves_of<'a>(
+        &'a self,
+        terminals: impl Iterator<Item = &'a NodeId> + 'a,
+    ) -> impl Iterator<Item = (u32, Leaf)> + 'a {
+        terminals.filter_map(|&t| {
+            self.attach[t.index()].map(|a| {
+                (
+                    a.sw,
+                    Leaf {
+                        port: a.port,
+                        terminal: t,
+                        link: a.link,
+                    },
+                )
+            })
+        })
+    }
+
+    /// Writes `tree` into the MFTs under id `id`: sets its color busy on its switches, adds its
+    /// TFI to the EFI of its links (Alg. 1 steps ⑨–⑩).
+    pub(crate) fn install(&mut self, id: TreeId, tree: Tree) {
+        let tfi = tree.groups.len() as u32;
+        for &sw in tree.nodes.keys() {
+            self.colors.set(sw, tree.color, id);
+        }
+        for l in tree.links() {
+            self.efi[l.index()] += tfi;
+        }
+        self.colors.count(tree.color, 1, i64::from(tfi));
+        let slot = id.0 as usize;
+        if self.trees.len() <= slot {
+            self.trees.resize(slot + 1, None);
+        }
+        self.trees[slot] = Some(tree);
+    }
+
+    /// Takes tree `id` out of the MFTs and link loads.
+    pub(crate) fn uninstall(&mut self, id: TreeId) -> Tree {
+        let tree = self.trees[id.0 as usize]
+            .take()
+            .expect("uninstalling a live tree");
+        let tfi = tree.groups.len() as u32;
+        for &sw in tree.nodes.keys() {
+            self.colors.clear(sw, tree.color);
+        }
+        for l in tree.links() {
+            self.efi[l.index()] -= tfi;
+        }
+        self.colors.count(tree.color, -1, -i64::from(tfi));
+        tree
+    }
+
+    pub(crate) fn new_tree_id(&mut self) -> TreeId {
+        self.trees.push(None);
+        TreeId(self.trees.len() as u32 - 1)
+    }
+
+    /// Creates a multicast group of the terminals `members` and routes it with the configured
+    /// algorithm. Existing groups are never rerouted, except when MR4LMS must merge with
+    /// [`Regraft::Rebuild`](crate::Regraft::Rebuild).
+    ///
+    /// MR4LMS follows Alg. 7: FBTC (Alg. 1) or FCTB (Alg. 3) by the policy, and merging
+    /// (Alg. 4) when neither finds a color.
+    ///
+    /// # Errors
+    /// [`Error::EmptyGroup`], [`Error::UnknownNode`], [`Error::NotATerminal`],
+    /// [`Error::DuplicateMember`], [`Error::Disconnected`]; for the baselines
+    /// [`Error::EntriesExhausted`] when every entry is taken.
+    ///
+    /// # Complexity
+    /// Candidate roots O(S·M) for S switches and M member switches. FBTC O(R·(M·D·P + T·C/64))
+    /// for R candidate roots tried, depth D, P ports, T tree switches and C colors. FCTB
+    /// O(C·(S + L)) BFS per color tried and O((S + L) log S) Dijkstra. Merging adds
+    /// O(Σ tree members · M) for formula (1) and a Dijkstra.
+    pub fn create_group(&mut self, members: &[NodeId]) -> Result<CreateOutcome, Error> {
+        let m = self.validate(members)?;
+        let d = self.max_dist(&m.sw);
+        let min_height = u32::from(d) + 1;
+        let gid = GroupId(self.groups.len() as u32);
+        let (tid, method, merged) = match self.config.algorithm {
+            Algorithm::MinihopMc | Algorithm::SsspMc => {
+                let tree = self.baseline(&m, d)?;
+                (
+                    self.add_new_tree(tree, gid, &m),
+                    self.baseline_method(),
+                    Vec::new(),
+                )
+            }
+            Algorithm::Mr4lms => self.mr4lms(&m, d, gid),
+        };
+        for &o in &merged {
+            if let Some(Some(g)) = self.groups.get_mut(o.0 as usize) {
+                g.merged = true;
+                g.tree = tid;
+            }
+        }
+        for &sw in &m.sw {
+            self.attach_count[sw as usize] += 1;
+        }
+        self.groups.push(Some(Group {
+            members: m.terminals,
+            member_sw: m.sw,
+            tree: tid,
+            min_height,
+            merged: method == Method::Merge,
+        }));
+        let view = self.group(gid).expect("the group was just created");
+        Ok(CreateOutcome {
+            group: gid,
+            tree: tid,
+            color: view.color,
+            root: view.root,
+            height: view.height,
+            min_height,
+            method,
+            merged,
+        })
+    }
+
+    fn baseline_method(&self) -> Method {
+        if self.config.algorithm == Algorithm::SsspMc {
+            Method::SsspMc
+        } else {
+            Method::MinihopMc
+        }
+    }
+
+    /// Registers `gid` on a freshly built tree and installs it.
+    pub(crate) fn add_new_tree(&mut self, mut tree: Tree, gid: GroupId, m: &Members) -> TreeId {
+        tree.groups.insert(gid);
+        for &t in &m.terminals {
+            *tree.members.entry(t).or_insert(0) += 1;
+        }
+        let id = self.new_tree_id();
+        self.install(id, tree);
+        id
+    }
+
+    /// Registers `gid` on the existing tree `id` (which already spans its members).
+    pub(crate) fn join_tree(&mut self, id: TreeId, gid: GroupId, m: &Members) {
+        let mut tree = self.uninstall(id);
+        tree.groups.insert(gid);
+        for &t in &m.terminals {
+            *tree.members.entry(t).or_insert(0) += 1;
+        }
+        self.install(id, tree);
+    }
+
+    /// Alg. 7: FBTC or FCTB by the policy, merging when the chosen one fails.
+    fn mr4lms(&mut self, m: &Members, d: u8, gid: GroupId) -> (TreeId, Method, Vec<GroupId>) {
+        let built = match (self.config.policy, self.current) {
+            (Policy::FbtcOnly, _) | (Policy::Adaptive { .. }, Current::Fbtc) => {
+                let t = self.fbtc(m, d);
+                // Step ③: a failure switches to FCTB.
+                if t.is_none() && matches!(self.config.policy, Policy::Adaptive { .. }) {
+                    self.current = Current::Fctb { streak: 0 };
+                }
+                t.map(|t| (t, Method::Fbtc))
+            }
+            (Policy::FctbOnly, _) | (Policy::Adaptive { .. }, Current::Fctb { .. }) => {
+                let t = self.fctb(m, d);
+                // Step ⑥: enough successes in a row switch back to FBTC.
+                if let (Policy::Adaptive { switch_back }, Current::Fctb { streak }) =
+                    (self.config.policy, self.current)
+                {
+                    self.current = match t {
+                        Some(_) if streak + 1 >= switch_back => Current::Fbtc,
+                        Some(_) => Current::Fctb { streak: streak + 1 },
+                        None => Current::Fctb { streak: 0 },
+                    };
+                }
+                t.map(|t| (t, Method::Fctb))
+            }
+        };
+        match built {
+            Some((crate::fctb::Built::New(tree), method)) => {
+                (self.add_new_tree(tree, gid, m), method, Vec::new())
+            }
+            Some((crate::fctb::Built::Existing(id), _)) => {
+                self.join_tree(id, gid, m);
+                (id, Method::ExistingTree, Vec::new())
+            }
+            // Step ⑧: merge (Alg. 4).
+            None => {
+                let (id, merged) = self.merge(m, gid);
+                (id, Method::Merge, merged)
+            }
+        }
+    }
+
+    /// Deletes group `id` (Alg. 6): its members that no other group of the tree holds leave
+    /// the tree, switches left with nothing below are pruned upward, and the tree and its
+    /// entries are freed when its last group leaves.
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`] for an id never handed out, [`Error::GroupDeleted`] for one
+    /// already deleted.
+    ///
+    /// # Complexity
+    /// O(T log T) for a tree of T switches and leaves.
+    pub fn delete_group(&mut self, id: GroupId) -> Result<(), Error> {
+        let slot = self
+            .groups
+            .get_mut(id.0 as usize)
+            .ok_or(Error::UnknownGroup { group: id })?;
+        let group = slot.take().ok_or(Error::GroupDeleted { group: id })?;
+        for &sw in &group.member_sw {
+            self.attach_count[sw as usize] -= 1;
+        }
+        let mut tree = self.uninstall(group.tree);
+        tree.groups.remove(&id);
+        for t in &group.members {
+            if let Some(c) = tree.members.get_mut(t) {
+                *c -= 1;
+                if *c == 0 {
+                    tree.members.remove(t);
+                }
+            }
+        }
+        if !tree.groups.is_empty() {
+            tree.prune();
+            self.install(group.tree, tree);
+        }
+        Ok(())
+    }
+
+    fn live_group(&self, id: GroupId) -> Result<&Group, Error> {
+        match self.groups.get(id.0 as usize) {
+            None => Err(Error::UnknownGroup { group: id }),
+            Some(None) => Err(Error::GroupDeleted { group: id }),
+            Some(Some(g)) => Ok(g),
+        }
+    }
+
+    pub(crate) fn tree_ref(&self, id: TreeId) -> &Tree {
+        self.trees[id.0 as usize]
+            .as_ref()
+            .expect("a live group's tree is live")
+    }
+
+    /// Hops from the root of the group's tree to its farthest member.
+    pub(crate) fn group_height(&self, g: &Group) -> u32 {
+        let t = self.tree_ref(g.tree);
+        g.member_sw
+            .iter()
+            .filter_map(|&s| t.depth(s))
+            .max()
+            .map_or(0, |d| d + 1)
+    }
+
+    /// The group `id`: members, tree, color, root, height.
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`] or [`Error::GroupDeleted`].
+    pub fn group(&self, id: GroupId) -> Result<GroupView, Error> {
+        let g = self.live_group(id)?;
+        let t = self.tree_ref(g.tree);
+        Ok(GroupView {
+            id,
+            members: g.members.clone(),
+            tree: g.tree,
+            color: Color(t.color),
+            root: self.sw_node(t.root),
+            height: self.group_height(g),
+            min_height: g.min_height,
+            merged: g.merged,
+        })
+    }
+
+    /// The ids of the live groups, in creation order.
+    pub fn group_ids(&self) -> impl Iterator<Item = GroupId> + '_ {
+        self.groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| g.is_some())
+            .map(|(i, _)| GroupId(i as u32))
+    }
+
+    /// The tree `id`, or `None` when it does not exist (any more).
+    #[must_use]
+    pub fn tree(&self, id: TreeId) -> Option<TreeView> {
+        let t = self.trees.get(id.0 as usize)?.as_ref()?;
+        Some(TreeView {
+            id,
+            color: Color(t.color),
+            root: self.sw_node(t.root),
+            switches: t
+                .nodes
+                .iter()
+                .map(|(&s, n)| (self.sw_node(s), n.parent.map(|e| self.sw_node(e.parent))))
+                .collect(),
+            members: t.members.keys().copied().collect(),
+            groups: t.groups.iter().copied().collect(),
+            links: t.links().collect(),
+        })
+    }
+
+    /// The ids of the live trees.
+    pub fn tree_ids(&self) -> impl Iterator<Item = TreeId> + '_ {
+        self.trees
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.is_some())
+            .map(|(i, _)| TreeId(i as u32))
+    }
+
+    fn switch_idx(&self, switch: NodeId) -> Result<u32, Error> {
+        self.fabric
+            .switch_index(switch)
+            .map(|i| i as u32)
+            .ok_or(Error::NotASwitch { node: switch })
+    }
+
+    /// The MFT of `switch`: every entry in use, by color, with its forwarding ports.
+    ///
+    /// # Errors
+    /// [`Error::NotASwitch`] when `switch` is not a switch of the fabric.
+    pub fn entries(&self, switch: NodeId) -> Result<Vec<(Color, PortSet)>, Error> {
+        let sw = self.switch_idx(switch)?;
+        Ok(self
+            .colors
+            .entries(sw)
+            .map(|(c, t)| {
+                let ports = self.tree_ref(t).port_set(sw).unwrap_or_default();
+                (Color(c), ports)
+            })
+            .collect())
+    }
+
+    /// The forwarding ports of `switch` for `color`, or `None` when that entry is unused.
+    ///
+    /// # Errors
+    /// [`Error::NotASwitch`] when `switch` is not a switch of the fabric.
+    pub fn port_set(&self, switch: NodeId, color: Color) -> Result<Option<PortSet>, Error> {
+        let sw = self.switch_idx(switch)?;
+        Ok(self
+            .colors
+            .tree_at(sw, color.0)
+            .and_then(|t| self.tree_ref(t).port_set(sw)))
+    }
+
+    /// The tree using `color` on `switch`, if any.
+    ///
+    /// # Errors
+    /// [`Error::NotASwitch`] when `switch` is not a switch of the fabric.
+    pub fn tree_at(&self, switch: NodeId, color: Color) -> Result<Option<TreeId>, Error> {
+        Ok(self.colors.tree_at(self.switch_idx(switch)?, color.0))
+    }
+
+    /// The EFI of `link`: how many groups' traffic crosses it.
+    #[must_use]
+    pub fn efi(&self, link: LinkId) -> u32 {
+        self.efi.get(link.index()).copied().unwrap_or(0)
+    }
+
+    /// Bytes held by the router's own tables (the hop table, owned by the caller, excluded).
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        let trees: usize = self
+            .trees
+            .iter()
+            .flatten()
+            .map(|t| {
+                t.nodes.len() * 96
+                    + t.nodes
+                        .values()
+                        .map(|n| n.children.len() * 8 + n.leaves.len() * 16)
+                        .sum::<usize>()
+                    + t.members.len() * 40
+                    + t.groups.len() * 32
+            })
+            .sum();
+        let groups: usize = self
+            .groups
+            .iter()
+            .flatten()
+            .map(|g| 64 + g.members.len() * 4 + g.member_sw.len() * 4)
+            .sum();
+        trees
+            + groups
+            + self.colors.memory_bytes()
+            + self.g.memory_bytes()
+            + self.s.memory_bytes()
+            + self.efi.len() * 4
+            + self.attach.len() * 16
+    }
+}

@@ -1,0 +1,70 @@
+//! Statistics the paper reports: colors used and their lower bound, EFI, TFI, merges, height.
+
+use crate::Router;
+
+/// The figures of the paper's §4 for the router's current state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stats {
+    /// Live groups.
+    pub groups: usize,
+    /// Live trees.
+    pub trees: usize,
+    /// Colors (MFT entries) used by at least one tree.
+    pub colors_used: usize,
+    /// Lower bound on colors without merging: the most live groups with a member on one switch.
+    pub color_lower_bound: u32,
+    /// The largest EFI over switch–switch links (groups whose traffic crosses the link).
+    pub max_efi: u32,
+    /// The largest TFI (groups sharing one tree).
+    pub max_tfi: usize,
+    /// Live groups that were merged with others (Alg. 4).
+    pub merged_groups: usize,
+    /// The largest excess of a group's height over its least possible height.
+    pub max_height_excess: u32,
+}
+
+impl Router<'_> {
+    /// The statistics of the current state.
+    ///
+    /// # Complexity
+    /// O(S + L + Σ group members · tree depth).
+    #[must_use]
+    pub fn stats(&self) -> Stats {
+        let live = self.groups.iter().flatten();
+        let max_efi = self
+            .fabric
+            .links()
+            .iter()
+            .zip(&self.efi)
+            .filter(|(l, _)| {
+                self.fabric.is_switch(l.ends[0].0) && self.fabric.is_switch(l.ends[1].0)
+            })
+            .map(|(_, &e)| e)
+            .max()
+            .unwrap_or(0);
+        Stats {
+            groups: live.clone().count(),
+            trees: self.trees.iter().flatten().count(),
+            colors_used: self
+                .colors
+                .trees_per_color
+                .iter()
+                .filter(|&&t| t > 0)
+                .count(),
+            color_lower_bound: self.attach_count.iter().copied().max().unwrap_or(0),
+            max_efi,
+            max_tfi: self
+                .trees
+                .iter()
+                .flatten()
+                .map(|t| t.groups.len())
+                .max()
+                .unwrap_or(0),
+            merged_groups: live.clone().filter(|g| g.merged).count(),
+            max_height_excess: live
+                .map(|g| self.group_height(g).saturating_sub(g.min_height))
+                .max()
+                .unwrap_or(0),
+        }
+    }
+}

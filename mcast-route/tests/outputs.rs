@@ -1,0 +1,83 @@
+//! MFT blocks and the text dump.
+
+use fabric_model::{HopTable, PortNo, generators};
+use mcast_route::{Color, Config, Entries, Error, Router, mft};
+
+#[test]
+fn blocks_lay_out_mlids_and_port_positions() {
+    // fat_tree(40) switches have 40 ports: 41 with port 0, three 16-port positions.
+    let f = generators::fat_tree(8).unwrap(); // 8-port switches: one position
+    let h = HopTable::new(&f).unwrap();
+    let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Limit(64))).unwrap();
+    let t = f.terminals();
+    // 40 groups on the same first leaf: colors 0..40, two blocks.
+    let leaf = f.switch_of(t[0]).unwrap().0;
+    for _ in 0..40 {
+        r.create_group(&[t[0], t[1]]).unwrap();
+    }
+    let blocks = r.mft_blocks(leaf).unwrap();
+    assert_eq!(blocks.len(), 2);
+    assert_eq!((blocks[1].block, blocks[1].position), (1, 0));
+    assert_eq!(blocks[1].attribute_modifier(), 1);
+    let (_, p0) = f.switch_of(t[0]).unwrap();
+    let (_, p1) = f.switch_of(t[1]).unwrap();
+    let want = (1u16 << p0.0) | (1u16 << p1.0);
+    assert!(blocks[0].masks.iter().all(|&m| m == want));
+    assert!(blocks[1].masks[..8].iter().all(|&m| m == want));
+    assert!(blocks[1].masks[8..].iter().all(|&m| m == 0));
+    let big = generators::fat_tree(40).unwrap();
+    let bh_needed = big.radix(big.switches()[0]);
+    assert_eq!((usize::from(bh_needed) + 1).div_ceil(16), 3);
+}
+
+#[test]
+fn dump_reads_back_and_names_every_entry() {
+    let f = generators::fat_tree(4).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Limit(4))).unwrap();
+    let t = f.terminals();
+    r.create_group(&[t[0], t[5], t[15]]).unwrap();
+    r.create_group(&[t[1], t[2]]).unwrap();
+    let text = r.dump().unwrap();
+    let d = mft::parse_dump(&text, &f).unwrap();
+    let n_entries: usize = f
+        .switches()
+        .iter()
+        .map(|&s| r.entries(s).unwrap().len())
+        .sum();
+    assert_eq!(d.entries.len(), n_entries);
+    for (s, mlid, ports) in &d.entries {
+        let got = r
+            .port_set(*s, Color(u32::from(*mlid - 0xC000)))
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.iter().collect::<Vec<_>>(), *ports);
+    }
+    assert_eq!(d.groups.len(), 2);
+    assert_eq!(d.groups[0].2, [t[0], t[5], t[15]]);
+    assert!(text.lines().next().unwrap().starts_with("switch "));
+    assert!(text.contains(" mlid 0xc000 "));
+    // Errors name the line.
+    let bad = format!("{text}switch nowhere mlid 0xc000 ports 1\n");
+    assert!(
+        matches!(mft::parse_dump(&bad, &f), Err(Error::Parse { line, .. }) if line == text.lines().count() + 1)
+    );
+    assert!(mft::parse_dump("group 0 mlid 0x0001 members x", &f).is_err());
+    let _ = PortNo(0);
+}
+
+#[test]
+fn fuzz_corpus_replays() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    for (target, run) in [
+        ("mcast_dump", mcast_route::fuzz_harness::dump as fn(&[u8])),
+        ("mcast_router_ops", mcast_route::fuzz_harness::router_ops),
+    ] {
+        let Ok(files) = std::fs::read_dir(dir.join(target)) else {
+            panic!("corpus {target} missing");
+        };
+        for file in files {
+            run(&std::fs::read(file.unwrap().path()).unwrap());
+        }
+    }
+}
