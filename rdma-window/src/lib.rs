@@ -47,6 +47,7 @@
 pub mod cid;
 pub mod config;
 mod error;
+pub mod fuzz_harness;
 pub mod packet;
 pub mod psn;
 pub mod receiver;

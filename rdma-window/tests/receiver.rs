@@ -171,8 +171,15 @@ fn completion_frees_the_context_and_late_packets_are_zombies() {
     assert_eq!(c2.index, c.index);
     assert_ne!(c2, c);
     let (ev, out) = data(&mut rx, c, 0, 5);
-    assert!(ev.is_empty() && out.is_empty());
+    assert!(ev.is_empty());
+    assert_eq!(
+        out,
+        [Packet::Done { scid: scid(0) }],
+        "completion is remembered past reuse"
+    );
     assert_eq!(rx.stats().zombies, 2);
+    // The new occupant is untouched by the zombie.
+    assert_eq!(rx.context(c2).unwrap().window().wbase(), 0);
 }
 
 #[test]

@@ -15,17 +15,19 @@ fn net() -> impl Strategy<Value = NetConfig> {
         any::<bool>(),
         any::<u64>(),
     )
-        .prop_map(|(loss, duplication, jitter_ns, control_loss, bursts, seed)| NetConfig {
-            loss,
-            duplication,
-            jitter_ns,
-            control_loss,
-            burst_every_ns: if bursts { 200_000 } else { 0 },
-            burst_len_ns: 3_000,
-            burst_loss: 0.5,
-            seed,
-            ..NetConfig::default()
-        })
+        .prop_map(
+            |(loss, duplication, jitter_ns, control_loss, bursts, seed)| NetConfig {
+                loss,
+                duplication,
+                jitter_ns,
+                control_loss,
+                burst_every_ns: if bursts { 200_000 } else { 0 },
+                burst_len_ns: 3_000,
+                burst_loss: 0.5,
+                seed,
+                ..NetConfig::default()
+            },
+        )
 }
 
 fn transfers() -> impl Strategy<Value = Vec<u64>> {

@@ -6,6 +6,7 @@
 use crate::Experiment;
 
 pub mod fabric;
+pub mod rdma;
 pub mod topo;
 
 /// Every experiment, in the order a full run takes them.
@@ -15,6 +16,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(fabric::FabricSizes),
         Box::new(topo::TopoClusters),
         Box::new(topo::TopoBcast),
+        Box::new(rdma::Rdma),
     ]
 }
 

@@ -12,8 +12,8 @@
 //! - **whole-transfer retransmission**, the paper's "traditional" method: any loss restarts
 //!   the whole transfer once a timeout after its last packet passes.
 //!
-//! All start sending one round trip after time 0, as if they had set up a connection as the
-//! paper's method does with `RDMA_REQ`/`RDMA_RSP`.
+//! All start sending one round trip (plus the mean jitter of its two ways) after time 0, as if
+//! they had set up a connection as the paper's method does with `RDMA_REQ`/`RDMA_RSP`.
 
 use std::collections::VecDeque;
 
@@ -394,7 +394,9 @@ pub(crate) fn run(kind: Kind, cfg: &SimConfig, window: u32) -> Report {
             .collect(),
         window,
         mtu: cfg.mtu,
-        start_at: 2 * lat,
+        // The set-up round trip the paper's method spends on RDMA_REQ/RDMA_RSP, with the
+        // mean jitter of its two ways.
+        start_at: 2 * lat + cfg.net.jitter_ns,
         rto: cfg.timeout_ns,
         rtt: 2 * lat,
         round_wait: 2 * lat + cfg.timeout_ns,

@@ -1,0 +1,123 @@
+//! The data path allocates nothing: a counting global allocator watches the receiver's and
+//! the sender's per-packet calls once their contexts exist.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rdma_window::packet::RspStatus;
+use rdma_window::{Mode, Packet, Receiver, ReceiverConfig, Sender, SenderConfig, Transfer};
+
+struct Counting;
+
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Only the measuring thread counts (the test harness allocates on its own threads).
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn note() {
+    if COUNTING.with(Cell::get) {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[expect(
+    unsafe_code,
+    reason = "a counting allocator must implement GlobalAlloc"
+)]
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: same contract as our caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as our caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
+        note();
+        // SAFETY: same contract as our caller's.
+        unsafe { System.realloc(ptr, layout, new) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn count<R>(f: impl FnOnce() -> R) -> (R, u64) {
+    let before = ALLOCS.load(Ordering::SeqCst);
+    COUNTING.with(|c| c.set(true));
+    let r = f();
+    COUNTING.with(|c| c.set(false));
+    (r, ALLOCS.load(Ordering::SeqCst) - before)
+}
+
+#[test]
+fn data_path_allocates_nothing() {
+    for mode in [Mode::Paper, Mode::Improved] {
+        let mut rx: Receiver = Receiver::new(ReceiverConfig {
+            mode,
+            ..ReceiverConfig::default()
+        })
+        .unwrap();
+        let mut tx = Sender::new(1, SenderConfig::default()).unwrap();
+        let id = tx
+            .start(
+                Transfer {
+                    src_addr: 0,
+                    dst_node: 2,
+                    dst_addr: 0,
+                    len: 4096 * 5000,
+                    mtu: 4096,
+                    first_psn: u32::MAX - 100,
+                },
+                0,
+            )
+            .unwrap();
+        let req = tx.poll_transmit().unwrap().packet;
+        rx.handle(req, 0).unwrap();
+        let rsp = rx.poll_transmit().unwrap().packet;
+        assert!(matches!(
+            rsp,
+            Packet::Rsp {
+                status: RspStatus::Granted(_),
+                ..
+            }
+        ));
+        tx.handle(rsp, 0).unwrap();
+        while tx.poll_event().is_some() {}
+        let ((), n) = count(|| {
+            let mut now = 1;
+            for k in 0..20_000u32 {
+                now += 84;
+                // Drop every 50th packet, so that holes, out-of-order arrivals and repairs
+                // all happen.
+                if let Some(out) = tx.poll_transmit()
+                    && k % 50 != 7
+                {
+                    rx.handle(out.packet, now).unwrap();
+                }
+                if rx.poll_timeout().is_some_and(|t| t <= now) {
+                    rx.handle_timeout(now);
+                }
+                while let Some(e) = rx.poll_event() {
+                    std::hint::black_box(e);
+                }
+                while let Some(back) = rx.poll_transmit() {
+                    tx.handle(back.packet, now).unwrap();
+                }
+                while let Some(e) = tx.poll_event() {
+                    std::hint::black_box(e);
+                }
+            }
+        });
+        assert_eq!(n, 0, "{mode:?}: {n} allocations on the data path");
+        let st = rx.stats();
+        assert!(st.written > 3_000 && st.resend_packets > 10, "{st:?}");
+        let _ = id;
+    }
+}
