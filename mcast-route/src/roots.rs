@@ -25,7 +25,7 @@ impl Router<'_> {
     /// from [`max_dist`](Self::max_dist)), without those whose MFT is full when `skip_full`,
     /// sorted by load: entries in use, then the summed EFI of their switch links, then index.
     ///
-    /// Complexity: O(S + R·P + R log R) for R candidates of P ports.
+    /// Complexity: O(S + R log R) for R candidates.
     pub(crate) fn candidate_roots(&self, d: u8, skip_full: bool) -> Vec<u32> {
         let mut c: Vec<(usize, u64, u32)> = self
             .s
@@ -33,16 +33,7 @@ impl Router<'_> {
             .iter()
             .enumerate()
             .filter(|&(s, &m)| m == d && !(skip_full && self.colors.is_full(s as u32)))
-            .map(|(s, _)| {
-                let s = s as u32;
-                let w = self
-                    .g
-                    .adj(s)
-                    .iter()
-                    .map(|a| u64::from(self.efi[a.link.index()]))
-                    .sum();
-                (self.colors.in_use(s), w, s)
-            })
+            .map(|(s, _)| (self.colors.in_use(s as u32), self.sw_load[s], s as u32))
             .collect();
         c.sort_unstable();
         c.into_iter().map(|(_, _, s)| s).collect()

@@ -1,6 +1,5 @@
 //! The [`Router`]: groups, trees, colors and link loads, and the operations on them.
 
-use std::collections::BTreeSet;
 use std::fmt;
 
 use fabric_model::{Fabric, HopTable, LinkId, NodeId, PortNo};
@@ -103,6 +102,10 @@ pub struct Router<'f> {
     pub(crate) efi: Vec<u32>,
     /// Per switch, the live groups with a member attached to it.
     pub(crate) attach_count: Vec<u32>,
+    /// Per switch, the summed EFI of its switch–switch links (the candidate roots' load).
+    pub(crate) sw_load: Vec<u64>,
+    /// Per link, its two switch indices when it joins two switches.
+    pub(crate) link_sw: Vec<Option<(u32, u32)>>,
     pub(crate) current: Current,
     pub(crate) s: Scratch,
 }
@@ -159,6 +162,16 @@ impl<'f> Router<'f> {
             groups: Vec::new(),
             efi: vec![0; fabric.link_count()],
             attach_count: vec![0; s],
+            sw_load: vec![0; s],
+            link_sw: fabric
+                .links()
+                .iter()
+                .map(|l| {
+                    let a = fabric.switch_index(l.ends[0].0)?;
+                    let b = fabric.switch_index(l.ends[1].0)?;
+                    Some((a as u32, b as u32))
+                })
+                .collect(),
             current: Current::Fbtc,
             s: Scratch::new(s),
         })
@@ -184,7 +197,9 @@ impl<'f> Router<'f> {
         if members.is_empty() {
             return Err(Error::EmptyGroup);
         }
-        let mut seen = BTreeSet::new();
+        let mut sorted = members.to_vec();
+        sorted.sort_unstable();
+        let dup = sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]);
         let mut sw = Vec::with_capacity(members.len());
         for &m in members {
             let Some(info) = self.fabric.get(m) else {
@@ -196,7 +211,7 @@ impl<'f> Router<'f> {
                     name: info.name.clone(),
                 });
             }
-            if !seen.insert(m) {
+            if dup == Some(m) {
                 return Err(Error::DuplicateMember {
                     node: m,
                     name: info.name.clone(),
@@ -254,6 +269,10 @@ impl<'f> Router<'f> {
         }
         for l in tree.links() {
             self.efi[l.index()] += tfi;
+            if let Some((a, b)) = self.link_sw[l.index()] {
+                self.sw_load[a as usize] += u64::from(tfi);
+                self.sw_load[b as usize] += u64::from(tfi);
+            }
         }
         self.colors.count(tree.color, 1, i64::from(tfi));
         let slot = id.0 as usize;
@@ -274,6 +293,10 @@ impl<'f> Router<'f> {
         }
         for l in tree.links() {
             self.efi[l.index()] -= tfi;
+            if let Some((a, b)) = self.link_sw[l.index()] {
+                self.sw_load[a as usize] -= u64::from(tfi);
+                self.sw_load[b as usize] -= u64::from(tfi);
+            }
         }
         self.colors.count(tree.color, -1, -i64::from(tfi));
         tree
@@ -612,5 +635,7 @@ impl<'f> Router<'f> {
             + self.s.memory_bytes()
             + self.efi.len() * 4
             + self.attach.len() * 16
+            + self.link_sw.len() * 12
+            + self.sw_load.len() * 8
     }
 }

@@ -6,6 +6,7 @@
 use crate::Experiment;
 
 pub mod fabric;
+pub mod mcast;
 pub mod rdma;
 pub mod topo;
 
@@ -14,6 +15,7 @@ pub mod topo;
 pub fn all() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(fabric::FabricSizes),
+        Box::new(mcast::Mcast),
         Box::new(topo::TopoClusters),
         Box::new(topo::TopoBcast),
         Box::new(rdma::Rdma),
