@@ -109,6 +109,14 @@ pub enum Error {
     /// The solver failed for another reason.
     #[error("LP solver failed: {0}")]
     Solver(String),
+    /// The simulator found no next event while jobs were unfinished (a scheduler starved every flow).
+    #[error("simulation stalled at {time} s with {unfinished} unfinished jobs")]
+    Stalled {
+        /// Simulated time (s).
+        time: f64,
+        /// Jobs not finished.
+        unfinished: usize,
+    },
     /// A line of a coflow trace that cannot be read.
     #[error("trace line {line}: {reason}")]
     Trace {

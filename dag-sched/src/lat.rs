@@ -2,7 +2,11 @@
 //! textbook backward critical-path pass beside it.
 //!
 //! Terms (paper §2): transfer `j` is a *predecessor transfer* of `i` (`j ∈ pred(i)`) when a path
-//! leads from `j` to `i` or to a compute task that consumes `i`. `comp(j→i)` is the longest
+//! leads from `j` to `i` or to a compute task that consumes `i`, and `j` comes before `i` in the
+//! job's topological order. The paper's example has one transfer per compute task, where the
+//! order condition is implied; when two transfers feed the same task (a layer's weights and
+//! biases) each would otherwise precede the other, and the topological order breaks the tie,
+//! which keeps `pred` acyclic (the earlier one is counted first on the shared link). `comp(j→i)` is the longest
 //! compute time on such a path (compute tasks strictly between the two ends), and
 //! `trans(i) = S_i / min(egress(src), ingress(dst))` is `i`'s transfer time at full rate.
 
@@ -98,7 +102,7 @@ fn pred_transfers(job: &Job) -> (Vec<Vec<(NodeId, f64)>>, Vec<f64>) {
     }
     let mut preds: Vec<Vec<(NodeId, f64)>> = vec![Vec::new(); n];
     let mut best = vec![f64::NEG_INFINITY; n];
-    for &j in job.transfers() {
+    for (jpos, &j) in job.transfers().iter().enumerate() {
         best.iter_mut().for_each(|b| *b = f64::NEG_INFINITY);
         best[j.index()] = 0.0;
         for &v in &topo[pos[j.index()] + 1..] {
@@ -112,10 +116,7 @@ fn pred_transfers(job: &Job) -> (Vec<Vec<(NodeId, f64)>>, Vec<f64>) {
             }
             best[v.index()] = b;
         }
-        for &i in job.transfers() {
-            if i == j {
-                continue;
-            }
+        for &i in &job.transfers()[jpos + 1..] {
             // Targets: i itself and the compute tasks consuming i (a path into i's consumer
             // passes through i's own compute predecessor, never through i's load, which is 0).
             let mut c = best[i.index()];
@@ -347,5 +348,75 @@ mod tests {
         assert_eq!(bw.lat(t2), Some(5.0));
         assert_eq!(bw.lat(t3), Some(6.0));
         assert_eq!(bw.lat(t1), Some(1.0));
+    }
+
+    #[test]
+    fn shared_consumer_is_ordered_topologically() {
+        // Weights (2) and biases (1) of one layer feed the same task: the earlier transfer in
+        // topological order counts first on the shared link, the later gets l = l_w + 0 + 1.
+        let cluster = Cluster::uniform(2, 1.0).unwrap();
+        let mut b = JobBuilder::new();
+        let w = b.transfer(2.0, MachineId(0), MachineId(1));
+        let bias = b.transfer(1.0, MachineId(0), MachineId(1));
+        let c = b.compute(1.0);
+        b.edge(w, c).edge(bias, c);
+        let job = b.build(&cluster).unwrap();
+        let a1 = estimate(&job, &cluster, LatMethod::Algorithm1);
+        assert_eq!(a1.lat(w), Some(2.0));
+        assert_eq!(a1.lat(bias), Some(3.0));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// On random layered DAGs: the backward LAT is never before the earliest arrival, some
+        /// transfer on the critical path has no slack when a transfer ends it, and Algorithm 1's
+        /// estimate is never below the transfer's own earliest arrival.
+        #[test]
+        fn lat_bounds(
+            loads in proptest::collection::vec(0u32..4, 2..8),
+            sizes in proptest::collection::vec(1u32..4, 1..6),
+            edges in proptest::collection::vec((0usize..8, 0usize..8), 0..12),
+            feeds in proptest::collection::vec(0usize..8, 6),
+        ) {
+            let cluster = Cluster::uniform(2, 1.0).unwrap();
+            let mut b = JobBuilder::new();
+            let c: Vec<NodeId> = loads.iter().map(|&l| b.compute(f64::from(l))).collect();
+            for &(x, y) in &edges {
+                let (x, y) = (x % c.len(), y % c.len());
+                if x < y {
+                    b.edge(c[x], c[y]);
+                }
+            }
+            let mut ts = Vec::new();
+            for (k, &s) in sizes.iter().enumerate() {
+                let t = b.transfer(f64::from(s), MachineId(0), MachineId(1));
+                b.edge(t, c[feeds[k] % c.len()]);
+                ts.push(t);
+            }
+            let job = b.build(&cluster).unwrap();
+            let bw = estimate(&job, &cluster, LatMethod::BackwardCpm);
+            let a1 = estimate(&job, &cluster, LatMethod::Algorithm1);
+            for &t in &ts {
+                let eat = bw.eat(t).unwrap();
+                proptest::prop_assert!(bw.lat(t).unwrap() >= eat - 1e-9);
+                proptest::prop_assert!(bw.lat(t).unwrap() <= bw.makespan() + 1e-9);
+                proptest::prop_assert!(a1.lat(t).unwrap() >= eat - 1e-9);
+            }
+            let min_slack = ts.iter().map(|&t| bw.lat(t).unwrap() - bw.eat(t).unwrap()).fold(f64::INFINITY, f64::min);
+            // Every compute chain starts from transfers or from time 0; when the longest path
+            // starts at a transfer, that transfer has zero slack.
+            let comp_only = {
+                let mut ef = vec![0.0f64; job.len()];
+                for &v in job.topo_order() {
+                    let s = job.preds(v).iter().filter(|p| !job.node(**p).is_transfer()).map(|p| ef[p.index()]).fold(0.0, f64::max);
+                    ef[v.index()] = s + load(&job, v);
+                }
+                ef.into_iter().fold(0.0, f64::max)
+            };
+            if bw.makespan() > comp_only + 1e-9 {
+                proptest::prop_assert!(min_slack.abs() < 1e-9, "min slack {min_slack}");
+            }
+        }
     }
 }

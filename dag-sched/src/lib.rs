@@ -12,7 +12,12 @@
 //! - [`lat`]: Algorithm 1 with formula (1), and the backward critical-path pass beside it.
 //! - [`lp`]: P1 with `good_lp` (pure-Rust `microlp` by default, HiGHS with the `highs`
 //!   feature), its lexicographic levels refinement and the literal λ-representation where
-//!   representable.
+//!   representable; α-selection of the transfers that enter it.
+//! - [`baselines`]: TicTac's TIC/TAC priorities and Sincronia's BSSI order.
+//! - [`rates`]: max-min fair and strict-priority rate allocation.
+//! - [`models`]: per-layer tensors and MACs of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152.
+//! - [`workload`]: parameter-server training iterations as job DAGs, file jobs, Poisson mixes.
+//! - [`sim`]: the flow-level simulator with JIT, TensorFlow order, FIFO + TicTac and Sincronia.
 //!
 //! The crate does no I/O and reads no clock; every randomised part takes a seed.
 //!
@@ -57,10 +62,15 @@
 //! ```
 #![forbid(unsafe_code)]
 
+pub mod baselines;
 mod error;
 pub mod job;
 pub mod lat;
 pub mod lp;
+pub mod models;
+pub mod rates;
+pub mod sim;
+pub mod workload;
 
 pub use error::Error;
 pub use job::{Cluster, Job, JobBuilder, Machine, MachineId, NodeId, NodeKind};

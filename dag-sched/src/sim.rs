@@ -1,0 +1,1041 @@
+//! A deterministic flow-level simulator of DAG jobs on a non-blocking core (paper §4.1), with
+//! JIT and the baselines as rate-allocation policies.
+//!
+//! Time is simulated seconds (`f64`). Rates change only at events: a job arrival, a compute
+//! task finishing, a flow finishing, a JIT slot boundary, or a JIT flow catching up with its
+//! plan. Compute tasks do not contend (each job has its own devices); flows share each
+//! machine's egress and ingress capacity.
+//!
+//! Policies:
+//! - [`Scheduler::TensorFlow`]: every (job, sender, receiver) channel sends one transfer at a
+//!   time in a random order drawn per job (gRPC's arbitrary order, paper §4.1 ①); channels
+//!   share ports max-min fairly, as TCP flows do.
+//! - [`Scheduler::TicTac`]: FIFO over jobs, TAC priority inside a job, strict priority.
+//! - [`Scheduler::Sincronia`]: each job's released, unfinished transfers form one coflow;
+//!   BSSI over remaining demand, recomputed whenever a flow arrives or leaves; strict priority
+//!   (greedy) in that order, flows of one coflow in topological order.
+//! - [`Scheduler::Jit`]: at a DAG job's arrival, LAT estimation, α-selection and the LP are run
+//!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
+//!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline
+//!   order, and all other flows share what is left as in the TensorFlow policy.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use crate::Error;
+use crate::baselines::{bssi_order, tictac_order};
+use crate::job::{Cluster, NodeId, NodeKind};
+use crate::lat::{self, LatMethod};
+use crate::lp::{self, Backend, LpTransfer, Objective, Reservations, Schedule};
+use crate::rates::{FlowDemand, max_min_fair, priority_greedy};
+use crate::workload::{JobKind, SimJob};
+
+/// JIT's parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JitConfig {
+    /// Share of each job's transfers, in topological order, that enter the LP (paper: 0.4).
+    pub alpha: f64,
+    /// Slot length of the LP (s).
+    pub slot: f64,
+    /// LAT estimate.
+    pub lat: LatMethod,
+    /// LP objective.
+    pub objective: Objective,
+    /// LP backend.
+    pub backend: Backend,
+    /// How many times to double the LAT windows when the LP is infeasible before giving up
+    /// on planning the job (its transfers then use what is left, like background traffic).
+    pub max_relax: u32,
+}
+
+impl Default for JitConfig {
+    fn default() -> Self {
+        Self {
+            alpha: 0.4,
+            slot: 0.1,
+            lat: LatMethod::Algorithm1,
+            objective: Objective::MinMax,
+            backend: Backend::Microlp,
+            max_relax: 4,
+        }
+    }
+}
+
+/// The rate-allocation policy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scheduler {
+    /// TensorFlow v1.13: random order per channel, max-min fair sharing.
+    TensorFlow,
+    /// FIFO across jobs + TicTac (TAC) inside a job.
+    TicTac,
+    /// Sincronia BSSI over jobs as coflows.
+    Sincronia,
+    /// JIT.
+    Jit(JitConfig),
+}
+
+impl Scheduler {
+    /// Short name (`tensorflow`, `tictac`, `sincronia`, `jit`).
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::TensorFlow => "tensorflow",
+            Self::TicTac => "tictac",
+            Self::Sincronia => "sincronia",
+            Self::Jit(_) => "jit",
+        }
+    }
+}
+
+/// Simulation parameters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SimConfig {
+    /// The policy.
+    pub scheduler: Scheduler,
+    /// Seed of the TensorFlow random orders.
+    pub seed: u64,
+    /// Window over which the remaining-bandwidth ratio (paper (18)) is sampled (s).
+    pub sample_window: f64,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            scheduler: Scheduler::TensorFlow,
+            seed: 1,
+            sample_window: 1.0,
+        }
+    }
+}
+
+/// What happened to one job.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JobOutcome {
+    /// Its kind.
+    pub kind: JobKind,
+    /// Arrival (s).
+    pub arrival: f64,
+    /// Completion of its last node (s).
+    pub finish: f64,
+    /// Completion time of the job alone on an empty cluster: the critical path at full rate (s).
+    pub alone: f64,
+    /// Mean data waiting time of its transfers (s): from a transfer's arrival to the start of
+    /// its first consumer (paper Fig. 2, 6); `None` when no transfer has a consumer.
+    pub mean_wait: Option<f64>,
+}
+
+impl JobOutcome {
+    /// Job completion time (s).
+    #[must_use]
+    pub fn jct(&self) -> f64 {
+        self.finish - self.arrival
+    }
+}
+
+/// JIT's LP bookkeeping over a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LpStats {
+    /// Jobs planned by the LP.
+    pub planned: usize,
+    /// LP solves in all (including infeasible attempts and levels).
+    pub solves: usize,
+    /// Jobs whose windows had to be widened at least once.
+    pub relaxed: usize,
+    /// Jobs left unplanned after `max_relax` widenings.
+    pub unplanned: usize,
+    /// Variables of the largest LP.
+    pub max_variables: usize,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimResult {
+    /// One outcome per input job, in input order.
+    pub jobs: Vec<JobOutcome>,
+    /// Remaining-bandwidth ratios (paper (18)): for every port and window in which DAG jobs
+    /// sent, `1 − DAG bits / (capacity × window)`; sorted ascending.
+    pub remaining: Vec<f64>,
+    /// LP statistics (JIT only).
+    pub lp: LpStats,
+    /// Largest port utilisation seen at any event (≤ 1 when capacities are kept).
+    pub max_port_utilisation: f64,
+    /// Largest relative difference between the bits a flow was credited and its size.
+    pub max_conservation_error: f64,
+    /// Number of events processed.
+    pub events: usize,
+}
+
+struct Flow {
+    job: usize,
+    node: NodeId,
+    src: usize,
+    dst: usize,
+    size: f64,
+    remaining: f64,
+    sent: f64,
+    lp: Option<usize>,
+    deadline_slot: i64,
+    channel: bool,
+}
+
+struct JobState {
+    pending: Vec<u32>,
+    finish: Vec<f64>,
+    left: usize,
+    done_at: f64,
+    tf_rank: Vec<u32>,
+    prio: Vec<u32>,
+    plan: Option<Schedule>,
+    lp_index: Vec<u32>,
+    fifo: usize,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Orders non-negative `f64` times in a heap.
+fn key(t: f64) -> u64 {
+    t.max(0.0).to_bits()
+}
+
+struct Sim<'a> {
+    cluster: &'a Cluster,
+    jobs: &'a [SimJob],
+    cfg: SimConfig,
+    m: usize,
+    st: Vec<JobState>,
+    flows: Vec<Flow>,
+    active: Vec<usize>,
+    heads: BTreeMap<(usize, usize, usize), usize>,
+    queues: BTreeMap<(usize, usize, usize), Vec<usize>>,
+    heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    now: f64,
+    reserved: Reservations,
+    lp: LpStats,
+    sinc_rank: Vec<usize>,
+    dirty: bool,
+    usage: HashMap<(usize, i64), f64>,
+    max_util: f64,
+    unfinished: usize,
+}
+
+impl<'a> Sim<'a> {
+    fn uses_channel(&self, lp: bool) -> bool {
+        match self.cfg.scheduler {
+            Scheduler::TensorFlow => true,
+            Scheduler::Jit(_) => !lp,
+            Scheduler::TicTac | Scheduler::Sincronia => false,
+        }
+    }
+
+    fn start_job(&mut self, j: usize) -> Result<(), Error> {
+        let job = &self.jobs[j].job;
+        let arrival = self.jobs[j].arrival;
+        if let Scheduler::Jit(jit) = self.cfg.scheduler
+            && job.has_compute()
+        {
+            self.plan(j, &jit, arrival)?;
+        }
+        let sources: Vec<NodeId> = job
+            .topo_order()
+            .iter()
+            .copied()
+            .filter(|&n| job.preds(n).is_empty())
+            .collect();
+        if job.is_empty() {
+            self.st[j].done_at = arrival;
+            self.unfinished -= 1;
+        }
+        for n in sources {
+            self.release(j, n);
+        }
+        Ok(())
+    }
+
+    fn plan(&mut self, j: usize, jit: &JitConfig, arrival: f64) -> Result<(), Error> {
+        let job = &self.jobs[j].job;
+        let est = lat::estimate(job, self.cluster, jit.lat);
+        let n_lp = lp::alpha_prefix(job.transfers().len(), jit.alpha)?;
+        let chosen: Vec<NodeId> = job.transfers()[..n_lp].to_vec();
+        if chosen.is_empty() {
+            return Ok(());
+        }
+        let base: Vec<LpTransfer> = chosen
+            .iter()
+            .map(|&t| {
+                let NodeKind::Transfer { size, src, dst } = job.node(t) else {
+                    unreachable!("transfers() lists transfers")
+                };
+                let tr = lat::trans(job, self.cluster, t);
+                let release = arrival + (est.eat(t).unwrap_or(tr) - tr).max(0.0);
+                let deadline = (arrival + est.lat(t).unwrap_or(0.0)).max(release + tr);
+                LpTransfer {
+                    src,
+                    dst,
+                    size,
+                    release,
+                    deadline,
+                }
+            })
+            .collect();
+        self.reserved
+            .forget_before((self.now / jit.slot).floor() as i64);
+        let mut relaxed = false;
+        for attempt in 0..=jit.max_relax {
+            let scale = f64::from(1u32 << attempt.min(20));
+            let ts: Vec<LpTransfer> = base
+                .iter()
+                .map(|t| LpTransfer {
+                    deadline: t.release + (t.deadline - t.release) * scale,
+                    ..*t
+                })
+                .collect();
+            match lp::solve(
+                self.cluster,
+                &ts,
+                &self.reserved,
+                jit.slot,
+                jit.objective,
+                jit.backend,
+            ) {
+                Ok(s) => {
+                    self.lp.solves += s.solves.max(1);
+                    self.lp.planned += 1;
+                    self.lp.relaxed += usize::from(relaxed);
+                    self.lp.max_variables = self.lp.max_variables.max(s.variables);
+                    self.reserved.add_schedule(&ts, &s);
+                    for (f, &t) in chosen.iter().enumerate() {
+                        self.st[j].lp_index[t.index()] = f as u32;
+                    }
+                    self.st[j].plan = Some(s);
+                    return Ok(());
+                }
+                Err(Error::Infeasible { .. }) => {
+                    self.lp.solves += 1;
+                    relaxed = true;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.lp.unplanned += 1;
+        Ok(())
+    }
+
+    /// Node `n` of job `j` has all its predecessors done at `self.now`.
+    fn release(&mut self, j: usize, n: NodeId) {
+        let mut work = vec![(j, n)];
+        while let Some((j, n)) = work.pop() {
+            match self.jobs[j].job.node(n) {
+                NodeKind::Compute { load } => {
+                    if load <= 0.0 {
+                        self.complete(j, n, &mut work);
+                    } else {
+                        self.heap.push(Reverse((key(self.now + load), j, n.0)));
+                    }
+                }
+                NodeKind::Transfer { size, src, dst } => {
+                    if size <= 0.0 {
+                        self.complete(j, n, &mut work);
+                        continue;
+                    }
+                    let li = self.st[j].lp_index[n.index()];
+                    let lp = (li != NONE).then_some(li as usize);
+                    let deadline_slot = match (&self.st[j].plan, lp) {
+                        (Some(p), Some(f)) => p.last_slot(f).unwrap_or(i64::MAX),
+                        _ => i64::MAX,
+                    };
+                    let channel = self.uses_channel(lp.is_some());
+                    let id = self.flows.len();
+                    self.flows.push(Flow {
+                        job: j,
+                        node: n,
+                        src: src.0 as usize,
+                        dst: dst.0 as usize,
+                        size,
+                        remaining: size,
+                        sent: 0.0,
+                        lp,
+                        deadline_slot,
+                        channel,
+                    });
+                    self.active.push(id);
+                    self.dirty = true;
+                    if channel {
+                        let ch = (j, src.0 as usize, dst.0 as usize);
+                        if let std::collections::btree_map::Entry::Vacant(e) = self.heads.entry(ch)
+                        {
+                            e.insert(id);
+                        } else {
+                            self.queues.entry(ch).or_default().push(id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn complete(&mut self, j: usize, n: NodeId, work: &mut Vec<(usize, NodeId)>) {
+        let now = self.now;
+        let st = &mut self.st[j];
+        st.finish[n.index()] = now;
+        st.left -= 1;
+        if st.left == 0 {
+            st.done_at = now;
+            self.unfinished -= 1;
+        }
+        for &s in self.jobs[j].job.succs(n) {
+            let st = &mut self.st[j];
+            st.pending[s.index()] -= 1;
+            if st.pending[s.index()] == 0 {
+                work.push((j, s));
+            }
+        }
+    }
+
+    fn finish_flow(&mut self, id: usize) {
+        let (j, n, channel, src, dst) = {
+            let f = &self.flows[id];
+            (f.job, f.node, f.channel, f.src, f.dst)
+        };
+        self.dirty = true;
+        if channel {
+            let ch = (j, src, dst);
+            let next = self.queues.get_mut(&ch).and_then(|q| {
+                let st = &self.st[j];
+                let flows = &self.flows;
+                let k = (0..q.len()).min_by_key(|&k| st.tf_rank[flows[q[k]].node.index()])?;
+                Some(q.swap_remove(k))
+            });
+            match next {
+                Some(h) => {
+                    self.heads.insert(ch, h);
+                }
+                None => {
+                    self.heads.remove(&ch);
+                }
+            }
+        }
+        let mut work = Vec::new();
+        self.complete(j, n, &mut work);
+        while let Some((j, n)) = work.pop() {
+            self.release(j, n);
+        }
+    }
+
+    fn capacities(&self) -> (Vec<f64>, Vec<f64>) {
+        (
+            self.cluster.machines().iter().map(|m| m.egress).collect(),
+            self.cluster.machines().iter().map(|m| m.ingress).collect(),
+        )
+    }
+
+    fn is_head(&self, id: usize) -> bool {
+        let f = &self.flows[id];
+        self.heads.get(&(f.job, f.src, f.dst)) == Some(&id)
+    }
+
+    /// Rates of the active flows (same order as `self.active`) and the next policy event time.
+    fn rates(&mut self) -> (Vec<f64>, f64) {
+        let (mut eg, mut ing) = self.capacities();
+        let mut rate = vec![0.0; self.active.len()];
+        let mut next = f64::INFINITY;
+        let demand = |f: &Flow, cap: f64| FlowDemand {
+            src: f.src,
+            dst: f.dst,
+            cap,
+        };
+        match self.cfg.scheduler {
+            Scheduler::TensorFlow => {
+                let idx: Vec<usize> = (0..self.active.len())
+                    .filter(|&k| self.is_head(self.active[k]))
+                    .collect();
+                let d: Vec<FlowDemand> = idx
+                    .iter()
+                    .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
+                    .collect();
+                for (r, &k) in max_min_fair(&d, &mut eg, &mut ing).into_iter().zip(&idx) {
+                    rate[k] = r;
+                }
+            }
+            Scheduler::TicTac | Scheduler::Sincronia => {
+                if matches!(self.cfg.scheduler, Scheduler::Sincronia) && self.dirty {
+                    self.sincronia_order();
+                }
+                let mut idx: Vec<usize> = (0..self.active.len()).collect();
+                let flows = &self.flows;
+                let active = &self.active;
+                let st = &self.st;
+                let rank = &self.sinc_rank;
+                let tictac = matches!(self.cfg.scheduler, Scheduler::TicTac);
+                idx.sort_by_key(|&k| {
+                    let f = &flows[active[k]];
+                    if tictac {
+                        (st[f.job].fifo, st[f.job].prio[f.node.index()] as usize)
+                    } else {
+                        (rank[f.job], f.node.index())
+                    }
+                });
+                let d: Vec<FlowDemand> = idx
+                    .iter()
+                    .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
+                    .collect();
+                for (r, &k) in priority_greedy(&d, &mut eg, &mut ing).into_iter().zip(&idx) {
+                    rate[k] = r;
+                }
+            }
+            Scheduler::Jit(jit) => {
+                let slot = jit.slot;
+                let k_now = (self.now / slot + 1e-9).floor() as i64;
+                let mut lp_idx: Vec<usize> = (0..self.active.len())
+                    .filter(|&k| self.flows[self.active[k]].lp.is_some())
+                    .collect();
+                lp_idx.sort_by_key(|&k| {
+                    let f = &self.flows[self.active[k]];
+                    (f.deadline_slot, f.job, f.node.index())
+                });
+                if !lp_idx.is_empty() {
+                    next = next.min((k_now + 1) as f64 * slot);
+                }
+                // Pass 1: planned rates.
+                let planned: Vec<FlowDemand> = lp_idx
+                    .iter()
+                    .map(|&k| {
+                        let f = &self.flows[self.active[k]];
+                        let plan = self.st[f.job].plan.as_ref();
+                        let r = plan.map_or(0.0, |p| p.rate(f.lp.unwrap_or(0), k_now));
+                        demand(f, r)
+                    })
+                    .collect();
+                for (r, &k) in priority_greedy(&planned, &mut eg, &mut ing)
+                    .into_iter()
+                    .zip(&lp_idx)
+                {
+                    rate[k] = r;
+                }
+                // Pass 2: flows behind their plan catch up, earliest deadline first.
+                let mut behind = Vec::new();
+                let mut owed = Vec::new();
+                for &k in &lp_idx {
+                    let f = &self.flows[self.active[k]];
+                    let Some(plan) = self.st[f.job].plan.as_ref() else {
+                        continue;
+                    };
+                    let fi = f.lp.unwrap_or(0);
+                    let cum: f64 = plan
+                        .rates(fi)
+                        .take_while(|&(s, _)| s <= k_now)
+                        .map(|(_, r)| r * slot)
+                        .sum();
+                    let late = k_now > f.deadline_slot;
+                    let tol = 1e-9 * f.size.max(1.0);
+                    if late || f.sent + tol < cum.min(f.size) {
+                        behind.push(k);
+                        owed.push(if late {
+                            f.remaining
+                        } else {
+                            cum.min(f.size) - f.sent
+                        });
+                    }
+                }
+                let d: Vec<FlowDemand> = behind
+                    .iter()
+                    .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
+                    .collect();
+                for ((r, &k), &o) in priority_greedy(&d, &mut eg, &mut ing)
+                    .into_iter()
+                    .zip(&behind)
+                    .zip(&owed)
+                {
+                    rate[k] += r;
+                    if rate[k] > 0.0 && o > 0.0 {
+                        next = next.min(self.now + o / rate[k]);
+                    }
+                }
+                // Pass 3: everything else shares what is left, channel by channel.
+                let idx: Vec<usize> = (0..self.active.len())
+                    .filter(|&k| {
+                        let id = self.active[k];
+                        self.flows[id].lp.is_none() && self.is_head(id)
+                    })
+                    .collect();
+                let d: Vec<FlowDemand> = idx
+                    .iter()
+                    .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
+                    .collect();
+                for (r, &k) in max_min_fair(&d, &mut eg, &mut ing).into_iter().zip(&idx) {
+                    rate[k] = r;
+                }
+            }
+        }
+        (rate, next)
+    }
+
+    fn sincronia_order(&mut self) {
+        let m = self.m;
+        let mut demand: Vec<Vec<(usize, f64)>> = vec![Vec::new(); self.jobs.len()];
+        let mut has = vec![false; self.jobs.len()];
+        for &id in &self.active {
+            let f = &self.flows[id];
+            let c_out = self.cluster.machines()[f.src].egress;
+            let c_in = self.cluster.machines()[f.dst].ingress;
+            demand[f.job].push((f.src, f.remaining / c_out));
+            demand[f.job].push((m + f.dst, f.remaining / c_in));
+            has[f.job] = true;
+        }
+        let jobs: Vec<usize> = (0..self.jobs.len()).filter(|&j| has[j]).collect();
+        let d: Vec<Vec<(usize, f64)>> = jobs
+            .iter()
+            .map(|&j| std::mem::take(&mut demand[j]))
+            .collect();
+        let order = bssi_order(&d, &vec![1.0; jobs.len()], 2 * m);
+        for (pos, &k) in order.iter().enumerate() {
+            self.sinc_rank[jobs[k]] = pos;
+        }
+        self.dirty = false;
+    }
+
+    fn record_usage(&mut self, rate: &[f64], t0: f64, t1: f64) {
+        let w = self.cfg.sample_window;
+        let mut port_rate: BTreeMap<usize, f64> = BTreeMap::new();
+        let mut util: BTreeMap<usize, f64> = BTreeMap::new();
+        for (k, &id) in self.active.iter().enumerate() {
+            let f = &self.flows[id];
+            if rate[k] <= 0.0 {
+                continue;
+            }
+            *util.entry(f.src).or_default() += rate[k];
+            *util.entry(self.m + f.dst).or_default() += rate[k];
+            if matches!(self.jobs[f.job].kind, JobKind::Dag(_)) {
+                *port_rate.entry(f.src).or_default() += rate[k];
+                *port_rate.entry(self.m + f.dst).or_default() += rate[k];
+            }
+        }
+        for (&p, &u) in &util {
+            let cap = self.port_cap(p);
+            self.max_util = self.max_util.max(u / cap);
+        }
+        if t1 <= t0 {
+            return;
+        }
+        for (&p, &r) in &port_rate {
+            let mut a = t0;
+            while a < t1 {
+                let win = (a / w).floor() as i64;
+                let b = ((win + 1) as f64 * w).min(t1);
+                *self.usage.entry((p, win)).or_default() += r * (b - a);
+                if b <= a {
+                    break;
+                }
+                a = b;
+            }
+        }
+    }
+
+    fn port_cap(&self, p: usize) -> f64 {
+        if p < self.m {
+            self.cluster.machines()[p].egress
+        } else {
+            self.cluster.machines()[p - self.m].ingress
+        }
+    }
+}
+
+/// Runs `jobs` (each validated against `cluster`) under `cfg` until every job finishes.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for a bad window, slot or α; LP errors other than
+/// infeasibility (infeasible plans are widened, then dropped); [`Error::Stalled`] if no flow
+/// can progress (a bug guard).
+///
+/// # Complexity
+/// O(E · (F log F + M)) time for E events, F active flows and M machines, plus one LP per DAG
+/// job under JIT and one TAC ordering per job under TicTac.
+pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
+    if !(cfg.sample_window.is_finite() && cfg.sample_window > 0.0) {
+        return Err(Error::InvalidParameter {
+            name: "sample_window",
+            value: cfg.sample_window,
+            reason: "must be positive and finite",
+        });
+    }
+    if let Scheduler::Jit(j) = cfg.scheduler {
+        lp::alpha_prefix(0, j.alpha)?;
+        if !(j.slot.is_finite() && j.slot > 0.0) {
+            return Err(Error::InvalidParameter {
+                name: "slot",
+                value: j.slot,
+                reason: "must be positive and finite",
+            });
+        }
+    }
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    order.sort_by(|&a, &b| jobs[a].arrival.total_cmp(&jobs[b].arrival).then(a.cmp(&b)));
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let mut st = Vec::with_capacity(jobs.len());
+    for (j, sj) in jobs.iter().enumerate() {
+        let job = &sj.job;
+        let n = job.len();
+        let mut tf_rank = vec![NONE; n];
+        let mut perm: Vec<u32> = (0..job.transfers().len() as u32).collect();
+        perm.shuffle(&mut rng);
+        for (k, &t) in job.transfers().iter().enumerate() {
+            tf_rank[t.index()] = perm[k];
+        }
+        let mut prio = vec![NONE; n];
+        if matches!(cfg.scheduler, Scheduler::TicTac) {
+            for (k, &p) in tictac_order(job, cluster, true).iter().enumerate() {
+                prio[job.transfers()[k].index()] = p;
+            }
+        }
+        st.push(JobState {
+            pending: (0..n)
+                .map(|i| job.preds(NodeId(i as u32)).len() as u32)
+                .collect(),
+            finish: vec![f64::NAN; n],
+            left: n,
+            done_at: f64::NAN,
+            tf_rank,
+            prio,
+            plan: None,
+            lp_index: vec![NONE; n],
+            fifo: order.iter().position(|&o| o == j).unwrap_or(j),
+        });
+    }
+    let mut sim = Sim {
+        cluster,
+        jobs,
+        cfg: *cfg,
+        m: cluster.len(),
+        st,
+        flows: Vec::new(),
+        active: Vec::new(),
+        heads: BTreeMap::new(),
+        queues: BTreeMap::new(),
+        heap: BinaryHeap::new(),
+        now: 0.0,
+        reserved: Reservations::new(),
+        lp: LpStats::default(),
+        sinc_rank: vec![usize::MAX; jobs.len()],
+        dirty: true,
+        usage: HashMap::new(),
+        max_util: 0.0,
+        unfinished: jobs.len(),
+    };
+    let mut next_job = 0;
+    let mut events = 0usize;
+    loop {
+        events += 1;
+        while next_job < order.len() && jobs[order[next_job]].arrival <= sim.now {
+            sim.start_job(order[next_job])?;
+            next_job += 1;
+        }
+        while let Some(&Reverse((t, j, n))) = sim.heap.peek() {
+            if f64::from_bits(t) > sim.now {
+                break;
+            }
+            sim.heap.pop();
+            let mut work = Vec::new();
+            sim.complete(j, NodeId(n), &mut work);
+            while let Some((j, n)) = work.pop() {
+                sim.release(j, n);
+            }
+        }
+        if sim.unfinished == 0 && next_job == order.len() {
+            break;
+        }
+        let (rate, policy_next) = sim.rates();
+        let mut t_next = policy_next;
+        if let Some(&j) = order.get(next_job) {
+            t_next = t_next.min(jobs[j].arrival);
+        }
+        if let Some(&Reverse((t, _, _))) = sim.heap.peek() {
+            t_next = t_next.min(f64::from_bits(t));
+        }
+        for (k, &id) in sim.active.iter().enumerate() {
+            if rate[k] > 0.0 {
+                t_next = t_next.min(sim.now + sim.flows[id].remaining / rate[k]);
+            }
+        }
+        if !t_next.is_finite() {
+            return Err(Error::Stalled {
+                time: sim.now,
+                unfinished: sim.unfinished,
+            });
+        }
+        let t_next = t_next.max(sim.now);
+        let dt = t_next - sim.now;
+        sim.record_usage(&rate, sim.now, t_next);
+        let mut done = Vec::new();
+        for (k, &id) in sim.active.iter().enumerate() {
+            let f = &mut sim.flows[id];
+            if rate[k] <= 0.0 {
+                continue;
+            }
+            let moved = (rate[k] * dt).min(f.remaining);
+            let finishing =
+                sim.now + f.remaining / rate[k] <= t_next || f.remaining - moved <= 1e-9 * f.size;
+            f.sent += if finishing { f.remaining } else { moved };
+            f.remaining = if finishing { 0.0 } else { f.remaining - moved };
+            if finishing {
+                done.push(id);
+            }
+        }
+        sim.now = t_next;
+        if !done.is_empty() {
+            sim.active.retain(|id| !done.contains(id));
+            for id in done {
+                sim.finish_flow(id);
+            }
+        }
+    }
+    let mut max_err: f64 = 0.0;
+    for f in &sim.flows {
+        max_err = max_err.max((f.sent - f.size).abs() / f.size.max(1.0));
+    }
+    let w = cfg.sample_window;
+    let mut remaining: Vec<f64> = sim
+        .usage
+        .iter()
+        .map(|(&(p, _), &bits)| 1.0 - bits / (sim.port_cap(p) * w))
+        .collect();
+    remaining.sort_by(f64::total_cmp);
+    let outcomes = jobs
+        .iter()
+        .enumerate()
+        .map(|(j, sj)| {
+            let job = &sj.job;
+            let s = &sim.st[j];
+            let mut waits = Vec::new();
+            for &t in job.transfers() {
+                let mut first: Option<f64> = None;
+                for &c in job.succs(t) {
+                    if let NodeKind::Compute { load } = job.node(c) {
+                        let start = s.finish[c.index()] - load;
+                        first = Some(first.map_or(start, |x: f64| x.min(start)));
+                    }
+                }
+                if let Some(start) = first {
+                    waits.push((start - s.finish[t.index()]).max(0.0));
+                }
+            }
+            JobOutcome {
+                kind: sj.kind,
+                arrival: sj.arrival,
+                finish: s.done_at,
+                alone: lat::estimate(job, cluster, LatMethod::BackwardCpm).makespan(),
+                mean_wait: (!waits.is_empty())
+                    .then(|| waits.iter().sum::<f64>() / waits.len() as f64),
+            }
+        })
+        .collect();
+    Ok(SimResult {
+        jobs: outcomes,
+        remaining,
+        lp: sim.lp,
+        max_port_utilisation: sim.max_util,
+        max_conservation_error: max_err,
+        events,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::{JobBuilder, MachineId};
+    use crate::models::Model;
+    use crate::workload::{ComputeModel, WorkloadConfig, file_job, generate, ps_job};
+    use proptest::prelude::*;
+
+    fn all_schedulers() -> [Scheduler; 4] {
+        [
+            Scheduler::TensorFlow,
+            Scheduler::TicTac,
+            Scheduler::Sincronia,
+            Scheduler::Jit(JitConfig {
+                slot: 0.5,
+                ..JitConfig::default()
+            }),
+        ]
+    }
+
+    fn run(cluster: &Cluster, jobs: &[SimJob], s: Scheduler) -> SimResult {
+        simulate(
+            cluster,
+            jobs,
+            &SimConfig {
+                scheduler: s,
+                ..SimConfig::default()
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn single_file_transfer_runs_at_line_rate() {
+        let cluster = Cluster::uniform(2, 2.0).unwrap();
+        let job = file_job(10.0, MachineId(0), MachineId(1), &cluster).unwrap();
+        let jobs = [SimJob {
+            arrival: 1.0,
+            job,
+            kind: JobKind::File,
+        }];
+        for s in all_schedulers() {
+            let r = run(&cluster, &jobs, s);
+            assert!(
+                (r.jobs[0].jct() - 5.0).abs() < 1e-9,
+                "{}: {}",
+                s.name(),
+                r.jobs[0].jct()
+            );
+            assert!((r.jobs[0].alone - 5.0).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn fair_sharing_and_priority() {
+        // Two 4-bit files into the same receiver at capacity 1.
+        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let jobs: Vec<SimJob> = [0, 1]
+            .iter()
+            .map(|&s| SimJob {
+                arrival: 0.0,
+                job: file_job(4.0, MachineId(s), MachineId(2), &cluster).unwrap(),
+                kind: JobKind::File,
+            })
+            .collect();
+        // Max-min fair: both finish at 8.
+        let tf = run(&cluster, &jobs, Scheduler::TensorFlow);
+        assert!(tf.jobs.iter().all(|j| (j.finish - 8.0).abs() < 1e-9));
+        // Strict priority (FIFO by input order at equal arrival): 4 then 8.
+        let tt = run(&cluster, &jobs, Scheduler::TicTac);
+        assert!((tt.jobs[0].finish - 4.0).abs() < 1e-9 && (tt.jobs[1].finish - 8.0).abs() < 1e-9);
+        let sc = run(&cluster, &jobs, Scheduler::Sincronia);
+        let mut f: Vec<f64> = sc.jobs.iter().map(|j| j.finish).collect();
+        f.sort_by(f64::total_cmp);
+        assert!((f[0] - 4.0).abs() < 1e-9 && (f[1] - 8.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn compute_waits_for_data() {
+        // T (4 bits at rate 2) -> C (3 s): JCT 5, wait 0.
+        let cluster = Cluster::uniform(2, 2.0).unwrap();
+        let mut b = JobBuilder::new();
+        let t = b.transfer(4.0, MachineId(0), MachineId(1));
+        let c = b.compute(3.0);
+        b.edge(t, c);
+        let job = b.build(&cluster).unwrap();
+        let jobs = [SimJob {
+            arrival: 0.0,
+            job,
+            kind: JobKind::Dag(Model::LeNet),
+        }];
+        for s in all_schedulers() {
+            let r = run(&cluster, &jobs, s);
+            assert!(
+                (r.jobs[0].jct() - 5.0).abs() < 1e-9,
+                "{}: {}",
+                s.name(),
+                r.jobs[0].jct()
+            );
+            assert_eq!(r.jobs[0].mean_wait, Some(0.0));
+        }
+    }
+
+    #[test]
+    fn jit_plans_and_keeps_capacity() {
+        let cluster = Cluster::uniform(4, 1e9).unwrap();
+        let c = ComputeModel::default();
+        let jobs: Vec<SimJob> = (0..2)
+            .map(|k| SimJob {
+                arrival: f64::from(k) * 0.05,
+                job: ps_job(
+                    Model::AlexNet,
+                    MachineId(k),
+                    &[MachineId(2), MachineId(3)],
+                    &c,
+                    &cluster,
+                )
+                .unwrap(),
+                kind: JobKind::Dag(Model::AlexNet),
+            })
+            .collect();
+        let r = run(
+            &cluster,
+            &jobs,
+            Scheduler::Jit(JitConfig {
+                slot: 0.2,
+                ..JitConfig::default()
+            }),
+        );
+        assert_eq!(r.lp.planned + r.lp.unplanned, 2);
+        assert!(r.lp.planned >= 1);
+        assert!(r.max_port_utilisation <= 1.0 + 1e-9);
+        assert!(r.max_conservation_error < 1e-9);
+        assert!(r.jobs.iter().all(|j| j.jct() >= j.alone - 1e-9));
+        assert!(r.remaining.iter().all(|&h| (-1e-9..=1.0).contains(&h)));
+    }
+
+    #[test]
+    fn bad_parameters() {
+        let cluster = Cluster::uniform(2, 1.0).unwrap();
+        let cfg = SimConfig {
+            sample_window: 0.0,
+            ..SimConfig::default()
+        };
+        assert!(matches!(
+            simulate(&cluster, &[], &cfg),
+            Err(Error::InvalidParameter {
+                name: "sample_window",
+                ..
+            })
+        ));
+        let cfg = SimConfig {
+            scheduler: Scheduler::Jit(JitConfig {
+                alpha: 2.0,
+                ..JitConfig::default()
+            }),
+            ..SimConfig::default()
+        };
+        assert!(matches!(
+            simulate(&cluster, &[], &cfg),
+            Err(Error::InvalidParameter { name: "alpha", .. })
+        ));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(12))]
+
+        /// Every scheduler delivers every bit exactly and never exceeds a port's capacity.
+        #[test]
+        fn conserves_bytes_and_capacity(seed in 0u64..1000, files in 0usize..4, dags in 1usize..4) {
+            let cluster = Cluster::uniform(6, 1e9).unwrap();
+            let cfg = WorkloadConfig {
+                dag_jobs: dags,
+                file_jobs: files,
+                models: vec![Model::LeNet, Model::AlexNet],
+                mean_interarrival: 0.3,
+                file_sizes: vec![1e8, 3e8],
+                seed,
+                ..WorkloadConfig::default()
+            };
+            let jobs = generate(&cluster, &cfg).unwrap();
+            let total: f64 = jobs.iter().map(|j| j.job.total_bits()).sum();
+            for s in all_schedulers() {
+                let r = simulate(&cluster, &jobs, &SimConfig { scheduler: s, seed, sample_window: 0.5 }).unwrap();
+                prop_assert!(r.max_port_utilisation <= 1.0 + 1e-9, "{}: {}", s.name(), r.max_port_utilisation);
+                prop_assert!(r.max_conservation_error < 1e-9, "{}: {}", s.name(), r.max_conservation_error);
+                for (o, j) in r.jobs.iter().zip(&jobs) {
+                    prop_assert!(o.finish.is_finite() && o.finish >= o.arrival);
+                    // No job beats its own critical path on an empty cluster.
+                    prop_assert!(o.jct() >= o.alone * (1.0 - 1e-9), "{} {:?}: {} < {}", s.name(), j.kind, o.jct(), o.alone);
+                }
+                // Makespan is at least the busiest port's bits over its capacity.
+                let last = r.jobs.iter().map(|o| o.finish).fold(0.0, f64::max);
+                prop_assert!(last * 1e9 * 6.0 >= total * (1.0 - 1e-9));
+            }
+        }
+    }
+}

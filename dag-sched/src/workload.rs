@@ -1,0 +1,415 @@
+//! Job sets for the simulator: DL training iterations in the parameter-server pattern
+//! (reference `dag.md` §4.4), file-transfer jobs, and Poisson arrivals (paper §4.1).
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::Error;
+use crate::job::{Cluster, Job, JobBuilder, MachineId, NodeId};
+use crate::models::Model;
+
+/// How a model's layers become compute loads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ComputeModel {
+    /// Images per iteration.
+    pub batch: u32,
+    /// Effective device throughput in FLOP/s (2 FLOPs per multiply-accumulate).
+    pub flops: f64,
+    /// Fixed cost of every compute task (s), so tiny layers do not take zero time.
+    pub op_overhead: f64,
+    /// Backward time as a multiple of forward time.
+    pub backward_factor: f64,
+    /// Bytes per parameter on the wire (4 for fp32).
+    pub bytes_per_param: f64,
+}
+
+impl Default for ComputeModel {
+    /// Batch 32 on a 2019 GPU at an effective 1 TFLOP/s, 30 µs per op, backward 2× forward, fp32.
+    fn default() -> Self {
+        Self {
+            batch: 32,
+            flops: 1e12,
+            op_overhead: 30e-6,
+            backward_factor: 2.0,
+            bytes_per_param: 4.0,
+        }
+    }
+}
+
+/// One training iteration of `model` on `worker` with parameters spread round-robin over
+/// `ps` (tensor `v` on `ps[v mod P]`): pull every tensor (PS → worker), forward per layer
+/// (after its inputs and its tensors), a loss task, backward per layer in reverse, push every
+/// gradient (worker → PS) after its layer's backward. The job ends when the last push lands.
+///
+/// Transfers are added pulls first in forward order, so the topological order used by the
+/// α-selection is forward order for pulls, then pushes as backward releases them.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] when `ps` is empty; the validation errors of
+/// [`JobBuilder::build`] (unknown machine, a worker that is also a PS).
+///
+/// # Complexity
+/// O(layers + tensors) nodes and edges.
+pub fn ps_job(
+    model: Model,
+    worker: MachineId,
+    ps: &[MachineId],
+    compute: &ComputeModel,
+    cluster: &Cluster,
+) -> Result<Job, Error> {
+    if ps.is_empty() {
+        return Err(Error::InvalidParameter {
+            name: "parameter servers",
+            value: 0.0,
+            reason: "at least one",
+        });
+    }
+    let layers = model.layers();
+    let mut b = JobBuilder::new();
+    let mut pulls: Vec<Vec<NodeId>> = Vec::with_capacity(layers.len());
+    let mut v = 0usize;
+    for l in &layers {
+        let mut ids = Vec::with_capacity(l.params.len());
+        for (_, numel) in &l.params {
+            let bits = *numel as f64 * compute.bytes_per_param * 8.0;
+            ids.push(b.transfer(bits, ps[v % ps.len()], worker));
+            v += 1;
+        }
+        pulls.push(ids);
+    }
+    let fwd_time = |macs: u64| {
+        2.0 * macs as f64 * f64::from(compute.batch) / compute.flops + compute.op_overhead
+    };
+    let fwd: Vec<NodeId> = layers.iter().map(|l| b.compute(fwd_time(l.macs))).collect();
+    let mut consumed = vec![false; layers.len()];
+    for (i, l) in layers.iter().enumerate() {
+        for &j in &l.inputs {
+            b.edge(fwd[j], fwd[i]);
+            consumed[j] = true;
+        }
+        for &t in &pulls[i] {
+            b.edge(t, fwd[i]);
+        }
+    }
+    let loss = b.compute(compute.op_overhead);
+    for (i, &f) in fwd.iter().enumerate() {
+        if !consumed[i] {
+            b.edge(f, loss);
+        }
+    }
+    // Backward in reverse: bwd[i] after the backward of every layer reading i (or the loss).
+    let mut bwd = vec![NodeId(0); layers.len()];
+    for i in (0..layers.len()).rev() {
+        bwd[i] = b.compute(
+            compute.backward_factor * (fwd_time(layers[i].macs) - compute.op_overhead)
+                + compute.op_overhead,
+        );
+    }
+    for (i, l) in layers.iter().enumerate() {
+        if !consumed[i] {
+            b.edge(loss, bwd[i]);
+        }
+        for &j in &l.inputs {
+            b.edge(bwd[i], bwd[j]);
+        }
+    }
+    let mut v = 0usize;
+    let mut push_ids = vec![Vec::new(); layers.len()];
+    for (i, l) in layers.iter().enumerate() {
+        for _ in &l.params {
+            push_ids[i].push(v);
+            v += 1;
+        }
+    }
+    for i in (0..layers.len()).rev() {
+        for (k, (_, numel)) in layers[i].params.iter().enumerate() {
+            let bits = *numel as f64 * compute.bytes_per_param * 8.0;
+            let t = b.transfer(bits, worker, ps[push_ids[i][k] % ps.len()]);
+            b.edge(bwd[i], t);
+        }
+    }
+    b.build(cluster)
+}
+
+/// A job of one transfer and no compute (a file transfer, background traffic).
+///
+/// # Errors
+/// The validation errors of [`JobBuilder::build`].
+pub fn file_job(
+    size: f64,
+    src: MachineId,
+    dst: MachineId,
+    cluster: &Cluster,
+) -> Result<Job, Error> {
+    let mut b = JobBuilder::new();
+    b.transfer(size, src, dst);
+    b.build(cluster)
+}
+
+/// `k` distinct machines by a partial Fisher–Yates shuffle.
+fn pick_distinct(rng: &mut ChaCha8Rng, machines: &[MachineId], k: usize) -> Vec<MachineId> {
+    let mut v = machines.to_vec();
+    for i in 0..k.min(v.len()) {
+        let j = rng.random_range(i..v.len());
+        v.swap(i, j);
+    }
+    v.truncate(k);
+    v
+}
+
+/// What a simulated job is, for the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    /// A DL training iteration with its DAG.
+    Dag(Model),
+    /// A file transfer without DAG (background).
+    File,
+    /// A coflow from a trace (no DAG; background).
+    Coflow,
+}
+
+/// A job and when it arrives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimJob {
+    /// Arrival time (s).
+    pub arrival: f64,
+    /// The job.
+    pub job: Job,
+    /// Its kind.
+    pub kind: JobKind,
+}
+
+/// The paper's job mix (§4.1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkloadConfig {
+    /// Number of DAG jobs (spread over `models` in equal shares).
+    pub dag_jobs: usize,
+    /// Number of file-transfer jobs.
+    pub file_jobs: usize,
+    /// The models of the DAG jobs.
+    pub models: Vec<Model>,
+    /// Mean time between arrivals (s) of the Poisson process.
+    pub mean_interarrival: f64,
+    /// Parameter servers per DAG job.
+    pub ps_per_job: usize,
+    /// Compute-time model.
+    pub compute: ComputeModel,
+    /// File sizes to pick from (bits); the paper's {5, 10, 20, 30, 40} Gb by default.
+    pub file_sizes: Vec<f64>,
+    /// Seed of the generator.
+    pub seed: u64,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        Self {
+            dag_jobs: 50,
+            file_jobs: 10,
+            models: Model::PAPER.to_vec(),
+            mean_interarrival: 1.0,
+            ps_per_job: 2,
+            compute: ComputeModel::default(),
+            file_sizes: vec![5e9, 10e9, 20e9, 30e9, 40e9],
+            seed: 1,
+        }
+    }
+}
+
+/// Draws the job set: kinds shuffled, Poisson arrivals, machines chosen at random (a DAG job's
+/// worker and parameter servers are distinct machines; a file job's ends are distinct).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] for an empty model list with DAG jobs, a cluster too small for
+/// one job, a non-positive interarrival time or an empty size list with file jobs.
+///
+/// # Complexity
+/// O(jobs · nodes per job).
+pub fn generate(cluster: &Cluster, cfg: &WorkloadConfig) -> Result<Vec<SimJob>, Error> {
+    if cfg.dag_jobs > 0 && cfg.models.is_empty() {
+        return Err(Error::InvalidParameter {
+            name: "models",
+            value: 0.0,
+            reason: "at least one model for DAG jobs",
+        });
+    }
+    if cfg.file_jobs > 0 && cfg.file_sizes.is_empty() {
+        return Err(Error::InvalidParameter {
+            name: "file_sizes",
+            value: 0.0,
+            reason: "at least one size for file jobs",
+        });
+    }
+    if cluster.len() < cfg.ps_per_job + 1 || cluster.len() < 2 {
+        return Err(Error::InvalidParameter {
+            name: "machines",
+            value: cluster.len() as f64,
+            reason: "need more machines than parameter servers per job, and at least 2",
+        });
+    }
+    if !(cfg.mean_interarrival.is_finite() && cfg.mean_interarrival > 0.0) {
+        return Err(Error::InvalidParameter {
+            name: "mean_interarrival",
+            value: cfg.mean_interarrival,
+            reason: "must be positive and finite",
+        });
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let mut kinds: Vec<JobKind> = (0..cfg.dag_jobs)
+        .map(|i| JobKind::Dag(cfg.models[i % cfg.models.len().max(1)]))
+        .chain((0..cfg.file_jobs).map(|_| JobKind::File))
+        .collect();
+    kinds.shuffle(&mut rng);
+    let mut t = 0.0;
+    let mut out = Vec::with_capacity(kinds.len());
+    let machines: Vec<MachineId> = (0..cluster.len() as u32).map(MachineId).collect();
+    for kind in kinds {
+        let u: f64 = rng.random::<f64>();
+        t += -cfg.mean_interarrival * (1.0 - u).ln();
+        let job = match kind {
+            JobKind::Dag(model) => {
+                let chosen: Vec<MachineId> = pick_distinct(&mut rng, &machines, cfg.ps_per_job + 1);
+                ps_job(model, chosen[0], &chosen[1..], &cfg.compute, cluster)?
+            }
+            JobKind::File | JobKind::Coflow => {
+                let chosen: Vec<MachineId> = pick_distinct(&mut rng, &machines, 2);
+                let size = cfg.file_sizes[rng.random_range(0..cfg.file_sizes.len())];
+                file_job(size, chosen[0], chosen[1], cluster)?
+            }
+        };
+        out.push(SimJob {
+            arrival: t,
+            job,
+            kind,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::NodeKind;
+
+    #[test]
+    fn ps_job_shape() {
+        let cluster = Cluster::uniform(4, 1e9).unwrap();
+        let job = ps_job(
+            Model::Vgg16,
+            MachineId(0),
+            &[MachineId(1), MachineId(2)],
+            &ComputeModel::default(),
+            &cluster,
+        )
+        .unwrap();
+        // 32 pulls + 32 pushes; 16 forward + 16 backward + loss.
+        assert_eq!(job.transfers().len(), 64);
+        assert_eq!(job.len(), 64 + 33);
+        // Topological order: all pulls (into the worker) before any push.
+        let first_push = job
+            .transfers()
+            .iter()
+            .position(|&t| {
+                matches!(
+                    job.node(t),
+                    NodeKind::Transfer {
+                        src: MachineId(0),
+                        ..
+                    }
+                )
+            })
+            .unwrap();
+        assert_eq!(first_push, 32);
+        // Pulls alternate between the two PS, and bits = 32 × params.
+        let bits: f64 = job.transfers()[..32]
+            .iter()
+            .map(|&t| match job.node(t) {
+                NodeKind::Transfer { size, .. } => size,
+                NodeKind::Compute { .. } => 0.0,
+            })
+            .sum();
+        assert_eq!(bits, 138_357_544.0 * 32.0);
+        // The first push is the last layer's gradient (fc8), released by the first backward task.
+        let t = job.transfers()[32];
+        assert_eq!(job.preds(t).len(), 1);
+    }
+
+    #[test]
+    fn generator_is_deterministic_and_balanced() {
+        let cluster = Cluster::uniform(20, 1e9).unwrap();
+        let cfg = WorkloadConfig {
+            dag_jobs: 10,
+            file_jobs: 3,
+            models: vec![Model::LeNet, Model::AlexNet],
+            ..WorkloadConfig::default()
+        };
+        let a = generate(&cluster, &cfg).unwrap();
+        let b = generate(&cluster, &cfg).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 13);
+        assert_eq!(
+            a.iter()
+                .filter(|j| j.kind == JobKind::Dag(Model::LeNet))
+                .count(),
+            5
+        );
+        assert!(a.windows(2).all(|w| w[0].arrival <= w[1].arrival));
+        let c = generate(
+            &cluster,
+            &WorkloadConfig {
+                seed: 2,
+                ..cfg.clone()
+            },
+        )
+        .unwrap();
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn generator_errors() {
+        let cluster = Cluster::uniform(2, 1e9).unwrap();
+        let cfg = WorkloadConfig::default();
+        assert!(matches!(
+            generate(&cluster, &cfg),
+            Err(Error::InvalidParameter {
+                name: "machines",
+                ..
+            })
+        ));
+        let cluster = Cluster::uniform(5, 1e9).unwrap();
+        let bad = WorkloadConfig {
+            mean_interarrival: 0.0,
+            ..cfg
+        };
+        assert!(matches!(
+            generate(&cluster, &bad),
+            Err(Error::InvalidParameter {
+                name: "mean_interarrival",
+                ..
+            })
+        ));
+        assert!(matches!(
+            ps_job(
+                Model::LeNet,
+                MachineId(0),
+                &[],
+                &ComputeModel::default(),
+                &cluster
+            ),
+            Err(Error::InvalidParameter {
+                name: "parameter servers",
+                ..
+            })
+        ));
+        assert!(matches!(
+            ps_job(
+                Model::LeNet,
+                MachineId(0),
+                &[MachineId(0)],
+                &ComputeModel::default(),
+                &cluster
+            ),
+            Err(Error::SelfTransfer { .. })
+        ));
+    }
+}
