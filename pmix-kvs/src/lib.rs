@@ -13,6 +13,8 @@
 //! * [`store`]: [`NodeStore`] (what a node's server keeps) and [`Client`] (one process):
 //!   `put` stages, `commit` publishes, `get` answers found, not found, exists outside scope,
 //!   pending until a deadline, or forward to the target's node (direct modex).
+//! * [`lock`]: the 2N-lock ([`lock::RawTwoNLock`], [`lock::TwoNLock`]).
+//! * [`fence`]: tree, ring and Bruck allgatherv as state machines, and their α–β cost model.
 //! * [`codec`]: naive and compact fence-blob layouts ([`varint`] holds LEB128, flex128 and
 //!   zig-zag).
 //!
@@ -47,9 +49,12 @@
 pub mod blob;
 pub mod codec;
 pub mod error;
+pub mod fence;
 pub mod fuzz_harness;
 pub mod ident;
 pub mod keys;
+#[allow(unsafe_code)]
+pub mod lock;
 pub mod store;
 pub mod value;
 pub mod varint;

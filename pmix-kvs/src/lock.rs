@@ -1,0 +1,406 @@
+//! The 2N-lock (paper §4.1: Polyakov et al., PMIx 2.1; OpenPMIx `gds/ds21`), a reader–writer
+//! lock whose readers never touch each other's cache lines and whose writer cannot starve.
+//!
+//! N reader slots, each with two locks, `signal[i]` and `main[i]` (2N locks in all):
+//!
+//! 1. reader *i* takes `signal[i]`, 2. then `main[i]`, 3. releases `signal[i]` at once,
+//!    4. reads, 5. releases `main[i]`;
+//! 6. the writer takes every `signal[k]` (new readers now stop at step 1), 7. then every
+//!    `main[k]` (waiting out the readers inside), 8. writes, 9. releases them all.
+//!
+//! A reader touches only its own slot's cache line; the writer's O(N) sweep is the price.
+//! Unlike ds21, whose slots were never given back, a slot here is claimed by a
+//! [`ReaderSlot`] and released when it drops, so threads can come and go.
+//!
+//! [`RawTwoNLock`] is the protocol over atomics (a `lock_api`-style raw lock);
+//! [`TwoNLock`] wraps it around a value with RAII guards. The locks are spin locks that
+//! yield the time slice after a short spin (no futex: the crate does no system calls).
+//!
+//! This is the only module of the crate with `unsafe` code; each block says why it is sound,
+//! a loom model (`RUSTFLAGS="--cfg loom" cargo test -p pmix-kvs --release --test loom_lock`)
+//! checks the protocol, and Miri runs the unit tests where the toolchain has it.
+
+mod sync;
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+use std::ops::{Deref, DerefMut};
+
+use self::sync::{AtomicBool, AtomicU32, ConstPtr, MutPtr, Ordering, UnsafeCell, spin_wait};
+use crate::error::{Error, Result};
+
+/// A test-and-test-and-set spin lock.
+#[derive(Debug)]
+struct SpinLock(AtomicBool);
+
+impl SpinLock {
+    fn new() -> Self {
+        Self(AtomicBool::new(false))
+    }
+
+    fn try_lock(&self) -> bool {
+        !self.0.load(Ordering::Relaxed)
+            && self
+                .0
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+    }
+
+    fn lock(&self) {
+        let mut spins = 0;
+        while !self.try_lock() {
+            spin_wait(&mut spins);
+        }
+    }
+
+    fn unlock(&self) {
+        self.0.store(false, Ordering::Release);
+    }
+
+    fn is_locked(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// One reader's slot: its claim flag and its two locks, on a cache line of its own (128 bytes
+/// covers the adjacent-line prefetch of x86 and the 128-byte lines of POWER and Apple).
+#[derive(Debug)]
+#[repr(align(128))]
+struct Slot {
+    in_use: AtomicU32,
+    signal: SpinLock,
+    main: SpinLock,
+}
+
+/// The 2N-lock protocol without data: reader slots and the signal/main locks.
+#[derive(Debug)]
+pub struct RawTwoNLock {
+    slots: Box<[Slot]>,
+}
+
+impl RawTwoNLock {
+    /// A lock with `slots` reader slots (ds21 had one per local process).
+    ///
+    /// # Errors
+    /// [`Error::NoSlots`] for zero slots.
+    pub fn new(slots: usize) -> Result<Self> {
+        if slots == 0 {
+            return Err(Error::NoSlots);
+        }
+        Ok(Self {
+            slots: (0..slots)
+                .map(|_| Slot {
+                    in_use: AtomicU32::new(0),
+                    signal: SpinLock::new(),
+                    main: SpinLock::new(),
+                })
+                .collect(),
+        })
+    }
+
+    /// Number of reader slots.
+    #[must_use]
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Claims a free reader slot (compare-and-swap on its flag, scanning from 0, as ds21's
+    /// attach does) and returns its index.
+    ///
+    /// # Errors
+    /// [`Error::NoFreeSlot`] when every slot is claimed.
+    ///
+    /// # Complexity
+    /// O(N) compare-and-swaps at worst.
+    pub fn claim_slot(&self) -> Result<usize> {
+        for (i, s) in self.slots.iter().enumerate() {
+            if s.in_use.load(Ordering::Relaxed) == 0
+                && s.in_use
+                    .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                return Ok(i);
+            }
+        }
+        Err(Error::NoFreeSlot {
+            slots: self.slots.len(),
+        })
+    }
+
+    /// Gives a slot back so another reader may claim it.
+    ///
+    /// # Safety
+    /// The caller claimed `slot` with [`RawTwoNLock::claim_slot`], does not hold its read lock,
+    /// and will not use it again.
+    ///
+    /// # Panics
+    /// If `slot` is out of range.
+    pub unsafe fn release_slot(&self, slot: usize) {
+        self.slots[slot].in_use.store(0, Ordering::Release);
+    }
+
+    /// Steps 1–3: takes the read lock of `slot`, waiting while a writer holds or wants it.
+    ///
+    /// # Panics
+    /// If `slot` is out of range.
+    pub fn lock_shared(&self, slot: usize) {
+        let s = &self.slots[slot];
+        s.signal.lock();
+        s.main.lock();
+        s.signal.unlock();
+    }
+
+    /// Steps 1–3 without waiting: `false` if a writer holds or wants the lock.
+    ///
+    /// # Panics
+    /// If `slot` is out of range.
+    pub fn try_lock_shared(&self, slot: usize) -> bool {
+        let s = &self.slots[slot];
+        if !s.signal.try_lock() {
+            return false;
+        }
+        let ok = s.main.try_lock();
+        s.signal.unlock();
+        ok
+    }
+
+    /// Step 5: releases the read lock of `slot`.
+    ///
+    /// # Safety
+    /// The caller holds the read lock of `slot`.
+    ///
+    /// # Panics
+    /// If `slot` is out of range.
+    pub unsafe fn unlock_shared(&self, slot: usize) {
+        self.slots[slot].main.unlock();
+    }
+
+    /// Steps 6–7: takes every signal lock, then every main lock.
+    ///
+    /// # Complexity
+    /// 2N lock acquisitions.
+    pub fn lock_exclusive(&self) {
+        for s in &*self.slots {
+            s.signal.lock();
+        }
+        for s in &*self.slots {
+            s.main.lock();
+        }
+    }
+
+    /// Step 9: releases every lock.
+    ///
+    /// # Safety
+    /// The caller holds the write lock.
+    pub unsafe fn unlock_exclusive(&self) {
+        for s in &*self.slots {
+            s.signal.unlock();
+            s.main.unlock();
+        }
+    }
+
+    /// Whether a writer holds or is taking `slot`'s signal lock (new readers of that slot wait).
+    ///
+    /// # Panics
+    /// If `slot` is out of range.
+    #[must_use]
+    pub fn is_signalled(&self, slot: usize) -> bool {
+        self.slots[slot].signal.is_locked()
+    }
+}
+
+/// A value shared by readers (one per claimed slot) and writers through the 2N-lock.
+pub struct TwoNLock<T> {
+    raw: RawTwoNLock,
+    data: UnsafeCell<T>,
+}
+
+// SAFETY: the lock owns its value; sending it to another thread sends the `T`.
+unsafe impl<T: Send> Send for TwoNLock<T> {}
+// SAFETY: readers get `&T` from several threads at once (needs `T: Sync`) and a writer gets
+// `&mut T` on whichever thread takes the write lock (needs `T: Send`), as for `RwLock`.
+unsafe impl<T: Send + Sync> Sync for TwoNLock<T> {}
+
+impl<T> fmt::Debug for TwoNLock<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TwoNLock")
+            .field("slots", &self.raw.slots())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> TwoNLock<T> {
+    /// `value` behind a 2N-lock with `slots` reader slots.
+    ///
+    /// # Errors
+    /// [`Error::NoSlots`] for zero slots.
+    pub fn new(value: T, slots: usize) -> Result<Self> {
+        Ok(Self {
+            raw: RawTwoNLock::new(slots)?,
+            data: UnsafeCell::new(value),
+        })
+    }
+
+    /// The raw protocol underneath (for inspection, e.g. [`RawTwoNLock::is_signalled`]).
+    #[must_use]
+    pub fn raw(&self) -> &RawTwoNLock {
+        &self.raw
+    }
+
+    /// Claims a reader slot; it is released when the returned handle drops.
+    ///
+    /// # Errors
+    /// [`Error::NoFreeSlot`] when every slot is claimed.
+    pub fn reader(&self) -> Result<ReaderSlot<'_, T>> {
+        Ok(ReaderSlot {
+            lock: self,
+            slot: self.raw.claim_slot()?,
+        })
+    }
+
+    /// Takes the write lock (steps 6–7), waiting for readers inside to leave.
+    pub fn write(&self) -> WriteGuard<'_, T> {
+        self.raw.lock_exclusive();
+        WriteGuard {
+            lock: self,
+            ptr: ManuallyDrop::new(self.data.get_mut()),
+        }
+    }
+
+    /// The value, lock consumed.
+    pub fn into_inner(self) -> T {
+        self.data.into_inner()
+    }
+}
+
+/// A claimed reader slot of a [`TwoNLock`]; dropping it gives the slot back.
+pub struct ReaderSlot<'a, T> {
+    lock: &'a TwoNLock<T>,
+    slot: usize,
+}
+
+impl<T> fmt::Debug for ReaderSlot<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReaderSlot")
+            .field("slot", &self.slot)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T> ReaderSlot<'a, T> {
+    /// This slot's index.
+    #[must_use]
+    pub fn index(&self) -> usize {
+        self.slot
+    }
+
+    /// Takes this slot's read lock (steps 1–3), waiting while a writer holds or wants it.
+    /// The `&mut` borrow makes one read at a time per slot.
+    pub fn read(&mut self) -> ReadGuard<'_, T> {
+        self.lock.raw.lock_shared(self.slot);
+        self.guard()
+    }
+
+    /// As [`ReaderSlot::read`] without waiting: `None` while a writer holds or wants the lock.
+    pub fn try_read(&mut self) -> Option<ReadGuard<'_, T>> {
+        self.lock
+            .raw
+            .try_lock_shared(self.slot)
+            .then(|| self.guard())
+    }
+
+    fn guard(&mut self) -> ReadGuard<'_, T> {
+        ReadGuard {
+            lock: self.lock,
+            slot: self.slot,
+            ptr: ManuallyDrop::new(self.lock.data.get()),
+            _slot: PhantomData,
+        }
+    }
+}
+
+impl<T> Drop for ReaderSlot<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: this handle claimed the slot; a read guard borrows the handle mutably, so
+        // none is alive now, and the handle is going away.
+        unsafe { self.lock.raw.release_slot(self.slot) }
+    }
+}
+
+/// Shared access to a [`TwoNLock`]'s value through one reader slot.
+pub struct ReadGuard<'a, T> {
+    lock: &'a TwoNLock<T>,
+    slot: usize,
+    ptr: ManuallyDrop<ConstPtr<T>>,
+    _slot: PhantomData<&'a mut usize>,
+}
+
+impl<T> fmt::Debug for ReadGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReadGuard")
+            .field("slot", &self.slot)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> Deref for ReadGuard<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        // SAFETY: this guard holds `main[slot]`, which the writer must take before it creates
+        // `&mut T`, so only shared references exist while the guard lives.
+        unsafe { ConstPtr::deref(&self.ptr) }
+    }
+}
+
+impl<T> Drop for ReadGuard<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` is dropped exactly once, here, before the lock is released (under loom
+        // this ends the tracked access while it is still protected).
+        unsafe { ManuallyDrop::drop(&mut self.ptr) };
+        // SAFETY: this guard took the read lock of `slot` and releases it once.
+        unsafe { self.lock.raw.unlock_shared(self.slot) };
+    }
+}
+
+/// Exclusive access to a [`TwoNLock`]'s value.
+pub struct WriteGuard<'a, T> {
+    lock: &'a TwoNLock<T>,
+    ptr: ManuallyDrop<MutPtr<T>>,
+}
+
+impl<T> fmt::Debug for WriteGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WriteGuard").finish_non_exhaustive()
+    }
+}
+
+impl<T> Deref for WriteGuard<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        // SAFETY: the write lock holds every `main` lock, so no reader holds a reference, and
+        // the `&self` borrow keeps `deref_mut` from running while this one lives.
+        unsafe { MutPtr::deref(&self.ptr) }
+    }
+}
+
+impl<T> DerefMut for WriteGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as for `deref`; `&mut self` makes this the only reference.
+        unsafe { MutPtr::deref(&self.ptr) }
+    }
+}
+
+impl<T> Drop for WriteGuard<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` is dropped exactly once, here, before the lock is released.
+        unsafe { ManuallyDrop::drop(&mut self.ptr) };
+        // SAFETY: this guard took the write lock and releases it once.
+        unsafe { self.lock.raw.unlock_exclusive() };
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests;
