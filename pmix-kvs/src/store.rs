@@ -542,7 +542,7 @@ pub struct Client {
     me: ProcId,
     staged: Vec<(Scope, String, Value)>,
     internal: HashMap<String, Value>,
-    cache: HashMap<(ProcId, String), Value>,
+    cache: HashMap<ProcId, HashMap<String, Value>>,
 }
 
 impl Client {
@@ -627,16 +627,21 @@ impl Client {
         {
             return Ok(GetOutcome::Found(v.clone()));
         }
-        let cache_key = (target, key.to_owned());
         if !opts.refresh_cache
             && opts.scope.is_none()
-            && let Some(v) = self.cache.get(&cache_key)
+            && let Some(v) = self.cache.get(&target).and_then(|m| m.get(key))
         {
             return Ok(GetOutcome::Found(v.clone()));
         }
         match store.lookup(target, key, opts.scope) {
             Lookup::Found(v) => {
-                self.cache.insert(cache_key, v.clone());
+                let m = self.cache.entry(target).or_default();
+                match m.get_mut(key) {
+                    Some(slot) => slot.clone_from(&v),
+                    None => {
+                        m.insert(key.to_owned(), v.clone());
+                    }
+                }
                 return Ok(GetOutcome::Found(v));
             }
             Lookup::Outside => return Ok(GetOutcome::ExistsOutsideScope),
