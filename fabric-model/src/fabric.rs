@@ -1,7 +1,6 @@
 //! The [`Fabric`] graph and its validating [`FabricBuilder`].
 
-use std::collections::HashMap;
-
+use crate::fxhash::FxHashMap;
 use crate::{Error, LinkId, LinkRate, Nanos, NodeId, NodeKind, PortNo};
 
 const NONE: u32 = u32::MAX;
@@ -133,7 +132,7 @@ pub struct Fabric {
     switches: Vec<NodeId>,
     terminals: Vec<NodeId>,
     switch_index: Vec<u32>,
-    by_name: HashMap<String, NodeId>,
+    by_name: FxHashMap<String, NodeId>,
 }
 
 impl Fabric {
@@ -388,7 +387,7 @@ pub struct FabricBuilder {
     port_start: Vec<u32>,
     slots: Vec<Slot>,
     links: Vec<Link>,
-    by_name: HashMap<String, NodeId>,
+    by_name: FxHashMap<String, NodeId>,
 }
 
 /// Base of the GUIDs that [`FabricBuilder::add_switch`] and
@@ -419,7 +418,7 @@ impl FabricBuilder {
             port_start,
             slots: Vec::with_capacity(ports),
             links: Vec::with_capacity(links),
-            by_name: HashMap::with_capacity(nodes),
+            by_name: FxHashMap::with_capacity_and_hasher(nodes, Default::default()),
         }
     }
 

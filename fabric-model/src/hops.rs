@@ -5,10 +5,14 @@ use crate::{Error, Fabric, NodeId, PortNo};
 /// Stored for a pair of switches that cannot reach each other.
 pub const UNREACHABLE: u8 = u8::MAX;
 
-/// All-pairs switch-to-switch hop counts: one BFS per switch over the switch graph, one `u8`
-/// per ordered pair (`S²` bytes; 137 MiB for 12,000 switches). Rows and columns are switch
-/// indices ([`Fabric::switch_index`]). Terminal distances are derived from their switch and
-/// never stored.
+/// All-pairs switch-to-switch hop counts over the switch graph, one `u8` per ordered pair
+/// (`S²` bytes; 137 MiB for 12,000 switches). Rows and columns are switch indices
+/// ([`Fabric::switch_index`]). Terminal distances are derived from their switch and never
+/// stored.
+///
+/// Built by bit-parallel breadth-first search: 256 sources advance together, one bit per
+/// source in four 64-bit words per switch, so each level costs one pass over the links for
+/// 256 searches at once.
 ///
 /// ```
 /// use fabric_model::{generators, HopTable, PortNo};
@@ -31,10 +35,36 @@ pub struct HopTable {
     hops: Vec<u8>,
 }
 
+/// Sources per batch: four 64-bit words of bits.
+const WORDS: usize = 4;
+const BATCH: usize = 64 * WORDS;
+
+type Bits = [u64; WORDS];
+
 /// The switch graph in compressed rows: switch-index neighbours of each switch.
 struct SwitchGraph {
     start: Vec<u32>,
     adj: Vec<u32>,
+}
+
+/// Scratch space of one batch of searches.
+struct Batch {
+    frontier: Vec<Bits>,
+    next: Vec<Bits>,
+    seen: Vec<Bits>,
+    /// `dist[v * BATCH + k]`: hops from source `base + k` to `v`.
+    dist: Vec<u8>,
+}
+
+impl Batch {
+    fn new(n: usize) -> Self {
+        Self {
+            frontier: vec![[0; WORDS]; n],
+            next: vec![[0; WORDS]; n],
+            seen: vec![[0; WORDS]; n],
+            dist: vec![UNREACHABLE; n * BATCH],
+        }
+    }
 }
 
 impl SwitchGraph {
@@ -52,57 +82,122 @@ impl SwitchGraph {
         Self { start, adj }
     }
 
-    /// BFS from `src` writing distances into `row` (pre-filled with [`UNREACHABLE`]); returns
-    /// false when a distance would reach [`UNREACHABLE`].
-    fn bfs(&self, src: usize, row: &mut [u8], queue: &mut Vec<u32>) -> bool {
-        queue.clear();
-        row[src] = 0;
-        queue.push(src as u32);
-        let mut head = 0;
-        while head < queue.len() {
-            let v = queue[head] as usize;
-            head += 1;
-            let next = row[v].wrapping_add(1);
-            let (a, b) = (self.start[v] as usize, self.start[v + 1] as usize);
-            for &w in &self.adj[a..b] {
-                let cell = &mut row[w as usize];
-                if *cell == UNREACHABLE {
-                    if next == UNREACHABLE {
-                        return false;
+    fn n(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    /// Searches from sources `base..base + count` (count ≤ [`BATCH`]) together, filling
+    /// `b.dist`; false when some distance reaches [`UNREACHABLE`].
+    fn search(&self, base: usize, count: usize, b: &mut Batch) -> bool {
+        let n = self.n();
+        for x in [&mut b.frontier, &mut b.next, &mut b.seen] {
+            x.fill([0; WORDS]);
+        }
+        b.dist.fill(UNREACHABLE);
+        for k in 0..count {
+            let v = base + k;
+            b.frontier[v][k / 64] |= 1 << (k % 64);
+            b.seen[v][k / 64] |= 1 << (k % 64);
+            b.dist[v * BATCH + k] = 0;
+        }
+        let full = full_mask(count);
+        let mut level: u8 = 0;
+        loop {
+            let mut progress = false;
+            for v in 0..n {
+                let seen = b.seen[v];
+                if seen == full {
+                    continue;
+                }
+                let mut acc = [0u64; WORDS];
+                for &u in &self.adj[self.start[v] as usize..self.start[v + 1] as usize] {
+                    let f = &b.frontier[u as usize];
+                    for w in 0..WORDS {
+                        acc[w] |= f[w];
                     }
-                    *cell = next;
-                    queue.push(w);
+                }
+                let mut fresh = [0u64; WORDS];
+                let mut any = 0;
+                for w in 0..WORDS {
+                    fresh[w] = acc[w] & !seen[w];
+                    any |= fresh[w];
+                }
+                b.next[v] = fresh;
+                if any == 0 {
+                    continue;
+                }
+                if level == UNREACHABLE - 1 {
+                    return false;
+                }
+                progress = true;
+                let row = &mut b.dist[v * BATCH..(v + 1) * BATCH];
+                for w in 0..WORDS {
+                    b.seen[v][w] |= fresh[w];
+                    let mut bits = fresh[w];
+                    while bits != 0 {
+                        row[w * 64 + bits.trailing_zeros() as usize] = level + 1;
+                        bits &= bits - 1;
+                    }
                 }
             }
+            if !progress {
+                return true;
+            }
+            std::mem::swap(&mut b.frontier, &mut b.next);
+            level += 1;
         }
-        true
+    }
+}
+
+fn full_mask(count: usize) -> Bits {
+    let mut m = [0u64; WORDS];
+    for (w, word) in m.iter_mut().enumerate() {
+        let lo = w * 64;
+        *word = match count.saturating_sub(lo) {
+            0 => 0,
+            k if k >= 64 => u64::MAX,
+            k => (1u64 << k) - 1,
+        };
+    }
+    m
+}
+
+/// Copies a batch's distances into the table: distances are symmetric, so the batch's column
+/// block of row `v` is the contiguous `dist[v * BATCH..][..count]`.
+fn store(hops: &mut [u8], n: usize, base: usize, count: usize, dist: &[u8]) {
+    for (v, row) in hops.chunks_exact_mut(n).enumerate() {
+        row[base..base + count].copy_from_slice(&dist[v * BATCH..v * BATCH + count]);
     }
 }
 
 impl HopTable {
-    /// Builds the table, one BFS per switch.
+    /// Builds the table.
     ///
     /// # Errors
     /// [`Error::HopOverflow`] when two switches are 255 or more hops apart.
     ///
     /// # Complexity
-    /// O(S·(S + L)) time for S switches and L switch–switch links; S² bytes.
+    /// O(⌈S/256⌉·D·(S + L)) word operations for S switches, L switch–switch links and switch
+    /// diameter D, plus the S² bytes of the table.
     pub fn new(f: &Fabric) -> Result<Self, Error> {
         let g = SwitchGraph::new(f);
-        let n = f.switch_count();
+        let n = g.n();
         let mut hops = vec![UNREACHABLE; n * n];
-        let mut queue = Vec::with_capacity(n);
-        for (s, row) in hops.chunks_exact_mut(n.max(1)).enumerate().take(n) {
-            if !g.bfs(s, row, &mut queue) {
+        let mut batch = Batch::new(n);
+        for base in (0..n).step_by(BATCH) {
+            let count = BATCH.min(n - base);
+            if !g.search(base, count, &mut batch) {
                 return Err(Error::HopOverflow {
                     max: UNREACHABLE - 1,
                 });
             }
+            store(&mut hops, n, base, count, &batch.dist);
         }
         Ok(Self { n, hops })
     }
 
-    /// As [`new`](Self::new), with the rows computed on all cores (rayon).
+    /// As [`new`](Self::new), with the batches of searches run on all cores (rayon), one
+    /// batch per thread at a time.
     ///
     /// # Errors
     /// As [`new`](Self::new).
@@ -110,21 +205,33 @@ impl HopTable {
     pub fn new_parallel(f: &Fabric) -> Result<Self, Error> {
         use rayon::prelude::*;
         let g = SwitchGraph::new(f);
-        let n = f.switch_count();
+        let n = g.n();
         let mut hops = vec![UNREACHABLE; n * n];
-        let ok = hops
-            .par_chunks_mut(n.max(1))
-            .enumerate()
-            .take(n)
-            .map_init(
-                || Vec::with_capacity(n),
-                |queue, (s, row)| g.bfs(s, row, queue),
-            )
-            .all(|ok| ok);
-        if !ok {
-            return Err(Error::HopOverflow {
-                max: UNREACHABLE - 1,
-            });
+        let threads = rayon::current_num_threads().max(1);
+        let bases: Vec<usize> = (0..n).step_by(BATCH).collect();
+        let mut batches: Vec<Batch> = (0..threads.min(bases.len()))
+            .map(|_| Batch::new(n))
+            .collect();
+        for group in bases.chunks(threads) {
+            let ok = batches
+                .par_iter_mut()
+                .zip(group)
+                .map(|(b, &base)| g.search(base, BATCH.min(n - base), b))
+                .all(|ok| ok);
+            if !ok {
+                return Err(Error::HopOverflow {
+                    max: UNREACHABLE - 1,
+                });
+            }
+            hops.par_chunks_mut(n.max(1))
+                .enumerate()
+                .for_each(|(v, row)| {
+                    for (b, &base) in batches.iter().zip(group) {
+                        let count = BATCH.min(n - base);
+                        row[base..base + count]
+                            .copy_from_slice(&b.dist[v * BATCH..v * BATCH + count]);
+                    }
+                });
         }
         Ok(Self { n, hops })
     }
@@ -219,6 +326,29 @@ mod tests {
             }
         }
         assert_eq!(t.diameter(), Some(2 + 1));
+    }
+
+    #[test]
+    fn several_batches_match_petgraph() {
+        // 600 switches: two full batches of 256 and a partial one.
+        let f = generators::random_regular(600, 5, 1, 3).unwrap();
+        let t = HopTable::new(&f).unwrap();
+        for i in [0usize, 255, 256, 511, 512, 599] {
+            let d = petgraph::algo::dijkstra(&f, f.switches()[i], None, |_| 1u32);
+            for (j, &u) in f.switches().iter().enumerate() {
+                // Terminals hang off one switch each, so they are never on a shortest path
+                // between switches.
+                assert_eq!(t.hops(i, j).map(u32::from), d.get(&u).copied());
+                assert_eq!(t.hops(i, j), t.hops(j, i));
+            }
+        }
+    }
+
+    #[cfg(feature = "parallel")]
+    #[test]
+    fn parallel_equals_sequential() {
+        let f = generators::torus(&[23, 29], 0).unwrap();
+        assert_eq!(HopTable::new_parallel(&f), HopTable::new(&f));
     }
 
     #[test]

@@ -45,6 +45,7 @@
 mod error;
 mod fabric;
 pub mod fuzz_harness;
+mod fxhash;
 pub mod generators;
 mod hops;
 pub mod ibnet;

@@ -1,5 +1,4 @@
-use std::collections::HashMap;
-
+use crate::fxhash::FxHashMap;
 use crate::{
     DEFAULT_LATENCY, Error, Fabric, FabricBuilder, LinkRate, NodeId, NodeInfo, NodeKind, PortNo,
 };
@@ -141,23 +140,41 @@ enum Token<'a> {
     Word(&'a str),
 }
 
-fn tail_tokens(tail: &str, line: usize) -> Result<Vec<Token<'_>>, Error> {
-    let mut c = Cursor::new(tail);
-    let mut out = Vec::new();
-    loop {
-        c.skip_ws();
-        if c.rest().is_empty() {
-            return Ok(out);
+/// Iterates the tokens of a `# …` tail: quoted strings and whitespace-separated words.
+struct Tokens<'a> {
+    c: Cursor<'a>,
+    line: usize,
+}
+
+fn tail_tokens(tail: &str, line: usize) -> Tokens<'_> {
+    Tokens {
+        c: Cursor::new(tail),
+        line,
+    }
+}
+
+impl<'a> Iterator for Tokens<'a> {
+    type Item = Result<Token<'a>, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.c.skip_ws();
+        if self.c.rest().is_empty() {
+            return None;
         }
-        if let Some(q) = c.quoted(line)? {
-            out.push(Token::Quoted(q));
-        } else {
-            let r = c.rest();
-            let n = r
-                .find(|ch: char| ch.is_whitespace() || ch == '"')
-                .unwrap_or(r.len());
-            out.push(Token::Word(&r[..n]));
-            c.pos += n;
+        match self.c.quoted(self.line) {
+            Err(e) => {
+                self.c.pos = self.c.s.len();
+                Some(Err(e))
+            }
+            Ok(Some(q)) => Some(Ok(Token::Quoted(q))),
+            Ok(None) => {
+                let r = self.c.rest();
+                let n = r
+                    .find(|ch: char| ch.is_whitespace() || ch == '"')
+                    .unwrap_or(r.len());
+                self.c.pos += n;
+                Some(Ok(Token::Word(&r[..n])))
+            }
         }
     }
 }
@@ -168,6 +185,15 @@ fn lid_after(tokens: &[Token<'_>]) -> Option<u16> {
         [Token::Word("lid"), Token::Word(n)] => n.parse().ok(),
         _ => None,
     })
+}
+
+/// A word that parses as a link rate (`4xEDR`); cheap refusal of the other words.
+fn rate_of(word: &str) -> Option<LinkRate> {
+    if word.as_bytes().first().is_some_and(u8::is_ascii_digit) && word.contains('x') {
+        word.parse().ok()
+    } else {
+        None
+    }
 }
 
 fn valid_text(s: &str) -> bool {
@@ -205,7 +231,8 @@ fn header<'a>(keyword: &str, line_text: &'a str, line: usize) -> Result<Record<'
     let mut description = None;
     let mut lid = None;
     if let Some(hash) = c.rest().find('#') {
-        let tokens = tail_tokens(&c.rest()[hash + 1..], line)?;
+        let tokens: Vec<Token<'_>> =
+            tail_tokens(&c.rest()[hash + 1..], line).collect::<Result<_, _>>()?;
         if let Some(Token::Quoted(d)) = tokens.first() {
             if !valid_text(d) {
                 return Err(bad("the description holds a control character"));
@@ -343,16 +370,18 @@ fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
     c.skip_ws();
     let rest = c.rest();
     let mut rate = None;
-    let mut own_lid = None;
+    let mut own_lid: Option<Option<u16>> = None;
     if let Some(tail) = rest.strip_prefix('#') {
-        let tokens = tail_tokens(tail, line)?;
-        rate = tokens.iter().find_map(|tok| match tok {
-            Token::Word(w) => w.parse::<LinkRate>().ok(),
-            Token::Quoted(_) => None,
-        });
-        // A CA's own LID leads its tail (`# lid 4 lmc 0 "peer" lid 6 4xSDR`).
-        if let [Token::Word("lid"), Token::Word(n), ..] = tokens.as_slice() {
-            own_lid = n.parse().ok();
+        for (k, tok) in tail_tokens(tail, line).enumerate() {
+            match tok? {
+                // A CA's own LID leads its tail (`# lid 4 lmc 0 "peer" lid 6 4xSDR`).
+                Token::Word("lid") if k == 0 => own_lid = Some(None),
+                Token::Word(n) if k == 1 && own_lid == Some(None) => {
+                    own_lid = Some(n.parse().ok());
+                }
+                Token::Word(w) if rate.is_none() => rate = rate_of(w),
+                _ => {}
+            }
         }
     } else if !rest.is_empty() {
         return Err(Error::MalformedPort {
@@ -365,7 +394,7 @@ fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
         peer,
         peer_port,
         rate,
-        own_lid,
+        own_lid: own_lid.flatten(),
     })
 }
 
@@ -374,7 +403,8 @@ fn link_up(
     entries: &[Entry<'_>],
     slot_entry: &[u32],
 ) -> Result<Fabric, Error> {
-    let mut by_name: HashMap<&str, u32> = HashMap::with_capacity(records.len());
+    let mut by_name: FxHashMap<&str, u32> =
+        FxHashMap::with_capacity_and_hasher(records.len(), Default::default());
     for (i, r) in records.iter().enumerate() {
         if let Some(&first) = by_name.get(r.name) {
             return Err(Error::DuplicateNode {
@@ -400,12 +430,20 @@ fn link_up(
             reason: e.to_string(),
         })?;
     }
+    let peers: Vec<u32> = entries
+        .iter()
+        .map(|e| {
+            by_name
+                .get(e.peer)
+                .copied()
+                .ok_or_else(|| Error::UnknownPeer {
+                    line: e.line,
+                    peer: e.peer.to_owned(),
+                })
+        })
+        .collect::<Result<_, _>>()?;
     let mut linked = vec![false; records.len()];
-    for e in entries {
-        let peer = *by_name.get(e.peer).ok_or_else(|| Error::UnknownPeer {
-            line: e.line,
-            peer: e.peer.to_owned(),
-        })?;
+    for (e, &peer) in entries.iter().zip(&peers) {
         if peer == e.node {
             continue; // loopback cable
         }
@@ -419,12 +457,11 @@ fn link_up(
             });
         }
         let peer_port = e.peer_port as u16;
-        let back = entries.get(slot_entry[pr.slot_base + usize::from(peer_port) - 1] as usize);
-        let Some(back) = back.filter(|b| {
-            b.node == peer
-                && by_name.get(b.peer) == Some(&e.node)
-                && b.peer_port == u32::from(e.port)
-        }) else {
+        let back_index = slot_entry[pr.slot_base + usize::from(peer_port) - 1] as usize;
+        let back = entries.get(back_index).filter(|b| {
+            b.node == peer && peers[back_index] == e.node && b.peer_port == u32::from(e.port)
+        });
+        let Some(back) = back else {
             return Err(Error::OneSidedLink {
                 line: e.line,
                 node: records[e.node as usize].name.to_owned(),

@@ -42,13 +42,11 @@ fn write_node(f: &Fabric, id: NodeId, out: &mut impl Write) -> fmt::Result {
         }
     }
     write!(out, "{keyword}\t{} \"{}\"", n.ports, n.name)?;
-    let desc = |out: &mut dyn Write, d: &Option<String>| match d {
-        Some(d) => write!(out, "\"{d}\" "),
-        None => Ok(()),
-    };
     if n.kind == NodeKind::Switch {
         out.write_str("\t\t# ")?;
-        desc(out, &n.description)?;
+        if let Some(d) = &n.description {
+            write!(out, "\"{d}\" ")?;
+        }
         out.write_str("base port 0")?;
         if let Some(l) = n.lid {
             write!(out, " lid {l} lmc 0")?;
@@ -78,7 +76,13 @@ fn write_node(f: &Fabric, id: NodeId, out: &mut impl Write) -> fmt::Result {
         {
             write!(out, "lid {l} lmc 0 ")?;
         }
-        desc(out, &peer.description)?;
+        match (&peer.description, n.kind) {
+            (Some(d), _) => write!(out, "\"{d}\" ")?,
+            // A CA's tail always quotes the peer's description, so that a peer LID can never
+            // be read as the CA's own.
+            (None, NodeKind::Terminal) => out.write_str("\"\" ")?,
+            (None, NodeKind::Switch) => {}
+        }
         if let Some(l) = peer.lid {
             write!(out, "lid {l} ")?;
         }

@@ -1,0 +1,288 @@
+//! Files in the real ibnetdiscover and ibsim formats, and every kind of bad input with its
+//! precise error and line number.
+
+use fabric_model::ibnet::{read_ibnetdiscover, write_ibnetdiscover};
+use fabric_model::{Error, LinkRate, LinkSpeed, LinkWidth, NodeKind, PortNo};
+
+fn corpus(name: &str) -> String {
+    let path = format!(
+        "{}/../fuzz/corpus/ibnetdiscover/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn man_page_example() {
+    let f = read_ibnetdiscover(&corpus("manpage.topo")).unwrap();
+    assert_eq!(
+        (f.switch_count(), f.terminal_count(), f.link_count()),
+        (2, 2, 3)
+    );
+    let big = f.node_by_name("S-005442ba00003080").unwrap();
+    let small = f.node_by_name("S-0008f10400410015").unwrap();
+    let info = f.node(big);
+    assert_eq!(info.ports, 24);
+    assert_eq!(info.guid, Some(0x0054_42ba_0000_3080));
+    assert_eq!(info.description.as_deref(), Some("ISR9024 Voltaire"));
+    assert_eq!(info.lid, Some(6));
+    assert_eq!(f.peer(big, PortNo(10)), Some((small, PortNo(1))));
+    let hca = f.node_by_name("H-0008f10403960984").unwrap();
+    assert_eq!(f.kind(hca), NodeKind::Terminal);
+    assert_eq!(f.node(hca).lid, Some(16));
+    assert_eq!(f.node(hca).guid, Some(0x0008_f104_0396_0984));
+    assert_eq!(f.switch_of(hca), Some((small, PortNo(6))));
+    let sdr = LinkRate {
+        width: LinkWidth::X4,
+        speed: LinkSpeed::Sdr,
+    };
+    assert!(f.links().iter().all(|l| l.rate == sdr));
+}
+
+#[test]
+fn ibsim_file_without_guids() {
+    let f = read_ibnetdiscover(&corpus("ibsim.net")).unwrap();
+    assert_eq!((f.switch_count(), f.terminal_count()), (2, 2));
+    // Two cables between the switches (ports 3 and 5) and two from Hca1.
+    assert_eq!(f.switch_link_count(), 2);
+    assert_eq!(f.link_count(), 5);
+    let hca1 = f.node_by_name("Hca1").unwrap();
+    assert_eq!(f.degree(hca1), 2);
+    assert_eq!(f.node(hca1).guid, None);
+    assert!(f.links().iter().all(|l| l.rate == LinkRate::EDR_4X));
+}
+
+#[test]
+fn real_dump_edge_cases() {
+    let f = read_ibnetdiscover(&corpus("edge-cases.topo")).unwrap();
+    let sib = f.node_by_name("S-e41d2d030003e470").unwrap();
+    // The loopback cable on ports 1-2 is skipped; the rest is kept.
+    assert_eq!(f.peer(sib, PortNo(1)), None);
+    assert_eq!(f.degree(sib), 2);
+    let sx = f.node_by_name("S-f4521403005764b0").unwrap();
+    assert_eq!(
+        f.node(sx).description.as_deref(),
+        Some("MF0;switch-de779e:SX6012/U1")
+    );
+    assert_eq!(f.node(sx).lid, Some(174));
+    let rate = f.link(f.link_at(sx, PortNo(12)).unwrap()).rate;
+    assert_eq!(rate.to_string(), "4xFDR10");
+    let volt = f.node_by_name("S-0008f10500200134").unwrap();
+    assert_eq!(
+        f.node(volt).description.as_deref(),
+        Some("Voltaire 4036 # v4036")
+    );
+    assert_eq!(f.node(volt).lid, Some(1));
+    assert_eq!(f.degree(volt), 0);
+    let hca = f.node_by_name("H-7cfe900300a5a2c0").unwrap();
+    assert_eq!(f.node(hca).lid, Some(3));
+}
+
+#[test]
+fn routers_are_flagged_terminals() {
+    let f = read_ibnetdiscover(&corpus("router.topo")).unwrap();
+    let r = f.node_by_name("R-router").unwrap();
+    assert_eq!(f.kind(r), NodeKind::Terminal);
+    assert!(f.node(r).router);
+    assert_eq!(f.node(r).lid, Some(9));
+    assert_eq!(f.links()[0].rate.to_string(), "1xHDR");
+    let text = write_ibnetdiscover(&f);
+    assert!(text.contains("rtguid=0x10\nRt\t1 \"R-router\""), "{text}");
+    assert_eq!(read_ibnetdiscover(&text).unwrap(), f);
+}
+
+#[test]
+fn real_files_round_trip() {
+    for name in [
+        "manpage.topo",
+        "ibsim.net",
+        "edge-cases.topo",
+        "router.topo",
+    ] {
+        let f = read_ibnetdiscover(&corpus(name)).unwrap();
+        let again = read_ibnetdiscover(&write_ibnetdiscover(&f)).unwrap();
+        assert_eq!(again, f, "{name}");
+    }
+}
+
+fn err(text: &str) -> Error {
+    read_ibnetdiscover(text).expect_err("must be refused")
+}
+
+#[test]
+fn one_sided_link() {
+    assert_eq!(
+        err(&corpus("one-sided.topo")),
+        Error::OneSidedLink {
+            line: 2,
+            node: "A".into(),
+            port: 1,
+            peer: "B".into(),
+            peer_port: 1
+        }
+    );
+    // B lists nothing at all.
+    assert_eq!(
+        err("Switch 2 \"A\"\n[1] \"B\"[1]\n\nSwitch 2 \"B\"\n"),
+        Error::OneSidedLink {
+            line: 2,
+            node: "A".into(),
+            port: 1,
+            peer: "B".into(),
+            peer_port: 1
+        }
+    );
+}
+
+#[test]
+fn port_past_radix_here_and_at_the_peer() {
+    assert_eq!(
+        err(&corpus("past-radix.topo")),
+        Error::PortPastRadix {
+            line: 2,
+            node: "A".into(),
+            port: 3,
+            radix: 2
+        }
+    );
+    assert_eq!(
+        err("Switch 2 \"A\"\n[0] \"B\"[1]\n"),
+        Error::PortPastRadix {
+            line: 2,
+            node: "A".into(),
+            port: 0,
+            radix: 2
+        }
+    );
+    assert_eq!(
+        err("Switch 2 \"A\"\n[1] \"B\"[7]\n\nSwitch 2 \"B\"\n"),
+        Error::PortPastRadix {
+            line: 2,
+            node: "B".into(),
+            port: 7,
+            radix: 2
+        }
+    );
+}
+
+#[test]
+fn port_listed_twice() {
+    assert_eq!(
+        err("Switch 2 \"A\"\n[1] \"B\"[1]\n# comment\n[1] \"B\"[2]\n"),
+        Error::PortListedTwice {
+            line: 4,
+            node: "A".into(),
+            port: 1,
+            first_line: 2
+        }
+    );
+}
+
+#[test]
+fn unknown_peer() {
+    assert_eq!(
+        err("Switch 2 \"A\"\n[1] \"Nowhere\"[1]\n"),
+        Error::UnknownPeer {
+            line: 2,
+            peer: "Nowhere".into()
+        }
+    );
+}
+
+#[test]
+fn malformed_guids() {
+    assert_eq!(
+        err("switchguid=0xZZ(1)\nSwitch 2 \"A\"\n"),
+        Error::MalformedGuid {
+            line: 1,
+            text: "0xZZ".into()
+        }
+    );
+    assert_eq!(
+        err("caguid=0x12345678901234567\n"),
+        Error::MalformedGuid {
+            line: 1,
+            text: "0x12345678901234567".into()
+        }
+    );
+    assert!(matches!(
+        err("Switch 2 \"A\"\n[1]\t\"H\"[1](xyz)\n"),
+        Error::MalformedGuid { line: 2, .. }
+    ));
+}
+
+#[test]
+fn malformed_quoting() {
+    assert_eq!(err("Switch 2 \"A\n"), Error::UnterminatedQuote { line: 1 });
+    assert_eq!(
+        err("Switch 2 \"A\"\n[1] \"B[1]\n"),
+        Error::UnterminatedQuote { line: 2 }
+    );
+    assert!(matches!(
+        err("Switch 2 A\n"),
+        Error::MalformedHeader { line: 1, .. }
+    ));
+    assert!(matches!(
+        err("Switch 2 \"A\"\n[1] B[1]\n"),
+        Error::MalformedPort { line: 2, .. }
+    ));
+    assert!(matches!(
+        err("Switch 2 \"A\"\n[x] \"B\"[1]\n"),
+        Error::MalformedPort { line: 2, .. }
+    ));
+    assert!(matches!(
+        err("Switch 2 \"A\"\n[1] \"B\"[1] trailing\n"),
+        Error::MalformedPort { line: 2, .. }
+    ));
+}
+
+#[test]
+fn bad_headers_and_records() {
+    assert!(matches!(
+        err("Switch \"A\"\n"),
+        Error::MalformedHeader { line: 1, .. }
+    ));
+    assert!(matches!(
+        err("Switch 0 \"A\"\n"),
+        Error::MalformedHeader { line: 1, .. }
+    ));
+    assert!(matches!(
+        err("Ca 1 \"\"\n"),
+        Error::MalformedHeader { line: 1, .. }
+    ));
+    assert_eq!(
+        err("Switch 2 \"A\"\n\nSwitch 4 \"A\"\n"),
+        Error::DuplicateNode {
+            line: 3,
+            name: "A".into(),
+            first_line: 1
+        }
+    );
+    assert_eq!(
+        err("Switch 2 \"A\"\n\nCa 1 \"H\"\n"),
+        Error::TerminalWithoutLink {
+            line: 3,
+            name: "H".into()
+        }
+    );
+}
+
+#[test]
+fn rates_must_agree() {
+    assert_eq!(
+        err("Switch 2 \"A\"\n[1] \"B\"[1] # 4xEDR\n\nSwitch 2 \"B\"\n[1] \"A\"[1] # 4xHDR\n"),
+        Error::RateMismatch {
+            line: 5,
+            rate: "4xHDR".into(),
+            other: "4xEDR".into()
+        }
+    );
+}
+
+#[test]
+fn unknown_lines_are_skipped_and_end_records() {
+    let text = "garbage line\nSwitch 2 \"A\"\n[1] \"B\"[1]\nChassis 7\n[2] \"B\"[2]\n\nSwitch 2 \"B\"\n[1] \"A\"[1]\n";
+    let f = read_ibnetdiscover(text).unwrap();
+    // `[2] "B"[2]` follows a line that ended A's record: it belongs to no record.
+    assert_eq!(f.link_count(), 1);
+}

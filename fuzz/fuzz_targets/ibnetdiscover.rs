@@ -1,0 +1,2 @@
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fabric_model::fuzz_harness::ibnetdiscover(data));
