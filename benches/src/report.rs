@@ -146,9 +146,15 @@ impl Table {
     /// # Panics
     /// If a row's length differs from its column count (a bug in the experiment).
     pub fn push_with_paper(&mut self, row: Vec<Cell>, paper: Vec<Cell>) {
-        assert_eq!(paper.len(), self.paper_columns.len(), "paper width of {}", self.title);
+        assert_eq!(
+            paper.len(),
+            self.paper_columns.len(),
+            "paper width of {}",
+            self.title
+        );
         while self.paper_rows.len() < self.rows.len() {
-            self.paper_rows.push(vec![Cell::Empty; self.paper_columns.len()]);
+            self.paper_rows
+                .push(vec![Cell::Empty; self.paper_columns.len()]);
         }
         self.push(row);
         self.paper_rows.push(paper);
@@ -305,7 +311,10 @@ mod tests {
 
     #[test]
     fn csv_header_is_exactly_the_columns_and_quotes_commas() {
-        assert_eq!(sample().to_csv(), "name,count,ratio\n\"a,b\",3,0.50\nc,-1,\n");
+        assert_eq!(
+            sample().to_csv(),
+            "name,count,ratio\n\"a,b\",3,0.50\nc,-1,\n"
+        );
     }
 
     #[test]
@@ -322,7 +331,10 @@ mod tests {
     #[test]
     fn json_escapes_and_nulls() {
         let json = sample().to_json();
-        assert!(json.contains("\"rows\":[[\"a,b\",3,0.5],[\"c\",-1,null]]"), "{json}");
+        assert!(
+            json.contains("\"rows\":[[\"a,b\",3,0.5],[\"c\",-1,null]]"),
+            "{json}"
+        );
         assert_eq!(json_string("q\"\n\u{1}"), "\"q\\\"\\n\\u0001\"");
     }
 }

@@ -16,9 +16,7 @@ fn main() -> ExitCode {
     let mut plots: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        let mut value = |flag: &str| {
-            args.next().ok_or_else(|| format!("{flag} needs a value"))
-        };
+        let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
         let parsed: Result<(), String> = match arg.as_str() {
             "--scale" => value("--scale").and_then(|v| {
                 scale = Scale::parse(&v).ok_or(format!("unknown scale {v:?}"))?;
