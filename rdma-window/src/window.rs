@@ -91,8 +91,23 @@ impl<const WORDS: usize> Window<WORDS> {
         let off = psn.wrapping_sub(self.wbase);
         if off == 0 {
             // Step "PIDX = WBASE": WBASE += 1 + LOC(WVEC), WVEC shifted down as much.
-            let by = 1 + self.loc();
-            self.shift_down(by);
+            let by = if WORDS == 2 {
+                // W = 128: the whole vector as one u128, LOC by trailing_ones, and a shift
+                // that treats 128 and 129 as "everything out".
+                let v = u128::from(self.wvec[0]) | (u128::from(self.wvec[1]) << 64);
+                let by = 1 + v.trailing_ones();
+                let v = v.checked_shr(by).unwrap_or(0);
+                #[expect(clippy::cast_possible_truncation, reason = "splitting into halves")]
+                {
+                    self.wvec[0] = v as u64;
+                    self.wvec[1] = (v >> 64) as u64;
+                }
+                by
+            } else {
+                let by = 1 + self.loc();
+                self.shift_down(by);
+                by
+            };
             self.wbase = self.wbase.wrapping_add(by);
             Arrival::Advanced { by }
         } else if off <= Self::W {

@@ -416,3 +416,44 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn improved_mode_asks_again_only_for_holes_still_open_after_the_retry_interval() {
+    let mut c = cfg(1, Mode::Improved);
+    c.reorder_tolerance = 100;
+    c.retry_interval = 1_000;
+    c.resend_timeout = 1_000_000;
+    let mut rx: Receiver = Receiver::new(c).unwrap();
+    let d = open(&mut rx, scid(0), 400, 0, 0).unwrap();
+    for p in [1, 3, 4] {
+        data(&mut rx, d, p, 10);
+    }
+    rx.handle_timeout(110);
+    let first: Vec<_> = std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect();
+    assert_eq!(
+        first,
+        [Packet::Resend {
+            scid: scid(0),
+            wbase: 0,
+            psn: 0,
+            more: 1 << 1
+        }]
+    );
+    // Packet 0 comes back, 2 does not: only 2 is asked for again, once the interval is over.
+    data(&mut rx, d, 0, 500);
+    assert_eq!(rx.poll_timeout(), Some(110 + 1_000));
+    rx.handle_timeout(1_109);
+    assert!(rx.poll_transmit().is_none());
+    rx.handle_timeout(1_110);
+    let again: Vec<_> = std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect();
+    assert_eq!(
+        again,
+        [Packet::Resend {
+            scid: scid(0),
+            wbase: 2,
+            psn: 2,
+            more: 0
+        }]
+    );
+    assert_eq!(rx.stats().timeouts, 0, "the paper's timer did not fire");
+}

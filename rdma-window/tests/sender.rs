@@ -1,0 +1,262 @@
+//! The sender: request and back-off, the window, re-reads on `RDMA_RESEND`, probes,
+//! completion, zombies and bad answers.
+
+use rdma_window::packet::RspStatus;
+use rdma_window::sender::{SendEvent, SendTransmit};
+use rdma_window::{Cid, Error, Packet, Sender, SenderConfig, Transfer};
+
+const MTU: u32 = 1000;
+
+fn transfer(len: u64, first_psn: u32) -> Transfer {
+    Transfer {
+        src_addr: 0x5000,
+        dst_node: 4,
+        dst_addr: 0x9000,
+        len,
+        mtu: MTU,
+        first_psn,
+    }
+}
+
+fn cfg() -> SenderConfig {
+    SenderConfig {
+        capacity: 2,
+        window: 4,
+        req_timeout: 100,
+        busy_backoff: 10,
+        max_backoff: 25,
+        probe_timeout: 1_000,
+        max_probes: 2,
+    }
+}
+
+fn dcid() -> Cid {
+    Cid {
+        index: 7,
+        generation: 3,
+    }
+}
+
+fn drain(tx: &mut Sender) -> Vec<SendTransmit> {
+    std::iter::from_fn(|| tx.poll_transmit()).collect()
+}
+
+fn connected(len: u64, first: u32) -> (Sender, Cid) {
+    let mut tx = Sender::new(1, cfg()).unwrap();
+    let id = tx.start(transfer(len, first), 0).unwrap();
+    let req = drain(&mut tx);
+    assert!(
+        matches!(req.as_slice(), [SendTransmit { to: 4, packet: Packet::Req { scid, src_node: 1, len: l, mtu: MTU, first_psn, .. }, source: None, .. }]
+        if *scid == id && *l == len && *first_psn == first)
+    );
+    tx.handle(
+        Packet::Rsp {
+            scid: id,
+            status: RspStatus::Granted(dcid()),
+        },
+        5,
+    )
+    .unwrap();
+    assert_eq!(
+        tx.poll_event(),
+        Some(SendEvent::Connected { id, dcid: dcid() })
+    );
+    (tx, id)
+}
+
+fn psns(out: &[SendTransmit]) -> Vec<u32> {
+    out.iter()
+        .map(|t| match t.packet {
+            Packet::Data { psn, .. } => psn,
+            other => panic!("not data: {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn sends_at_most_w_plus_one_past_the_acknowledged_wbase() {
+    let (mut tx, id) = connected(10 * u64::from(MTU) - 1, u32::MAX - 1);
+    let out = drain(&mut tx);
+    // W = 4: WBASE .. WBASE + 4 may be in flight.
+    assert_eq!(psns(&out), [u32::MAX - 1, u32::MAX, 0, 1, 2]);
+    assert_eq!(out[2].source, Some((0x5000 + 2 * u64::from(MTU), MTU)));
+    tx.handle(Packet::Ack { scid: id, wbase: 1 }, 6).unwrap();
+    assert_eq!(psns(&drain(&mut tx)), [3, 4, 5]);
+    tx.handle(Packet::Ack { scid: id, wbase: 4 }, 7).unwrap();
+    let out = drain(&mut tx);
+    assert_eq!(psns(&out), [6, 7]);
+    // The last packet is short.
+    assert_eq!(out[1].source, Some((0x5000 + 9 * u64::from(MTU), MTU - 1)));
+}
+
+#[test]
+fn resend_rereads_only_the_packets_named() {
+    let (mut tx, id) = connected(10 * u64::from(MTU), 100);
+    drain(&mut tx);
+    tx.handle(
+        Packet::Resend {
+            scid: id,
+            wbase: 101,
+            psn: 101,
+            more: 0b101,
+        },
+        9,
+    )
+    .unwrap();
+    let out = drain(&mut tx);
+    // 101, then bit j names 101 + 1 + j: 102 and 104; then new data up to WBASE + W.
+    assert_eq!(psns(&out), [101, 102, 104, 105]);
+    assert!(out[0].retransmit && out[2].retransmit && !out[3].retransmit);
+    let rereads: Vec<_> = std::iter::from_fn(|| tx.poll_event()).collect();
+    assert_eq!(
+        rereads,
+        [
+            SendEvent::Reread {
+                id,
+                psn: 101,
+                addr: 0x5000 + u64::from(MTU),
+                len: MTU
+            },
+            SendEvent::Reread {
+                id,
+                psn: 102,
+                addr: 0x5000 + 2 * u64::from(MTU),
+                len: MTU
+            },
+            SendEvent::Reread {
+                id,
+                psn: 104,
+                addr: 0x5000 + 4 * u64::from(MTU),
+                len: MTU
+            }
+        ]
+    );
+    // A request for a packet not yet sent, or already below WBASE, re-reads nothing.
+    tx.handle(
+        Packet::Resend {
+            scid: id,
+            wbase: 102,
+            psn: 109,
+            more: 0,
+        },
+        10,
+    )
+    .unwrap();
+    tx.handle(
+        Packet::Resend {
+            scid: id,
+            wbase: 102,
+            psn: 100,
+            more: 0,
+        },
+        10,
+    )
+    .unwrap();
+    assert_eq!(psns(&drain(&mut tx)), [106]);
+    assert_eq!(tx.stats().retransmits, 3);
+}
+
+#[test]
+fn busy_backs_off_doubling_and_a_lost_answer_repeats_the_request() {
+    let mut tx = Sender::new(1, cfg()).unwrap();
+    let id = tx.start(transfer(5, 0), 0).unwrap();
+    drain(&mut tx);
+    assert_eq!(tx.poll_timeout(), Some(100), "request timer");
+    for (k, wait) in [(0u64, 10u64), (1, 20), (2, 25)] {
+        let now = 1_000 * (k + 1);
+        tx.handle(
+            Packet::Rsp {
+                scid: id,
+                status: RspStatus::Busy,
+            },
+            now,
+        )
+        .unwrap();
+        assert_eq!(tx.poll_timeout(), Some(now + wait));
+        tx.handle_timeout(now + wait);
+        assert!(matches!(
+            drain(&mut tx).as_slice(),
+            [SendTransmit {
+                packet: Packet::Req { .. },
+                ..
+            }]
+        ));
+    }
+    assert_eq!(tx.stats().refusals, 3);
+    assert_eq!(tx.stats().requests, 4);
+}
+
+#[test]
+fn probes_after_silence_then_gives_up() {
+    let (mut tx, id) = connected(3 * u64::from(MTU), 0);
+    drain(&mut tx);
+    assert_eq!(tx.poll_timeout(), Some(5 + 1_000));
+    tx.handle_timeout(1_005);
+    assert_eq!(psns(&drain(&mut tx)), [0], "probe re-sends the oldest");
+    tx.handle_timeout(2_005);
+    drain(&mut tx);
+    tx.handle_timeout(3_005);
+    assert!(drain(&mut tx).is_empty());
+    let evs: Vec<_> = std::iter::from_fn(|| tx.poll_event()).collect();
+    assert!(evs.contains(&SendEvent::Failed { id }));
+    assert_eq!(tx.active(), 0);
+}
+
+#[test]
+fn done_completes_once_and_later_packets_are_zombies() {
+    let (mut tx, id) = connected(3 * u64::from(MTU), 0);
+    drain(&mut tx);
+    tx.handle(Packet::Done { scid: id }, 50).unwrap();
+    assert_eq!(tx.poll_event(), Some(SendEvent::Complete { id }));
+    assert_eq!(tx.active(), 0);
+    tx.handle(Packet::Done { scid: id }, 51).unwrap();
+    tx.handle(
+        Packet::Resend {
+            scid: id,
+            wbase: 0,
+            psn: 0,
+            more: 0,
+        },
+        52,
+    )
+    .unwrap();
+    assert!(tx.poll_event().is_none());
+    assert!(tx.poll_transmit().is_none());
+}
+
+#[test]
+fn bad_transfers_and_answers_get_their_precise_error() {
+    let mut tx = Sender::new(1, cfg()).unwrap();
+    assert_eq!(
+        tx.start(transfer(0, 0), 0),
+        Err(Error::EmptyTransfer { len: 0, mtu: MTU })
+    );
+    tx.start(transfer(10, 0), 0).unwrap();
+    tx.start(transfer(10, 0), 0).unwrap();
+    assert_eq!(
+        tx.start(transfer(10, 0), 0),
+        Err(Error::SenderFull { capacity: 2 })
+    );
+    let (mut tx, id) = connected(3 * u64::from(MTU), 10);
+    assert_eq!(
+        tx.handle(
+            Packet::Ack {
+                scid: id,
+                wbase: 20
+            },
+            9
+        ),
+        Err(Error::PsnOutOfRange {
+            cid: id,
+            psn: 20,
+            first: 10,
+            packets: 3
+        })
+    );
+    assert_eq!(
+        Sender::new(1, SenderConfig { window: 0, ..cfg() }).unwrap_err(),
+        Error::Config {
+            what: "window must be at least 1"
+        }
+    );
+}
