@@ -1,7 +1,5 @@
 //! Per-switch color state: busy bitmaps (`colorBusy`) and the tree on each color (`mcts`).
 
-use std::collections::BTreeMap;
-
 use crate::TreeId;
 
 /// The paper's per-switch `colorBusy[color]` bitmaps and `mcts[color]` maps, plus per-color
@@ -10,7 +8,8 @@ use crate::TreeId;
 pub(crate) struct ColorTable {
     limit: Option<u32>,
     busy: Vec<Vec<u64>>,
-    tree: Vec<BTreeMap<u32, TreeId>>,
+    /// Per switch, `(color, tree)` sorted by color (small: a sorted vector beats a map).
+    tree: Vec<Vec<(u32, TreeId)>>,
     pub(crate) trees_per_color: Vec<u32>,
     pub(crate) groups_per_color: Vec<u32>,
     scratch: Vec<u64>,
@@ -21,7 +20,7 @@ impl ColorTable {
         Self {
             limit,
             busy: vec![Vec::new(); switches],
-            tree: vec![BTreeMap::new(); switches],
+            tree: vec![Vec::new(); switches],
             ..Self::default()
         }
     }
@@ -37,7 +36,8 @@ impl ColorTable {
     #[inline]
     pub(crate) fn tree_at(&self, sw: u32, color: u32) -> Option<TreeId> {
         if self.is_busy(sw, color) {
-            self.tree[sw as usize].get(&color).copied()
+            let e = &self.tree[sw as usize];
+            e.binary_search_by_key(&color, |x| x.0).ok().map(|i| e[i].1)
         } else {
             None
         }
@@ -55,7 +55,7 @@ impl ColorTable {
 
     /// `(color, tree)` of every entry of `sw`, by color.
     pub(crate) fn entries(&self, sw: u32) -> impl Iterator<Item = (u32, TreeId)> + '_ {
-        self.tree[sw as usize].iter().map(|(&c, &t)| (c, t))
+        self.tree[sw as usize].iter().copied()
     }
 
     pub(crate) fn set(&mut self, sw: u32, color: u32, tree: TreeId) {
@@ -69,7 +69,9 @@ impl ColorTable {
             "color {color} busy twice on switch {sw}"
         );
         words[w] |= 1 << b;
-        self.tree[sw as usize].insert(color, tree);
+        let e = &mut self.tree[sw as usize];
+        let i = e.partition_point(|x| x.0 < color);
+        e.insert(i, (color, tree));
     }
 
     pub(crate) fn clear(&mut self, sw: u32, color: u32) {
@@ -77,7 +79,10 @@ impl ColorTable {
         if let Some(x) = self.busy[sw as usize].get_mut(w) {
             *x &= !(1 << b);
         }
-        self.tree[sw as usize].remove(&color);
+        let e = &mut self.tree[sw as usize];
+        if let Ok(i) = e.binary_search_by_key(&color, |x| x.0) {
+            e.remove(i);
+        }
     }
 
     /// Adds `trees` trees and `groups` groups to `color`'s counts (negative to remove).
@@ -129,7 +134,11 @@ impl ColorTable {
 
     pub(crate) fn memory_bytes(&self) -> usize {
         self.busy.iter().map(|w| 24 + w.len() * 8).sum::<usize>()
-            + self.tree.iter().map(|m| 24 + m.len() * 40).sum::<usize>()
+            + self
+                .tree
+                .iter()
+                .map(|m| 24 + m.capacity() * 8)
+                .sum::<usize>()
             + self.trees_per_color.len() * 8
     }
 

@@ -28,7 +28,7 @@ impl Router<'_> {
     ///
     /// Complexity: O(C·(S + L)) for the BFS over C colors, O((S + L) log S) for Dijkstra.
     pub(crate) fn fctb(&mut self, m: &Members, d: u8) -> Option<Built> {
-        let roots = self.candidate_roots(d, true);
+        let roots = self.candidate_roots(d, true).all();
         let d = u32::from(d);
         let s0 = m.sw[0];
         let mut reachable_roots = Vec::new();

@@ -114,7 +114,10 @@ impl Router<'_> {
             }
             // Steps ⑤–⑥: a temporary tree in the whole fabric.
             let d = self.max_dist(&vm_sw);
-            let root_tmp = self.candidate_roots(d, false)[0];
+            let root_tmp = self
+                .candidate_roots(d, false)
+                .next()
+                .expect("some switch is at the least distance");
             let parents = self.bottom_up(root_tmp, &vm_sw);
             // Steps ⑦–⑩: merge the trees of this color on its switches.
             let mut ids: Vec<TreeId> = std::iter::once(root_tmp)

@@ -23,11 +23,12 @@ impl Router<'_> {
 
     /// Alg. 1 step ①: the switches whose largest distance to the members is `d` (the least,
     /// from [`max_dist`](Self::max_dist)), without those whose MFT is full when `skip_full`,
-    /// sorted by load: entries in use, then the summed EFI of their switch links, then index.
+    /// in order of load: entries in use, then the summed EFI of their switch links, then
+    /// index. The order is produced lazily: the first root costs O(S), the rest a sort.
     ///
-    /// Complexity: O(S + R log R) for R candidates.
-    pub(crate) fn candidate_roots(&self, d: u8, skip_full: bool) -> Vec<u32> {
-        let mut c: Vec<(usize, u64, u32)> = self
+    /// Complexity: O(S + R log R) for R candidates, O(S) when only the first is taken.
+    pub(crate) fn candidate_roots(&self, d: u8, skip_full: bool) -> Roots {
+        let keys: Vec<(usize, u64, u32)> = self
             .s
             .maxd
             .iter()
@@ -35,8 +36,11 @@ impl Router<'_> {
             .filter(|&(s, &m)| m == d && !(skip_full && self.colors.is_full(s as u32)))
             .map(|(s, _)| (self.colors.in_use(s as u32), self.sw_load[s], s as u32))
             .collect();
-        c.sort_unstable();
-        c.into_iter().map(|(_, _, s)| s).collect()
+        Roots {
+            keys,
+            sorted: false,
+            next: 0,
+        }
     }
 
     /// Alg. 2 (`build_mct_from_down_to_up`): from every member switch, walk toward `root`;
@@ -84,5 +88,42 @@ impl Router<'_> {
             }
         }
         parents
+    }
+}
+
+/// Candidate roots in order of load, sorted only when more than the first is asked for.
+#[derive(Debug)]
+pub(crate) struct Roots {
+    keys: Vec<(usize, u64, u32)>,
+    sorted: bool,
+    next: usize,
+}
+
+impl Roots {
+    /// Every candidate, in order.
+    pub(crate) fn all(mut self) -> Vec<u32> {
+        self.keys.sort_unstable();
+        self.keys.into_iter().map(|k| k.2).collect()
+    }
+}
+
+impl Iterator for Roots {
+    type Item = u32;
+
+    fn next(&mut self) -> Option<u32> {
+        if self.next == 0 && !self.sorted {
+            // The first root: a linear minimum, no sort.
+            let (i, _) = self.keys.iter().enumerate().min_by_key(|&(_, k)| *k)?;
+            self.keys.swap(0, i);
+            self.next = 1;
+            return Some(self.keys[0].2);
+        }
+        if !self.sorted {
+            self.keys[self.next..].sort_unstable();
+            self.sorted = true;
+        }
+        let k = self.keys.get(self.next)?;
+        self.next += 1;
+        Some(k.2)
     }
 }

@@ -356,13 +356,16 @@ impl<'f> Router<'f> {
             min_height,
             merged: method == Method::Merge,
         }));
-        let view = self.group(gid).expect("the group was just created");
+        let group = self.groups[gid.0 as usize]
+            .as_ref()
+            .expect("the group was just created");
+        let tree = self.tree_ref(tid);
         Ok(CreateOutcome {
             group: gid,
             tree: tid,
-            color: view.color,
-            root: view.root,
-            height: view.height,
+            color: Color(tree.color),
+            root: self.sw_node(tree.root),
+            height: self.group_height(group),
             min_height,
             method,
             merged,

@@ -80,7 +80,7 @@ fn tree_links(r: &Router<'_>) -> BTreeMap<GroupId, BTreeSet<LinkId>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
     fn invariants_hold_through_creates_and_deletes(
