@@ -80,11 +80,11 @@ pub fn closed_form(
         (Collective::Broadcast, Algorithm::Binary) => (f64::from(d) * (2.0 * g(m) + l), false),
         (Collective::Broadcast, Algorithm::Binomial) => (f64::from(d) * (g(m) + l), is_pow2(procs)),
         (_, Algorithm::Chain) => {
-            let sum: f64 = (1..procs as u64).map(|j| g(j * m)).sum();
+            let sum: f64 = (1..procs as u64).map(|j| g(j.saturating_mul(m))).sum();
             (sum + p1 * l, true)
         }
         (_, Algorithm::Binomial) => {
-            let sum: f64 = (0..d).map(|j| g((1_u64 << j) * m)).sum();
+            let sum: f64 = (0..d).map(|j| g((1_u64 << j).saturating_mul(m))).sum();
             (sum + f64::from(d) * l, is_pow2(procs))
         }
         _ => unreachable!("check() accepted an unmodelled pair"),

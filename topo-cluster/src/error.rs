@@ -212,7 +212,7 @@ pub enum TopoError {
         /// Number of clusters.
         clusters: usize,
     },
-    /// No pLogP model for a pair of clusters.
+    /// No pLogP model for a pair of clusters (or a cluster index out of range).
     #[error("no pLogP model for clusters {from} -> {to}")]
     MissingModel {
         /// Sender cluster.

@@ -1,5 +1,7 @@
 //! A partition of nodes into groups, labelled in first-appearance order.
 
+use std::collections::HashMap;
+
 /// Disjoint groups covering nodes `0..n`; group `k` is the `k`-th group to appear when the
 /// nodes are read in order, and each group lists its nodes in increasing order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -13,19 +15,20 @@ impl Partition {
     /// renumbered in first-appearance order).
     ///
     /// # Complexity
-    /// O(n + max(raw)) time.
+    /// O(n) expected time.
     #[must_use]
     pub fn from_raw_labels(raw: &[usize]) -> Self {
-        let mut rename = vec![usize::MAX; raw.iter().max().map_or(0, |m| m + 1)];
+        let mut rename: HashMap<usize, usize> = HashMap::new();
         let mut labels = Vec::with_capacity(raw.len());
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for (node, &r) in raw.iter().enumerate() {
-            if rename[r] == usize::MAX {
-                rename[r] = groups.len();
+            let next = groups.len();
+            let label = *rename.entry(r).or_insert(next);
+            if label == next {
                 groups.push(Vec::new());
             }
-            labels.push(rename[r]);
-            groups[rename[r]].push(node);
+            labels.push(label);
+            groups[label].push(node);
         }
         Self { labels, groups }
     }
@@ -67,5 +70,20 @@ impl Partition {
     #[must_use]
     pub fn node_count(&self) -> usize {
         self.labels.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renames_any_labels() {
+        let p = Partition::from_raw_labels(&[usize::MAX, 7, usize::MAX, 0]);
+        assert_eq!(p.labels(), &[0, 1, 0, 2]);
+        assert_eq!(p.groups(), &[vec![0, 2], vec![1], vec![3]]);
+        assert_eq!(p.len(), 3);
+        assert_eq!(p.node_count(), 4);
+        assert!(Partition::from_raw_labels(&[]).is_empty());
     }
 }

@@ -244,6 +244,28 @@ pub struct LinkModels {
 }
 
 impl LinkModels {
+    /// An empty set of models for `clusters` clusters, to fill with [`LinkModels::set`] when the
+    /// parameters come from elsewhere than a [`MeasurementPlan`] (a saved campaign, a model).
+    #[must_use]
+    pub fn new(clusters: usize) -> Self {
+        Self {
+            clusters,
+            models: vec![None; clusters * clusters],
+        }
+    }
+
+    /// Sets the model of messages from cluster `from` to cluster `to`.
+    ///
+    /// # Errors
+    /// [`TopoError::MissingModel`] naming the pair when a cluster index is out of range.
+    pub fn set(&mut self, from: usize, to: usize, params: PLogP) -> Result<(), TopoError> {
+        if from >= self.clusters || to >= self.clusters {
+            return Err(TopoError::MissingModel { from, to });
+        }
+        self.models[from * self.clusters + to] = Some(params);
+        Ok(())
+    }
+
     /// Number of clusters.
     #[must_use]
     pub fn clusters(&self) -> usize {

@@ -100,7 +100,7 @@ fn programs(
                         .iter()
                         .map(|&c| Send {
                             to: c,
-                            bytes: size[c] as u64 * m,
+                            bytes: (size[c] as u64).saturating_mul(m),
                             need: usize::from(r != 0),
                         })
                         .collect()
@@ -122,7 +122,7 @@ fn programs(
                     } else {
                         vec![Send {
                             to: parent[r],
-                            bytes: size[r] as u64 * m,
+                            bytes: (size[r] as u64).saturating_mul(m),
                             need: kids[r].len(),
                         }]
                     }
@@ -159,8 +159,10 @@ struct Node {
 /// # Errors
 /// [`TopoError::NoProcesses`], [`TopoError::UnsupportedAlgorithm`], [`TopoError::ZeroSegment`].
 ///
+/// Block sizes saturate at `u64::MAX` bytes.
+///
 /// # Complexity
-/// O(M log M + M log t) for M messages (P·⌈m/s⌉ for a segmented broadcast, P(P−1) for
+/// O(M log M + M log t) time and O(M) memory for M messages (P·⌈m/s⌉ for a segmented broadcast, P(P−1) for
 /// all-to-all) and t table points.
 ///
 /// # Example
