@@ -18,6 +18,8 @@
 //! - [`models`]: per-layer tensors and MACs of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152.
 //! - [`workload`]: parameter-server training iterations as job DAGs, file jobs, Poisson mixes.
 //! - [`sim`]: the flow-level simulator with JIT, TensorFlow order, FIFO + TicTac and Sincronia.
+//! - [`trace`]: the coflow-benchmark trace format, from `&str`, with line-numbered errors.
+//! - [`fuzz_harness`]: what the fuzz targets call.
 //!
 //! The crate does no I/O and reads no clock; every randomised part takes a seed.
 //!
@@ -64,12 +66,14 @@
 
 pub mod baselines;
 mod error;
+pub mod fuzz_harness;
 pub mod job;
 pub mod lat;
 pub mod lp;
 pub mod models;
 pub mod rates;
 pub mod sim;
+pub mod trace;
 pub mod workload;
 
 pub use error::Error;

@@ -1,0 +1,275 @@
+//! Reader and writer of the public coflow trace format of the coflow-benchmark
+//! (`FB2010-1Hr-150-0.txt`), so users can replay their own traces through the simulator.
+//!
+//! ```text
+//! <#ports> <#coflows>
+//! <coflow id> <arrival ms> <#mappers> <mapper port>… <#reducers> <reducer port>:<shuffle MB>…
+//! ```
+//!
+//! Ports are 0-based machine indices. As in coflowsim, reducer `r`'s megabytes are split
+//! equally over the mappers, one flow per (mapper, reducer) pair; a mapper on the reducer's
+//! own machine sends nothing over the network (its share is dropped).
+
+use std::fmt;
+
+use crate::Error;
+use crate::job::{Cluster, JobBuilder, MachineId};
+use crate::workload::{JobKind, SimJob};
+
+/// One coflow of a trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coflow {
+    /// The coflow's id in the trace.
+    pub id: u64,
+    /// Arrival time in milliseconds.
+    pub arrival_ms: u64,
+    /// Mapper ports.
+    pub mappers: Vec<u32>,
+    /// Reducer ports and the megabytes each receives.
+    pub reducers: Vec<(u32, f64)>,
+}
+
+/// A parsed trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    /// Number of ports (machines) the trace declares.
+    pub ports: u32,
+    /// The coflows in file order.
+    pub coflows: Vec<Coflow>,
+}
+
+fn err(line: usize, reason: impl Into<String>) -> Error {
+    Error::Trace {
+        line,
+        reason: reason.into(),
+    }
+}
+
+fn num<T: std::str::FromStr>(tok: Option<&str>, line: usize, what: &str) -> Result<T, Error> {
+    let tok = tok.ok_or_else(|| err(line, format!("missing {what}")))?;
+    tok.parse()
+        .map_err(|_| err(line, format!("{what} {tok:?} is not a valid number")))
+}
+
+impl Trace {
+    /// Parses a trace from text.
+    ///
+    /// # Errors
+    /// [`Error::Trace`] with the 1-based line number: a missing or malformed header or field,
+    /// a port outside `0..#ports`, a negative or non-finite size, extra fields on a line, or a
+    /// number of coflow lines different from the header's.
+    ///
+    /// # Complexity
+    /// O(length of the input).
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        let mut lines = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.trim()))
+            .filter(|(_, l)| !l.is_empty());
+        let (hl, header) = lines
+            .next()
+            .ok_or_else(|| err(1, "empty trace: no header line"))?;
+        let mut h = header.split_whitespace();
+        let ports: u32 = num(h.next(), hl, "number of ports")?;
+        let count: usize = num(h.next(), hl, "number of coflows")?;
+        if h.next().is_some() {
+            return Err(err(hl, "header has more than two fields"));
+        }
+        if ports == 0 {
+            return Err(err(hl, "the trace declares zero ports"));
+        }
+        let port = |tok: Option<&str>, line: usize, what: &str| -> Result<u32, Error> {
+            let p: u32 = num(tok, line, what)?;
+            if p >= ports {
+                return Err(err(
+                    line,
+                    format!("{what} {p} is not below the {ports} ports"),
+                ));
+            }
+            Ok(p)
+        };
+        let mut coflows = Vec::with_capacity(count.min(1 << 16));
+        for (ln, line) in lines {
+            if coflows.len() == count {
+                return Err(err(
+                    ln,
+                    format!("more coflow lines than the {count} the header declares"),
+                ));
+            }
+            let mut t = line.split_whitespace();
+            let id: u64 = num(t.next(), ln, "coflow id")?;
+            let arrival_ms: u64 = num(t.next(), ln, "arrival time")?;
+            let nm: usize = num(t.next(), ln, "number of mappers")?;
+            let mut mappers = Vec::with_capacity(nm.min(4096));
+            for _ in 0..nm {
+                mappers.push(port(t.next(), ln, "mapper port")?);
+            }
+            let nr: usize = num(t.next(), ln, "number of reducers")?;
+            let mut reducers = Vec::with_capacity(nr.min(4096));
+            for _ in 0..nr {
+                let tok = t.next().ok_or_else(|| err(ln, "missing reducer port:MB"))?;
+                let (p, mb) = tok
+                    .split_once(':')
+                    .ok_or_else(|| err(ln, format!("reducer {tok:?} is not port:MB")))?;
+                let p = port(Some(p), ln, "reducer port")?;
+                let mb: f64 = num(Some(mb), ln, "reducer megabytes")?;
+                if !(mb.is_finite() && mb >= 0.0) {
+                    return Err(err(
+                        ln,
+                        format!("reducer megabytes {mb} must be finite and non-negative"),
+                    ));
+                }
+                reducers.push((p, mb));
+            }
+            if let Some(extra) = t.next() {
+                return Err(err(
+                    ln,
+                    format!("unexpected field {extra:?} after the reducers"),
+                ));
+            }
+            coflows.push(Coflow {
+                id,
+                arrival_ms,
+                mappers,
+                reducers,
+            });
+        }
+        if coflows.len() != count {
+            let last = text.lines().count().max(1);
+            return Err(err(
+                last,
+                format!(
+                    "the header declares {count} coflows but the trace has {}",
+                    coflows.len()
+                ),
+            ));
+        }
+        Ok(Self { ports, coflows })
+    }
+
+    /// Writes the trace back in the same format (`parse(write(t)) == t`).
+    ///
+    /// # Errors
+    /// Only the writer's own error.
+    pub fn write(&self, out: &mut impl fmt::Write) -> fmt::Result {
+        writeln!(out, "{} {}", self.ports, self.coflows.len())?;
+        for c in &self.coflows {
+            write!(out, "{} {} {}", c.id, c.arrival_ms, c.mappers.len())?;
+            for m in &c.mappers {
+                write!(out, " {m}")?;
+            }
+            write!(out, " {}", c.reducers.len())?;
+            for (p, mb) in &c.reducers {
+                write!(out, " {p}:{mb:?}")?;
+            }
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
+    /// Turns every coflow into a job without compute (one transfer per mapper–reducer pair on
+    /// different machines, `MB · 8·10⁶ / #mappers` bits each), arriving at its trace time.
+    ///
+    /// # Errors
+    /// [`Error::UnknownMachine`] when the trace has more ports than the cluster has machines.
+    ///
+    /// # Complexity
+    /// O(Σ mappers × reducers).
+    pub fn to_jobs(&self, cluster: &Cluster) -> Result<Vec<SimJob>, Error> {
+        self.coflows
+            .iter()
+            .map(|c| {
+                let mut b = JobBuilder::new();
+                for &(r, mb) in &c.reducers {
+                    let share = mb * 8e6 / c.mappers.len().max(1) as f64;
+                    for &m in &c.mappers {
+                        if m != r {
+                            b.transfer(share, MachineId(m), MachineId(r));
+                        }
+                    }
+                }
+                Ok(SimJob {
+                    arrival: c.arrival_ms as f64 / 1e3,
+                    job: b.build(cluster)?,
+                    kind: JobKind::Coflow,
+                })
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "150 2\n1 0 2 104 132 1 140:48.0\n2 10833 1 7 2 3:1.5 7:2\n";
+
+    #[test]
+    fn parses_the_readme_example() {
+        let t = Trace::parse(SAMPLE).unwrap();
+        assert_eq!(t.ports, 150);
+        assert_eq!(
+            t.coflows[0],
+            Coflow {
+                id: 1,
+                arrival_ms: 0,
+                mappers: vec![104, 132],
+                reducers: vec![(140, 48.0)]
+            }
+        );
+        assert_eq!(t.coflows[1].reducers, vec![(3, 1.5), (7, 2.0)]);
+        let mut s = String::new();
+        t.write(&mut s).unwrap();
+        assert_eq!(Trace::parse(&s).unwrap(), t);
+    }
+
+    #[test]
+    fn to_jobs_splits_reducer_bytes() {
+        let t = Trace::parse(SAMPLE).unwrap();
+        let cluster = Cluster::uniform(150, 1e9).unwrap();
+        let jobs = t.to_jobs(&cluster).unwrap();
+        assert_eq!(jobs[0].job.transfers().len(), 2);
+        assert_eq!(jobs[0].job.total_bits(), 48.0 * 8e6);
+        // Coflow 2: mapper 7 to reducer 3 (1.5 MB); reducer 7 is local to the mapper.
+        assert_eq!(jobs[1].job.transfers().len(), 1);
+        assert_eq!(jobs[1].arrival, 10.833);
+        let small = Cluster::uniform(100, 1e9).unwrap();
+        assert!(matches!(
+            t.to_jobs(&small),
+            Err(Error::UnknownMachine { .. })
+        ));
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let cases: [(&str, usize, &str); 9] = [
+            ("", 1, "empty trace"),
+            ("10\n", 1, "missing number of coflows"),
+            ("10 1 3\n", 1, "more than two"),
+            ("0 0\n", 1, "zero ports"),
+            ("10 1\n1 0 1 12 1 3:1\n", 2, "mapper port 12"),
+            ("10 1\n\n1 0 1 2 1 3-1\n", 3, "not port:MB"),
+            ("10 1\n1 0 1 2 1 3:-1\n", 2, "finite and non-negative"),
+            ("10 1\n1 0 1 2 1 3:1 9\n", 2, "unexpected field"),
+            (
+                "10 1\n1 0 1 2 1 3:1\n2 0 1 2 1 3:1\n",
+                3,
+                "more coflow lines",
+            ),
+        ];
+        for (text, line, what) in cases {
+            match Trace::parse(text) {
+                Err(Error::Trace { line: l, reason }) => {
+                    assert_eq!(l, line, "{text:?}: {reason}");
+                    assert!(reason.contains(what), "{text:?}: {reason}");
+                }
+                other => panic!("{text:?}: {other:?}"),
+            }
+        }
+        assert!(matches!(
+            Trace::parse("10 2\n1 0 1 2 1 3:1\n"),
+            Err(Error::Trace { line: 2, .. })
+        ));
+    }
+}
