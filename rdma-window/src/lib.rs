@@ -12,7 +12,36 @@
 //! - [`packet`]: the packets and their wire format.
 //! - [`receiver`] and [`sender`]: the two endpoints; [`Mode::Paper`] is the paper as written,
 //!   [`Mode::Improved`] adds bitmap-driven repair.
-//! - `sim` (feature `sim`): a deterministic lossy-network simulator and the baselines.
+//! - `sim` (feature `sim`, on by default): a deterministic lossy-network simulator and the
+//!   baselines (go-back-N, IRN-style selective repeat, whole-transfer retransmission).
+//! - [`fuzz_harness`]: what the fuzz targets call.
+//!
+//! ## Using the endpoints
+//!
+//! Both endpoints are plain values: nothing happens unless a method is called, and time is
+//! a `u64` of nanoseconds passed in. After each `handle`/`handle_timeout`, drain
+//! `poll_transmit` (packets to put on the wire) and `poll_event` (payload writes and
+//! completions at the receiver, connections, re-reads and completions at the sender), then
+//! arm one timer for `poll_timeout`. Draining after every call keeps the data path free of
+//! allocation: the queues are created with room for what one call produces.
+//!
+//! ## Choices
+//!
+//! - W is 64 × `WORDS` with `WORDS` a const generic (2, W = 128, by default; 4 gives 256):
+//!   stable Rust cannot size `[u64; W / 64]` from a `W` parameter. For W = 128 the advance
+//!   runs on one `u128`.
+//! - Sequence numbers are 32-bit and compared in serial arithmetic; a transfer has at most
+//!   2³⁰ − 1 packets, so old and future packets stay apart.
+//! - The sender keeps packets within `WBASE + W` of the last `WBASE` it heard (ACKs carry
+//!   it); the paper leaves sender pacing open, and without this the receiver would drop and
+//!   re-request everything sent past a hole.
+//! - Context ids carry a 16-bit generation; the receiver remembers its last 2 × capacity
+//!   completions so that a late packet or repeated request is answered with DONE again.
+//!
+//! # Complexity
+//!
+//! A data packet costs O(W / 64) word operations at the receiver with no division and no
+//! allocation; a request O(capacity); a timer pass O(capacity + holes asked for).
 //!
 //! ```
 //! use rdma_window::{Receiver, ReceiverConfig, Sender, SenderConfig, Transfer};

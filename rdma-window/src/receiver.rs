@@ -151,6 +151,13 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// W, the window width in packets.
     pub const W: u32 = Window::<WORDS>::W;
 
+    /// Bytes of the hot part of one receive context ([`RecvContext`]).
+    pub const HOT_CONTEXT_BYTES: usize = size_of::<RecvContext<WORDS>>();
+
+    /// Bytes of one whole table slot in this implementation: the hot part, the transfer's
+    /// description (addresses, length, sender) and the improved mode's repair state.
+    pub const SLOT_BYTES: usize = size_of::<Slot<WORDS>>() + size_of::<u16>();
+
     /// A receiver with `cfg.capacity` free contexts.
     ///
     /// # Errors

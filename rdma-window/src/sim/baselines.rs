@@ -437,6 +437,7 @@ pub(crate) fn run(kind: Kind, cfg: &SimConfig, window: u32) -> Report {
         retransmits: tx.retransmits,
         timeouts: tx.timeouts,
         requests: rx.requests,
+        refusals: 0,
         tally: rx.tally,
     }
 }

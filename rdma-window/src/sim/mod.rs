@@ -170,6 +170,8 @@ pub struct Report {
     pub timeouts: u64,
     /// Retransmission requests the receiver sent (`RDMA_RESEND`s, NAKs).
     pub requests: u64,
+    /// `RDMA_REQ`s refused for want of a free receive context (the paper's method only).
+    pub refusals: u64,
     /// Payload writes at the receiver.
     pub tally: Tally,
 }

@@ -188,6 +188,7 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, cfg: &SimConfig) -> Report {
         retransmits: st.retransmits,
         timeouts: rs.timeouts + st.probes,
         requests: rs.resend_packets,
+        refusals: rs.refused,
         tally: rx.tally,
     }
 }
