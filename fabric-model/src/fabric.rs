@@ -116,6 +116,38 @@ pub struct Neighbor {
     pub link: LinkId,
 }
 
+/// The connected ports of one node, in port order: see [`Fabric::neighbors`].
+#[derive(Debug, Clone)]
+pub struct Neighbors<'a> {
+    slots: std::slice::Iter<'a, Slot>,
+    next_port: u16,
+}
+
+impl Iterator for Neighbors<'_> {
+    type Item = Neighbor;
+
+    #[inline]
+    fn next(&mut self) -> Option<Neighbor> {
+        for s in self.slots.by_ref() {
+            let port = PortNo(self.next_port);
+            self.next_port += 1;
+            if s.peer != NONE {
+                return Some(Neighbor {
+                    port,
+                    peer: NodeId(s.peer),
+                    peer_port: PortNo(s.peer_port),
+                    link: LinkId(s.link),
+                });
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.slots.len()))
+    }
+}
+
 /// A fabric: switches and terminals with numbered ports, joined by links.
 ///
 /// Adjacency is stored CSR-like: the port slots of a node are contiguous, so walking a node's
@@ -290,17 +322,12 @@ impl Fabric {
     ///
     /// # Panics
     /// If `node` is not a node of this fabric.
-    pub fn neighbors(&self, node: NodeId) -> impl Iterator<Item = Neighbor> + '_ {
-        self.slots_of(node)
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.peer != NONE)
-            .map(|(i, s)| Neighbor {
-                port: PortNo(i as u16 + 1),
-                peer: NodeId(s.peer),
-                peer_port: PortNo(s.peer_port),
-                link: LinkId(s.link),
-            })
+    #[must_use]
+    pub fn neighbors(&self, node: NodeId) -> Neighbors<'_> {
+        Neighbors {
+            slots: self.slots_of(node).iter(),
+            next_port: 1,
+        }
     }
 
     /// Number of connected ports of `node`.

@@ -55,7 +55,9 @@ mod units;
 pub mod visit;
 
 pub use error::Error;
-pub use fabric::{DEFAULT_LATENCY, Fabric, FabricBuilder, GUID_BASE, Link, Neighbor, NodeInfo};
+pub use fabric::{
+    DEFAULT_LATENCY, Fabric, FabricBuilder, GUID_BASE, Link, Neighbor, Neighbors, NodeInfo,
+};
 pub use hops::{HopTable, UNREACHABLE};
 pub use ids::{LinkId, NodeId, NodeKind, PortNo};
 pub use placement::{Placement, place};

@@ -25,7 +25,7 @@ use petgraph::visit::{
     Visitable,
 };
 
-use crate::{Fabric, Link, LinkId, NodeId, NodeInfo};
+use crate::{Fabric, Link, LinkId, Neighbor, NodeId, NodeInfo};
 
 /// A set of visited nodes: one bit per node.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -159,19 +159,59 @@ impl Visitable for Fabric {
 }
 
 /// Neighbours of a node, one per connected port (parallel links repeat a neighbour).
-pub type Neighbors<'a> = Box<dyn Iterator<Item = NodeId> + 'a>;
+pub type Neighbors<'a> = std::iter::Map<crate::fabric::Neighbors<'a>, fn(Neighbor) -> NodeId>;
 
 /// Links at a node, as [`LinkRef`]s with the node as source.
-pub type Edges<'a> = Box<dyn Iterator<Item = LinkRef<'a>> + 'a>;
+#[derive(Debug, Clone)]
+pub struct Edges<'a> {
+    fabric: &'a Fabric,
+    source: NodeId,
+    inner: crate::fabric::Neighbors<'a>,
+}
 
-/// Every link once, from its first end.
-pub type EdgeReferences<'a> = Box<dyn Iterator<Item = LinkRef<'a>> + 'a>;
+impl<'a> Iterator for Edges<'a> {
+    type Item = LinkRef<'a>;
+
+    fn next(&mut self) -> Option<LinkRef<'a>> {
+        let n = self.inner.next()?;
+        Some(LinkRef {
+            source: self.source,
+            target: n.peer,
+            id: n.link,
+            link: self.fabric.link(n.link),
+        })
+    }
+}
+
+/// Every link once, from its lower end.
+#[derive(Debug, Clone)]
+pub struct EdgeReferences<'a> {
+    links: std::iter::Enumerate<std::slice::Iter<'a, Link>>,
+}
+
+impl<'a> Iterator for EdgeReferences<'a> {
+    type Item = LinkRef<'a>;
+
+    fn next(&mut self) -> Option<LinkRef<'a>> {
+        let (i, l) = self.links.next()?;
+        Some(LinkRef {
+            source: l.ends[0].0,
+            target: l.ends[1].0,
+            id: LinkId(i as u32),
+            link: l,
+        })
+    }
+}
+
+fn peer_of(n: Neighbor) -> NodeId {
+    n.peer
+}
 
 impl<'a> IntoNeighbors for &'a Fabric {
     type Neighbors = Neighbors<'a>;
 
     fn neighbors(self, a: NodeId) -> Neighbors<'a> {
-        Box::new(Fabric::neighbors(self, a).map(|n| n.peer))
+        Fabric::neighbors(self, a).map(peer_of as fn(Neighbor) -> NodeId)
     }
 }
 
@@ -180,12 +220,9 @@ impl<'a> IntoEdgeReferences for &'a Fabric {
     type EdgeReferences = EdgeReferences<'a>;
 
     fn edge_references(self) -> EdgeReferences<'a> {
-        Box::new(self.links().iter().enumerate().map(|(i, l)| LinkRef {
-            source: l.ends[0].0,
-            target: l.ends[1].0,
-            id: LinkId(i as u32),
-            link: l,
-        }))
+        EdgeReferences {
+            links: self.links().iter().enumerate(),
+        }
     }
 }
 
@@ -193,12 +230,11 @@ impl<'a> IntoEdges for &'a Fabric {
     type Edges = Edges<'a>;
 
     fn edges(self, a: NodeId) -> Edges<'a> {
-        Box::new(Fabric::neighbors(self, a).map(move |n| LinkRef {
+        Edges {
+            fabric: self,
             source: a,
-            target: n.peer,
-            id: n.link,
-            link: self.link(n.link),
-        }))
+            inner: Fabric::neighbors(self, a),
+        }
     }
 }
 
