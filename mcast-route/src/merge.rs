@@ -9,48 +9,125 @@ use crate::tree::Tree;
 use crate::{GroupId, MergeStrategy, Regraft, Router, TreeId};
 
 impl Router<'_> {
-    /// Formula (1): the distance between a group and a tree is the mean, over the members of
-    /// both, of each member's least hop distance to the other side. Returned as
-    /// `(sum, count)` so that comparisons are exact.
+    /// Formula (1), literally: the mean, over the members of both the group and the tree, of
+    /// each member's least hop distance to the other side, as `(sum, count)`. The oracle of
+    /// [`nearest_tree`](Self::nearest_tree)'s faster evaluation.
     ///
     /// Complexity: O(|g|·|T|).
+    #[cfg(test)]
     pub(crate) fn distance(&self, m: &Members, tree: &Tree) -> (u64, u64) {
-        let sw_of = |t: NodeId| self.attach[t.index()].map(|a| a.sw as usize);
-        let mine: Vec<(NodeId, usize)> = m
-            .terminals
-            .iter()
-            .filter_map(|&t| Some((t, sw_of(t)?)))
-            .collect();
-        let mut best_mine = vec![u64::MAX; mine.len()];
-        let mut sum = 0u64;
-        for &t in tree.members.keys() {
-            let Some(st) = sw_of(t) else { continue };
-            let row = self.hops.row(st);
-            let mut best = u64::MAX;
-            for (i, &(x, sx)) in mine.iter().enumerate() {
-                let h = if x == t { 0 } else { u64::from(row[sx]) + 2 };
-                best = best.min(h);
-                best_mine[i] = best_mine[i].min(h);
+        let between = |a: NodeId, b: NodeId| -> u64 {
+            if a == b {
+                return 0;
             }
-            sum += best;
+            let (sa, sb) = (self.attach[a.index()], self.attach[b.index()]);
+            match (sa, sb) {
+                (Some(x), Some(y)) => u64::from(self.hops.row(x.sw as usize)[y.sw as usize]) + 2,
+                _ => u64::MAX / 4,
+            }
+        };
+        let mut sum = 0;
+        for &x in &m.terminals {
+            sum += tree
+                .members
+                .keys()
+                .map(|&t| between(x, t))
+                .min()
+                .unwrap_or(0);
         }
-        sum += best_mine.iter().sum::<u64>();
-        (sum, (mine.len() + tree.members.len()) as u64)
+        for &t in tree.members.keys() {
+            sum += m
+                .terminals
+                .iter()
+                .map(|&x| between(t, x))
+                .min()
+                .unwrap_or(0);
+        }
+        (sum, (m.terminals.len() + tree.members.len()) as u64)
     }
 
     /// Alg. 4 step ①: the live tree nearest the group by formula (1), ties to the lowest id.
-    fn nearest_tree(&self, m: &Members) -> Option<TreeId> {
-        let mut best: Option<(TreeId, (u64, u64))> = None;
-        for (i, t) in self.trees.iter().enumerate() {
-            let Some(t) = t else { continue };
-            let (s, n) = self.distance(m, t);
-            if best.is_none_or(|(_, (bs, bn))| {
-                u128::from(s) * u128::from(bn) < u128::from(bs) * u128::from(n)
-            }) {
-                best = Some((TreeId(i as u32), (s, n)));
+    ///
+    /// Evaluated exactly but pruned: the tree side of the sum costs O(|T|) through the
+    /// group's distance field (one pass over M hop rows), the group side is bounded below by
+    /// 2 per member not in the tree, and trees are examined by increasing bound until the
+    /// bound exceeds the best mean found.
+    ///
+    /// Complexity: O(S·M + Σ|T| + k·|g|·|T_sw|) for k trees evaluated in full.
+    pub(crate) fn nearest_tree(&mut self, m: &Members) -> Option<TreeId> {
+        // Least hops from every switch to the group's switches.
+        let field = &mut self.s.maxd;
+        field.fill(u8::MAX);
+        for &sm in &m.sw {
+            for (acc, &h) in field.iter_mut().zip(self.hops.row(sm as usize)) {
+                *acc = (*acc).min(h);
             }
         }
-        best.map(|(t, _)| t)
+        let g = m.terminals.len() as u64;
+        // (bound numerator, count, tree side sum, tree).
+        let mut cands: Vec<(u64, u64, u64, u32)> = Vec::new();
+        for (i, t) in self.trees.iter().enumerate() {
+            let Some(t) = t else { continue };
+            // A member shared with the group sits on a group switch (field 0): it counts 2
+            // in the sum below and 0 in formula (1).
+            let common = m
+                .terminals
+                .iter()
+                .filter(|x| t.members.contains_key(x))
+                .count() as u64;
+            let side = t
+                .leaf_counts
+                .iter()
+                .map(|&(s, n)| u64::from(n) * (u64::from(field[s as usize]) + 2))
+                .sum::<u64>()
+                - 2 * common;
+            let n = g + t.members.len() as u64;
+            cands.push((side + 2 * (g - common), n, side, i as u32));
+        }
+        cands.sort_unstable_by(|a, b| {
+            (u128::from(a.0) * u128::from(b.1))
+                .cmp(&(u128::from(b.0) * u128::from(a.1)))
+                .then(a.3.cmp(&b.3))
+        });
+        let mut best: Option<(u64, u64, u32)> = None;
+        let mut leaf_sw: Vec<usize> = Vec::new();
+        for (bound, n, side, i) in cands {
+            if let Some((bs, bn, _)) = best
+                && u128::from(bound) * u128::from(bn) > u128::from(bs) * u128::from(n)
+            {
+                break;
+            }
+            let t = self.trees[i as usize].as_ref().expect("listed live");
+            leaf_sw.clear();
+            leaf_sw.extend(t.leaf_counts.iter().map(|&(s, _)| s as usize));
+            let mut sum = side;
+            for &x in &m.terminals {
+                if t.members.contains_key(&x) {
+                    continue;
+                }
+                let Some(a) = self.attach[x.index()] else {
+                    continue;
+                };
+                let row = self.hops.row(a.sw as usize);
+                sum += leaf_sw
+                    .iter()
+                    .map(|&s| u64::from(row[s]))
+                    .min()
+                    .unwrap_or(0)
+                    + 2;
+            }
+            let better = best.is_none_or(|(bs, bn, bi)| {
+                let (l, r) = (
+                    u128::from(sum) * u128::from(bn),
+                    u128::from(bs) * u128::from(n),
+                );
+                l < r || (l == r && i < bi)
+            });
+            if better {
+                best = Some((sum, n, i));
+            }
+        }
+        best.map(|(_, _, i)| TreeId(i))
     }
 
     /// Alg. 4: merges the new group with existing groups into a virtual group (vMcg) that
@@ -187,5 +264,37 @@ impl Router<'_> {
         let id = self.new_tree_id();
         self.install(id, tree);
         (id, merged)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fabric_model::{HopTable, generators};
+
+    use crate::{Config, Entries, Router, TreeId, patterns};
+
+    #[test]
+    fn pruned_nearest_tree_is_the_argmin_of_formula_1() {
+        for (k, seed) in [(4u32, 1u64), (6, 2), (6, 3)] {
+            let f = generators::fat_tree(k).unwrap();
+            let h = HopTable::new(&f).unwrap();
+            let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
+            for g in patterns::random_groups(&f, 12, 3, seed).unwrap() {
+                r.create_group(&g).unwrap();
+            }
+            for g in patterns::random_groups(&f, 20, 4, seed + 100).unwrap() {
+                let m = r.validate(&g).unwrap();
+                let mut best: Option<(u64, u64, TreeId)> = None;
+                for id in r.tree_ids().collect::<Vec<_>>() {
+                    let (s, n) = r.distance(&m, r.tree_ref(id));
+                    if best.is_none_or(|(bs, bn, _)| {
+                        u128::from(s) * u128::from(bn) < u128::from(bs) * u128::from(n)
+                    }) {
+                        best = Some((s, n, id));
+                    }
+                }
+                assert_eq!(r.nearest_tree(&m), best.map(|b| b.2), "k={k} group {g:?}");
+            }
+        }
     }
 }

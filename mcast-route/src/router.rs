@@ -193,7 +193,7 @@ impl<'f> Router<'f> {
         self.fabric.switches()[sw as usize]
     }
 
-    fn validate(&self, members: &[NodeId]) -> Result<Members, Error> {
+    pub(crate) fn validate(&self, members: &[NodeId]) -> Result<Members, Error> {
         if members.is_empty() {
             return Err(Error::EmptyGroup);
         }
@@ -262,7 +262,8 @@ impl<'f> Router<'f> {
 
     /// Writes `tree` into the MFTs under id `id`: sets its color busy on its switches, adds its
     /// TFI to the EFI of its links (Alg. 1 steps ⑨–⑩).
-    pub(crate) fn install(&mut self, id: TreeId, tree: Tree) {
+    pub(crate) fn install(&mut self, id: TreeId, mut tree: Tree) {
+        tree.refresh();
         let tfi = tree.groups.len() as u32;
         for &sw in tree.nodes.keys() {
             self.colors.set(sw, tree.color, id);

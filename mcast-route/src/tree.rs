@@ -46,6 +46,9 @@ pub(crate) struct Tree {
     /// Member terminal → number of the tree's groups holding it.
     pub(crate) members: BTreeMap<NodeId, u32>,
     pub(crate) groups: BTreeSet<GroupId>,
+    /// `(switch, member leaves)` of every switch with leaves, by switch; kept by
+    /// [`refresh`](Self::refresh).
+    pub(crate) leaf_counts: Vec<(u32, u32)>,
 }
 
 impl Tree {
@@ -80,7 +83,19 @@ impl Tree {
             nodes,
             members: BTreeMap::new(),
             groups: BTreeSet::new(),
+            leaf_counts: Vec::new(),
         }
+    }
+
+    /// Recomputes [`leaf_counts`](Self::leaf_counts) after a change.
+    pub(crate) fn refresh(&mut self) {
+        self.leaf_counts.clear();
+        self.leaf_counts.extend(
+            self.nodes
+                .iter()
+                .filter(|(_, n)| !n.leaves.is_empty())
+                .map(|(&s, n)| (s, n.leaves.len() as u32)),
+        );
     }
 
     /// The forwarding ports of switch `sw`: up, children, member leaves.
