@@ -183,21 +183,23 @@ pub fn logical_clusters(m: &LatencyMatrix, params: &ClusterParams) -> Result<Par
     let mut edges: Vec<u128> = Vec::new();
     let mut min_lat = vec![u64::MAX; n];
     let mut max_thr = vec![0_u64; n];
-    for i in 0..n {
-        for j in i + 1..n {
-            let Some(l) = m.pair(i, j) else { continue };
-            if use_thr {
-                let Some(t) = m.pair_throughput(i, j) else {
-                    continue;
-                };
-                max_thr[i] = max_thr[i].max(t);
-                max_thr[j] = max_thr[j].max(t);
+    m.for_each_pair(|i, j, l| {
+        let t = if use_thr {
+            match m.pair_throughput(i, j) {
+                Some(t) => Some(t),
+                None => return,
             }
-            min_lat[i] = min_lat[i].min(l);
-            min_lat[j] = min_lat[j].min(l);
-            edges.push((u128::from(l) << 64) | ((i as u128) << 32) | j as u128);
+        } else {
+            None
+        };
+        if let Some(t) = t {
+            max_thr[i] = max_thr[i].max(t);
+            max_thr[j] = max_thr[j].max(t);
         }
-    }
+        min_lat[i] = min_lat[i].min(l);
+        min_lat[j] = min_lat[j].min(l);
+        edges.push((u128::from(l) << 64) | ((i as u128) << 32) | j as u128);
+    });
     if params.rule == AcceptRule::EcoMinEdge {
         // The per-node test does not depend on the groups: filter before sorting.
         edges.retain(|&e| {

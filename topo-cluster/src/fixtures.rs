@@ -62,11 +62,12 @@ fn noisy(
 ) -> LatencyMatrix {
     let n = truth.len();
     let mut rng = seed.map(ChaCha8Rng::seed_from_u64);
-    let mut v = vec![None; n * n];
+    // upper triangle, row by row (i < j); -1 = not measured
+    let mut upper = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for i in 0..n {
-        v[i * n + i] = Some(0);
         for j in i + 1..n {
             if !measured(i, j) {
+                upper.push(-1_i64);
                 continue;
             }
             let b = base(truth[i], truth[j]);
@@ -74,13 +75,20 @@ fn noisy(
                 Some(r) => b * r.random_range(970..=1030_u64) / 1000,
                 None => b,
             };
-            let x = i64::try_from(x).unwrap_or(i64::MAX);
-            v[i * n + j] = Some(x);
-            v[j * n + i] = Some(x);
+            upper.push(i64::try_from(x).unwrap_or(i64::MAX));
         }
     }
-    LatencyMatrix::from_fn(n, |i, j| v[i * n + j], Symmetry::Require)
-        .expect("generated matrices are valid")
+    // index of (i, j), i < j, in the row-by-row upper triangle
+    let at = |i: usize, j: usize| i * n - i * (i + 1) / 2 + (j - i - 1);
+    let v = |i: usize, j: usize| -> Option<i64> {
+        let x = match i.cmp(&j) {
+            std::cmp::Ordering::Equal => return Some(0),
+            std::cmp::Ordering::Less => upper[at(i, j)],
+            std::cmp::Ordering::Greater => upper[at(j, i)],
+        };
+        (x >= 0).then_some(x)
+    };
+    LatencyMatrix::from_fn(n, v, Symmetry::Require).expect("generated matrices are valid")
 }
 
 /// A grid of `sites` sites of `machines_per_site` machines. Each site is split into 1 to 4

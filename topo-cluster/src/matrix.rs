@@ -85,14 +85,44 @@ impl Dense {
     }
 
     fn pair(&self, i: usize, j: usize, symmetry: Symmetry) -> Option<u64> {
-        match (self.raw(i, j), self.raw(j, i)) {
-            (Some(a), Some(b)) => Some(match symmetry {
-                Symmetry::Require | Symmetry::Mean => a / 2 + b / 2 + (a % 2 + b % 2) / 2,
-                Symmetry::Max => a.max(b),
-            }),
-            (Some(a), None) | (None, Some(a)) => Some(a),
-            (None, None) => None,
+        combine(self.raw(i, j), self.raw(j, i), symmetry)
+    }
+
+    /// Calls `f(i, j, value)` for every measured pair i < j, in 64 × 64 tiles so that both
+    /// directions are read from cache.
+    fn for_each_pair(&self, symmetry: Symmetry, mut f: impl FnMut(usize, usize, u64)) {
+        const TILE: usize = 64;
+        let n = self.n;
+        let v = &self.values;
+        for bi in (0..n).step_by(TILE) {
+            for bj in (bi..n).step_by(TILE) {
+                for i in bi..(bi + TILE).min(n) {
+                    let row = &v[i * n..(i + 1) * n];
+                    for j in bj.max(i + 1)..(bj + TILE).min(n) {
+                        let (a, b) = (row[j], v[j * n + i]);
+                        if a == MISSING && b == MISSING {
+                            continue;
+                        }
+                        let to = |x: u64| (x != MISSING).then_some(x);
+                        if let Some(x) = combine(to(a), to(b), symmetry) {
+                            f(i, j, x);
+                        }
+                    }
+                }
+            }
         }
+    }
+}
+
+/// One value for a pair from its two directions.
+fn combine(a: Option<u64>, b: Option<u64>, symmetry: Symmetry) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(match symmetry {
+            Symmetry::Require | Symmetry::Mean => a / 2 + b / 2 + (a % 2 + b % 2) / 2,
+            Symmetry::Max => a.max(b),
+        }),
+        (Some(a), None) | (None, Some(a)) => Some(a),
+        (None, None) => None,
     }
 }
 
@@ -234,6 +264,15 @@ impl LatencyMatrix {
         self.throughput
             .as_ref()
             .and_then(|t| t.pair(i, j, self.symmetry))
+    }
+
+    /// Calls `f(i, j, latency)` for every measured pair `i < j` (symmetrised by the matrix's
+    /// policy), in an unspecified but deterministic order.
+    ///
+    /// # Complexity
+    /// O(n²), reading the matrix tile by tile.
+    pub fn for_each_pair(&self, f: impl FnMut(usize, usize, u64)) {
+        self.latency.for_each_pair(self.symmetry, f);
     }
 
     /// Whether throughputs were given.
