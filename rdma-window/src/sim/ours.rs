@@ -139,8 +139,8 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, cfg: &SimConfig) -> Report {
         capacity: n.max(1),
         window: w,
         req_timeout: 2 * cfg.timeout_ns,
-        busy_backoff: cfg.timeout_ns,
-        max_backoff: 64 * cfg.timeout_ns,
+        busy_backoff: cfg.timeout_ns / 2,
+        max_backoff: 4 * cfg.timeout_ns,
         probe_timeout: 4 * cfg.timeout_ns,
         max_probes: 1_000,
     };
