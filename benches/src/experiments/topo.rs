@@ -8,6 +8,7 @@ use topo_cluster::{
     fixtures, logical_clusters, optimum, run_heuristic,
 };
 
+use crate::svg::BarChart;
 use crate::{Cell, Context, Experiment, Scale, Table};
 
 /// The CSV header of `reproduce topo`.
@@ -142,6 +143,15 @@ impl Experiment for TopoBcast {
             }
             let names = Heuristic::ALL.iter().map(|h| h.name()).chain(["best"]);
             let mut hits = Vec::new();
+            let mut chart = BarChart {
+                title: format!("Inter-cluster broadcast, {c} clusters: makespan / optimum"),
+                y_label: "ratio to optimum".to_owned(),
+                categories: Vec::new(),
+                series: vec![
+                    ("mean".to_owned(), Vec::new()),
+                    ("worst".to_owned(), Vec::new()),
+                ],
+            };
             for ((name, r), hit) in names.zip(&ratios).zip(&optimal_hits) {
                 let mean = r.iter().sum::<f64>() / r.len() as f64;
                 let worst = r.iter().copied().fold(1.0, f64::max);
@@ -153,7 +163,11 @@ impl Experiment for TopoBcast {
                     Cell::float(worst, 4),
                 ]);
                 hits.push(format!("{name} {hit}"));
+                chart.categories.push(name.to_owned());
+                chart.series[0].1.push(mean);
+                chart.series[1].1.push(worst);
             }
+            ctx.write_plot(&format!("topo-bcast-{c}.svg"), &chart.to_svg())?;
             t.note(format!(
                 "{c} clusters, optimal in (of {instances}): {}",
                 hits.join(", ")
