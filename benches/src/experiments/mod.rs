@@ -5,6 +5,7 @@
 
 use crate::Experiment;
 
+pub mod dag;
 pub mod fabric;
 pub mod mcast;
 pub mod rdma;
@@ -19,6 +20,8 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(topo::TopoClusters),
         Box::new(topo::TopoBcast),
         Box::new(rdma::Rdma),
+        Box::new(dag::DagSchedulers),
+        Box::new(dag::DagLp),
     ]
 }
 

@@ -1,0 +1,158 @@
+//! Criterion benchmarks of `dag-sched`: LAT estimation by the paper's Algorithm 1 beside the
+//! backward critical-path pass on each model's training iteration; the LP for 1 to 8 VGG16
+//! jobs (min-max, and the lexicographic levels form) with microlp; TicTac's TAC ordering; and
+//! one simulated job mix under each scheduler.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};
+use dag_sched::models::Model;
+use dag_sched::sim::{JitConfig, Scheduler, SimConfig, simulate};
+use dag_sched::workload::{ComputeModel, WorkloadConfig, generate, ps_job};
+use dag_sched::{Cluster, LatMethod, MachineId, NodeKind, baselines, lat};
+
+fn cluster() -> Cluster {
+    Cluster::uniform(100, 1e9).expect("valid cluster")
+}
+
+fn lat_estimation(c: &mut Criterion) {
+    let cl = cluster();
+    let mut g = c.benchmark_group("dag_lat");
+    for model in Model::PAPER {
+        let job = ps_job(
+            model,
+            MachineId(0),
+            &[MachineId(1), MachineId(2)],
+            &ComputeModel::default(),
+            &cl,
+        )
+        .expect("valid job");
+        for (name, m) in [
+            ("algorithm1", LatMethod::Algorithm1),
+            ("backward-cpm", LatMethod::BackwardCpm),
+        ] {
+            g.bench_with_input(BenchmarkId::new(name, model.name()), &job, |b, job| {
+                b.iter(|| lat::estimate(black_box(job), &cl, m));
+            });
+        }
+    }
+    g.finish();
+}
+
+fn vgg_transfers(cl: &Cluster, jobs: usize) -> Vec<LpTransfer> {
+    let mut out = Vec::new();
+    for k in 0..jobs {
+        let w = MachineId(k as u32);
+        let ps = [
+            MachineId((k + 37) as u32 % 100),
+            MachineId((k + 71) as u32 % 100),
+        ];
+        let job = ps_job(Model::Vgg16, w, &ps, &ComputeModel::default(), cl).expect("valid job");
+        let est = lat::estimate(&job, cl, LatMethod::Algorithm1);
+        let n = lp::alpha_prefix(job.transfers().len(), 0.4).expect("alpha in range");
+        for &t in &job.transfers()[..n] {
+            if let NodeKind::Transfer { size, src, dst } = job.node(t) {
+                let tr = lat::trans(&job, cl, t);
+                let release = (est.eat(t).unwrap_or(tr) - tr).max(0.0);
+                let deadline = est.lat(t).unwrap_or(tr).max(release + tr);
+                out.push(LpTransfer {
+                    src,
+                    dst,
+                    size,
+                    release,
+                    deadline,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn lp_solve(c: &mut Criterion) {
+    let cl = cluster();
+    let mut g = c.benchmark_group("dag_lp_vgg16");
+    g.sample_size(10);
+    for jobs in [1usize, 2, 4, 8] {
+        let ts = vgg_transfers(&cl, jobs);
+        for (name, obj) in [
+            ("min-max", Objective::MinMax),
+            ("lex-levels-3", Objective::LexLevels { levels: 3 }),
+        ] {
+            g.bench_with_input(BenchmarkId::new(name, jobs), &ts, |b, ts| {
+                b.iter(|| {
+                    lp::solve(
+                        &cl,
+                        black_box(ts),
+                        &Reservations::new(),
+                        0.1,
+                        obj,
+                        Backend::Microlp,
+                    )
+                    .expect("feasible")
+                });
+            });
+        }
+    }
+    g.finish();
+}
+
+fn tictac(c: &mut Criterion) {
+    let cl = cluster();
+    let mut g = c.benchmark_group("dag_tictac");
+    g.sample_size(10);
+    for model in [Model::Vgg16, Model::Inception] {
+        let job = ps_job(
+            model,
+            MachineId(0),
+            &[MachineId(1), MachineId(2)],
+            &ComputeModel::default(),
+            &cl,
+        )
+        .expect("valid job");
+        for (name, timing) in [("tic", false), ("tac", true)] {
+            g.bench_with_input(BenchmarkId::new(name, model.name()), &job, |b, job| {
+                b.iter(|| baselines::tictac_order(black_box(job), &cl, timing));
+            });
+        }
+    }
+    g.finish();
+}
+
+fn simulation(c: &mut Criterion) {
+    let cl = cluster();
+    let cfg = WorkloadConfig {
+        dag_jobs: 10,
+        file_jobs: 3,
+        models: vec![Model::LeNet, Model::AlexNet, Model::Vgg16],
+        mean_interarrival: 0.3,
+        ..WorkloadConfig::default()
+    };
+    let jobs = generate(&cl, &cfg).expect("valid workload");
+    let mut g = c.benchmark_group("dag_simulate");
+    g.sample_size(10);
+    for s in [
+        Scheduler::TensorFlow,
+        Scheduler::TicTac,
+        Scheduler::Sincronia,
+        Scheduler::Jit(JitConfig::default()),
+    ] {
+        g.bench_function(s.name(), |b| {
+            b.iter(|| {
+                simulate(
+                    &cl,
+                    black_box(&jobs),
+                    &SimConfig {
+                        scheduler: s,
+                        ..SimConfig::default()
+                    },
+                )
+                .expect("runs")
+            });
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, lat_estimation, lp_solve, tictac, simulation);
+criterion_main!(benches);

@@ -1,0 +1,385 @@
+//! `reproduce dag` and `reproduce dag-lp`: JIT against the TensorFlow order, FIFO + TicTac and
+//! Sincronia on the paper's job mix (paper §4.2, Fig. 5, 6, 8, 9, 10), and the LP's size and
+//! solve time against the number of VGG16 jobs (Fig. 11).
+
+use std::time::Instant;
+
+use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};
+use dag_sched::models::Model;
+use dag_sched::sim::{JitConfig, Scheduler, SimConfig, SimResult, simulate};
+use dag_sched::workload::{ComputeModel, JobKind, WorkloadConfig, generate, ps_job};
+use dag_sched::{Cluster, LatMethod, MachineId, NodeKind, lat};
+
+use crate::svg::{BarChart, LineChart, Series};
+use crate::{Cell, Context, Experiment, Scale, Table};
+
+/// The CSV header of `reproduce dag`.
+pub const HEADER: &str = "scheduler,model,jobs,mean_speedup_vs_tf,min_remaining_bw,median_remaining_bw,mean_wait_ms,background_jct_ratio";
+
+/// The CSV header of `reproduce dag-lp`.
+pub const LP_HEADER: &str = "jobs,model,variables,constraints,solver,solve_ms";
+
+/// 100 machines at 1 Gbps (paper §4.1 3)).
+const MACHINES: usize = 100;
+const GBPS: f64 = 1e9;
+
+/// JIT, the three baselines and an α sweep on one Poisson job set.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DagSchedulers;
+
+/// The LP's size and solve time for 10 to 70 VGG16 jobs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DagLp;
+
+fn workload(scale: Scale) -> WorkloadConfig {
+    let (per_model, files) = match scale {
+        Scale::Small => (6, 10),
+        Scale::Paper => (30, 40),
+    };
+    WorkloadConfig {
+        dag_jobs: per_model * Model::PAPER.len(),
+        file_jobs: files,
+        models: Model::PAPER.to_vec(),
+        mean_interarrival: 0.1,
+        ps_per_job: 2,
+        compute: ComputeModel::default(),
+        file_sizes: vec![5e9, 10e9, 20e9, 30e9, 40e9],
+        seed: 2026,
+    }
+}
+
+fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v[v.len() / 2]
+}
+
+struct Run {
+    name: String,
+    res: SimResult,
+}
+
+fn rows(t: &mut Table, run: &Run, tf: &SimResult, paper: &dyn Fn(&str, &str) -> Vec<Cell>) {
+    let bg: Vec<f64> = run
+        .res
+        .jobs
+        .iter()
+        .filter(|j| j.kind == JobKind::File)
+        .map(|j| j.jct() / j.alone)
+        .collect();
+    let bg_ratio = if bg.is_empty() {
+        f64::NAN
+    } else {
+        bg.iter().sum::<f64>() / bg.len() as f64
+    };
+    let min_h = run.res.remaining.first().copied().unwrap_or(f64::NAN);
+    let med_h = median(&run.res.remaining);
+    let mut groups: Vec<(String, Option<Model>)> = Model::PAPER
+        .iter()
+        .map(|m| (m.name().to_owned(), Some(*m)))
+        .collect();
+    groups.push(("all".to_owned(), None));
+    for (name, model) in groups {
+        let mut speed = Vec::new();
+        let mut wait = Vec::new();
+        for (o, b) in run.res.jobs.iter().zip(&tf.jobs) {
+            let JobKind::Dag(m) = o.kind else { continue };
+            if model.is_some_and(|x| x != m) {
+                continue;
+            }
+            speed.push(b.jct() / o.jct());
+            if let Some(w) = o.mean_wait {
+                wait.push(w);
+            }
+        }
+        let mean = |v: &[f64]| {
+            if v.is_empty() {
+                f64::NAN
+            } else {
+                v.iter().sum::<f64>() / v.len() as f64
+            }
+        };
+        t.push_with_paper(
+            vec![
+                Cell::text(&run.name),
+                Cell::text(&name),
+                Cell::count(speed.len()),
+                Cell::float(mean(&speed), 3),
+                Cell::float(min_h, 3),
+                Cell::float(med_h, 3),
+                Cell::float(mean(&wait) * 1e3, 1),
+                Cell::float(bg_ratio, 3),
+            ],
+            paper(&run.name, &name),
+        );
+    }
+}
+
+/// The paper's figures: speedup (Fig. 5, 10), minimum and median remaining bandwidth (Fig. 8,
+/// 10) and background inflation (Fig. 9) where it states them.
+fn paper_cells(scheduler: &str, model: &str) -> Vec<Cell> {
+    let f = |x: f64| Cell::float(x, 3);
+    let speed = match (scheduler, model) {
+        ("jit", "lenet") => f(1.34),
+        ("jit", "alexnet") => f(1.53),
+        ("jit", "vgg16") => f(1.70),
+        ("jit", "inception") => f(1.81),
+        ("jit", "resnet152") => f(1.39),
+        ("jit", "all") => f(1.55),
+        ("tictac", "lenet") => f(1.40),
+        ("tictac", "all") => f(1.23),
+        ("tensorflow", _) => f(1.0),
+        ("jit-alpha-0.1", "all") => f(1.09),
+        ("jit-alpha-0.6", "all") => f(1.62),
+        _ => Cell::Empty,
+    };
+    let all = model == "all";
+    let (min_h, med_h, bg) = match scheduler {
+        "jit" if all => (f(0.334), f(0.665), f(1.56)),
+        "tensorflow" if all => (f(0.173), f(0.556), f(2.23)),
+        "sincronia" if all => (Cell::Empty, Cell::Empty, f(2.05)),
+        "tictac" if all => (Cell::Empty, Cell::Empty, f(2.23)),
+        "jit-alpha-0.1" if all => (f(0.482), Cell::Empty, Cell::Empty),
+        "jit-alpha-0.6" if all => (f(0.324), Cell::Empty, Cell::Empty),
+        _ => (Cell::Empty, Cell::Empty, Cell::Empty),
+    };
+    vec![speed, min_h, med_h, bg]
+}
+
+impl Experiment for DagSchedulers {
+    fn name(&self) -> &'static str {
+        "dag"
+    }
+
+    fn description(&self) -> &'static str {
+        "JIT vs TensorFlow order, FIFO+TicTac and Sincronia on DL training DAGs plus file transfers (paper Fig. 5, 6, 8, 9, 10)"
+    }
+
+    fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
+        let cluster = Cluster::uniform(MACHINES, GBPS).map_err(|e| e.to_string())?;
+        let cfg = workload(ctx.scale);
+        let jobs = generate(&cluster, &cfg).map_err(|e| e.to_string())?;
+        let sim = |scheduler: Scheduler| -> Result<SimResult, String> {
+            let t0 = Instant::now();
+            let r = simulate(
+                &cluster,
+                &jobs,
+                &SimConfig {
+                    scheduler,
+                    seed: 7,
+                    sample_window: 1.0,
+                },
+            )
+            .map_err(|e| e.to_string())?;
+            ctx.progress(&format!(
+                "  {} done in {:.1}s ({} events, {} LPs)",
+                scheduler.name(),
+                t0.elapsed().as_secs_f64(),
+                r.events,
+                r.lp.solves
+            ));
+            Ok(r)
+        };
+        let jit = JitConfig::default();
+        let mut runs = vec![
+            Run {
+                name: "tensorflow".into(),
+                res: sim(Scheduler::TensorFlow)?,
+            },
+            Run {
+                name: "tictac".into(),
+                res: sim(Scheduler::TicTac)?,
+            },
+            Run {
+                name: "sincronia".into(),
+                res: sim(Scheduler::Sincronia)?,
+            },
+            Run {
+                name: "jit".into(),
+                res: sim(Scheduler::Jit(jit))?,
+            },
+            Run {
+                name: "jit-lat-backward-cpm".into(),
+                res: sim(Scheduler::Jit(JitConfig {
+                    lat: LatMethod::BackwardCpm,
+                    ..jit
+                }))?,
+            },
+        ];
+        for a in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6] {
+            let res = if (a - jit.alpha).abs() < 1e-12 {
+                runs[3].res.clone()
+            } else {
+                sim(Scheduler::Jit(JitConfig { alpha: a, ..jit }))?
+            };
+            runs.push(Run {
+                name: format!("jit-alpha-{a:.1}"),
+                res,
+            });
+        }
+        let mut t = Table::new("dag", "JIT and baselines on the paper's job mix", HEADER)
+            .with_paper_columns(&[
+                "paper_speedup",
+                "paper_min_remaining_bw",
+                "paper_median_remaining_bw",
+                "paper_background_jct_ratio",
+            ]);
+        let tf = runs[0].res.clone();
+        for run in &runs {
+            rows(&mut t, run, &tf, &paper_cells);
+        }
+        let lp = &runs[3].res.lp;
+        t.note(format!(
+            "{} machines at 1 Gbps; {} DAG jobs (one worker iteration each, 2 parameter servers, equal shares of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152) and {} file jobs of 5-40 Gb; Poisson arrivals, mean gap {} s; seed {}.",
+            MACHINES, cfg.dag_jobs, cfg.file_jobs, cfg.mean_interarrival, cfg.seed
+        ));
+        t.note(format!(
+            "JIT: alpha {}, slot {} s, min-max objective, microlp; {} jobs planned, {} widened, {} unplanned.",
+            jit.alpha, jit.slot, lp.planned, lp.relaxed, lp.unplanned
+        ));
+        t.note("Speedup = TensorFlow JCT / scheduler JCT per DAG job, averaged. Remaining bandwidth = 1 - DAG bits / capacity per port and 1 s window in which DAG jobs sent (paper (18)); same for every row of a run. Background ratio = file-job JCT / its time alone.");
+        t.note("Sincronia treats each job's released, unfinished transfers as one coflow (BSSI recomputed at every flow arrival and departure). jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1.");
+        if ctx.plots_dir().is_some() {
+            let named = ["tensorflow", "tictac", "sincronia", "jit"];
+            let cats: Vec<String> = Model::PAPER
+                .iter()
+                .map(|m| m.name().to_owned())
+                .chain(["all".to_owned()])
+                .collect();
+            let series = named
+                .iter()
+                .map(|n| {
+                    let vals = t
+                        .rows
+                        .iter()
+                        .filter(|r| r[0] == Cell::text(*n))
+                        .map(|r| match r[3] {
+                            Cell::Float(x, _) => x,
+                            _ => f64::NAN,
+                        })
+                        .collect();
+                    ((*n).to_owned(), vals)
+                })
+                .collect();
+            let chart = BarChart {
+                title: "Speedup over TensorFlow order (paper Fig. 5)".into(),
+                y_label: "mean JCT speedup".into(),
+                categories: cats,
+                series,
+            };
+            ctx.write_plot("dag_speedup.svg", &chart.to_svg())?;
+            let cdf = LineChart {
+                title: "CDF of remaining bandwidth (paper Fig. 8)".into(),
+                x_label: "remaining bandwidth ratio".into(),
+                y_label: "CDF".into(),
+                log_x: false,
+                series: runs[..4]
+                    .iter()
+                    .map(|r| {
+                        let n = r.res.remaining.len().max(1) as f64;
+                        Series {
+                            name: r.name.clone(),
+                            points: r
+                                .res
+                                .remaining
+                                .iter()
+                                .enumerate()
+                                .map(|(k, &h)| (h, (k + 1) as f64 / n))
+                                .collect(),
+                        }
+                    })
+                    .collect(),
+            };
+            ctx.write_plot("dag_remaining_bw_cdf.svg", &cdf.to_svg())?;
+        }
+        Ok(vec![t])
+    }
+}
+
+impl Experiment for DagLp {
+    fn name(&self) -> &'static str {
+        "dag-lp"
+    }
+
+    fn description(&self) -> &'static str {
+        "JIT's LP size and solve time for 10 to 70 VGG16 jobs arriving together (paper Fig. 11)"
+    }
+
+    fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
+        let cluster = Cluster::uniform(MACHINES, GBPS).map_err(|e| e.to_string())?;
+        let counts: Vec<usize> = match ctx.scale {
+            Scale::Small => vec![10, 20, 30, 40, 50, 60, 70],
+            Scale::Paper => vec![10, 20, 30, 40, 50, 60, 70, 80],
+        };
+        let jit = JitConfig::default();
+        let mut t = Table::new(
+            "dag-lp",
+            "JIT LP size and solve time, VGG16 jobs",
+            LP_HEADER,
+        )
+        .with_paper_columns(&["paper_solve_ms"]);
+        let compute = ComputeModel::default();
+        for &n in &counts {
+            let mut transfers = Vec::new();
+            for k in 0..n {
+                // Worker k, parameter servers spread over the other machines.
+                let w = MachineId((k % MACHINES) as u32);
+                let ps = [
+                    MachineId(((k + 37) % MACHINES) as u32),
+                    MachineId(((k + 71) % MACHINES) as u32),
+                ];
+                let job =
+                    ps_job(Model::Vgg16, w, &ps, &compute, &cluster).map_err(|e| e.to_string())?;
+                let est = lat::estimate(&job, &cluster, jit.lat);
+                let n_lp = lp::alpha_prefix(job.transfers().len(), jit.alpha)
+                    .map_err(|e| e.to_string())?;
+                for &id in &job.transfers()[..n_lp] {
+                    if let NodeKind::Transfer { size, src, dst } = job.node(id) {
+                        let tr = lat::trans(&job, &cluster, id);
+                        let release = (est.eat(id).unwrap_or(tr) - tr).max(0.0);
+                        let deadline = est.lat(id).unwrap_or(tr).max(release + tr);
+                        transfers.push(LpTransfer {
+                            src,
+                            dst,
+                            size,
+                            release,
+                            deadline,
+                        });
+                    }
+                }
+            }
+            for backend in Backend::all() {
+                let t0 = Instant::now();
+                let s = lp::solve(
+                    &cluster,
+                    &transfers,
+                    &Reservations::new(),
+                    jit.slot,
+                    Objective::MinMax,
+                    backend,
+                )
+                .map_err(|e| e.to_string())?;
+                let ms = t0.elapsed().as_secs_f64() * 1e3;
+                ctx.progress(&format!("  {n} jobs, {}: {ms:.1} ms", backend.name()));
+                t.push_with_paper(
+                    vec![
+                        Cell::count(n),
+                        Cell::text("vgg16"),
+                        Cell::count(s.variables),
+                        Cell::count(s.constraints),
+                        Cell::text(backend.name()),
+                        Cell::float(ms, 1),
+                    ],
+                    vec![if n <= 70 {
+                        Cell::text("< 1000")
+                    } else {
+                        Cell::Empty
+                    }],
+                );
+            }
+        }
+        t.note("Each job: one VGG16 worker iteration, alpha = 0.4 of its transfers (the first 13 pulls), LAT by Algorithm 1, slot 100 ms, min-max objective; all jobs in one LP; 10-70 jobs, 10-80 with --scale paper. HiGHS rows appear when dag-sched is built with its `highs` feature.");
+        Ok(vec![t])
+    }
+}
