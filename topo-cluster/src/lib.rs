@@ -24,6 +24,19 @@
 //!
 //! Everything is pure: no I/O, no clock, no threads; generators take a seed.
 //!
+//! # Faithful first, then better
+//! - Clustering: the default [`AcceptRule::EcoMinEdge`] is ECO's per-node test as the paper
+//!   used it; [`AcceptRule::Strict`] guarantees max/min ≤ 1 + ρ inside every cluster (the
+//!   per-node rule can chain a gradual sequence into one cluster). By default a merge that
+//!   would put an unmeasured pair inside a cluster is refused
+//!   ([`ClusterParams::forbid_unmeasured`]); with per-site monitoring this changes nothing
+//!   from the paper, whose clusters never span the missing interconnections.
+//! - Cost models: the closed forms are the paper-family formulas; where they are only bounds
+//!   (binary, binomial for non-powers of two, segments that do not divide the message),
+//!   [`Evaluator::Simulated`] uses the exact critical path of [`simulate`].
+//! - Inter-cluster: the default [`best_schedule`] runs every heuristic and keeps the cheapest;
+//!   [`optimum`] is the exhaustive reference for up to [`MAX_EXHAUSTIVE_CLUSTERS`] clusters.
+//!
 //! # Example
 //! ```
 //! use topo_cluster::{fixtures, group_by_host, logical_clusters, ClusterParams, Hierarchy, Level};
