@@ -13,8 +13,12 @@
 //! [`ReaderSlot`] and released when it drops, so threads can come and go.
 //!
 //! [`RawTwoNLock`] is the protocol over atomics (a `lock_api`-style raw lock);
-//! [`TwoNLock`] wraps it around a value with RAII guards. The locks are spin locks that
-//! yield the time slice after a short spin (no futex: the crate does no system calls).
+//! [`TwoNLock`] wraps it around a value with RAII guards. The locks are ticket spin locks
+//! that yield the time slice after a short spin (no futex: the crate does no system calls).
+//! Ticket order is what makes step 6 bounded: a writer waiting for `signal[i]` is next in
+//! line, so a reader that releases its locks and loops back waits behind it (a
+//! test-and-set lock let a tight reader loop keep `signal[i]` from the writer for
+//! milliseconds).
 //!
 //! This is the only module of the crate with `unsafe` code; each block says why it is sound,
 //! a loom model (`RUSTFLAGS="--cfg loom" cargo test -p pmix-kvs --release --test loom_lock`)
@@ -27,39 +31,48 @@ use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 
-use self::sync::{AtomicBool, AtomicU32, ConstPtr, MutPtr, Ordering, UnsafeCell, spin_wait};
+use self::sync::{AtomicU32, ConstPtr, MutPtr, Ordering, UnsafeCell, spin_wait};
 use crate::error::{Error, Result};
 
-/// A test-and-test-and-set spin lock.
+/// A ticket spin lock: waiters are served in arrival order, so a writer queued behind a
+/// reader's signal lock gets it after that one reader, however fast the reader loops.
 #[derive(Debug)]
-struct SpinLock(AtomicBool);
+struct SpinLock {
+    next: AtomicU32,
+    serving: AtomicU32,
+}
 
 impl SpinLock {
     fn new() -> Self {
-        Self(AtomicBool::new(false))
+        Self {
+            next: AtomicU32::new(0),
+            serving: AtomicU32::new(0),
+        }
     }
 
     fn try_lock(&self) -> bool {
-        !self.0.load(Ordering::Relaxed)
-            && self
-                .0
-                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
+        let s = self.serving.load(Ordering::Relaxed);
+        self.next
+            .compare_exchange(s, s.wrapping_add(1), Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
     }
 
     fn lock(&self) {
+        let ticket = self.next.fetch_add(1, Ordering::Relaxed);
         let mut spins = 0;
-        while !self.try_lock() {
+        while self.serving.load(Ordering::Acquire) != ticket {
             spin_wait(&mut spins);
         }
     }
 
     fn unlock(&self) {
-        self.0.store(false, Ordering::Release);
+        // Only the holder writes `serving`.
+        let s = self.serving.load(Ordering::Relaxed);
+        self.serving.store(s.wrapping_add(1), Ordering::Release);
     }
 
     fn is_locked(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.next.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
     }
 }
 

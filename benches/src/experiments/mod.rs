@@ -8,6 +8,7 @@ use crate::Experiment;
 pub mod dag;
 pub mod fabric;
 pub mod mcast;
+pub mod pmix;
 pub mod rdma;
 pub mod topo;
 
@@ -22,6 +23,9 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(rdma::Rdma),
         Box::new(dag::DagSchedulers),
         Box::new(dag::DagLp),
+        Box::new(pmix::PmixCodec),
+        Box::new(pmix::PmixLock),
+        Box::new(pmix::PmixFence),
     ]
 }
 

@@ -4,7 +4,7 @@
 #[cfg(loom)]
 pub(crate) use loom::cell::{ConstPtr, MutPtr, UnsafeCell};
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+pub(crate) use loom::sync::atomic::{AtomicU32, Ordering};
 
 /// One step of a spin wait: under loom, a yield so that the model checker runs the holder.
 #[cfg(loom)]
@@ -13,7 +13,7 @@ pub(crate) fn spin_wait(_spins: &mut u32) {
 }
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+pub(crate) use std::sync::atomic::{AtomicU32, Ordering};
 
 /// One step of a spin wait: a CPU hint for a while, then yielding the time slice.
 #[cfg(not(loom))]
