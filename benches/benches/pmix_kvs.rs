@@ -1,0 +1,189 @@
+//! pmix-kvs: `get` hits (target ≤ 50 ns uncontended) beside a bare `HashMap` lookup; the
+//! naive and compact codecs on the paper's blob (128 ranks × 8 keys); reads through the
+//! 2N-lock beside `std::sync::RwLock`, `parking_lot::RwLock` and crossbeam's `ShardedLock`
+//! for 1–16 reader threads (`iter_custom`, wall time of the slowest thread, throughput in
+//! reads); and the fence state machines at 64 nodes.
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::sync::{Barrier, RwLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use crossbeam_utils::sync::ShardedLock;
+use pmix_kvs::codec::{self, CompactOptions, Layout};
+use pmix_kvs::fence::{self, Algorithm};
+use pmix_kvs::lock::TwoNLock;
+use pmix_kvs::varint::IntEncoding;
+use pmix_kvs::workload::{ModexShape, modex_blob};
+use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
+
+fn get(c: &mut Criterion) {
+    let mut store = NodeStore::new();
+    let ns = store
+        .register_job(
+            "slurm.pmix.1234567.0",
+            &JobInfo {
+                size: 2,
+                local_peers: vec![Rank(0), Rank(1)],
+                node_id: 0,
+                hostname: "n0".into(),
+                num_nodes: 1,
+                proc_nodes: None,
+                extra: vec![],
+            },
+        )
+        .expect("valid job");
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    p0.put(Scope::Global, "btl.tcp.addr", Value::U64(0xdead_beef))
+        .expect("valid key");
+    p0.commit(&mut store).expect("local process");
+    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+    let target = p0.id();
+    let cached = GetOptions::default();
+    let refresh = GetOptions {
+        refresh_cache: true,
+        ..GetOptions::default()
+    };
+    let mut g = c.benchmark_group("pmix_get_hit");
+    g.bench_function("client_cache", |b| {
+        b.iter(|| {
+            let o = p1
+                .get(&store, target, black_box("btl.tcp.addr"), &cached, 0)
+                .expect("valid");
+            assert!(matches!(o, GetOutcome::Found(Value::U64(_))));
+            o
+        });
+    });
+    g.bench_function("node_store_refresh", |b| {
+        b.iter(|| {
+            p1.get(&store, target, black_box("btl.tcp.addr"), &refresh, 0)
+                .expect("valid")
+        });
+    });
+    let mut baseline: HashMap<String, Value> = HashMap::new();
+    baseline.insert("btl.tcp.addr".into(), Value::U64(0xdead_beef));
+    g.bench_function("baseline_hashmap", |b| {
+        b.iter(|| baseline.get(black_box("btl.tcp.addr")).cloned());
+    });
+    g.finish();
+}
+
+fn codec_bench(c: &mut Criterion) {
+    let blob = modex_blob(&ModexShape::default());
+    let layouts = [
+        ("naive", Layout::Naive),
+        ("compact", Layout::Compact(CompactOptions::default())),
+        (
+            "flex128",
+            Layout::Compact(CompactOptions {
+                ints: IntEncoding::Flex128,
+                shared_prefix: true,
+            }),
+        ),
+    ];
+    let mut g = c.benchmark_group("pmix_codec_128x8");
+    for (name, layout) in layouts {
+        let bytes = codec::encode(&blob, layout).expect("valid blob");
+        g.throughput(Throughput::Elements(blob.pair_count() as u64));
+        g.bench_function(BenchmarkId::new("encode", name), |b| {
+            b.iter(|| codec::encode(black_box(&blob), layout).expect("valid"));
+        });
+        g.bench_function(BenchmarkId::new("decode", name), |b| {
+            b.iter(|| codec::decode(black_box(&bytes)).expect("valid"));
+        });
+    }
+    g.finish();
+}
+
+type Data = [u64; 8];
+
+fn sum(d: &Data) -> u64 {
+    black_box(d).iter().fold(0, |a, b| a.wrapping_add(*b))
+}
+
+/// Runs `threads` threads doing `iters` reads each; returns the slowest thread's time.
+fn run_readers(threads: usize, iters: u64, read: &(dyn Fn(u64) + Sync)) -> Duration {
+    let start = Barrier::new(threads);
+    thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    start.wait();
+                    let t0 = Instant::now();
+                    read(iters);
+                    t0.elapsed()
+                })
+            })
+            .collect();
+        hs.into_iter()
+            .map(|h| h.join().expect("reader thread"))
+            .max()
+            .unwrap_or_default()
+    })
+}
+
+fn locks(c: &mut Criterion) {
+    let data: Data = [1; 8];
+    let mut g = c.benchmark_group("pmix_lock_read");
+    g.sample_size(20);
+    for threads in [1usize, 2, 4, 8, 16] {
+        g.throughput(Throughput::Elements(threads as u64));
+        let two_n = TwoNLock::new(data, 16).expect("16 slots");
+        g.bench_function(BenchmarkId::new("2n_lock", threads), |b| {
+            b.iter_custom(|iters| {
+                run_readers(threads, iters, &|n| {
+                    let mut slot = two_n.reader().expect("a free slot");
+                    for _ in 0..n {
+                        black_box(sum(&slot.read()));
+                    }
+                })
+            });
+        });
+        let std_lock = RwLock::new(data);
+        g.bench_function(BenchmarkId::new("std_rwlock", threads), |b| {
+            b.iter_custom(|iters| {
+                run_readers(threads, iters, &|n| {
+                    for _ in 0..n {
+                        black_box(sum(&std_lock.read().expect("not poisoned")));
+                    }
+                })
+            });
+        });
+        let pl = parking_lot::RwLock::new(data);
+        g.bench_function(BenchmarkId::new("parking_lot_rwlock", threads), |b| {
+            b.iter_custom(|iters| {
+                run_readers(threads, iters, &|n| {
+                    for _ in 0..n {
+                        black_box(sum(&pl.read()));
+                    }
+                })
+            });
+        });
+        let sharded = ShardedLock::new(data);
+        g.bench_function(BenchmarkId::new("crossbeam_shardedlock", threads), |b| {
+            b.iter_custom(|iters| {
+                run_readers(threads, iters, &|n| {
+                    for _ in 0..n {
+                        black_box(sum(&sharded.read().expect("not poisoned")));
+                    }
+                })
+            });
+        });
+    }
+    g.finish();
+}
+
+fn fences(c: &mut Criterion) {
+    let mut g = c.benchmark_group("pmix_fence_sim_64x1k");
+    for alg in [Algorithm::TREE, Algorithm::Ring, Algorithm::Bruck] {
+        g.bench_function(alg.name(), |b| {
+            b.iter(|| fence::simulate(alg, vec![vec![7u8; 1024]; 64], true).expect("valid"));
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, get, codec_bench, locks, fences);
+criterion_main!(benches);
