@@ -1,0 +1,65 @@
+//! The `reproduce` command line: the fabric experiment's exact CSV, and refusals.
+
+use std::process::Command;
+
+fn reproduce(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_reproduce"))
+        .args(args)
+        .output()
+        .expect("reproduce runs")
+}
+
+#[test]
+fn fabric_csv_has_the_papers_figures() {
+    let out = reproduce(&["fabric", "--format", "csv"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "topology,switches,terminals,links,max_radix,switch_diameter"
+    );
+    assert!(lines.contains(&"fat_tree-k40,2000,16000,32000,40,4"), "{text}");
+    assert!(lines.contains(&"torus-30x20x20-t2,12000,24000,36000,8,35"), "{text}");
+    assert!(lines.contains(&"dragonfly-a18-p9-h9,2934,26406,38142,35,3"), "{text}");
+    let rr = lines
+        .iter()
+        .find(|l| l.starts_with("random_regular-2048-r40-t20"))
+        .unwrap();
+    assert!(rr.contains(",2048,40960,20480,40,"), "{rr}");
+}
+
+#[test]
+fn json_and_table_forms() {
+    let out = reproduce(&["fabric", "--format", "json"]);
+    assert!(out.status.success());
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert!(json.starts_with("[{\"experiment\":\"fabric\""), "{json}");
+    let out = reproduce(&["fabric"]);
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("paper:switches"), "{table}");
+}
+
+#[test]
+fn bad_arguments_are_refused() {
+    for args in [
+        &["no-such-experiment"][..],
+        &["--scale", "huge"],
+        &["--format", "xml"],
+        &["--bogus"],
+        &["--plots"],
+    ] {
+        let out = reproduce(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn list_names_every_experiment() {
+    let out = reproduce(&["--list"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    for e in benches::experiments::all() {
+        assert!(text.contains(e.name()), "{text}");
+    }
+}
