@@ -12,16 +12,29 @@ fn reproduce(args: &[&str]) -> std::process::Output {
 #[test]
 fn fabric_csv_has_the_papers_figures() {
     let out = reproduce(&["fabric", "--format", "csv"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
         "topology,switches,terminals,links,max_radix,switch_diameter"
     );
-    assert!(lines.contains(&"fat_tree-k40,2000,16000,32000,40,4"), "{text}");
-    assert!(lines.contains(&"torus-30x20x20-t2,12000,24000,36000,8,35"), "{text}");
-    assert!(lines.contains(&"dragonfly-a18-p9-h9,2934,26406,38142,35,3"), "{text}");
+    assert!(
+        lines.contains(&"fat_tree-k40,2000,16000,32000,40,4"),
+        "{text}"
+    );
+    assert!(
+        lines.contains(&"torus-30x20x20-t2,12000,24000,36000,8,35"),
+        "{text}"
+    );
+    assert!(
+        lines.contains(&"dragonfly-a18-p9-h9,2934,26406,38142,35,3"),
+        "{text}"
+    );
     let rr = lines
         .iter()
         .find(|l| l.starts_with("random_regular-2048-r40-t20"))
