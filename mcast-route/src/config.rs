@@ -85,6 +85,18 @@ pub enum Regraft {
     Rebuild,
 }
 
+/// How the root of a merged tree is chosen (paper §3.3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MergeRoot {
+    /// The paper's: one BFS in `G_color` from every member switch of the virtual group; the
+    /// switch of least largest distance wins (ties: fewest entries in use, then index).
+    #[default]
+    Bfs,
+    /// Faster: the switch of the virtual group's component of least largest hop-table
+    /// distance (a lower bound of the `G_color` distance), one BFS in all.
+    HopTable,
+}
+
 /// Everything a [`Router`](crate::Router) is configured with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Config {
@@ -98,6 +110,8 @@ pub struct Config {
     pub merge: MergeStrategy,
     /// Regraft strategy (MR4LMS only).
     pub regraft: Regraft,
+    /// Root of merged trees (MR4LMS only).
+    pub merge_root: MergeRoot,
 }
 
 impl Config {

@@ -152,7 +152,8 @@ impl Scratch {
     }
 
     /// BFS from `start` over switches for which `avail` holds, at most `max_depth` hops.
-    /// Returns whether every switch of `targets` was reached (it stops as soon as they are).
+    /// Returns whether every switch of `targets` was reached (it stops as soon as they are;
+    /// with no target it searches the whole component).
     /// `queue` holds the reached switches afterwards and `hops` their distances.
     ///
     /// Complexity: O(S + L) over the part of `G_color` searched.
@@ -184,7 +185,7 @@ impl Scratch {
             left -= 1;
         }
         let mut head = 0;
-        while head < self.queue.len() && left > 0 {
+        while head < self.queue.len() && (left > 0 || targets.is_empty()) {
             let v = self.queue[head];
             head += 1;
             let h = self.hops[v as usize];

@@ -60,8 +60,8 @@
 //! ## Choices beyond the paper
 //! - Dijkstra (FCTB, merging, SSSP-MC) orders paths by (hops, Σ EFI) so that trees stay of
 //!   least height, as OpenSM's P² + load weights do.
-//! - The merged tree's root is the reachable switch of least hop-table distance to the
-//!   virtual group (the paper measures `G_color` distances by one BFS per member).
+//! - [`MergeRoot::HopTable`] picks a merged tree's root by hop-table distances in one BFS
+//!   instead of the paper's one BFS per member switch ([`MergeRoot::Bfs`], the default).
 //! - FCTB reuses an existing tree spanning the group only if it is no higher than the least
 //!   height, so FCTB trees stay minimal.
 #![forbid(unsafe_code)]
@@ -84,7 +84,9 @@ mod stats;
 mod tree;
 mod types;
 
-pub use config::{Algorithm, Config, Entries, MAX_ENTRIES, MergeStrategy, Policy, Regraft};
+pub use config::{
+    Algorithm, Config, Entries, MAX_ENTRIES, MergeRoot, MergeStrategy, Policy, Regraft,
+};
 pub use error::Error;
 pub use mft::MftBlock;
 pub use portset::PortSet;

@@ -6,7 +6,7 @@ use fabric_model::NodeId;
 
 use crate::router::Members;
 use crate::tree::Tree;
-use crate::{GroupId, MergeStrategy, Regraft, Router, TreeId};
+use crate::{GroupId, MergeRoot, MergeStrategy, Regraft, Router, TreeId};
 
 impl Router<'_> {
     /// Formula (1), literally: the mean, over the members of both the group and the tree, of
@@ -130,6 +130,41 @@ impl Router<'_> {
         best.map(|(_, _, i)| TreeId(i))
     }
 
+    /// §3.3.2: the root of vMcg's tree, a switch of its component in `G_color` of least
+    /// largest distance to vMcg's member switches (BFS distances, or hop-table distances with
+    /// [`MergeRoot::HopTable`]), ties to fewest entries in use, then index.
+    ///
+    /// Complexity: O(M·(S + L)) with BFS distances, O(S·M + S + L) with the hop table.
+    fn merge_root(&mut self, color: u32, vm_sw: &[u32]) -> u32 {
+        let colors = &self.colors;
+        let free = |x: u32| !colors.is_busy(x, color);
+        let n = self.g.len();
+        let mut far = vec![0u32; n];
+        let mut seen = vec![0u32; n];
+        let sources: &[u32] = match self.config.merge_root {
+            MergeRoot::Bfs => vm_sw,
+            MergeRoot::HopTable => &vm_sw[..1],
+        };
+        for &src in sources {
+            self.s.bfs(&self.g, src, u32::MAX, free, &[]);
+            for &x in &self.s.queue {
+                far[x as usize] = far[x as usize].max(self.s.hops[x as usize]);
+                seen[x as usize] += 1;
+            }
+        }
+        if self.config.merge_root == MergeRoot::HopTable {
+            self.max_dist(vm_sw);
+            for (f, &d) in far.iter_mut().zip(&self.s.maxd) {
+                *f = u32::from(d);
+            }
+        }
+        let need = sources.len() as u32;
+        (0..n as u32)
+            .filter(|&x| seen[x as usize] == need)
+            .min_by_key(|&x| (far[x as usize], self.colors.in_use(x), x))
+            .expect("vMcg's first switch is in its own component")
+    }
+
     /// Alg. 4: merges the new group with existing groups into a virtual group (vMcg) that
     /// shares one tree and one color, and builds that tree. Returns the tree and the groups
     /// merged in.
@@ -140,9 +175,9 @@ impl Router<'_> {
     /// of that color on its switches. [`MergeStrategy::FewestGroupsColor`] skips the
     /// optimistic step and takes the color with the fewest groups.
     ///
-    /// The tree is then built by Dijkstra in `G_color` from the reachable switch of least
-    /// hop-table distance to vMcg's members (ties by entries in use), keeping every link of
-    /// the old trees (Alg. 5) or rebuilding ([`Regraft::Rebuild`]).
+    /// The tree is then built by Dijkstra in `G_color` from the root of
+    /// [`merge_root`](Self::merge_root), keeping every link of the old trees (Alg. 5) or
+    /// rebuilding ([`Regraft::Rebuild`]).
     ///
     /// Complexity: O(Σ|T|·|g|) for formula (1), O(k·(S + L)) for k pessimistic rounds,
     /// O((S + L) log S) for Dijkstra.
@@ -211,16 +246,8 @@ impl Router<'_> {
                 take(self, id, &mut old, &mut terminals);
             }
         }
-        // The BFS of the last round left the reachable switches in the queue: the root is the
-        // one of least hop-table distance to vMcg's members, then fewest entries, then index.
-        let reach = std::mem::take(&mut self.s.queue);
-        self.max_dist(&vm_sw);
-        let root = reach
-            .iter()
-            .copied()
-            .min_by_key(|&s| (self.s.maxd[s as usize], self.colors.in_use(s), s))
-            .expect("the BFS reached vMcg's first switch");
-        self.s.queue = reach;
+        // §3.3.2: the root.
+        let root = self.merge_root(color, &vm_sw);
         let owner: BTreeMap<u32, usize> = old
             .iter()
             .enumerate()

@@ -60,6 +60,8 @@ fn four_groups_share_color_zero_as_in_fig2() {
     assert_eq!(g4.method, Method::Merge);
     assert_eq!(g4.color, Color(0));
     assert_eq!(g4.merged, [g3.group]);
+    // The merged tree's root has the least largest BFS distance to E, F, G, H in G_color.
+    assert_eq!((g4.root, g4.height), (sw[0], 2));
     let t4 = r.tree(g4.tree).unwrap();
     assert_eq!(t4.members, [e, ff, g, h]);
     assert_eq!(t4.groups, [g3.group, g4.group]);

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use fabric_model::{Fabric, HopTable, LinkId, generators};
 use mcast_route::{
-    Algorithm, Config, Entries, GroupId, MergeStrategy, Method, Policy, Regraft, Router,
+    Algorithm, Config, Entries, GroupId, MergeRoot, MergeStrategy, Method, Policy, Regraft, Router,
 };
 use proptest::prelude::*;
 
@@ -60,14 +60,18 @@ fn config() -> impl Strategy<Value = Config> {
             Just(MergeStrategy::FewestGroupsColor)
         ],
         prop_oneof![Just(Regraft::KeepOldTree), Just(Regraft::Rebuild)],
+        prop_oneof![Just(MergeRoot::Bfs), Just(MergeRoot::HopTable)],
     )
-        .prop_map(|(entries, algorithm, policy, merge, regraft)| Config {
-            entries,
-            algorithm,
-            policy,
-            merge,
-            regraft,
-        })
+        .prop_map(
+            |(entries, algorithm, policy, merge, regraft, merge_root)| Config {
+                entries,
+                algorithm,
+                policy,
+                merge,
+                regraft,
+                merge_root,
+            },
+        )
 }
 
 fn tree_links(r: &Router<'_>) -> BTreeMap<GroupId, BTreeSet<LinkId>> {

@@ -1,7 +1,9 @@
 //! Deterministic scenarios that walk through every branch of Alg. 4 and Alg. 7.
 
 use fabric_model::{HopTable, generators};
-use mcast_route::{Config, Entries, MergeStrategy, Method, Policy, Regraft, Router, patterns};
+use mcast_route::{
+    Config, Entries, MergeRoot, MergeStrategy, Method, Policy, Regraft, Router, patterns,
+};
 
 use crate::common::check_state;
 
@@ -14,10 +16,14 @@ fn every_merge_strategy_and_regraft_merges_correctly() {
         MergeStrategy::OptimisticThenPessimistic,
         MergeStrategy::FewestGroupsColor,
     ] {
-        for regraft in [Regraft::KeepOldTree, Regraft::Rebuild] {
+        for (regraft, merge_root) in [
+            (Regraft::KeepOldTree, MergeRoot::Bfs),
+            (Regraft::Rebuild, MergeRoot::HopTable),
+        ] {
             let cfg = Config {
                 merge,
                 regraft,
+                merge_root,
                 ..Config::mr4lms(Entries::Limit(2))
             };
             let mut r = Router::new(&f, &h, cfg).unwrap();

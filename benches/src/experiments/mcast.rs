@@ -263,6 +263,8 @@ impl Experiment for Mcast {
         .with_paper_columns(&["paper_colors_used", "paper_max_efi"]);
         let dump_dir = std::env::var_os(DUMP_ENV).map(PathBuf::from);
         let mut charts: Vec<ChartData> = Vec::new();
+        // (bytes, which run, groups): the largest router, hop table included.
+        let mut peak = (0usize, String::new(), 0usize);
         for topo in topologies(ctx.scale) {
             ctx.progress(&format!("mcast: building {}", topo.name));
             let fabric = (topo.build)().map_err(|e| e.to_string())?;
@@ -314,6 +316,10 @@ impl Experiment for Mcast {
                     }
                     let us = start.elapsed().as_secs_f64() * 1e6 / groups.len().max(1) as f64;
                     let st = r.stats();
+                    let mem = r.memory_bytes() + hops.memory_bytes();
+                    if mem > peak.0 {
+                        peak = (mem, format!("{} {pname} {alg}", topo.name), groups.len());
+                    }
                     let run = Run {
                         colors_used: st.colors_used,
                         max_efi: st.max_efi,
@@ -379,6 +385,12 @@ impl Experiment for Mcast {
                 }
             }
         }
+        table.note(format!(
+            "largest router: {:.1} MB with its hop table ({}, {} groups)",
+            peak.0 as f64 / 1e6,
+            peak.1,
+            peak.2
+        ));
         table.note("n_colors: MFT entries per switch (the paper's recommended 128 on fat trees, 256 elsewhere); baselines use one MLID per group, so their colors_used = groups.");
         table.note("max_efi counts switch-switch links only; us_per_group is wall time of create_group in this process, one core.");
         table.note("color_lower_bound: most groups with a member on one switch; max_height_excess: worst group height over its least possible height.");
