@@ -14,10 +14,9 @@
 //! Both start with a three-byte header: magic `b'P'`, layout (1 naive, 2 compact), flags.
 //! [`decode`] reads either, validates everything and never panics on any input.
 
-use std::collections::HashMap;
-
 use crate::blob::{FenceBlob, ProcEntry};
 use crate::error::{Error, Result};
+use crate::fnv::FnvMap;
 use crate::ident::{MAX_NSLEN, Rank};
 use crate::keys::MAX_KEYLEN;
 use crate::value::{DataType, Value};
@@ -383,7 +382,7 @@ fn encode_compact(blob: &FenceBlob, o: CompactOptions) -> Vec<u8> {
         flags |= FLAG_PREFIX;
     }
     // The key table, in order of first use, and each key's shared prefix.
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut index: FnvMap<&str, usize> = FnvMap::default();
     let mut table: Vec<&str> = Vec::new();
     let mut prefix: Vec<Option<&[u8]>> = Vec::new();
     for e in &blob.entries {

@@ -50,6 +50,7 @@ pub mod blob;
 pub mod codec;
 pub mod error;
 pub mod fence;
+mod fnv;
 pub mod fuzz_harness;
 pub mod ident;
 pub mod keys;

@@ -14,7 +14,8 @@
 //!
 //! [`RawTwoNLock`] is the protocol over atomics (a `lock_api`-style raw lock);
 //! [`TwoNLock`] wraps it around a value with RAII guards. The locks are ticket spin locks
-//! that yield the time slice after a short spin (no futex: the crate does no system calls).
+//! that yield the time slice after a short spin (no futex: nothing here parks a thread in
+//! the kernel, so the same protocol could live in a shared-memory segment).
 //! Ticket order is what makes step 6 bounded: a writer waiting for `signal[i]` is next in
 //! line, so a reader that releases its locks and loops back waits behind it (a
 //! test-and-set lock let a tight reader loop keep `signal[i]` from the writer for
@@ -22,7 +23,28 @@
 //!
 //! This is the only module of the crate with `unsafe` code; each block says why it is sound,
 //! a loom model (`RUSTFLAGS="--cfg loom" cargo test -p pmix-kvs --release --test loom_lock`)
-//! checks the protocol, and Miri runs the unit tests where the toolchain has it.
+//! checks the protocol, and Miri runs the unit tests where the toolchain has it
+//! (`cargo +nightly miri test -p pmix-kvs --lib lock::`).
+//!
+//! # Complexity
+//! A read takes 3 lock operations and 2 releases on the reader's own slot: O(1), no shared
+//! cache line. A write takes 2N acquisitions and 2N releases: O(N).
+//!
+//! ```
+//! use pmix_kvs::lock::TwoNLock;
+//!
+//! let lock = TwoNLock::new(vec![1, 2], 4)?; // 4 reader slots
+//! std::thread::scope(|s| {
+//!     s.spawn(|| {
+//!         let mut slot = lock.reader().expect("a free slot"); // claimed until dropped
+//!         let n = slot.read().len();
+//!         assert!(n == 2 || n == 3);
+//!     });
+//!     lock.write().push(3);
+//! });
+//! assert_eq!(lock.into_inner(), vec![1, 2, 3]);
+//! # Ok::<(), pmix_kvs::Error>(())
+//! ```
 
 mod sync;
 
@@ -272,7 +294,11 @@ impl<T> TwoNLock<T> {
         })
     }
 
-    /// Takes the write lock (steps 6–7), waiting for readers inside to leave.
+    /// Takes the write lock (steps 6–7), waiting for readers inside to leave. As with
+    /// `RwLock`, a thread that holds a read guard and asks for the write lock deadlocks.
+    ///
+    /// # Complexity
+    /// O(N) in the number of slots.
     pub fn write(&self) -> WriteGuard<'_, T> {
         self.raw.lock_exclusive();
         WriteGuard {

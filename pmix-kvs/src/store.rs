@@ -12,11 +12,12 @@
 //! [`GetOutcome::Pending`] (or [`GetOutcome::Forward`] for a remote process) and the caller
 //! asks again, with the current time, after the store changed.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::blob::{FenceBlob, ProcEntry};
 use crate::codec;
 use crate::error::{Error, Result, status};
+use crate::fnv::FnvMap;
 use crate::ident::{Nspace, NspaceTable, ProcId, Rank, check_nspace};
 use crate::keys;
 use crate::value::{Scope, Value};
@@ -29,10 +30,10 @@ struct ProcData {
     /// Resource-manager data of the process realm (reserved keys).
     info: BTreeMap<String, Value>,
     /// Data visible on the node (`Local`, `Global`), of local processes.
-    local: HashMap<String, Entry>,
+    local: FnvMap<String, Entry>,
     /// Data that leaves the node (`Remote`, `Global`): of local processes, what they committed;
     /// of remote processes, what fences and direct modex brought.
-    remote: HashMap<String, Entry>,
+    remote: FnvMap<String, Entry>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -42,7 +43,7 @@ struct JobData {
     job: BTreeMap<String, Value>,
     local: BTreeSet<Rank>,
     proc_nodes: Option<Vec<u32>>,
-    procs: HashMap<Rank, ProcData>,
+    procs: FnvMap<Rank, ProcData>,
     dmodex_sent: HashSet<Rank>,
 }
 
@@ -523,7 +524,7 @@ fn covers(want: Scope, stored: Scope, on_node: bool) -> bool {
     }
 }
 
-fn sorted_pairs(m: &HashMap<String, Entry>) -> Vec<(String, Value)> {
+fn sorted_pairs(m: &FnvMap<String, Entry>) -> Vec<(String, Value)> {
     let mut v: Vec<(String, Value)> = m.iter().map(|(k, (_, v))| (k.clone(), v.clone())).collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
@@ -541,8 +542,8 @@ enum Lookup {
 pub struct Client {
     me: ProcId,
     staged: Vec<(Scope, String, Value)>,
-    internal: HashMap<String, Value>,
-    cache: HashMap<ProcId, HashMap<String, Value>>,
+    internal: FnvMap<String, Value>,
+    cache: FnvMap<ProcId, FnvMap<String, Value>>,
 }
 
 impl Client {
@@ -552,8 +553,8 @@ impl Client {
         Self {
             me,
             staged: Vec::new(),
-            internal: HashMap::new(),
-            cache: HashMap::new(),
+            internal: FnvMap::default(),
+            cache: FnvMap::default(),
         }
     }
 

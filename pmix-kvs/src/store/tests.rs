@@ -1,6 +1,7 @@
 use super::*;
 use crate::error::status;
 use proptest::prelude::*;
+use std::collections::HashMap;
 
 fn job(size: u32, local: &[u32], node: u32, map: Vec<u32>) -> JobInfo {
     JobInfo {
