@@ -130,39 +130,54 @@ impl Router<'_> {
         best.map(|(_, _, i)| TreeId(i))
     }
 
-    /// §3.3.2: the root of vMcg's tree, a switch of its component in `G_color` of least
-    /// largest distance to vMcg's member switches (BFS distances, or hop-table distances with
-    /// [`MergeRoot::HopTable`]), ties to fewest entries in use, then index.
+    /// §3.3.2: the root of vMcg's tree, the switch of its component in `G_color` of least
+    /// largest BFS distance to vMcg's member switches, ties to fewest entries in use, then
+    /// index (with [`MergeRoot::HopTable`]: least largest hop-table distance instead).
     ///
-    /// Complexity: O(M·(S + L)) with BFS distances, O(S·M + S + L) with the hop table.
+    /// The paper's argmin is found without one BFS per member: switches are tried in order of
+    /// their hop-table distance (a lower bound of the `G_color` one), each with one BFS
+    /// bounded by the best found, until the bound passes the best.
+    ///
+    /// Complexity: O(S·M + k·(S + L)) for k switches tried (usually one or two).
     fn merge_root(&mut self, color: u32, vm_sw: &[u32]) -> u32 {
         let colors = &self.colors;
         let free = |x: u32| !colors.is_busy(x, color);
-        let n = self.g.len();
-        let mut far = vec![0u32; n];
-        let mut seen = vec![0u32; n];
-        let sources: &[u32] = match self.config.merge_root {
-            MergeRoot::Bfs => vm_sw,
-            MergeRoot::HopTable => &vm_sw[..1],
-        };
-        for &src in sources {
-            self.s.bfs(&self.g, src, u32::MAX, free, &[]);
-            for &x in &self.s.queue {
-                far[x as usize] = far[x as usize].max(self.s.hops[x as usize]);
-                seen[x as usize] += 1;
-            }
-        }
+        // vMcg's component.
+        self.s.bfs(&self.g, vm_sw[0], u32::MAX, free, &[]);
+        let comp = std::mem::take(&mut self.s.queue);
+        self.max_dist(vm_sw);
+        let mut order: Vec<(u32, usize, u32)> = comp
+            .iter()
+            .map(|&x| (u32::from(self.s.maxd[x as usize]), self.colors.in_use(x), x))
+            .collect();
+        self.s.queue = comp;
+        order.sort_unstable();
         if self.config.merge_root == MergeRoot::HopTable {
-            self.max_dist(vm_sw);
-            for (f, &d) in far.iter_mut().zip(&self.s.maxd) {
-                *f = u32::from(d);
+            return order[0].2;
+        }
+        let colors = &self.colors;
+        let free = |x: u32| !colors.is_busy(x, color);
+        let mut best: Option<(u32, usize, u32)> = None;
+        for (lb, load, x) in order {
+            if let Some(b) = best
+                && (lb, load, x) > b
+            {
+                break;
+            }
+            let depth = best.map_or(u32::MAX, |b| b.0);
+            if !self.s.bfs(&self.g, x, depth, free, vm_sw) {
+                continue;
+            }
+            let far = vm_sw
+                .iter()
+                .map(|&t| self.s.hops[t as usize])
+                .max()
+                .unwrap_or(0);
+            if best.is_none_or(|b| (far, load, x) < b) {
+                best = Some((far, load, x));
             }
         }
-        let need = sources.len() as u32;
-        (0..n as u32)
-            .filter(|&x| seen[x as usize] == need)
-            .min_by_key(|&x| (far[x as usize], self.colors.in_use(x), x))
-            .expect("vMcg's first switch is in its own component")
+        best.expect("vMcg's first switch is in its own component").2
     }
 
     /// Alg. 4: merges the new group with existing groups into a virtual group (vMcg) that
@@ -299,6 +314,55 @@ mod tests {
     use fabric_model::{HopTable, generators};
 
     use crate::{Config, Entries, Router, TreeId, patterns};
+
+    #[test]
+    fn merge_root_is_the_argmin_of_bfs_distances() {
+        let f = generators::torus(&[6, 5], 1).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Limit(2))).unwrap();
+        for g in patterns::random_groups(&f, 3, 3, 9).unwrap() {
+            r.create_group(&g).unwrap();
+        }
+        let mut checked = 0;
+        for (i, g) in patterns::random_groups(&f, 40, 3, 10)
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            let m = r.validate(g).unwrap();
+            let color = (i % 2) as u32;
+            let free = |x: u32| !r.colors.is_busy(x, color);
+            if m.sw.iter().any(|&s| !free(s)) {
+                continue;
+            }
+            // Literal: one BFS per member switch.
+            let n = r.g.len();
+            let mut far = vec![0u32; n];
+            let mut reached = vec![0usize; n];
+            let mut s = crate::graph::Scratch::new(n);
+            for &src in &m.sw {
+                s.bfs(&r.g, src, u32::MAX, free, &[]);
+                for &x in &s.queue {
+                    far[x as usize] = far[x as usize].max(s.hops[x as usize]);
+                    reached[x as usize] += 1;
+                }
+            }
+            if reached[m.sw[0] as usize] != m.sw.len() {
+                continue; // not connected in G_color
+            }
+            let want = (0..n as u32)
+                .filter(|&x| reached[x as usize] == m.sw.len())
+                .min_by_key(|&x| (far[x as usize], r.colors.in_use(x), x))
+                .unwrap();
+            assert_eq!(
+                r.merge_root(color, &m.sw),
+                want,
+                "group {g:?} color {color}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 5, "{checked}");
+    }
 
     #[test]
     fn pruned_nearest_tree_is_the_argmin_of_formula_1() {
