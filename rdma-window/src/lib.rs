@@ -80,6 +80,7 @@ pub mod fuzz_harness;
 pub mod packet;
 pub mod psn;
 pub mod receiver;
+mod ring;
 pub mod sender;
 #[cfg(feature = "sim")]
 pub mod sim;

@@ -14,6 +14,7 @@ use crate::cid::{Cid, ContextTable};
 use crate::config::{Mode, ReceiverConfig};
 use crate::packet::{Packet, RspStatus};
 use crate::psn::{after, distance};
+use crate::ring::Ring;
 use crate::window::{Arrival, Window};
 
 /// A packet to send, with the node it goes to.
@@ -142,8 +143,8 @@ pub struct Receiver<const WORDS: usize = 2> {
     table: ContextTable<Slot<WORDS>>,
     /// Ring of the last 2 × capacity completions.
     finished: VecDeque<Finished>,
-    transmits: VecDeque<Transmit>,
-    events: VecDeque<RecvEvent>,
+    transmits: Ring<Transmit>,
+    events: Ring<RecvEvent>,
     stats: RecvStats,
 }
 
@@ -174,8 +175,21 @@ impl<const WORDS: usize> Receiver<WORDS> {
             cfg,
             table,
             finished: VecDeque::with_capacity(2 * cfg.capacity),
-            transmits: VecDeque::with_capacity(room.max(cfg.capacity)),
-            events: VecDeque::with_capacity(room.max(cfg.capacity)),
+            transmits: Ring::new(
+                room.max(cfg.capacity),
+                Transmit {
+                    to: 0,
+                    packet: Packet::Done {
+                        scid: Cid::from_bits(0),
+                    },
+                },
+            ),
+            events: Ring::new(
+                room.max(cfg.capacity),
+                RecvEvent::Aborted {
+                    cid: Cid::from_bits(0),
+                },
+            ),
             stats: RecvStats::default(),
         })
     }
@@ -356,7 +370,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
             Arrival::Stored | Arrival::Advanced { .. } => {}
         }
         self.stats.written += 1;
-        self.events.push_back(RecvEvent::Write {
+        self.events.push(RecvEvent::Write {
             cid: dcid,
             psn,
             addr: m.dst_addr.wrapping_add(u64::from(idx) * u64::from(m.mtu)),
@@ -372,7 +386,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
             if wbase.wrapping_sub(m.acked) >= self.cfg.ack_stride {
                 m.acked = wbase;
                 let (to, scid) = (m.src_node, m.scid);
-                self.transmits.push_back(Transmit {
+                self.transmits.push(Transmit {
                     to,
                     packet: Packet::Ack { scid, wbase },
                 });
@@ -398,7 +412,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 m.ev = Some((m.hi, m.hi_time));
             }
         }
-        slot.hot.deadline = next_deadline(&slot.meta, self.cfg);
+        slot.hot.deadline = next_deadline(&slot.meta, &self.cfg);
         Ok(())
     }
 
@@ -430,7 +444,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
             });
             self.stats.completed += 1;
             self.transmit(m.src_node, Packet::Done { scid: m.scid });
-            self.events.push_back(RecvEvent::Complete {
+            self.events.push(RecvEvent::Complete {
                 cid,
                 src_node: m.src_node,
                 scid: m.scid,
@@ -462,7 +476,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 // RDMA_RESEND(WBASE), and the timer starts again.
                 self.stats.resend_packets += 1;
                 self.stats.resend_psns += 1;
-                self.transmits.push_back(Transmit {
+                self.transmits.push(Transmit {
                     to: m.src_node,
                     packet: Packet::Resend {
                         scid: m.scid,
@@ -483,12 +497,12 @@ impl<const WORDS: usize> Receiver<WORDS> {
                     &mut self.stats,
                 );
             }
-            slot.hot.deadline = next_deadline(&slot.meta, cfg);
+            slot.hot.deadline = next_deadline(&slot.meta, &cfg);
         }
         if let Some(cid) = abort
             && self.table.remove(cid).is_some()
         {
-            self.events.push_back(RecvEvent::Aborted { cid });
+            self.events.push(RecvEvent::Aborted { cid });
         }
     }
 
@@ -504,23 +518,23 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// The next packet to send.
     #[must_use]
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.transmits.pop_front()
+        self.transmits.pop()
     }
 
     /// The next event for the user.
     #[must_use]
     pub fn poll_event(&mut self) -> Option<RecvEvent> {
-        self.events.pop_front()
+        self.events.pop()
     }
 
     fn transmit(&mut self, to: u32, packet: Packet) {
-        self.transmits.push_back(Transmit { to, packet });
+        self.transmits.push(Transmit { to, packet });
     }
 
     fn resend(&mut self, to: u32, scid: Cid, wbase: u32, psn: u32, more: u64) {
         self.stats.resend_packets += 1;
         self.stats.resend_psns += 1 + u64::from(more.count_ones());
-        self.transmits.push_back(Transmit {
+        self.transmits.push(Transmit {
             to,
             packet: Packet::Resend {
                 scid,
@@ -543,7 +557,7 @@ impl Meta {
     }
 }
 
-fn next_deadline(m: &Meta, cfg: ReceiverConfig) -> u64 {
+fn next_deadline(m: &Meta, cfg: &ReceiverConfig) -> u64 {
     let mut d = m.paper_deadline;
     if cfg.mode == Mode::Improved {
         if let Some((_, t)) = m.ev {
@@ -563,7 +577,7 @@ fn improved_timeout<const WORDS: usize>(
     m: &mut Meta,
     cfg: ReceiverConfig,
     now: u64,
-    out: &mut VecDeque<Transmit>,
+    out: &mut Ring<Transmit>,
     stats: &mut RecvStats,
 ) {
     let wbase = win.wbase();
@@ -611,7 +625,7 @@ fn ask_holes<const WORDS: usize>(
     m: &Meta,
     from: u32,
     upto: u32,
-    out: &mut VecDeque<Transmit>,
+    out: &mut Ring<Transmit>,
     stats: &mut RecvStats,
 ) {
     let wbase = win.wbase();
@@ -644,7 +658,7 @@ fn ask_holes<const WORDS: usize>(
         let more = !win.bits_after(o) & mask;
         stats.resend_packets += 1;
         stats.resend_psns += 1 + u64::from(more.count_ones());
-        out.push_back(Transmit {
+        out.push(Transmit {
             to: m.src_node,
             packet: Packet::Resend {
                 scid: m.scid,

@@ -91,6 +91,11 @@ impl<const WORDS: usize> Window<WORDS> {
         let off = psn.wrapping_sub(self.wbase);
         if off == 0 {
             // Step "PIDX = WBASE": WBASE += 1 + LOC(WVEC), WVEC shifted down as much.
+            if self.wvec.iter().all(|&w| w == 0) {
+                // In order: LOC = 0 and the shift leaves the empty vector empty.
+                self.wbase = self.wbase.wrapping_add(1);
+                return Arrival::Advanced { by: 1 };
+            }
             let by = if WORDS == 2 {
                 // W = 128: the whole vector as one u128, LOC by trailing_ones, and a shift
                 // that treats 128 and 129 as "everything out".
