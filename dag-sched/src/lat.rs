@@ -162,8 +162,13 @@ fn pred_transfers(job: &Job) -> (Vec<Vec<(NodeId, f64)>>, Vec<f64>) {
 /// `l_i = 0` would otherwise give a transfer no time to be sent. The same lower bound is kept for
 /// every transfer.
 ///
+/// The rounds are kept as in the paper (all transfers that become ready together are
+/// computed together), but readiness is tracked by counting each transfer's predecessors not
+/// yet done instead of rescanning TodoSet, which gives the same rounds.
+///
 /// # Complexity
-/// O(T · (V + E) + T²) time and O(V + T²) space for V nodes, E edges and T transfers.
+/// O(T · (V + E) + T²) time and O(V + T²) space for V nodes, E edges and T transfers (the
+/// `pred` sets are O(T²) in the worst case).
 #[must_use]
 pub fn estimate(job: &Job, cluster: &Cluster, method: LatMethod) -> Lat {
     let (ef, makespan) = forward(job, cluster);
@@ -183,24 +188,33 @@ pub fn estimate(job: &Job, cluster: &Cluster, method: LatMethod) -> Lat {
 fn algorithm1(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
     let (pred, head) = pred_transfers(job);
     let mut l: Vec<Option<f64>> = vec![None; job.len()];
-    let mut todo: Vec<NodeId> = job.transfers().to_vec();
-    let mut ready: Vec<NodeId> = Vec::new();
+    // For each transfer, how many of its predecessor transfers are not yet in DoneSet, and the
+    // reverse relation, so a round touches only the transfers whose state changes.
+    let mut missing: Vec<usize> = pred.iter().map(Vec::len).collect();
+    let mut succ: Vec<Vec<NodeId>> = vec![Vec::new(); job.len()];
+    for &i in job.transfers() {
+        for &(j, _) in &pred[i.index()] {
+            succ[j.index()].push(i);
+        }
+    }
+    let mut todo = job.transfers().len();
+    // ②–⑥ for the first round: transfers with no predecessor transfer are ready.
+    let mut ready: Vec<NodeId> = job
+        .transfers()
+        .iter()
+        .copied()
+        .filter(|i| missing[i.index()] == 0)
+        .collect();
+    todo -= ready.len();
     // ①
-    while !todo.is_empty() || !ready.is_empty() {
-        // ②–⑥
-        todo.retain(|&i| {
-            let all_done = pred[i.index()].iter().all(|(j, _)| l[j.index()].is_some());
-            if all_done {
-                ready.push(i);
-            }
-            !all_done
-        });
+    while todo > 0 || !ready.is_empty() {
         assert!(
             !ready.is_empty(),
-            "pred(i) is acyclic in a validated job, so some transfer is always ready"
+            "pred(i) follows the topological order, so some transfer is always ready"
         );
-        // ⑦–⑪
-        for i in ready.drain(..) {
+        // ⑦–⑪: l_i from formula (1), then i moves to DoneSet.
+        let mut next = Vec::new();
+        for &i in &ready {
             let t = trans(job, cluster, i);
             let mut li = head[i.index()] + t;
             for &(j, comp) in &pred[i.index()] {
@@ -209,6 +223,17 @@ fn algorithm1(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
             }
             l[i.index()] = Some(li);
         }
+        // ②–⑥ for the next round: TodoSet members whose predecessors are now all done.
+        for &i in &ready {
+            for &k in &succ[i.index()] {
+                missing[k.index()] -= 1;
+                if missing[k.index()] == 0 {
+                    next.push(k);
+                }
+            }
+        }
+        todo -= next.len();
+        ready = next;
     }
     l
 }

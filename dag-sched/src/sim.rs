@@ -13,7 +13,8 @@
 //! - [`Scheduler::TicTac`]: FIFO over jobs, TAC priority inside a job, strict priority.
 //! - [`Scheduler::Sincronia`]: each job's released, unfinished transfers form one coflow;
 //!   BSSI over remaining demand, recomputed whenever a flow arrives or leaves; strict priority
-//!   (greedy) in that order, flows of one coflow in topological order.
+//!   (greedy) in that order. Sincronia does not look inside a coflow, so the flows of one
+//!   coflow go in the job's arbitrary (random, as for TensorFlow) order, not the DAG's.
 //! - [`Scheduler::Jit`]: at a DAG job's arrival, LAT estimation, α-selection and the LP are run
 //!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
 //!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline
@@ -475,7 +476,7 @@ impl<'a> Sim<'a> {
                     if tictac {
                         (st[f.job].fifo, st[f.job].prio[f.node.index()] as usize)
                     } else {
-                        (rank[f.job], f.node.index())
+                        (rank[f.job], st[f.job].tf_rank[f.node.index()] as usize)
                     }
                 });
                 let d: Vec<FlowDemand> = idx
@@ -799,7 +800,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
     let mut remaining: Vec<f64> = sim
         .usage
         .iter()
-        .map(|(&(p, _), &bits)| 1.0 - bits / (sim.port_cap(p) * w))
+        .map(|(&(p, _), &bits)| (1.0 - bits / (sim.port_cap(p) * w)).max(0.0))
         .collect();
     remaining.sort_by(f64::total_cmp);
     let outcomes = jobs

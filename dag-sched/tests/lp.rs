@@ -342,3 +342,96 @@ fn bad_inputs() {
     assert_eq!(lp::alpha_prefix(32, 0.4).unwrap(), 13);
     assert_eq!(lp::alpha_prefix(5, 0.0).unwrap(), 0);
 }
+
+/// Integer determinant by fraction-free Bareiss elimination.
+fn det(mut a: Vec<Vec<i64>>) -> i64 {
+    let n = a.len();
+    let mut sign = 1;
+    let mut prev = 1;
+    for k in 0..n.saturating_sub(1) {
+        if a[k][k] == 0 {
+            match (k + 1..n).find(|&r| a[r][k] != 0) {
+                Some(p) => {
+                    a.swap(k, p);
+                    sign = -sign;
+                }
+                None => return 0,
+            }
+        }
+        for i in k + 1..n {
+            for j in k + 1..n {
+                a[i][j] = (a[i][j] * a[k][k] - a[i][k] * a[k][j]) / prev;
+            }
+        }
+        prev = a[k][k];
+    }
+    sign * a[n - 1][n - 1]
+}
+
+fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
+    if k == 0 {
+        return vec![Vec::new()];
+    }
+    if n < k {
+        return Vec::new();
+    }
+    let mut out = subsets(n - 1, k);
+    for mut s in subsets(n - 1, k - 1) {
+        s.push(n - 1);
+        out.push(s);
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Lemma 3 (port of the reference's `tu_check.py`): on tiny instances every square
+    /// submatrix of P1's constraint matrix (rows: per flow Σ_t x, egress(m,t), ingress(m,t);
+    /// columns: x_{f,t} inside the window) has determinant in {−1, 0, 1}.
+    #[test]
+    fn p1_matrix_is_totally_unimodular(
+        flows in proptest::collection::vec((0usize..3, 1usize..3, 0usize..3, 0usize..3), 2..4),
+    ) {
+        let flows: Vec<(usize, usize, usize, usize)> = flows
+            .into_iter()
+            .map(|(s, d, a, w)| (s, (s + d) % 3, a, (a + w).min(2)))
+            .collect();
+        let cols: Vec<(usize, usize)> = flows
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &(_, _, a, l))| (a..=l).map(move |t| (i, t)))
+            .collect();
+        let mut rows: Vec<Vec<i64>> = Vec::new();
+        for i in 0..flows.len() {
+            rows.push(cols.iter().map(|&(f, _)| i64::from(f == i)).collect());
+        }
+        for m in 0..3 {
+            for t in 0..3 {
+                rows.push(cols.iter().map(|&(f, tt)| i64::from(flows[f].0 == m && tt == t)).collect());
+                rows.push(cols.iter().map(|&(f, tt)| i64::from(flows[f].1 == m && tt == t)).collect());
+            }
+        }
+        rows.retain(|r| r.iter().any(|&x| x != 0));
+        prop_assume!(rows.len() <= 9 && cols.len() <= 9);
+        for k in 2..=rows.len().min(cols.len()) {
+            for rs in subsets(rows.len(), k) {
+                for cs in subsets(cols.len(), k) {
+                    let sub: Vec<Vec<i64>> = rs.iter().map(|&r| cs.iter().map(|&c| rows[r][c]).collect()).collect();
+                    let d = det(sub);
+                    prop_assert!(d.abs() <= 1, "det {d} for rows {rs:?} cols {cs:?} of {flows:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn determinant_helper_detects_non_unimodular() {
+    // The odd-cycle incidence matrix has determinant 2: the check can fail.
+    assert_eq!(
+        det(vec![vec![1, 1, 0], vec![0, 1, 1], vec![1, 0, 1]]).abs(),
+        2
+    );
+    assert_eq!(det(vec![vec![1, 0], vec![0, 1]]), 1);
+}
