@@ -385,6 +385,8 @@ fn encode_compact(blob: &FenceBlob, o: CompactOptions) -> Vec<u8> {
     let mut index: FnvMap<&str, usize> = FnvMap::default();
     let mut table: Vec<&str> = Vec::new();
     let mut prefix: Vec<Option<&[u8]>> = Vec::new();
+    // Each pair's key index, in blob order, so the second pass hashes nothing.
+    let mut pair_keys: Vec<usize> = Vec::with_capacity(blob.pair_count());
     for e in &blob.entries {
         for (k, v) in &e.kvs {
             let i = *index.entry(k.as_str()).or_insert_with(|| {
@@ -392,6 +394,7 @@ fn encode_compact(blob: &FenceBlob, o: CompactOptions) -> Vec<u8> {
                 prefix.push(None);
                 table.len() - 1
             });
+            pair_keys.push(i);
             if let Some(b) = prefixable(v) {
                 prefix[i] = Some(match prefix[i] {
                     None => b,
@@ -400,7 +403,8 @@ fn encode_compact(blob: &FenceBlob, o: CompactOptions) -> Vec<u8> {
             }
         }
     }
-    let mut out = vec![MAGIC, LAYOUT_COMPACT, flags];
+    let mut out = Vec::with_capacity(64 + blob.pair_count() * 8);
+    out.extend_from_slice(&[MAGIC, LAYOUT_COMPACT, flags]);
     put_bytes(&mut out, blob.nspace.as_bytes(), enc);
     varint::put(&mut out, table.len() as u64, enc);
     for (i, k) in table.iter().enumerate() {
@@ -411,13 +415,13 @@ fn encode_compact(blob: &FenceBlob, o: CompactOptions) -> Vec<u8> {
     }
     varint::put(&mut out, blob.entries.len() as u64, enc);
     let mut next = 0u64;
+    let mut pair_keys = pair_keys.into_iter();
     for e in &blob.entries {
         let r = u64::from(e.rank.0);
         varint::put(&mut out, r - next, enc);
         next = r + 1;
         varint::put(&mut out, e.kvs.len() as u64, enc);
-        for (k, v) in &e.kvs {
-            let i = index[k.as_str()];
+        for ((_, v), i) in e.kvs.iter().zip(pair_keys.by_ref()) {
             varint::put(&mut out, i as u64, enc);
             let skip = if o.shared_prefix {
                 prefix[i].map_or(0, <[u8]>::len)
