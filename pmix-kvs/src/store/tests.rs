@@ -470,3 +470,15 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn public_types_are_send_sync_and_errors_static() {
+    fn send_sync<T: Send + Sync + 'static>() {}
+    send_sync::<NodeStore>();
+    send_sync::<Client>();
+    send_sync::<GetOutcome>();
+    send_sync::<crate::fence::FenceNode>();
+    send_sync::<Error>();
+    let e: Box<dyn std::error::Error + Send + Sync> = Box::new(Error::NoSlots);
+    assert!(e.to_string().contains("slot"));
+}
