@@ -112,6 +112,11 @@ pub struct Config {
     pub regraft: Regraft,
     /// Root of merged trees (MR4LMS only).
     pub merge_root: MergeRoot,
+    /// FBTC roots to color before choosing (MR4LMS only; beyond the paper). 0 or 1: the
+    /// paper's first colorable root. n > 1: among the first n colorable candidate roots, the
+    /// one whose tree takes the least color, which packs colors tighter (on `fat_tree(40)`
+    /// with a 40×20×20 grid, 16 reach the lower bound) at n times the FBTC cost.
+    pub fbtc_root_tries: u32,
 }
 
 impl Config {

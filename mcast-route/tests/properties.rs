@@ -61,15 +61,17 @@ fn config() -> impl Strategy<Value = Config> {
         ],
         prop_oneof![Just(Regraft::KeepOldTree), Just(Regraft::Rebuild)],
         prop_oneof![Just(MergeRoot::Bfs), Just(MergeRoot::HopTable)],
+        0u32..4,
     )
         .prop_map(
-            |(entries, algorithm, policy, merge, regraft, merge_root)| Config {
+            |(entries, algorithm, policy, merge, regraft, merge_root, fbtc_root_tries)| Config {
                 entries,
                 algorithm,
                 policy,
                 merge,
                 regraft,
                 merge_root,
+                fbtc_root_tries,
             },
         )
 }

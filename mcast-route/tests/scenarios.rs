@@ -110,3 +110,25 @@ fn fctb_reuses_a_tree_that_spans_the_group() {
     check_state(&r).unwrap();
     assert!(!r.tree(b.tree).unwrap().members.contains(&t[8]));
 }
+
+#[test]
+fn more_fbtc_root_tries_never_use_more_colors_here_and_keep_heights() {
+    let f = generators::fat_tree(8).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let groups = patterns::grid(&f, &[8, 4, 4], 1).unwrap();
+    let mut used = Vec::new();
+    for tries in [1, 8] {
+        let cfg = Config {
+            fbtc_root_tries: tries,
+            ..Config::mr4lms(Entries::Unlimited)
+        };
+        let mut r = Router::new(&f, &h, cfg).unwrap();
+        for g in &groups {
+            let made = r.create_group(g).unwrap();
+            assert_eq!((made.method, made.height), (Method::Fbtc, made.min_height));
+        }
+        check_state(&r).unwrap();
+        used.push(r.stats().colors_used);
+    }
+    assert!(used[1] <= used[0], "{used:?}");
+}

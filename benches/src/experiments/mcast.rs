@@ -76,7 +76,11 @@ fn topologies(scale: Scale) -> Vec<Topo> {
                 name: "fat_tree-k40",
                 build: || generators::fat_tree(40),
                 n_colors: 128,
-                patterns: vec![grid(&[40, 20, 20], 1), grid(&[160, 100], 1)],
+                patterns: vec![
+                    grid(&[40, 20, 20], 1),
+                    grid(&[160, 100], 1),
+                    grid(&[40, 40, 40], 4),
+                ],
             },
             Topo {
                 name: "tapered_fat_tree-16x32-up4",
