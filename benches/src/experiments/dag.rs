@@ -207,6 +207,13 @@ impl Experiment for DagSchedulers {
                 }))?,
             },
         ];
+        runs.push(Run {
+            name: "jit-lex-levels-3".into(),
+            res: sim(Scheduler::Jit(JitConfig {
+                objective: Objective::LexLevels { levels: 3 },
+                ..jit
+            }))?,
+        });
         for a in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6] {
             let res = if (a - jit.alpha).abs() < 1e-12 {
                 runs[3].res.clone()
@@ -239,7 +246,7 @@ impl Experiment for DagSchedulers {
             jit.alpha, jit.slot, lp.planned, lp.relaxed, lp.unplanned
         ));
         t.note("Speedup = TensorFlow JCT / scheduler JCT per DAG job, averaged. Remaining bandwidth = 1 - DAG bits / capacity per port and 1 s window in which DAG jobs sent (paper (18)); same for every row of a run. Background ratio = file-job JCT / its time alone.");
-        t.note("Sincronia treats each job's released, unfinished transfers as one coflow (BSSI recomputed at every flow arrival and departure). jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1.");
+        t.note("Sincronia treats each job's released, unfinished transfers as one coflow (BSSI recomputed at every flow arrival and departure). jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1; jit-lex-levels-3 refines the min-max plan lexicographically over 3 levels (reference dag.md 2.5).");
         if ctx.plots_dir().is_some() {
             let named = ["tensorflow", "tictac", "sincronia", "jit"];
             let cats: Vec<String> = Model::PAPER
