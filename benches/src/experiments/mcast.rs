@@ -83,10 +83,10 @@ fn topologies(scale: Scale) -> Vec<Topo> {
                 ],
             },
             Topo {
-                name: "tapered_fat_tree-16x32-up4",
-                build: || generators::tapered_fat_tree(16, 32, 4),
+                name: "tapered_fat_tree-32x64-up2",
+                build: || generators::tapered_fat_tree(32, 64, 2),
                 n_colors: 128,
-                patterns: vec![grid(&[8, 8, 8], 1), grid(&[16, 16, 8], 4)],
+                patterns: vec![grid(&[16, 16, 8], 1), grid(&[32, 16, 16], 4)],
             },
             Topo {
                 name: "torus-10x10x10-t2",
