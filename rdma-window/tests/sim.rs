@@ -3,6 +3,8 @@
 //! retransmission under pure reordering in the improved mode; the paper's claim against
 //! whole-transfer retransmission.
 
+#![cfg(feature = "sim")]
+
 use proptest::prelude::*;
 use rdma_window::sim::{Method, NetConfig, SimConfig};
 
