@@ -60,10 +60,18 @@
 //! ## Choices beyond the paper
 //! - Dijkstra (FCTB, merging, SSSP-MC) orders paths by (hops, Σ EFI) so that trees stay of
 //!   least height, as OpenSM's P² + load weights do.
-//! - [`MergeRoot::HopTable`] picks a merged tree's root by hop-table distances in one BFS
-//!   instead of the paper's one BFS per member switch ([`MergeRoot::Bfs`], the default).
+//! - [`MergeRoot::HopTable`] picks a merged tree's root by hop-table distances in one BFS.
+//!   The default, [`MergeRoot::Bfs`], gives the paper's root (least largest `G_color` BFS
+//!   distance) but finds it with bounded BFS from the switches in hop-distance order instead
+//!   of one BFS per member switch.
+//! - Formula (1) is evaluated exactly but pruned by a lower bound, with per-tree leaf counts,
+//!   instead of over every pair of members.
 //! - FCTB reuses an existing tree spanning the group only if it is no higher than the least
 //!   height, so FCTB trees stay minimal.
+//! - Alg. 7 is literal: when FBTC fails the group is merged at once, and FCTB runs from the
+//!   next group on.
+//! - [`Config::fbtc_root_tries`] > 1 colors several FBTC roots and keeps the least color.
+//! - Members are terminals only (a switch cannot join a group, so MFT port 0 is never set).
 #![forbid(unsafe_code)]
 
 mod baseline;
