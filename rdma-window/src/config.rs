@@ -33,11 +33,16 @@ pub struct ReceiverConfig {
     pub ack_stride: u32,
     /// Consecutive `WBASE` timeouts without progress after which a context is given up.
     pub max_idle_timeouts: u32,
+    /// Completions remembered after their context is freed, so that a sender whose DONE was
+    /// lost is answered DONE again when it probes. A sender probing for a completion older
+    /// than this is not answered and eventually reports the transfer failed.
+    pub completions_kept: usize,
 }
 
 impl Default for ReceiverConfig {
     /// 64 contexts, paper mode, and times for a 10 µs round trip: `WBASE` timer 20 µs,
-    /// reorder tolerance 1 µs, retry 12 µs, ACK every packet, give up after 64 timeouts.
+    /// reorder tolerance 1 µs, retry 12 µs, ACK every packet, give up after 64 timeouts,
+    /// remember 256 completions.
     fn default() -> Self {
         Self {
             capacity: 64,
@@ -47,6 +52,7 @@ impl Default for ReceiverConfig {
             retry_interval: 12_000,
             ack_stride: 1,
             max_idle_timeouts: 64,
+            completions_kept: 256,
         }
     }
 }

@@ -46,6 +46,7 @@ fn script<const WORDS: usize>(data: &[u8], mode: Mode) {
         retry_interval: 500,
         ack_stride: 1,
         max_idle_timeouts: 4,
+        completions_kept: 4,
     };
     let Ok(mut rx) = Receiver::<WORDS>::new(cfg) else {
         return;

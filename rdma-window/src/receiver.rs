@@ -141,7 +141,7 @@ pub struct RecvStats {
 pub struct Receiver<const WORDS: usize = 2> {
     cfg: ReceiverConfig,
     table: ContextTable<Slot<WORDS>>,
-    /// Ring of the last 2 × capacity completions.
+    /// The last `completions_kept` completions.
     finished: VecDeque<Finished>,
     transmits: Ring<Transmit>,
     events: Ring<RecvEvent>,
@@ -174,7 +174,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         Ok(Self {
             cfg,
             table,
-            finished: VecDeque::with_capacity(2 * cfg.capacity),
+            finished: VecDeque::with_capacity(cfg.completions_kept),
             transmits: Ring::new(
                 room.max(cfg.capacity),
                 Transmit {
@@ -434,14 +434,16 @@ impl<const WORDS: usize> Receiver<WORDS> {
     fn complete(&mut self, cid: Cid) -> Result<(), Error> {
         if let Some(slot) = self.table.remove(cid) {
             let m = slot.meta;
-            if self.finished.len() == 2 * self.table.capacity() {
+            if self.finished.len() >= self.cfg.completions_kept {
                 self.finished.pop_front();
             }
-            self.finished.push_back(Finished {
-                cid,
-                src_node: m.src_node,
-                scid: m.scid,
-            });
+            if self.cfg.completions_kept > 0 {
+                self.finished.push_back(Finished {
+                    cid,
+                    src_node: m.src_node,
+                    scid: m.scid,
+                });
+            }
             self.stats.completed += 1;
             self.transmit(m.src_node, Packet::Done { scid: m.scid });
             self.events.push(RecvEvent::Complete {

@@ -129,3 +129,24 @@ fn improved_mode_repairs_faster_than_the_paper() {
     assert!(improved.completion_ns < paper.completion_ns);
     assert!(improved.timeouts < paper.timeouts);
 }
+
+/// Found by the property above: with one context, a lost DONE whose completion record had
+/// been pushed out by two later completions left the sender probing forever.
+#[test]
+fn lost_done_is_answered_after_later_completions() {
+    let mut cfg = SimConfig::new(vec![1, 169_965, 7_674]);
+    cfg.net = NetConfig {
+        jitter_ns: 722,
+        burst_every_ns: 200_000,
+        burst_len_ns: 3_000,
+        burst_loss: 0.5,
+        control_loss: true,
+        seed: 10_514_235_126_808_343_578,
+        ..NetConfig::default()
+    };
+    cfg.receive_contexts = 1;
+    cfg.reorder_tolerance_ns = 722;
+    let r = Method::Improved.run(&cfg);
+    assert!(r.finished, "{r:?}");
+    assert!(r.tally.exactly_once());
+}

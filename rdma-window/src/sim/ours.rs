@@ -134,6 +134,7 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, cfg: &SimConfig) -> Report {
         retry_interval: cfg.retry_ns,
         ack_stride: 1,
         max_idle_timeouts: 1_000,
+        completions_kept: 256,
     };
     let scfg = SenderConfig {
         capacity: n.max(1),
