@@ -15,8 +15,11 @@ pub const HEADER: &str = "topology,switches,terminals,links,max_radix,switch_dia
 
 type Build = fn() -> Result<Fabric, fabric_model::Error>;
 
-/// `(name, builder, the paper's (switches, terminals, diameter) where it gives them)`.
-const TOPOLOGIES: [(&str, Build, Option<(i64, i64, i64)>); 5] = [
+/// The paper's switches, terminals and switch diameter (−1 where it gives none).
+type PaperFigures = Option<(i64, i64, i64)>;
+
+/// `(name, builder, the paper's figures where it gives them)`.
+const TOPOLOGIES: [(&str, Build, PaperFigures); 5] = [
     (
         "fat_tree-k40",
         || generators::fat_tree(40),
