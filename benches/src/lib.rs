@@ -56,6 +56,7 @@ pub struct Context {
     /// Scale of the run.
     pub scale: Scale,
     plots: Option<PathBuf>,
+    dump: Option<PathBuf>,
     start: Instant,
 }
 
@@ -66,8 +67,23 @@ impl Context {
         Self {
             scale,
             plots,
+            dump: None,
             start: Instant::now(),
         }
+    }
+
+    /// Asks experiments that can to write their inputs and outputs (fabrics, tables) as text
+    /// files under `dir` (`reproduce --dump DIR`).
+    #[must_use]
+    pub fn with_dump_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.dump = dir;
+        self
+    }
+
+    /// The folder for `--dump`, when it was given.
+    #[must_use]
+    pub fn dump_dir(&self) -> Option<&Path> {
+        self.dump.as_deref()
     }
 
     /// Prints a progress line on stderr, stamped with the time since the run began.

@@ -1,19 +1,23 @@
-//! `reproduce [EXPERIMENT…] [--scale small|paper] [--format table|csv|json] [--plots DIR]`
+//! `reproduce [EXPERIMENT…] [--scale small|paper] [--format table|csv|json] [--plots DIR]
+//! [--dump DIR]`
 //!
 //! Re-runs the papers' experiments and prints one table per experiment. With no experiment
-//! named it runs them all. `--list` names them.
+//! named it runs them all. `--list` names them. `--plots DIR` writes SVG charts of the
+//! experiments that have figures; `--dump DIR` writes the inputs and outputs of the
+//! experiments that have them (fabrics as ibnetdiscover files, multicast tables as text).
 
 use benches::{Context, Format, Scale, experiments, report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: reproduce [EXPERIMENT...] [--scale small|paper] [--format table|csv|json] [--plots DIR] [--list]";
+const USAGE: &str = "usage: reproduce [EXPERIMENT...] [--scale small|paper] [--format table|csv|json] [--plots DIR] [--dump DIR] [--list]";
 
 fn main() -> ExitCode {
     let mut names = Vec::new();
     let mut scale = Scale::Small;
     let mut format = Format::Table;
     let mut plots: Option<PathBuf> = None;
+    let mut dump: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -27,6 +31,7 @@ fn main() -> ExitCode {
                 Ok(())
             }),
             "--plots" => value("--plots").map(|v| plots = Some(PathBuf::from(v))),
+            "--dump" => value("--dump").map(|v| dump = Some(PathBuf::from(v))),
             "--list" => {
                 for e in experiments::all() {
                     println!("{:<16} {}", e.name(), e.description());
@@ -67,7 +72,7 @@ fn main() -> ExitCode {
         }
         chosen
     };
-    let ctx = Context::new(scale, plots);
+    let ctx = Context::new(scale, plots).with_dump_dir(dump);
     let mut tables = Vec::new();
     for e in &chosen {
         ctx.progress(&format!("running {}: {}", e.name(), e.description()));

@@ -18,11 +18,6 @@ pub struct Mcast;
 /// The CSV header of `reproduce mcast`.
 pub const HEADER: &str = "topology,pattern,groups,algorithm,n_colors,colors_used,color_lower_bound,max_efi,max_tfi,merged_groups,max_height_excess,us_per_group";
 
-/// Setting this environment variable to a folder makes the experiment write, for every run,
-/// the fabric as an ibnetdiscover file and the text dump of its tables there (what
-/// `reproduce mcast --dump DIR` asks for, until the harness passes the flag through).
-pub const DUMP_ENV: &str = "MCAST_DUMP_DIR";
-
 /// A pattern: name and how to make it.
 #[derive(Debug, Clone, Copy)]
 enum Pattern {
@@ -265,7 +260,9 @@ impl Experiment for Mcast {
             HEADER,
         )
         .with_paper_columns(&["paper_colors_used", "paper_max_efi"]);
-        let dump_dir = std::env::var_os(DUMP_ENV).map(PathBuf::from);
+        // `reproduce mcast --dump DIR`: every fabric as an ibnetdiscover file, and the text
+        // dump of every run's tables.
+        let dump_dir = ctx.dump_dir().map(PathBuf::from);
         let mut charts: Vec<ChartData> = Vec::new();
         // (bytes, which run, groups): the largest router, hop table included.
         let mut peak = (0usize, String::new(), 0usize);
