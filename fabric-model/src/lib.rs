@@ -34,7 +34,7 @@
 //! ```
 //!
 //! ## Features
-//! - `parallel`: [`HopTable::new_parallel`] computes the rows on all cores with rayon.
+//! - `parallel`: `HopTable::new_parallel` computes the rows on all cores with rayon.
 //!
 //! ## Errors
 //! One error type, [`Error`]: builders and generators name the parameter, node or port and

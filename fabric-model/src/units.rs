@@ -27,6 +27,9 @@ pub enum LinkWidth {
 }
 
 impl LinkWidth {
+    /// Every width, narrowest first.
+    pub const ALL: [Self; 5] = [Self::X1, Self::X2, Self::X4, Self::X8, Self::X12];
+
     /// Number of lanes.
     #[must_use]
     pub const fn lanes(self) -> u64 {
@@ -75,6 +78,19 @@ pub enum LinkSpeed {
 }
 
 impl LinkSpeed {
+    /// Every speed, slowest first.
+    pub const ALL: [Self; 9] = [
+        Self::Sdr,
+        Self::Ddr,
+        Self::Qdr,
+        Self::Fdr10,
+        Self::Fdr,
+        Self::Edr,
+        Self::Hdr,
+        Self::Ndr,
+        Self::Xdr,
+    ];
+
     /// Data rate of one lane, in bits per second (after line coding).
     #[must_use]
     pub const fn lane_bps(self) -> u64 {
@@ -186,24 +202,8 @@ mod tests {
 
     #[test]
     fn rates_print_and_parse_back() {
-        for width in [
-            LinkWidth::X1,
-            LinkWidth::X2,
-            LinkWidth::X4,
-            LinkWidth::X8,
-            LinkWidth::X12,
-        ] {
-            for speed in [
-                LinkSpeed::Sdr,
-                LinkSpeed::Ddr,
-                LinkSpeed::Qdr,
-                LinkSpeed::Fdr10,
-                LinkSpeed::Fdr,
-                LinkSpeed::Edr,
-                LinkSpeed::Hdr,
-                LinkSpeed::Ndr,
-                LinkSpeed::Xdr,
-            ] {
+        for width in LinkWidth::ALL {
+            for speed in LinkSpeed::ALL {
                 let r = LinkRate { width, speed };
                 assert_eq!(r.to_string().parse::<LinkRate>(), Ok(r));
             }

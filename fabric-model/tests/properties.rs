@@ -9,25 +9,6 @@ use fabric_model::{
 use petgraph::visit::NodeFiltered;
 use proptest::prelude::*;
 
-const WIDTHS: [LinkWidth; 5] = [
-    LinkWidth::X1,
-    LinkWidth::X2,
-    LinkWidth::X4,
-    LinkWidth::X8,
-    LinkWidth::X12,
-];
-const SPEEDS: [LinkSpeed; 9] = [
-    LinkSpeed::Sdr,
-    LinkSpeed::Ddr,
-    LinkSpeed::Qdr,
-    LinkSpeed::Fdr10,
-    LinkSpeed::Fdr,
-    LinkSpeed::Edr,
-    LinkSpeed::Hdr,
-    LinkSpeed::Ndr,
-    LinkSpeed::Xdr,
-];
-
 #[derive(Debug, Clone)]
 struct Spec {
     switches: usize,
@@ -100,8 +81,8 @@ fn build(spec: &Spec) -> Fabric {
     }
     for &(a, pa, c, pc, w, sp) in &spec.extra_links {
         let rate = LinkRate {
-            width: WIDTHS[w],
-            speed: SPEEDS[sp],
+            width: LinkWidth::ALL[w],
+            speed: LinkSpeed::ALL[sp],
         };
         // Invalid picks (self-loops, ports in use or past the radix) are refused and skipped.
         let _ = b.link_with(

@@ -1,4 +1,4 @@
-//! The topology text of `ibnetdiscover` and `ibsim`: read it into a [`Fabric`] and write a
+//! The topology text of `ibnetdiscover` and `ibsim`: read it into a [`Fabric`](crate::Fabric) and write a
 //! fabric back.
 //!
 //! # The format
@@ -21,7 +21,7 @@
 //!
 //! Writing prints every node in id order, each with its GUID line when it has a GUID, and
 //! every connected port in port order. Reading what was written gives back an equal
-//! [`Fabric`] for every fabric whose links have the default latency.
+//! [`Fabric`](crate::Fabric) for every fabric whose links have the default latency.
 //!
 //! ```
 //! use fabric_model::{generators, ibnet};
