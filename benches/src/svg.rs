@@ -113,6 +113,21 @@ fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
+/// Horizontal grid lines with their labels at the ticks of `lo..=hi`.
+fn y_grid(out: &mut String, lo: f64, hi: f64, py: &dyn Fn(f64) -> f64) {
+    for t in ticks(lo, hi) {
+        let y = py(t);
+        let _ = writeln!(
+            out,
+            r##"<line x1="{LEFT}" x2="{x2}" y1="{y}" y2="{y}" stroke="#ddd"/><text x="{tx}" y="{ty}" text-anchor="end">{l}</text>"##,
+            x2 = W - RIGHT,
+            tx = LEFT - 6.0,
+            ty = y + 4.0,
+            l = fmt_tick(t)
+        );
+    }
+}
+
 fn fmt_tick(v: f64) -> String {
     if v.abs() >= 1e4 || (v != 0.0 && v.abs() < 1e-2) {
         format!("{v:.1e}")
@@ -162,17 +177,7 @@ impl LineChart {
         let py = |y: f64| TOP + ph - (y - y0) / (y1 - y0) * ph;
         let mut out = String::new();
         frame(&mut out, &self.title, &self.x_label, &self.y_label);
-        for t in ticks(y0, y1) {
-            let _ = writeln!(
-                out,
-                r##"<line x1="{LEFT}" x2="{x2}" y1="{y}" y2="{y}" stroke="#ddd"/><text x="{tx}" y="{ty}" text-anchor="end">{l}</text>"##,
-                x2 = LEFT + pw,
-                y = py(t),
-                tx = LEFT - 6.0,
-                ty = py(t) + 4.0,
-                l = fmt_tick(t)
-            );
-        }
+        y_grid(&mut out, y0, y1, &py);
         for t in ticks(x0, x1) {
             let label = if self.log_x {
                 fmt_tick(10f64.powf(t))
@@ -221,17 +226,7 @@ impl BarChart {
         let py = |y: f64| TOP + ph - y / y1 * ph;
         let mut out = String::new();
         frame(&mut out, &self.title, "", &self.y_label);
-        for t in ticks(0.0, y1) {
-            let _ = writeln!(
-                out,
-                r##"<line x1="{LEFT}" x2="{x2}" y1="{y}" y2="{y}" stroke="#ddd"/><text x="{tx}" y="{ty}" text-anchor="end">{l}</text>"##,
-                x2 = LEFT + pw,
-                y = py(t),
-                tx = LEFT - 6.0,
-                ty = py(t) + 4.0,
-                l = fmt_tick(t)
-            );
-        }
+        y_grid(&mut out, 0.0, y1, &py);
         let groups = self.categories.len().max(1) as f64;
         let group_w = pw / groups;
         let bar_w = group_w * 0.8 / self.series.len().max(1) as f64;
