@@ -57,6 +57,7 @@ pub struct Context {
     pub scale: Scale,
     plots: Option<PathBuf>,
     dump: Option<PathBuf>,
+    instance: Option<PathBuf>,
     start: Instant,
 }
 
@@ -68,6 +69,7 @@ impl Context {
             scale,
             plots,
             dump: None,
+            instance: None,
             start: Instant::now(),
         }
     }
@@ -78,6 +80,19 @@ impl Context {
     pub fn with_dump_dir(mut self, dir: Option<PathBuf>) -> Self {
         self.dump = dir;
         self
+    }
+
+    /// Hands experiments that can take one an input file (`reproduce --instance FILE`).
+    #[must_use]
+    pub fn with_instance(mut self, file: Option<PathBuf>) -> Self {
+        self.instance = file;
+        self
+    }
+
+    /// The file given with `--instance`, when it was given.
+    #[must_use]
+    pub fn instance(&self) -> Option<&Path> {
+        self.instance.as_deref()
     }
 
     /// The folder for `--dump`, when it was given.

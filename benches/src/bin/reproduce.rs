@@ -1,16 +1,17 @@
 //! `reproduce [EXPERIMENT…] [--scale small|paper] [--format table|csv|json] [--plots DIR]
-//! [--dump DIR]`
+//! [--dump DIR] [--instance FILE]`
 //!
 //! Re-runs the papers' experiments and prints one table per experiment. With no experiment
 //! named it runs them all. `--list` names them. `--plots DIR` writes SVG charts of the
 //! experiments that have figures; `--dump DIR` writes the inputs and outputs of the
-//! experiments that have them (fabrics as ibnetdiscover files, multicast tables as text).
+//! experiments that have them (fabrics as ibnetdiscover files, multicast tables as text);
+//! `--instance FILE` hands an input file to the experiments that take one.
 
 use benches::{Context, Format, Scale, experiments, report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: reproduce [EXPERIMENT...] [--scale small|paper] [--format table|csv|json] [--plots DIR] [--dump DIR] [--list]";
+const USAGE: &str = "usage: reproduce [EXPERIMENT...] [--scale small|paper] [--format table|csv|json] [--plots DIR] [--dump DIR] [--instance FILE] [--list]";
 
 fn main() -> ExitCode {
     let mut names = Vec::new();
@@ -18,6 +19,7 @@ fn main() -> ExitCode {
     let mut format = Format::Table;
     let mut plots: Option<PathBuf> = None;
     let mut dump: Option<PathBuf> = None;
+    let mut instance: Option<PathBuf> = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -32,6 +34,7 @@ fn main() -> ExitCode {
             }),
             "--plots" => value("--plots").map(|v| plots = Some(PathBuf::from(v))),
             "--dump" => value("--dump").map(|v| dump = Some(PathBuf::from(v))),
+            "--instance" => value("--instance").map(|v| instance = Some(PathBuf::from(v))),
             "--list" => {
                 for e in experiments::all() {
                     println!("{:<16} {}", e.name(), e.description());
@@ -72,7 +75,9 @@ fn main() -> ExitCode {
         }
         chosen
     };
-    let ctx = Context::new(scale, plots).with_dump_dir(dump);
+    let ctx = Context::new(scale, plots)
+        .with_dump_dir(dump)
+        .with_instance(instance);
     let mut tables = Vec::new();
     for e in &chosen {
         ctx.progress(&format!("running {}: {}", e.name(), e.description()));
