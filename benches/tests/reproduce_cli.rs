@@ -76,3 +76,46 @@ fn list_names_every_experiment() {
         assert!(text.contains(e.name()), "{text}");
     }
 }
+
+#[test]
+fn dag_lp_instance_prints_the_optimal_load() {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../dag-sched/instances/two_jobs.json");
+    let out = reproduce(&[
+        "dag-lp",
+        "--instance",
+        file.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        benches::experiments::dag::INSTANCE_HEADER,
+        "{text}"
+    );
+    let inst =
+        dag_sched::instance::Instance::parse(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let rows: Vec<Vec<&str>> = lines[1..]
+        .iter()
+        .filter(|l| l.starts_with("two_jobs.json,"))
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), dag_sched::lp::Backend::all().len(), "{text}");
+    for row in rows {
+        let backend = dag_sched::lp::Backend::all()
+            .into_iter()
+            .find(|b| b.name() == row[8])
+            .unwrap();
+        let want = inst.solve(backend).unwrap().min_max;
+        let got: f64 = row[9].parse().unwrap();
+        assert!((got - want).abs() < 1e-8, "{got} vs {want}");
+        assert_eq!(&row[1..4], &["3", "2", "3"]);
+    }
+}

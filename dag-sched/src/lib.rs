@@ -19,6 +19,7 @@
 //! - [`workload`]: parameter-server training iterations as job DAGs, file jobs, Poisson mixes.
 //! - [`sim`]: the flow-level simulator with JIT, TensorFlow order, FIFO + TicTac and Sincronia.
 //! - [`trace`]: the coflow-benchmark trace format, from `&str`, with line-numbered errors.
+//! - [`instance`]: JSON job sets (machines, capacity, DAG jobs, slot, α) for the LP, from `&str`.
 //! - [`fuzz_harness`]: what the fuzz targets call.
 //!
 //! The crate does no I/O and reads no clock; every randomised part takes a seed.
@@ -67,6 +68,7 @@
 pub mod baselines;
 mod error;
 pub mod fuzz_harness;
+pub mod instance;
 pub mod job;
 pub mod lat;
 pub mod lp;

@@ -1,9 +1,12 @@
 //! `reproduce dag` and `reproduce dag-lp`: JIT against the TensorFlow order, FIFO + TicTac and
 //! Sincronia on the paper's job mix (paper §4.2, Fig. 5, 6, 8, 9, 10), and the LP's size and
-//! solve time against the number of VGG16 jobs (Fig. 11).
+//! solve time against the number of VGG16 jobs (Fig. 11); with `--instance FILE.json`, `dag-lp`
+//! instead solves P1 on the job set in the file and prints its optimal maximum link load.
 
+use std::path::Path;
 use std::time::Instant;
 
+use dag_sched::instance::Instance;
 use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};
 use dag_sched::models::Model;
 use dag_sched::sim::{JitConfig, Scheduler, SimConfig, SimResult, simulate};
@@ -18,6 +21,11 @@ pub const HEADER: &str = "scheduler,model,jobs,mean_speedup_vs_tf,min_remaining_
 
 /// The CSV header of `reproduce dag-lp`.
 pub const LP_HEADER: &str = "jobs,model,variables,constraints,solver,solve_ms";
+
+/// The CSV header of `reproduce dag-lp --instance FILE.json`: the file name, its size (machines,
+/// jobs, transfers entering the LP, slot in ms, α), the LP's size, the backend, the optimal
+/// maximum link load `U*` as a fraction of the port capacity and in bits/s, and the solve time.
+pub const INSTANCE_HEADER: &str = "instance,machines,jobs,transfers,slot_ms,alpha,variables,constraints,solver,max_link_load,max_link_load_bps,solve_ms";
 
 /// 100 machines at 1 Gbps (paper §4.1 3)).
 const MACHINES: usize = 100;
@@ -310,10 +318,13 @@ impl Experiment for DagLp {
     }
 
     fn description(&self) -> &'static str {
-        "JIT's LP size and solve time for 10 to 70 VGG16 jobs arriving together (paper Fig. 11)"
+        "JIT's LP size and solve time for 10 to 70 VGG16 jobs arriving together (paper Fig. 11); with --instance FILE.json, the optimal maximum link load of that job set"
     }
 
     fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
+        if let Some(file) = ctx.instance() {
+            return instance_table(file);
+        }
         let cluster = Cluster::uniform(MACHINES, GBPS).map_err(|e| e.to_string())?;
         let counts: Vec<usize> = match ctx.scale {
             Scale::Small => vec![10, 20, 30, 40, 50, 60, 70],
@@ -389,4 +400,53 @@ impl Experiment for DagLp {
         t.note("Each job: one VGG16 worker iteration, alpha = 0.4 of its transfers (the first 13 pulls), LAT by Algorithm 1, slot 100 ms, min-max objective; all jobs in one LP; 10-70 jobs, 10-80 with --scale paper. HiGHS rows appear when dag-sched is built with its `highs` feature.");
         Ok(vec![t])
     }
+}
+
+/// `reproduce dag-lp --instance FILE.json`: P1 on a JSON job set (format in
+/// `dag_sched::instance`), one row per backend built in.
+fn instance_table(file: &Path) -> Result<Vec<Table>, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read instance {}: {e}", file.display()))?;
+    let inst = Instance::parse(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let transfers = inst
+        .lp_transfers()
+        .map_err(|e| format!("{}: {e}", file.display()))?;
+    let capacity = inst
+        .cluster()
+        .machines()
+        .iter()
+        .map(|m| m.egress.max(m.ingress))
+        .fold(0.0, f64::max);
+    let name = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut t = Table::new(
+        "dag-lp",
+        "JIT LP optimum on a given job set",
+        INSTANCE_HEADER,
+    );
+    for backend in Backend::all() {
+        let t0 = Instant::now();
+        let s = inst
+            .solve(backend)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        t.push(vec![
+            Cell::text(name.clone()),
+            Cell::count(inst.cluster().len()),
+            Cell::count(inst.jobs().len()),
+            Cell::count(transfers.len()),
+            Cell::float(inst.slot() * 1e3, 3),
+            Cell::float(inst.alpha(), 3),
+            Cell::count(s.variables),
+            Cell::count(s.constraints),
+            Cell::text(backend.name()),
+            Cell::float(s.min_max, 9),
+            Cell::float(s.min_max * capacity, 3),
+            Cell::float(ms, 1),
+        ]);
+    }
+    t.note("P1's min-max objective (no reservations): each job planned at its arrival, LAT by Algorithm 1, the first ceil(alpha*n) of its transfers in topological order; max_link_load is U* as a fraction of the port capacity.");
+    Ok(vec![t])
 }
