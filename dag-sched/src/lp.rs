@@ -229,6 +229,13 @@ impl Schedule {
     }
 }
 
+/// The most slots one transfer's window may span in the LP: a bound on what a bad slot length
+/// or deadline can ask for (70 VGG16 jobs at 100 ms slots need a few dozen per transfer).
+pub const MAX_SLOTS_PER_TRANSFER: i64 = 100_000;
+
+/// The most rate variables the LP may have (70 VGG16 jobs need 12,461).
+pub const MAX_LP_VARIABLES: usize = 2_000_000;
+
 /// The slot window `[first, last]` of a transfer for slot length `slot`.
 ///
 /// `first = ⌊release/τ⌋`, `last = max(first, ⌈deadline/τ⌉ − 1)`.
@@ -259,6 +266,7 @@ fn build(
     let mut x = Vec::with_capacity(transfers.len());
     let mut first = Vec::with_capacity(transfers.len());
     let mut ports: BTreeMap<(u32, Direction, i64), Vec<Variable>> = BTreeMap::new();
+    let mut total_vars = 0usize;
     for (index, t) in transfers.iter().enumerate() {
         if !(t.release.is_finite() && t.deadline.is_finite())
             || t.deadline < t.release
@@ -287,7 +295,23 @@ fn build(
             }
         }
         let (a, b) = window(t, slot);
-        let n = (b - a + 1) as usize;
+        let n = b
+            .checked_sub(a)
+            .and_then(|d| d.checked_add(1))
+            .filter(|&n| (1..=MAX_SLOTS_PER_TRANSFER).contains(&n))
+            .ok_or(Error::InvalidParameter {
+                name: "slot",
+                value: slot,
+                reason: "gives a transfer a window of more than MAX_SLOTS_PER_TRANSFER slots",
+            })? as usize;
+        total_vars += n;
+        if total_vars > MAX_LP_VARIABLES {
+            return Err(Error::InvalidParameter {
+                name: "slot",
+                value: slot,
+                reason: "gives the LP more than MAX_LP_VARIABLES rate variables",
+            });
+        }
         let xs = vars.add_vector(variable().min(0.0), n);
         for (k, &v) in xs.iter().enumerate() {
             let s = a + k as i64;

@@ -343,6 +343,53 @@ fn bad_inputs() {
     assert_eq!(lp::alpha_prefix(5, 0.0).unwrap(), 0);
 }
 
+#[test]
+fn oversized_models_are_refused_before_allocating() {
+    let cluster = Cluster::uniform(2, 1.0).unwrap();
+    let r = Reservations::new();
+    // A window of 1e12 slots, and one whose slot count does not fit an i64.
+    for (slot, deadline) in [(1e-12, 1.0), (1e-300, 1e300)] {
+        let t = LpTransfer {
+            src: MachineId(0),
+            dst: MachineId(1),
+            size: 1.0,
+            release: 0.0,
+            deadline,
+        };
+        assert!(matches!(
+            lp::solve(
+                &cluster,
+                &[t],
+                &r,
+                slot,
+                Objective::MinMax,
+                Backend::Microlp
+            ),
+            Err(Error::InvalidParameter { name: "slot", .. })
+        ));
+    }
+    // 21 transfers of 100,000-slot windows: each allowed, together past the 2,000,000 cap.
+    let t = LpTransfer {
+        src: MachineId(0),
+        dst: MachineId(1),
+        size: 1.0,
+        release: 0.0,
+        deadline: 100_000.0,
+    };
+    let many = vec![t; 21];
+    assert!(matches!(
+        lp::solve(
+            &cluster,
+            &many,
+            &r,
+            1.0,
+            Objective::MinMax,
+            Backend::Microlp
+        ),
+        Err(Error::InvalidParameter { name: "slot", .. })
+    ));
+}
+
 /// Integer determinant by fraction-free Bareiss elimination.
 fn det(mut a: Vec<Vec<i64>>) -> i64 {
     let n = a.len();
