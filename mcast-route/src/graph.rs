@@ -103,6 +103,19 @@ impl Marks {
         }
     }
     #[inline]
+    /// Starts a new round with exactly `items` marked; returns how many distinct items that is.
+    pub(crate) fn begin_with(&mut self, items: &[u32]) -> usize {
+        self.begin();
+        let mut distinct = 0;
+        for &i in items {
+            if !self.get(i) {
+                self.set(i);
+                distinct += 1;
+            }
+        }
+        distinct
+    }
+
     pub(crate) fn get(&self, i: u32) -> bool {
         self.v[i as usize] == self.epoch
     }
@@ -165,14 +178,7 @@ impl Scratch {
         avail: impl Fn(u32) -> bool,
         targets: &[u32],
     ) -> bool {
-        self.target.begin();
-        let mut left = 0usize;
-        for &t in targets {
-            if !self.target.get(t) {
-                self.target.set(t);
-                left += 1;
-            }
-        }
+        let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.queue.clear();
         if !avail(start) {
@@ -231,14 +237,7 @@ impl Scratch {
         whole: bool,
         old: Option<(&[Tree], &BTreeMap<u32, usize>)>,
     ) -> bool {
-        self.target.begin();
-        let mut left = 0usize;
-        for &t in targets {
-            if !self.target.get(t) {
-                self.target.set(t);
-                left += 1;
-            }
-        }
+        let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.done.begin();
         self.heap.clear();
