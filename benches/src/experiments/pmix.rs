@@ -140,17 +140,22 @@ fn read_sum(d: &Data) -> u64 {
     black_box(d).iter().fold(0, |a, b| a.wrapping_add(*b))
 }
 
+/// Calls `read` until `stop` is set; returns how many reads were made.
+fn count_until(stop: &AtomicBool, mut read: impl FnMut() -> u64) -> u64 {
+    let mut n = 0;
+    while !stop.load(Ordering::Relaxed) {
+        black_box(read());
+        n += 1;
+    }
+    n
+}
+
 impl Contender for TwoNLock<Data> {
     fn reader_loop(&self, stop: &AtomicBool) -> u64 {
         let Ok(mut slot) = self.reader() else {
             return 0;
         };
-        let mut n = 0;
-        while !stop.load(Ordering::Relaxed) {
-            black_box(read_sum(&slot.read()));
-            n += 1;
-        }
-        n
+        count_until(stop, || read_sum(&slot.read()))
     }
     fn write(&self, v: u64) {
         self.write()[0] = v;
@@ -159,16 +164,13 @@ impl Contender for TwoNLock<Data> {
 
 impl Contender for RwLock<Data> {
     fn reader_loop(&self, stop: &AtomicBool) -> u64 {
-        let mut n = 0;
-        while !stop.load(Ordering::Relaxed) {
-            black_box(read_sum(
+        count_until(stop, || {
+            read_sum(
                 &self
                     .read()
                     .unwrap_or_else(std::sync::PoisonError::into_inner),
-            ));
-            n += 1;
-        }
-        n
+            )
+        })
     }
     fn write(&self, v: u64) {
         self.write()
@@ -178,12 +180,7 @@ impl Contender for RwLock<Data> {
 
 impl Contender for parking_lot::RwLock<Data> {
     fn reader_loop(&self, stop: &AtomicBool) -> u64 {
-        let mut n = 0;
-        while !stop.load(Ordering::Relaxed) {
-            black_box(read_sum(&self.read()));
-            n += 1;
-        }
-        n
+        count_until(stop, || read_sum(&self.read()))
     }
     fn write(&self, v: u64) {
         self.write()[0] = v;
@@ -192,16 +189,13 @@ impl Contender for parking_lot::RwLock<Data> {
 
 impl Contender for ShardedLock<Data> {
     fn reader_loop(&self, stop: &AtomicBool) -> u64 {
-        let mut n = 0;
-        while !stop.load(Ordering::Relaxed) {
-            black_box(read_sum(
+        count_until(stop, || {
+            read_sum(
                 &self
                     .read()
                     .unwrap_or_else(std::sync::PoisonError::into_inner),
-            ));
-            n += 1;
-        }
-        n
+            )
+        })
     }
     fn write(&self, v: u64) {
         self.write()
