@@ -133,13 +133,16 @@ impl ColorTable {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.busy.iter().map(|w| 24 + w.len() * 8).sum::<usize>()
+        self.busy.capacity() * size_of::<Vec<u64>>()
+            + self.busy.iter().map(|w| w.capacity() * 8).sum::<usize>()
+            + self.tree.capacity() * size_of::<Vec<(u32, TreeId)>>()
             + self
                 .tree
                 .iter()
-                .map(|m| 24 + m.capacity() * 8)
+                .map(|m| m.capacity() * size_of::<(u32, TreeId)>())
                 .sum::<usize>()
-            + self.trees_per_color.len() * 8
+            + (self.trees_per_color.capacity() + self.groups_per_color.capacity()) * 4
+            + self.scratch.capacity() * 8
     }
 
     /// The lowest color with no tree anywhere (the baselines' `get_new_mlid`).

@@ -77,7 +77,7 @@ impl SwitchGraph {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.start.len() * 4 + self.adj.len() * size_of::<Adj>()
+        self.start.capacity() * 4 + self.adj.capacity() * size_of::<Adj>()
     }
 }
 
@@ -161,7 +161,17 @@ impl Scratch {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.hops.len() * (4 * 4 + 4 + 8 + 4 + 4 + 1)
+        (self.seen.v.capacity()
+            + self.done.v.capacity()
+            + self.target.v.capacity()
+            + self.collected.v.capacity()
+            + self.hops.capacity()
+            + self.parent.capacity()
+            + self.queue.capacity())
+            * 4
+            + self.cost.capacity() * 8
+            + self.heap.capacity() * size_of::<Reverse<(u32, u64, u32)>>()
+            + self.maxd.capacity()
     }
 
     /// BFS from `start` over switches for which `avail` holds, at most `max_depth` hops.
@@ -270,14 +280,9 @@ impl Scratch {
                 while head < bfs.len() {
                     let x = bfs[head];
                     head += 1;
-                    let Some(node) = tree.nodes.get(&x) else {
+                    let Some(ports) = tree.tree_ports(x) else {
                         continue;
                     };
-                    let ports = node
-                        .parent
-                        .map(|e| e.up_port)
-                        .into_iter()
-                        .chain(node.children.iter().map(|&(p, _)| p));
                     for p in ports {
                         let Some(k) = g.adj(x).iter().position(|a| a.port == p) else {
                             continue;

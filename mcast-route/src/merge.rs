@@ -28,14 +28,9 @@ impl Router<'_> {
         };
         let mut sum = 0;
         for &x in &m.terminals {
-            sum += tree
-                .members
-                .keys()
-                .map(|&t| between(x, t))
-                .min()
-                .unwrap_or(0);
+            sum += tree.members().map(|t| between(x, t)).min().unwrap_or(0);
         }
-        for &t in tree.members.keys() {
+        for t in tree.members() {
             sum += m
                 .terminals
                 .iter()
@@ -43,7 +38,7 @@ impl Router<'_> {
                 .min()
                 .unwrap_or(0);
         }
-        (sum, (m.terminals.len() + tree.members.len()) as u64)
+        (sum, (m.terminals.len() + tree.member_count()) as u64)
     }
 
     /// Alg. 4 step ①: the live tree nearest the group by formula (1), ties to the lowest id.
@@ -70,18 +65,13 @@ impl Router<'_> {
             let Some(t) = t else { continue };
             // A member shared with the group sits on a group switch (field 0): it counts 2
             // in the sum below and 0 in formula (1).
-            let common = m
-                .terminals
-                .iter()
-                .filter(|x| t.members.contains_key(x))
-                .count() as u64;
+            let common = m.terminals.iter().filter(|&&x| t.has_member(x)).count() as u64;
             let side = t
-                .leaf_counts
-                .iter()
-                .map(|&(s, n)| u64::from(n) * (u64::from(field[s as usize]) + 2))
+                .leaf_counts()
+                .map(|(s, n)| u64::from(n) * (u64::from(field[s as usize]) + 2))
                 .sum::<u64>()
                 - 2 * common;
-            let n = g + t.members.len() as u64;
+            let n = g + t.member_count() as u64;
             cands.push((side + 2 * (g - common), n, side, i as u32));
         }
         cands.sort_unstable_by(|a, b| {
@@ -99,10 +89,10 @@ impl Router<'_> {
             }
             let t = self.trees[i as usize].as_ref().expect("listed live");
             leaf_sw.clear();
-            leaf_sw.extend(t.leaf_counts.iter().map(|&(s, _)| s as usize));
+            leaf_sw.extend(t.leaf_counts().map(|(s, _)| s as usize));
             let mut sum = side;
             for &x in &m.terminals {
-                if t.members.contains_key(&x) {
+                if t.has_member(x) {
                     continue;
                 }
                 let Some(a) = self.attach[x.index()] else {
@@ -219,7 +209,7 @@ impl Router<'_> {
         let take =
             |this: &mut Self, id: TreeId, old: &mut Vec<Tree>, terms: &mut BTreeSet<NodeId>| {
                 let t = this.uninstall(id);
-                terms.extend(t.members.keys().copied());
+                terms.extend(t.members());
                 old.push(t);
             };
         if let Some(t) = first {
@@ -266,7 +256,7 @@ impl Router<'_> {
         let owner: BTreeMap<u32, usize> = old
             .iter()
             .enumerate()
-            .flat_map(|(k, t)| t.nodes.keys().map(move |&s| (s, k)))
+            .flat_map(|(k, t)| t.switches().iter().map(move |&s| (s, k)))
             .collect();
         let keep = self.config.regraft == Regraft::KeepOldTree;
         let colors = &self.colors;
@@ -292,16 +282,11 @@ impl Router<'_> {
         let mut tree = Tree::from_parts(color, root, &parents, &leaves);
         let mut merged = Vec::new();
         for t in &old {
-            merged.extend(t.groups.iter().copied());
-            for (&x, &n) in &t.members {
-                *tree.members.entry(x).or_insert(0) += n;
-            }
+            merged.extend(t.groups().iter().copied());
         }
-        tree.groups.extend(merged.iter().copied());
-        tree.groups.insert(gid);
-        for &x in &m.terminals {
-            *tree.members.entry(x).or_insert(0) += 1;
-        }
+        tree.add_members(old.iter().flat_map(|t| t.member_counts().iter().copied()));
+        tree.add_groups(merged.iter().copied());
+        tree.add_group(gid, &m.terminals);
         merged.sort_unstable();
         let id = self.new_tree_id();
         self.install(id, tree);

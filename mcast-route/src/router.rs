@@ -236,6 +236,7 @@ impl<'f> Router<'f> {
         }
         sw.sort_unstable();
         sw.dedup();
+        sw.shrink_to_fit();
         Ok(Members {
             terminals: members.to_vec(),
             sw,
@@ -262,10 +263,9 @@ impl<'f> Router<'f> {
 
     /// Writes `tree` into the MFTs under id `id`: sets its color busy on its switches, adds its
     /// TFI to the EFI of its links (Alg. 1 steps ⑨–⑩).
-    pub(crate) fn install(&mut self, id: TreeId, mut tree: Tree) {
-        tree.refresh();
-        let tfi = tree.groups.len() as u32;
-        for &sw in tree.nodes.keys() {
+    pub(crate) fn install(&mut self, id: TreeId, tree: Tree) {
+        let tfi = tree.groups().len() as u32;
+        for &sw in tree.switches() {
             self.colors.set(sw, tree.color, id);
         }
         for l in tree.links() {
@@ -288,8 +288,8 @@ impl<'f> Router<'f> {
         let tree = self.trees[id.0 as usize]
             .take()
             .expect("uninstalling a live tree");
-        let tfi = tree.groups.len() as u32;
-        for &sw in tree.nodes.keys() {
+        let tfi = tree.groups().len() as u32;
+        for &sw in tree.switches() {
             self.colors.clear(sw, tree.color);
         }
         for l in tree.links() {
@@ -383,10 +383,7 @@ impl<'f> Router<'f> {
 
     /// Registers `gid` on a freshly built tree and installs it.
     pub(crate) fn add_new_tree(&mut self, mut tree: Tree, gid: GroupId, m: &Members) -> TreeId {
-        tree.groups.insert(gid);
-        for &t in &m.terminals {
-            *tree.members.entry(t).or_insert(0) += 1;
-        }
+        tree.add_group(gid, &m.terminals);
         let id = self.new_tree_id();
         self.install(id, tree);
         id
@@ -395,10 +392,7 @@ impl<'f> Router<'f> {
     /// Registers `gid` on the existing tree `id` (which already spans its members).
     pub(crate) fn join_tree(&mut self, id: TreeId, gid: GroupId, m: &Members) {
         let mut tree = self.uninstall(id);
-        tree.groups.insert(gid);
-        for &t in &m.terminals {
-            *tree.members.entry(t).or_insert(0) += 1;
-        }
+        tree.add_group(gid, &m.terminals);
         self.install(id, tree);
     }
 
@@ -464,16 +458,8 @@ impl<'f> Router<'f> {
             self.attach_count[sw as usize] -= 1;
         }
         let mut tree = self.uninstall(group.tree);
-        tree.groups.remove(&id);
-        for t in &group.members {
-            if let Some(c) = tree.members.get_mut(t) {
-                *c -= 1;
-                if *c == 0 {
-                    tree.members.remove(t);
-                }
-            }
-        }
-        if !tree.groups.is_empty() {
+        tree.remove_group(id, &group.members);
+        if !tree.groups().is_empty() {
             tree.prune();
             self.install(group.tree, tree);
         }
@@ -541,12 +527,11 @@ impl<'f> Router<'f> {
             color: Color(t.color),
             root: self.sw_node(t.root),
             switches: t
-                .nodes
-                .iter()
-                .map(|(&s, n)| (self.sw_node(s), n.parent.map(|e| self.sw_node(e.parent))))
+                .parents()
+                .map(|(s, e)| (self.sw_node(s), e.map(|e| self.sw_node(e.parent))))
                 .collect(),
-            members: t.members.keys().copied().collect(),
-            groups: t.groups.iter().copied().collect(),
+            members: t.members().collect(),
+            groups: t.groups().to_vec(),
             links: t.links().collect(),
         })
     }
@@ -609,37 +594,41 @@ impl<'f> Router<'f> {
         self.efi.get(link.index()).copied().unwrap_or(0)
     }
 
-    /// Bytes held by the router's own tables (the hop table, owned by the caller, excluded).
+    /// Bytes held by the router's own tables, every vector counted at its capacity (the
+    /// fabric and the hop table, owned by the caller, excluded; the allocator's own overhead,
+    /// some 16 bytes per allocation, excluded).
+    ///
+    /// # Complexity
+    /// O(S + trees + groups).
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        let trees: usize = self
-            .trees
-            .iter()
-            .flatten()
-            .map(|t| {
-                t.nodes.len() * 96
-                    + t.nodes
-                        .values()
-                        .map(|n| n.children.len() * 8 + n.leaves.len() * 16)
-                        .sum::<usize>()
-                    + t.members.len() * 40
-                    + t.groups.len() * 32
-            })
-            .sum();
-        let groups: usize = self
-            .groups
-            .iter()
-            .flatten()
-            .map(|g| 64 + g.members.len() * 4 + g.member_sw.len() * 4)
-            .sum();
-        trees
+        fn vec_bytes<T>(v: &Vec<T>) -> usize {
+            v.capacity() * size_of::<T>()
+        }
+        let trees: usize = vec_bytes(&self.trees)
+            + self
+                .trees
+                .iter()
+                .flatten()
+                .map(|t| t.memory_bytes() - size_of::<Tree>())
+                .sum::<usize>();
+        let groups: usize = vec_bytes(&self.groups)
+            + self
+                .groups
+                .iter()
+                .flatten()
+                .map(|g| vec_bytes(&g.members) + vec_bytes(&g.member_sw))
+                .sum::<usize>();
+        size_of::<Self>()
+            + trees
             + groups
             + self.colors.memory_bytes()
             + self.g.memory_bytes()
             + self.s.memory_bytes()
-            + self.efi.len() * 4
-            + self.attach.len() * 16
-            + self.link_sw.len() * 12
-            + self.sw_load.len() * 8
+            + vec_bytes(&self.efi)
+            + vec_bytes(&self.attach)
+            + vec_bytes(&self.link_sw)
+            + vec_bytes(&self.sw_load)
+            + vec_bytes(&self.attach_count)
     }
 }

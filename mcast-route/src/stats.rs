@@ -57,7 +57,7 @@ impl Router<'_> {
                 .trees
                 .iter()
                 .flatten()
-                .map(|t| t.groups.len())
+                .map(|t| t.groups().len())
                 .max()
                 .unwrap_or(0),
             merged_groups: live.clone().filter(|g| g.merged).count(),

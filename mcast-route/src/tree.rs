@@ -1,6 +1,9 @@
 //! A multicast tree (MCT): switches with one parent each, member terminals as leaves.
-
-use std::collections::{BTreeMap, BTreeSet};
+//!
+//! Stored compactly, because a router holds thousands of trees of hundreds of switches: the
+//! switches in one sorted vector, their parent edges beside them, the children in compressed
+//! rows, the leaves in one sorted vector (24 bytes a switch, 16 a leaf). A tree is immutable
+//! once built; deletion rebuilds it from its parts ([`Tree::prune`]).
 
 use fabric_model::{LinkId, NodeId, PortNo};
 
@@ -19,6 +22,17 @@ pub(crate) struct Edge {
     pub(crate) link: LinkId,
 }
 
+/// `Edge::parent` of the root.
+const NO_PARENT: u32 = u32::MAX;
+
+/// The root's placeholder edge.
+const ROOT_EDGE: Edge = Edge {
+    parent: NO_PARENT,
+    up_port: PortNo(0),
+    down_port: PortNo(0),
+    link: LinkId(u32::MAX),
+};
+
 /// A member terminal hanging off a tree switch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Leaf {
@@ -27,113 +41,166 @@ pub(crate) struct Leaf {
     pub(crate) link: LinkId,
 }
 
-/// One switch of a tree.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct TreeNode {
-    pub(crate) parent: Option<Edge>,
-    /// `(port on this switch, child switch index)`.
-    pub(crate) children: Vec<(PortNo, u32)>,
-    pub(crate) leaves: Vec<Leaf>,
-}
-
 /// A multicast tree shared by one or more groups (its TFI is the number of groups).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Tree {
     pub(crate) color: u32,
     pub(crate) root: u32,
-    /// Switch index → node.
-    pub(crate) nodes: BTreeMap<u32, TreeNode>,
-    /// Member terminal → number of the tree's groups holding it.
-    pub(crate) members: BTreeMap<NodeId, u32>,
-    pub(crate) groups: BTreeSet<GroupId>,
-    /// `(switch, member leaves)` of every switch with leaves, by switch; kept by
-    /// [`refresh`](Self::refresh).
-    pub(crate) leaf_counts: Vec<(u32, u32)>,
+    /// Switch indices, sorted; node `i` is `sw[i]`.
+    sw: Vec<u32>,
+    /// Node `i`'s edge to its parent ([`ROOT_EDGE`] for the root).
+    up: Vec<Edge>,
+    /// Node `i`'s children are `kids[kid_start[i]..kid_start[i + 1]]` (node numbers).
+    kid_start: Vec<u32>,
+    kids: Vec<u32>,
+    /// `(node, leaf)` sorted by node then port.
+    leaves: Vec<(u32, Leaf)>,
+    /// `(member terminal, number of the tree's groups holding it)`, sorted by terminal.
+    members: Vec<(NodeId, u32)>,
+    /// The groups using the tree, sorted.
+    groups: Vec<GroupId>,
 }
 
 impl Tree {
     /// A tree from parent edges (child switch, edge) and leaves (switch, leaf); the root is
-    /// always present.
+    /// always present. Every switch named by an edge or a leaf must reach the root through
+    /// the edges. No member or group yet.
+    ///
+    /// Complexity: O(T log T) for T switches and leaves.
     pub(crate) fn from_parts(
         color: u32,
         root: u32,
         parents: &[(u32, Edge)],
         leaves: &[(u32, Leaf)],
     ) -> Self {
-        let mut nodes: BTreeMap<u32, TreeNode> = BTreeMap::new();
-        nodes.entry(root).or_default();
+        let mut sw: Vec<u32> = Vec::with_capacity(parents.len() * 2 + leaves.len() + 1);
+        sw.push(root);
         for &(child, e) in parents {
-            nodes.entry(child).or_default().parent = Some(e);
-            nodes
-                .entry(e.parent)
-                .or_default()
-                .children
-                .push((e.down_port, child));
+            sw.push(child);
+            sw.push(e.parent);
         }
-        for &(sw, leaf) in leaves {
-            nodes.entry(sw).or_default().leaves.push(leaf);
+        sw.extend(leaves.iter().map(|&(s, _)| s));
+        sw.sort_unstable();
+        sw.dedup();
+        sw.shrink_to_fit();
+        let n = sw.len();
+        let at = |s: u32| sw.binary_search(&s).expect("listed above") as u32;
+        let mut up = vec![ROOT_EDGE; n];
+        // (parent node, down port, child node), sorted: the children rows.
+        let mut pairs: Vec<(u32, PortNo, u32)> = Vec::with_capacity(parents.len());
+        for &(child, e) in parents {
+            let c = at(child);
+            up[c as usize] = e;
+            pairs.push((at(e.parent), e.down_port, c));
         }
-        for n in nodes.values_mut() {
-            n.children.sort_unstable();
-            n.leaves.sort_unstable_by_key(|l| l.port);
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut kid_start = vec![0u32; n + 1];
+        for &(p, _, _) in &pairs {
+            kid_start[p as usize + 1] += 1;
         }
+        for i in 0..n {
+            kid_start[i + 1] += kid_start[i];
+        }
+        let kids = pairs.iter().map(|&(_, _, c)| c).collect();
+        let mut leaves: Vec<(u32, Leaf)> = leaves.iter().map(|&(s, l)| (at(s), l)).collect();
+        leaves.sort_unstable_by_key(|&(i, l)| (i, l.port));
+        leaves.dedup();
+        leaves.shrink_to_fit();
         Self {
             color,
             root,
-            nodes,
-            members: BTreeMap::new(),
-            groups: BTreeSet::new(),
-            leaf_counts: Vec::new(),
+            sw,
+            up,
+            kid_start,
+            kids,
+            leaves,
+            members: Vec::new(),
+            groups: Vec::new(),
         }
     }
 
-    /// Recomputes [`leaf_counts`](Self::leaf_counts) after a change.
-    pub(crate) fn refresh(&mut self) {
-        self.leaf_counts.clear();
-        self.leaf_counts.extend(
-            self.nodes
-                .iter()
-                .filter(|(_, n)| !n.leaves.is_empty())
-                .map(|(&s, n)| (s, n.leaves.len() as u32)),
-        );
+    /// The node number of switch `sw`.
+    #[inline]
+    fn node(&self, sw: u32) -> Option<usize> {
+        self.sw.binary_search(&sw).ok()
+    }
+
+    /// The node's edge to its parent, `None` for the root.
+    #[inline]
+    fn edge(&self, i: usize) -> Option<Edge> {
+        let e = self.up[i];
+        (e.parent != NO_PARENT).then_some(e)
+    }
+
+    fn kids_of(&self, i: usize) -> &[u32] {
+        &self.kids[self.kid_start[i] as usize..self.kid_start[i + 1] as usize]
+    }
+
+    fn leaves_of(&self, i: usize) -> &[(u32, Leaf)] {
+        let lo = self.leaves.partition_point(|&(n, _)| (n as usize) < i);
+        let hi = self.leaves.partition_point(|&(n, _)| n as usize <= i);
+        &self.leaves[lo..hi]
+    }
+
+    /// The tree's switches, by index.
+    pub(crate) fn switches(&self) -> &[u32] {
+        &self.sw
+    }
+
+    /// Every switch with its edge to its parent (`None` for the root), by switch.
+    pub(crate) fn parents(&self) -> impl Iterator<Item = (u32, Option<Edge>)> + '_ {
+        (0..self.sw.len()).map(|i| (self.sw[i], self.edge(i)))
     }
 
     /// The forwarding ports of switch `sw`: up, children, member leaves.
     pub(crate) fn port_set(&self, sw: u32) -> Option<PortSet> {
-        let n = self.nodes.get(&sw)?;
-        let mut s = PortSet::new();
-        if let Some(e) = n.parent {
-            s.insert(e.up_port);
-        }
-        for &(p, _) in &n.children {
-            s.insert(p);
-        }
-        for l in &n.leaves {
-            s.insert(l.port);
-        }
-        Some(s)
+        Some(self.tree_ports(sw)?.chain(self.leaf_ports(sw)).collect())
+    }
+
+    /// The ports of `sw` leading to tree switches (its parent, then its children).
+    pub(crate) fn tree_ports(&self, sw: u32) -> Option<impl Iterator<Item = PortNo> + '_> {
+        let i = self.node(sw)?;
+        Some(
+            self.edge(i).map(|e| e.up_port).into_iter().chain(
+                self.kids_of(i)
+                    .iter()
+                    .map(|&c| self.up[c as usize].down_port),
+            ),
+        )
+    }
+
+    fn leaf_ports(&self, sw: u32) -> impl Iterator<Item = PortNo> + '_ {
+        self.node(sw)
+            .map_or(&[][..], |i| self.leaves_of(i))
+            .iter()
+            .map(|(_, l)| l.port)
     }
 
     /// Every link of the tree (switch–switch edges, then terminal leaves).
     pub(crate) fn links(&self) -> impl Iterator<Item = LinkId> + '_ {
-        self.nodes
-            .values()
-            .filter_map(|n| n.parent.map(|e| e.link))
-            .chain(
-                self.nodes
-                    .values()
-                    .flat_map(|n| n.leaves.iter().map(|l| l.link)),
-            )
+        self.up
+            .iter()
+            .filter(|e| e.parent != NO_PARENT)
+            .map(|e| e.link)
+            .chain(self.leaves.iter().map(|(_, l)| l.link))
+    }
+
+    /// `(switch, member leaves on it)` of every switch with leaves, by switch.
+    pub(crate) fn leaf_counts(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.leaves
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|run| (self.sw[run[0].0 as usize], run.len() as u32))
     }
 
     /// Hops from the root to switch `sw` along the tree, or `None` if not in the tree.
     pub(crate) fn depth(&self, sw: u32) -> Option<u32> {
+        let mut i = self.node(sw)?;
         let mut d = 0;
-        let mut cur = self.nodes.get(&sw)?;
-        while let Some(e) = cur.parent {
+        while let Some(e) = self.edge(i) {
             d += 1;
-            cur = self.nodes.get(&e.parent)?;
-            if d as usize > self.nodes.len() {
+            i = self.node(e.parent)?;
+            if d as usize > self.sw.len() {
                 return None;
             }
         }
@@ -142,37 +209,240 @@ impl Tree {
 
     /// Whether `terminal` hangs off `sw` as a leaf.
     pub(crate) fn has_leaf(&self, sw: u32, terminal: NodeId) -> bool {
-        self.nodes
-            .get(&sw)
-            .is_some_and(|n| n.leaves.iter().any(|l| l.terminal == terminal))
+        self.node(sw).is_some_and(|i| {
+            self.leaves_of(i)
+                .iter()
+                .any(|(_, l)| l.terminal == terminal)
+        })
+    }
+
+    /// The member terminals, sorted.
+    pub(crate) fn members(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.members.iter().map(|&(t, _)| t)
+    }
+
+    /// `(member, groups holding it)`, sorted by member.
+    pub(crate) fn member_counts(&self) -> &[(NodeId, u32)] {
+        &self.members
+    }
+
+    /// Number of member terminals.
+    pub(crate) fn member_count(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether `terminal` is a member of one of the tree's groups.
+    pub(crate) fn has_member(&self, terminal: NodeId) -> bool {
+        self.members
+            .binary_search_by_key(&terminal, |&(t, _)| t)
+            .is_ok()
+    }
+
+    /// The groups using the tree, sorted.
+    pub(crate) fn groups(&self) -> &[GroupId] {
+        &self.groups
+    }
+
+    /// Adds `count` holders of each of `members`.
+    pub(crate) fn add_members(&mut self, members: impl IntoIterator<Item = (NodeId, u32)>) {
+        self.members.extend(members);
+        self.members.sort_unstable_by_key(|&(t, _)| t);
+        self.members.dedup_by(|b, a| {
+            if a.0 == b.0 {
+                a.1 += b.1;
+                true
+            } else {
+                false
+            }
+        });
+        self.members.shrink_to_fit();
+    }
+
+    /// Adds group `id` with its member terminals.
+    pub(crate) fn add_group(&mut self, id: GroupId, terminals: &[NodeId]) {
+        self.add_groups([id]);
+        self.add_members(terminals.iter().map(|&t| (t, 1)));
+    }
+
+    /// Adds the groups `ids` (without members).
+    pub(crate) fn add_groups(&mut self, ids: impl IntoIterator<Item = GroupId>) {
+        self.groups.extend(ids);
+        self.groups.sort_unstable();
+        self.groups.dedup();
+        self.groups.shrink_to_fit();
+    }
+
+    /// Removes group `id` and one holder of each of `terminals`; members no group holds any
+    /// more are dropped (their leaves stay until [`prune`](Self::prune)).
+    pub(crate) fn remove_group(&mut self, id: GroupId, terminals: &[NodeId]) {
+        if let Ok(i) = self.groups.binary_search(&id) {
+            self.groups.remove(i);
+        }
+        for t in terminals {
+            if let Ok(i) = self.members.binary_search_by_key(t, |&(m, _)| m) {
+                self.members[i].1 -= 1;
+            }
+        }
+        self.members.retain(|&(_, c)| c > 0);
+        self.members.shrink_to_fit();
+        self.groups.shrink_to_fit();
     }
 
     /// Alg. 6 steps ②–⑦: drops the leaves of members no group holds any more, then removes,
     /// upward, every switch left with no child and no leaf. The root stays.
+    ///
+    /// Complexity: O(T log T).
     pub(crate) fn prune(&mut self) {
-        let members = &self.members;
-        let mut queue = Vec::new();
+        let n = self.sw.len();
         // Step ②: remove the members from the tree.
-        for (&sw, n) in &mut self.nodes {
-            n.leaves.retain(|l| members.contains_key(&l.terminal));
-            // Step ③: switches with no downstream link.
-            if n.children.is_empty() && n.leaves.is_empty() && sw != self.root {
-                queue.push(sw);
-            }
+        let leaves: Vec<(u32, Leaf)> = self
+            .leaves
+            .iter()
+            .filter(|(_, l)| self.has_member(l.terminal))
+            .map(|&(i, l)| (self.sw[i as usize], l))
+            .collect();
+        // Downstream links left per node.
+        let mut below: Vec<u32> = (0..n).map(|i| self.kids_of(i).len() as u32).collect();
+        for &(s, _) in &leaves {
+            below[self.node(s).expect("a tree switch")] += 1;
         }
+        // Step ③: switches with no downstream link.
+        let mut queue: Vec<usize> = (0..n)
+            .filter(|&i| below[i] == 0 && self.sw[i] != self.root)
+            .collect();
+        let mut gone = vec![false; n];
         // Steps ④–⑦.
-        while let Some(sw) = queue.pop() {
-            let Some(n) = self.nodes.remove(&sw) else {
-                continue;
-            };
-            if let Some(e) = n.parent
-                && let Some(p) = self.nodes.get_mut(&e.parent)
+        while let Some(i) = queue.pop() {
+            gone[i] = true;
+            if let Some(e) = self.edge(i)
+                && let Some(p) = self.node(e.parent)
             {
-                p.children.retain(|&(_, c)| c != sw);
-                if p.children.is_empty() && p.leaves.is_empty() && e.parent != self.root {
-                    queue.push(e.parent);
+                below[p] -= 1;
+                if below[p] == 0 && e.parent != self.root {
+                    queue.push(p);
                 }
             }
         }
+        let parents: Vec<(u32, Edge)> = (0..n)
+            .filter(|&i| !gone[i])
+            .filter_map(|i| self.edge(i).map(|e| (self.sw[i], e)))
+            .collect();
+        let rebuilt = Self::from_parts(self.color, self.root, &parents, &leaves);
+        (self.sw, self.up, self.kid_start, self.kids, self.leaves) = (
+            rebuilt.sw,
+            rebuilt.up,
+            rebuilt.kid_start,
+            rebuilt.kids,
+            rebuilt.leaves,
+        );
+    }
+
+    /// Bytes held by the tree, its heap vectors at their capacity included.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        size_of::<Self>()
+            + self.sw.capacity() * size_of::<u32>()
+            + self.up.capacity() * size_of::<Edge>()
+            + self.kid_start.capacity() * size_of::<u32>()
+            + self.kids.capacity() * size_of::<u32>()
+            + self.leaves.capacity() * size_of::<(u32, Leaf)>()
+            + self.members.capacity() * size_of::<(NodeId, u32)>()
+            + self.groups.capacity() * size_of::<GroupId>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edge(parent: u32, up: u16, down: u16, link: u32) -> Edge {
+        Edge {
+            parent,
+            up_port: PortNo(up),
+            down_port: PortNo(down),
+            link: LinkId(link),
+        }
+    }
+
+    fn leaf(port: u16, terminal: u32, link: u32) -> Leaf {
+        Leaf {
+            port: PortNo(port),
+            terminal: NodeId(terminal),
+            link: LinkId(link),
+        }
+    }
+
+    /// Root 5 with children 2 (port 1) and 9 (port 2); 7 under 9 (port 3). Leaves: terminal
+    /// 100 on 2, 101 and 102 on 7.
+    fn sample() -> Tree {
+        let mut t = Tree::from_parts(
+            3,
+            5,
+            &[
+                (7, edge(9, 1, 3, 12)),
+                (2, edge(5, 4, 1, 10)),
+                (9, edge(5, 1, 2, 11)),
+            ],
+            &[
+                (7, leaf(5, 102, 22)),
+                (2, leaf(2, 100, 20)),
+                (7, leaf(4, 101, 21)),
+            ],
+        );
+        t.add_group(GroupId(0), &[NodeId(100), NodeId(101)]);
+        t.add_group(GroupId(1), &[NodeId(102), NodeId(101)]);
+        t
+    }
+
+    #[test]
+    fn queries_read_the_compact_rows() {
+        let t = sample();
+        assert_eq!(t.switches(), [2, 5, 7, 9]);
+        assert_eq!(t.depth(5), Some(0));
+        assert_eq!(t.depth(7), Some(2));
+        assert_eq!(t.depth(4), None);
+        let ports = |s| {
+            t.port_set(s)
+                .unwrap()
+                .iter()
+                .map(|p| p.0)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ports(5), [1, 2]);
+        assert_eq!(ports(9), [1, 3]);
+        assert_eq!(ports(7), [1, 4, 5]);
+        assert_eq!(ports(2), [2, 4]);
+        assert!(t.has_leaf(7, NodeId(101)) && !t.has_leaf(2, NodeId(101)));
+        assert_eq!(t.leaf_counts().collect::<Vec<_>>(), [(2, 1), (7, 2)]);
+        let mut links: Vec<u32> = t.links().map(|l| l.0).collect();
+        links.sort_unstable();
+        assert_eq!(links, [10, 11, 12, 20, 21, 22]);
+        assert_eq!(
+            t.member_counts(),
+            [(NodeId(100), 1), (NodeId(101), 2), (NodeId(102), 1)]
+        );
+        assert_eq!(t.groups(), [GroupId(0), GroupId(1)]);
+    }
+
+    #[test]
+    fn prune_removes_branches_left_without_members() {
+        let mut t = sample();
+        t.remove_group(GroupId(1), &[NodeId(102), NodeId(101)]);
+        t.prune();
+        // 101 is still held by group 0: the branch 5-9-7 stays, leaf 102 goes.
+        assert_eq!(t.switches(), [2, 5, 7, 9]);
+        assert!(!t.has_leaf(7, NodeId(102)) && t.has_leaf(7, NodeId(101)));
+        t.remove_group(GroupId(0), &[NodeId(100), NodeId(101)]);
+        t.prune();
+        // Nothing left below the root.
+        assert_eq!(t.switches(), [5]);
+        assert_eq!(t.links().count(), 0);
+        assert_eq!(t.member_count(), 0);
+    }
+
+    #[test]
+    fn memory_counts_every_vector() {
+        let t = sample();
+        // 4 switches × (4 + 12 + 4) + 5 row starts × 4 + 3 kids × 4 + 3 leaves × 16 + …
+        assert!(t.memory_bytes() >= size_of::<Tree>() + 4 * 20 + 5 * 4 + 3 * 4 + 3 * 16);
     }
 }
