@@ -1,4 +1,6 @@
-//! pmix-kvs: `get` hits (target ≤ 50 ns uncontended) beside a bare `HashMap` lookup; the
+//! pmix-kvs: `get` hits (target ≤ 50 ns uncontended) beside a bare `HashMap` get-and-clone:
+//! the client's cache (`get`, and `get_with` that reads the value in place), the node store
+//! with `refresh_cache`, bare and through a 2N-lock read slot; the
 //! naive and compact codecs on the paper's blob (128 ranks × 8 keys); reads through the
 //! 2N-lock beside `std::sync::RwLock`, `parking_lot::RwLock` and crossbeam's `ShardedLock`
 //! for 1–16 reader threads (`iter_custom`, wall time of the slowest thread, throughput in
@@ -56,12 +58,37 @@ fn get(c: &mut Criterion) {
             o
         });
     });
+    g.bench_function("client_cache_get_with", |b| {
+        b.iter(|| {
+            p1.get_with(
+                &store,
+                target,
+                black_box("btl.tcp.addr"),
+                &cached,
+                0,
+                |v| match v {
+                    Value::U64(x) => Some(*x),
+                    _ => None,
+                },
+            )
+            .expect("valid")
+        });
+    });
     g.bench_function("node_store_refresh", |b| {
         b.iter(|| {
             p1.get(&store, target, black_box("btl.tcp.addr"), &refresh, 0)
                 .expect("valid")
         });
     });
+    let shared = TwoNLock::new(store.clone(), 2).expect("2 slots");
+    let mut slot = shared.reader().expect("a free slot");
+    g.bench_function("node_store_refresh_2n_locked", |b| {
+        b.iter(|| {
+            p1.get(&slot.read(), target, black_box("btl.tcp.addr"), &refresh, 0)
+                .expect("valid")
+        });
+    });
+    drop(slot);
     let mut baseline: HashMap<String, Value> = HashMap::new();
     baseline.insert("btl.tcp.addr".into(), Value::U64(0xdead_beef));
     g.bench_function("baseline_hashmap", |b| {

@@ -16,7 +16,7 @@
 
 use crate::blob::{FenceBlob, ProcEntry};
 use crate::error::{Error, Result};
-use crate::fnv::FnvMap;
+use crate::fxhash::FxMap;
 use crate::ident::{MAX_NSLEN, Rank};
 use crate::keys::MAX_KEYLEN;
 use crate::value::{DataType, Value};
@@ -382,7 +382,7 @@ fn encode_compact(blob: &FenceBlob, o: CompactOptions) -> Vec<u8> {
         flags |= FLAG_PREFIX;
     }
     // The key table, in order of first use, and each key's shared prefix.
-    let mut index: FnvMap<&str, usize> = FnvMap::default();
+    let mut index: FxMap<&str, usize> = FxMap::default();
     let mut table: Vec<&str> = Vec::new();
     let mut prefix: Vec<Option<&[u8]>> = Vec::new();
     // Each pair's key index, in blob order, so the second pass hashes nothing.

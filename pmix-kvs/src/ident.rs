@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 use crate::error::{Error, Result};
 
@@ -42,12 +43,20 @@ impl fmt::Display for Rank {
 pub struct Nspace(pub u32);
 
 /// A process identifier (`pmix_proc_t`) with its namespace interned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ProcId {
     /// The namespace.
     pub nspace: Nspace,
     /// The rank.
     pub rank: Rank,
+}
+
+impl Hash for ProcId {
+    /// Hashes namespace and rank as one 64-bit word: one step of a word-at-a-time hasher
+    /// instead of two on the `get` path.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(u64::from(self.nspace.0) << 32 | u64::from(self.rank.0));
+    }
 }
 
 impl ProcId {

@@ -50,8 +50,8 @@ pub mod blob;
 pub mod codec;
 pub mod error;
 pub mod fence;
-mod fnv;
 pub mod fuzz_harness;
+mod fxhash;
 pub mod ident;
 pub mod keys;
 #[allow(unsafe_code)]

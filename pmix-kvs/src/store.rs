@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use crate::blob::{FenceBlob, ProcEntry};
 use crate::codec;
 use crate::error::{Error, Result, status};
-use crate::fnv::FnvMap;
+use crate::fxhash::FxMap;
 use crate::ident::{Nspace, NspaceTable, ProcId, Rank, check_nspace};
 use crate::keys;
 use crate::value::{Scope, Value};
@@ -30,10 +30,10 @@ struct ProcData {
     /// Resource-manager data of the process realm (reserved keys).
     info: BTreeMap<String, Value>,
     /// Data visible on the node (`Local`, `Global`), of local processes.
-    local: FnvMap<String, Entry>,
+    local: FxMap<String, Entry>,
     /// Data that leaves the node (`Remote`, `Global`): of local processes, what they committed;
     /// of remote processes, what fences and direct modex brought.
-    remote: FnvMap<String, Entry>,
+    remote: FxMap<String, Entry>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -43,7 +43,7 @@ struct JobData {
     job: BTreeMap<String, Value>,
     local: BTreeSet<Rank>,
     proc_nodes: Option<Vec<u32>>,
-    procs: FnvMap<Rank, ProcData>,
+    procs: FxMap<Rank, ProcData>,
     dmodex_sent: HashSet<Rank>,
 }
 
@@ -82,11 +82,13 @@ pub struct GetOptions {
     pub deadline: Option<u64>,
 }
 
-/// The answer to a `get` (PMIx Standard §3.3's outcomes).
+/// The answer to a `get` (PMIx Standard §3.3's outcomes). `V` is what a hit carries: the
+/// value itself for [`Client::get`], what the caller's function made of it for
+/// [`Client::get_with`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum GetOutcome {
+pub enum GetOutcome<V = Value> {
     /// The value.
-    Found(Value),
+    Found(V),
     /// Not there and the caller asked not to wait (or a reserved key is missing):
     /// `PMIX_ERR_NOT_FOUND`.
     NotFound,
@@ -104,7 +106,19 @@ pub enum GetOutcome {
     Forward(DmodexRequest),
 }
 
-impl GetOutcome {
+impl<V> GetOutcome<V> {
+    /// The same outcome with a found value passed through `f`.
+    pub fn map<W>(self, f: impl FnOnce(V) -> W) -> GetOutcome<W> {
+        match self {
+            Self::Found(v) => GetOutcome::Found(f(v)),
+            Self::NotFound => GetOutcome::NotFound,
+            Self::ExistsOutsideScope => GetOutcome::ExistsOutsideScope,
+            Self::Pending { deadline } => GetOutcome::Pending { deadline },
+            Self::TimedOut => GetOutcome::TimedOut,
+            Self::Forward(r) => GetOutcome::Forward(r),
+        }
+    }
+
     /// The PMIx status of this outcome; `None` while the get is still in progress
     /// ([`GetOutcome::Pending`], [`GetOutcome::Forward`]).
     #[must_use]
@@ -457,13 +471,13 @@ impl NodeStore {
     }
 
     /// Looks `key` up in the node store for `target`, as a process of this node sees it.
-    fn lookup(&self, target: ProcId, key: &str, want: Option<Scope>) -> Lookup {
+    fn lookup(&self, target: ProcId, key: &str, want: Option<Scope>) -> Lookup<'_> {
         let Some(job) = self.job(target.nspace) else {
             return Lookup::Missing;
         };
         if target.rank == Rank::WILDCARD {
             return match job.job.get(key) {
-                Some(v) => Lookup::Found(v.clone()),
+                Some(v) => Lookup::Found(v),
                 None => Lookup::Missing,
             };
         }
@@ -494,23 +508,21 @@ impl NodeStore {
             (&p.remote, &p.local)
         };
         match visible.get(key) {
-            Some((scope, v)) if want.is_none_or(|w| covers(w, *scope, on_node)) => {
-                Lookup::Found(v.clone())
-            }
+            Some((scope, v)) if want.is_none_or(|w| covers(w, *scope, on_node)) => Lookup::Found(v),
             Some(_) => Lookup::Outside,
             None if other.contains_key(key) => Lookup::Outside,
             None => Lookup::Missing,
         }
     }
 
-    fn lookup_reserved(&self, target: ProcId, key: &str) -> Option<Value> {
+    fn lookup_reserved(&self, target: ProcId, key: &str) -> Option<&Value> {
         let job = self.job(target.nspace)?;
         if target.rank != Rank::WILDCARD
             && let Some(v) = job.procs.get(&target.rank).and_then(|p| p.info.get(key))
         {
-            return Some(v.clone());
+            return Some(v);
         }
-        job.job.get(key).cloned()
+        job.job.get(key)
     }
 }
 
@@ -524,14 +536,14 @@ fn covers(want: Scope, stored: Scope, on_node: bool) -> bool {
     }
 }
 
-fn sorted_pairs(m: &FnvMap<String, Entry>) -> Vec<(String, Value)> {
+fn sorted_pairs(m: &FxMap<String, Entry>) -> Vec<(String, Value)> {
     let mut v: Vec<(String, Value)> = m.iter().map(|(k, (_, v))| (k.clone(), v.clone())).collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
 }
 
-enum Lookup {
-    Found(Value),
+enum Lookup<'a> {
+    Found(&'a Value),
     Outside,
     Missing,
 }
@@ -542,8 +554,8 @@ enum Lookup {
 pub struct Client {
     me: ProcId,
     staged: Vec<(Scope, String, Value)>,
-    internal: FnvMap<String, Value>,
-    cache: FnvMap<ProcId, FnvMap<String, Value>>,
+    internal: FxMap<String, Value>,
+    cache: FxMap<ProcId, FxMap<String, Value>>,
 }
 
 impl Client {
@@ -553,8 +565,8 @@ impl Client {
         Self {
             me,
             staged: Vec::new(),
-            internal: FnvMap::default(),
-            cache: FnvMap::default(),
+            internal: FxMap::default(),
+            cache: FxMap::default(),
         }
     }
 
@@ -615,10 +627,46 @@ impl Client {
         opts: &GetOptions,
         now: u64,
     ) -> Result<GetOutcome> {
+        self.get_with(store, target, key, opts, now, Value::clone)
+    }
+
+    /// As [`Client::get`], but a hit hands the value to `f` by reference instead of cloning
+    /// it, and answers [`GetOutcome::Found`] with what `f` returned: for a caller that reads
+    /// a field or copies the value into its own buffer, this saves the clone (an allocation
+    /// for strings, bytes and arrays) and its drop.
+    ///
+    /// ```
+    /// # use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
+    /// # let mut store = NodeStore::new();
+    /// # let ns = store.register_job("j", &JobInfo { size: 1, local_peers: vec![Rank(0)], node_id: 0,
+    /// #     hostname: "n0".into(), num_nodes: 1, proc_nodes: None, extra: vec![] })?;
+    /// let mut p = Client::new(ProcId::new(ns, Rank(0)));
+    /// p.put(Scope::Local, "name", Value::String("eth0".into()))?;
+    /// let len = p.get_with(&store, p.id(), "name", &GetOptions::default(), 0, |v| {
+    ///     v.as_str().map_or(0, str::len)
+    /// })?;
+    /// assert_eq!(len, GetOutcome::Found(4));
+    /// # Ok::<(), pmix_kvs::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Client::get`].
+    ///
+    /// # Complexity
+    /// As [`Client::get`], plus `f`.
+    pub fn get_with<R>(
+        &mut self,
+        store: &NodeStore,
+        target: ProcId,
+        key: &str,
+        opts: &GetOptions,
+        now: u64,
+        f: impl FnOnce(&Value) -> R,
+    ) -> Result<GetOutcome<R>> {
         keys::check_key(key)?;
         if keys::is_reserved(key) {
             return Ok(match store.lookup_reserved(target, key) {
-                Some(v) => GetOutcome::Found(v),
+                Some(v) => GetOutcome::Found(f(v)),
                 None => GetOutcome::NotFound,
             });
         }
@@ -626,24 +674,24 @@ impl Client {
             && opts.scope.is_none_or(|s| s == Scope::Internal)
             && let Some(v) = self.internal.get(key)
         {
-            return Ok(GetOutcome::Found(v.clone()));
+            return Ok(GetOutcome::Found(f(v)));
         }
         if !opts.refresh_cache
             && opts.scope.is_none()
             && let Some(v) = self.cache.get(&target).and_then(|m| m.get(key))
         {
-            return Ok(GetOutcome::Found(v.clone()));
+            return Ok(GetOutcome::Found(f(v)));
         }
         match store.lookup(target, key, opts.scope) {
             Lookup::Found(v) => {
                 let m = self.cache.entry(target).or_default();
                 match m.get_mut(key) {
-                    Some(slot) => slot.clone_from(&v),
+                    Some(slot) => slot.clone_from(v),
                     None => {
                         m.insert(key.to_owned(), v.clone());
                     }
                 }
-                return Ok(GetOutcome::Found(v));
+                return Ok(GetOutcome::Found(f(v)));
             }
             Lookup::Outside => return Ok(GetOutcome::ExistsOutsideScope),
             Lookup::Missing => {}

@@ -482,3 +482,62 @@ fn public_types_are_send_sync_and_errors_static() {
     let e: Box<dyn std::error::Error + Send + Sync> = Box::new(Error::NoSlots);
     assert!(e.to_string().contains("slot"));
 }
+
+/// `get_with` answers what `get` answers on every path (reserved key, own data, cache, node
+/// store, fence data, not found, outside scope, pending, forward), handing the hit to `f`.
+#[test]
+fn get_with_agrees_with_get_on_every_path() {
+    let (mut a, mut b, na, nb) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(na, Rank(0)));
+    p0.put(Scope::Global, "addr", Value::String("v1".into()))
+        .unwrap();
+    p0.put(Scope::Local, "shm", Value::U32(1)).unwrap();
+    p0.put(Scope::Internal, "mine", Value::I64(-5)).unwrap();
+    p0.commit(&mut a).unwrap();
+    fence(&mut a, &mut b, na, nb);
+    let optional = GetOptions {
+        optional: true,
+        ..WAIT
+    };
+    let local = GetOptions {
+        scope: Some(Scope::Local),
+        ..WAIT
+    };
+    let remote = GetOptions {
+        scope: Some(Scope::Remote),
+        ..WAIT
+    };
+    let cases = [
+        (&a, ProcId::new(na, Rank::WILDCARD), "pmix.job.size", WAIT),
+        (&a, ProcId::new(na, Rank(0)), "mine", WAIT),
+        (&a, ProcId::new(na, Rank(0)), "addr", WAIT),
+        (&a, ProcId::new(na, Rank(0)), "addr", WAIT), // now from the cache
+        (&a, ProcId::new(na, Rank(0)), "shm", local),
+        (&b, ProcId::new(nb, Rank(0)), "addr", WAIT), // fence data
+        (&b, ProcId::new(nb, Rank(3)), "nothing", optional), // not found
+        (&a, ProcId::new(na, Rank(0)), "shm", remote), // outside scope
+        (&a, ProcId::new(na, Rank(1)), "nothing", WAIT), // pending
+        (&a, ProcId::new(na, Rank(2)), "nothing", WAIT), // forward
+    ];
+    // Two identical clients: one asks with `get`, the other with `get_with`.
+    let mut by_get = Client::new(ProcId::new(na, Rank(0)));
+    by_get.put(Scope::Internal, "mine", Value::I64(-5)).unwrap();
+    let mut by_with = by_get.clone();
+    let mut kinds = HashSet::new();
+    for (store, target, key, opts) in cases {
+        let want = by_get.get(store, target, key, &opts, 0).unwrap();
+        let got = by_with
+            .get_with(store, target, key, &opts, 0, |v| (v.clone(), v.data_type()))
+            .unwrap();
+        if let (GetOutcome::Found(w), GetOutcome::Found((_, ty))) = (&want, &got) {
+            assert_eq!(*ty, w.data_type(), "{key}");
+        }
+        assert_eq!(got.map(|(v, _)| v), want, "{key}");
+        kinds.insert(std::mem::discriminant(&want));
+    }
+    assert_eq!(
+        kinds.len(),
+        5,
+        "found, not found, outside scope, pending and forward were all asked"
+    );
+}

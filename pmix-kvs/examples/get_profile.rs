@@ -1,0 +1,85 @@
+//! A fixed number of `get` hits, for instruction counts under callgrind (stable on a loaded
+//! machine, unlike wall time). Run it twice with different counts and take the difference:
+//!
+//! ```text
+//! cargo build --release -p pmix-kvs --example get_profile
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/get_profile cache 100000
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/get_profile cache 200000
+//! ```
+//!
+//! (instructions of the second run − the first) / 100000 = instructions per `get`. Modes:
+//! `cache` (the client's cache hit, what a repeated `PMIx_Get` costs), `store` (a node-store
+//! hit through a 2N-lock read slot, `refresh_cache`), `with` (the cache hit through
+//! `Client::get_with`, no clone), `hashmap` (a `HashMap<String, Value>`
+//! get-and-clone, the baseline).
+
+use std::collections::HashMap;
+use std::hint::black_box;
+
+use pmix_kvs::lock::TwoNLock;
+use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or_else(|| "cache".into());
+    let n: u64 = args.next().map_or(Ok(100_000), |s| s.parse())?;
+    let mut store = NodeStore::new();
+    let ns = store.register_job(
+        "slurm.pmix.1234567.0",
+        &JobInfo {
+            size: 2,
+            local_peers: vec![Rank(0), Rank(1)],
+            node_id: 0,
+            hostname: "n0".into(),
+            num_nodes: 1,
+            proc_nodes: None,
+            extra: vec![],
+        },
+    )?;
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    p0.put(Scope::Global, "btl.tcp.addr", Value::U64(0xdead_beef))?;
+    p0.commit(&mut store)?;
+    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+    let target = p0.id();
+    let mut found = 0u64;
+    match mode.as_str() {
+        "cache" => {
+            let opts = GetOptions::default();
+            for _ in 0..n {
+                let o = p1.get(&store, target, black_box("btl.tcp.addr"), &opts, 0)?;
+                found += u64::from(matches!(o, GetOutcome::Found(_)));
+            }
+        }
+        "with" => {
+            let opts = GetOptions::default();
+            for _ in 0..n {
+                let o = p1.get_with(&store, target, black_box("btl.tcp.addr"), &opts, 0, |v| {
+                    matches!(v, Value::U64(_))
+                })?;
+                found += u64::from(o == GetOutcome::Found(true));
+            }
+        }
+        "store" => {
+            let opts = GetOptions {
+                refresh_cache: true,
+                ..GetOptions::default()
+            };
+            let shared = TwoNLock::new(store, 2)?;
+            let mut slot = shared.reader()?;
+            for _ in 0..n {
+                let o = p1.get(&slot.read(), target, black_box("btl.tcp.addr"), &opts, 0)?;
+                found += u64::from(matches!(o, GetOutcome::Found(_)));
+            }
+        }
+        "hashmap" => {
+            let mut m: HashMap<String, Value> = HashMap::new();
+            m.insert("btl.tcp.addr".into(), Value::U64(0xdead_beef));
+            for _ in 0..n {
+                found += u64::from(m.get(black_box("btl.tcp.addr")).cloned().is_some());
+            }
+        }
+        other => return Err(format!("unknown mode {other}").into()),
+    }
+    println!("{mode}: {found} of {n} found");
+    Ok(())
+}
