@@ -1,6 +1,7 @@
 //! Receive path of rdma-window: ns per data packet for in-order and out-of-order arrivals,
-//! the bare WBASE/WVEC window and the whole `Receiver::handle` path (context lookup, checks,
-//! write event), beside a baseline software reorder tracker (a `BTreeSet` of early packets,
+//! the bare WBASE/WVEC window, the receive path `Receiver::handle_data` (an already-decoded
+//! data packet: context lookup, checks, window, timer, write event and ACK, both drained after
+//! every packet) and the whole `Receiver::handle` (the same behind the `Packet` match), beside a baseline software reorder tracker (a `BTreeSet` of early packets,
 //! as a general-purpose stack would keep) measured in the same run.
 
 use std::collections::BTreeSet;
@@ -109,6 +110,25 @@ fn receive_path(c: &mut Criterion) {
                             },
                             1,
                         );
+                        debug_assert!(r.is_ok());
+                        while let Some(e) = rx.poll_event() {
+                            black_box(e);
+                        }
+                        while let Some(t) = rx.poll_transmit() {
+                            black_box(t);
+                        }
+                    }
+                    assert_eq!(rx.stats().written, u64::from(N));
+                },
+                BatchSize::SmallInput,
+            );
+        });
+        g.bench_function(format!("receiver_handle_data/{name}"), |b| {
+            b.iter_batched_ref(
+                receiver_with_context,
+                |(rx, cid)| {
+                    for &p in &order {
+                        let r = rx.handle_data(*cid, black_box(p), 4096, 1);
                         debug_assert!(r.is_ok());
                         while let Some(e) = rx.poll_event() {
                             black_box(e);

@@ -4,51 +4,56 @@
 
 #[derive(Debug, Clone)]
 pub(crate) struct Ring<T: Copy> {
-    buf: Vec<T>,
+    buf: Box<[T]>,
+    /// `buf.len() - 1`; the length is a power of two.
+    mask: usize,
+    /// Free-running counters: the next value to pop and the next slot to fill.
     head: usize,
-    len: usize,
+    tail: usize,
 }
 
 impl<T: Copy> Ring<T> {
     /// A ring with room for at least `cap` values; `fill` only initialises the slots.
     pub(crate) fn new(cap: usize, fill: T) -> Self {
+        let n = cap.max(2).next_power_of_two();
         Self {
-            buf: vec![fill; cap.max(2).next_power_of_two()],
+            buf: vec![fill; n].into_boxed_slice(),
+            mask: n - 1,
             head: 0,
-            len: 0,
+            tail: 0,
         }
     }
 
     #[inline]
     pub(crate) fn push(&mut self, v: T) {
-        if self.len == self.buf.len() {
+        if self.tail.wrapping_sub(self.head) > self.mask {
             self.grow(v);
         }
-        let mask = self.buf.len() - 1;
-        let i = (self.head + self.len) & mask;
-        self.buf[i] = v;
-        self.len += 1;
+        self.buf[self.tail & self.mask] = v;
+        self.tail = self.tail.wrapping_add(1);
     }
 
     #[inline]
     pub(crate) fn pop(&mut self) -> Option<T> {
-        if self.len == 0 {
+        if self.head == self.tail {
             return None;
         }
-        let v = self.buf[self.head];
-        self.head = (self.head + 1) & (self.buf.len() - 1);
-        self.len -= 1;
+        let v = self.buf[self.head & self.mask];
+        self.head = self.head.wrapping_add(1);
         Some(v)
     }
 
     #[cold]
     fn grow(&mut self, fill: T) {
-        let mut next = vec![fill; self.buf.len() * 2];
-        for (k, slot) in next.iter_mut().take(self.len).enumerate() {
-            *slot = self.buf[(self.head + k) & (self.buf.len() - 1)];
+        let len = self.tail.wrapping_sub(self.head);
+        let mut next = vec![fill; self.buf.len() * 2].into_boxed_slice();
+        for (k, slot) in next.iter_mut().take(len).enumerate() {
+            *slot = self.buf[self.head.wrapping_add(k) & self.mask];
         }
         self.buf = next;
+        self.mask = self.buf.len() - 1;
         self.head = 0;
+        self.tail = len;
     }
 }
 
