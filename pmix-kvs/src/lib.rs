@@ -64,5 +64,6 @@ pub mod workload;
 pub use blob::{FenceBlob, ProcEntry};
 pub use error::{Error, Result};
 pub use ident::{Nspace, NspaceTable, ProcId, Rank};
+pub use lock::WaitStrategy;
 pub use store::{Client, DmodexAnswer, DmodexRequest, GetOptions, GetOutcome, JobInfo, NodeStore};
 pub use value::{DataType, Scope, Value};

@@ -13,9 +13,11 @@
 //! [`ReaderSlot`] and released when it drops, so threads can come and go.
 //!
 //! [`RawTwoNLock`] is the protocol over atomics (a `lock_api`-style raw lock);
-//! [`TwoNLock`] wraps it around a value with RAII guards. The locks are ticket spin locks
-//! that yield the time slice after a short spin (no futex: nothing here parks a thread in
-//! the kernel, so the same protocol could live in a shared-memory segment).
+//! [`TwoNLock`] wraps it around a value with RAII guards. The 2N locks are ticket locks whose
+//! waiters wait as the lock's [`WaitStrategy`] says: spin, spin then yield the time slice
+//! (the default: nothing sleeps in the kernel, so the same protocol could live in a
+//! shared-memory segment), or spin then sleep on a condition variable until the holder's
+//! unlock wakes them (for more threads than cores).
 //! Ticket order is what makes step 6 bounded: a writer waiting for `signal[i]` is next in
 //! line, so a reader that releases its locks and loops back waits behind it (a
 //! test-and-set lock let a tight reader loop keep `signal[i]` from the writer for
@@ -23,7 +25,7 @@
 //!
 //! This is the only module of the crate with `unsafe` code; each block says why it is sound,
 //! a loom model (`RUSTFLAGS="--cfg loom" cargo test -p pmix-kvs --release --test loom_lock`)
-//! checks the protocol, and Miri runs the unit tests where the toolchain has it
+//! checks the protocol under every wait strategy, and Miri runs the unit tests where the toolchain has it
 //! (`cargo +nightly miri test -p pmix-kvs --lib lock::`).
 //!
 //! # Complexity
@@ -53,48 +55,179 @@ use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 
-use self::sync::{AtomicU32, ConstPtr, MutPtr, Ordering, UnsafeCell, spin_wait};
+use self::sync::{
+    AtomicU32, Condvar, ConstPtr, MutPtr, Mutex, Ordering, UnsafeCell, spin_hint, yield_now,
+};
 use crate::error::{Error, Result};
 
-/// A ticket spin lock: waiters are served in arrival order, so a writer queued behind a
-/// reader's signal lock gets it after that one reader, however fast the reader loops.
-#[derive(Debug)]
-struct SpinLock {
-    next: AtomicU32,
-    serving: AtomicU32,
+/// How a thread waits for one of the 2N locks while another holds it.
+///
+/// The protocol (who takes which lock in which order) is the same for all; only the waiting
+/// differs. With one thread per core, spinning hands a lock over fastest; with more threads
+/// than cores, a spinning waiter burns the time slice that the holder (a preempted reader
+/// inside its critical section, or the writer in its sweep) needs to finish, and the writer's
+/// wait grows to scheduler quanta. ds21's process-shared pthread mutexes spun briefly and
+/// then slept in the kernel (futex), which [`WaitStrategy::Park`] mirrors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum WaitStrategy {
+    /// Busy-wait with the CPU's spin-loop hint and never give the core away: the lowest
+    /// hand-over latency when every thread has a core of its own.
+    Spin,
+    /// Spin `spins` times, then yield the time slice at every further check (the default,
+    /// with 64 spins). Nothing sleeps in the kernel, so the protocol could live in a
+    /// shared-memory segment; yielding helps under light oversubscription only.
+    SpinThenYield {
+        /// Busy checks before the first yield.
+        spins: u32,
+    },
+    /// Spin `spins` times, then block on the lock's condition variable until the holder's
+    /// unlock wakes the waiter: for more threads than cores. An unlock costs an atomic swap
+    /// instead of a store (to see whether anyone sleeps), and a mutex and a wake-up when
+    /// someone does.
+    Park {
+        /// Busy checks before sleeping.
+        spins: u32,
+    },
 }
 
-impl SpinLock {
+impl Default for WaitStrategy {
+    fn default() -> Self {
+        Self::SpinThenYield { spins: 64 }
+    }
+}
+
+/// The bit of [`TicketLock::serving`] that says a waiter sleeps on the lock's condition
+/// variable; the other 31 bits count tickets served.
+const PARKED: u32 = 1 << 31;
+/// The ticket bits.
+const TICKET: u32 = PARKED - 1;
+
+/// A ticket lock: waiters are served in arrival order, so a writer queued behind a reader's
+/// signal lock gets it after that one reader, however fast the reader loops. `parked` and
+/// `wake` (and the [`PARKED`] bit) are used by [`WaitStrategy::Park`] only.
+#[derive(Debug)]
+struct TicketLock {
+    /// The next ticket to hand out (compared modulo 2³¹).
+    next: AtomicU32,
+    /// The ticket now served, modulo 2³¹, and the [`PARKED`] bit.
+    serving: AtomicU32,
+    parked: Mutex<()>,
+    wake: Condvar,
+}
+
+impl TicketLock {
     fn new() -> Self {
         Self {
             next: AtomicU32::new(0),
             serving: AtomicU32::new(0),
+            parked: Mutex::new(()),
+            wake: Condvar::new(),
         }
     }
 
     fn try_lock(&self) -> bool {
-        let s = self.serving.load(Ordering::Relaxed);
-        self.next
-            .compare_exchange(s, s.wrapping_add(1), Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
+        let s = self.serving.load(Ordering::Relaxed) & TICKET;
+        // `next` may have wrapped past 2³¹ (it counts modulo 2³²): any value congruent to
+        // `s` is free.
+        let n = self.next.load(Ordering::Relaxed);
+        n & TICKET == s
+            && self
+                .next
+                .compare_exchange(n, n.wrapping_add(1), Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
     }
 
-    fn lock(&self) {
-        let ticket = self.next.fetch_add(1, Ordering::Relaxed);
-        let mut spins = 0;
-        while self.serving.load(Ordering::Acquire) != ticket {
-            spin_wait(&mut spins);
+    #[inline]
+    fn lock(&self, wait: WaitStrategy) {
+        let ticket = self.next.fetch_add(1, Ordering::Relaxed) & TICKET;
+        if self.serving.load(Ordering::Acquire) & TICKET != ticket {
+            self.wait_for(ticket, wait);
         }
     }
 
-    fn unlock(&self) {
-        // Only the holder writes `serving`.
-        let s = self.serving.load(Ordering::Relaxed);
-        self.serving.store(s.wrapping_add(1), Ordering::Release);
+    #[cold]
+    fn wait_for(&self, ticket: u32, wait: WaitStrategy) {
+        let (budget, park) = match wait {
+            WaitStrategy::Spin => (u32::MAX, false),
+            WaitStrategy::SpinThenYield { spins } => (spins, false),
+            WaitStrategy::Park { spins } => (spins, true),
+        };
+        let mut spins = 0u32;
+        while self.serving.load(Ordering::Acquire) & TICKET != ticket {
+            if spins < budget {
+                spins += 1;
+                spin_hint();
+            } else if park {
+                self.park(ticket);
+                return;
+            } else {
+                yield_now();
+            }
+        }
+    }
+
+    /// Sleeps until `serving` reaches `ticket`. No wake-up is lost: the sleeper sets the
+    /// [`PARKED`] bit with a compare-and-swap on the very value it found not to be its ticket,
+    /// and the unlocker advances `serving` with a swap. Both are read-modify-writes of one
+    /// atomic, so one comes first: if the unlock did, the compare-and-swap fails and the
+    /// sleeper looks again; if the bit did, the unlocker sees it in the swapped-out value
+    /// and wakes the sleepers, taking `parked` first, which it gets only once this thread
+    /// is inside `wait` (it holds `parked` from before the compare-and-swap until then).
+    fn park(&self, ticket: u32) {
+        let mut guard = self
+            .parked
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        loop {
+            let s = self.serving.load(Ordering::Acquire);
+            if s & TICKET == ticket {
+                return;
+            }
+            if s & PARKED == 0
+                && self
+                    .serving
+                    .compare_exchange(s, s | PARKED, Ordering::Acquire, Ordering::Acquire)
+                    .is_err()
+            {
+                continue;
+            }
+            guard = self
+                .wake
+                .wait(guard)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    #[inline]
+    fn unlock(&self, wait: WaitStrategy) {
+        // Only the holder advances the ticket bits; a sleeper may set PARKED meanwhile.
+        let next = (self.serving.load(Ordering::Relaxed) & TICKET).wrapping_add(1) & TICKET;
+        if let WaitStrategy::Park { .. } = wait {
+            if self.serving.swap(next, Ordering::AcqRel) & PARKED != 0 {
+                self.wake_all();
+            }
+        } else {
+            self.serving.store(next, Ordering::Release);
+        }
+    }
+
+    #[cold]
+    fn wake_all(&self) {
+        // Taking `parked` waits until the sleeper that set the bit is inside `wait`.
+        drop(
+            self.parked
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        // Every sleeper wakes and re-checks its ticket (one that is not served yet sets the
+        // bit again): a lock has a reader and the writer (or a few writers) queued at most,
+        // so waking all is cheap and needs no list of tickets.
+        self.wake.notify_all();
     }
 
     fn is_locked(&self) -> bool {
-        self.next.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
+        self.next.load(Ordering::Relaxed) & TICKET != self.serving.load(Ordering::Relaxed) & TICKET
     }
 }
 
@@ -104,22 +237,32 @@ impl SpinLock {
 #[repr(align(128))]
 struct Slot {
     in_use: AtomicU32,
-    signal: SpinLock,
-    main: SpinLock,
+    signal: TicketLock,
+    main: TicketLock,
 }
 
 /// The 2N-lock protocol without data: reader slots and the signal/main locks.
 #[derive(Debug)]
 pub struct RawTwoNLock {
     slots: Box<[Slot]>,
+    wait: WaitStrategy,
 }
 
 impl RawTwoNLock {
-    /// A lock with `slots` reader slots (ds21 had one per local process).
+    /// A lock with `slots` reader slots (ds21 had one per local process) and the default
+    /// [`WaitStrategy`].
     ///
     /// # Errors
     /// [`Error::NoSlots`] for zero slots.
     pub fn new(slots: usize) -> Result<Self> {
+        Self::with_wait(slots, WaitStrategy::default())
+    }
+
+    /// A lock with `slots` reader slots whose waiters wait as `wait` says.
+    ///
+    /// # Errors
+    /// [`Error::NoSlots`] for zero slots.
+    pub fn with_wait(slots: usize, wait: WaitStrategy) -> Result<Self> {
         if slots == 0 {
             return Err(Error::NoSlots);
         }
@@ -127,11 +270,18 @@ impl RawTwoNLock {
             slots: (0..slots)
                 .map(|_| Slot {
                     in_use: AtomicU32::new(0),
-                    signal: SpinLock::new(),
-                    main: SpinLock::new(),
+                    signal: TicketLock::new(),
+                    main: TicketLock::new(),
                 })
                 .collect(),
+            wait,
         })
+    }
+
+    /// How this lock's waiters wait.
+    #[must_use]
+    pub fn wait_strategy(&self) -> WaitStrategy {
+        self.wait
     }
 
     /// Number of reader slots.
@@ -181,9 +331,9 @@ impl RawTwoNLock {
     /// If `slot` is out of range.
     pub fn lock_shared(&self, slot: usize) {
         let s = &self.slots[slot];
-        s.signal.lock();
-        s.main.lock();
-        s.signal.unlock();
+        s.signal.lock(self.wait);
+        s.main.lock(self.wait);
+        s.signal.unlock(self.wait);
     }
 
     /// Steps 1–3 without waiting: `false` if a writer holds or wants the lock.
@@ -196,7 +346,7 @@ impl RawTwoNLock {
             return false;
         }
         let ok = s.main.try_lock();
-        s.signal.unlock();
+        s.signal.unlock(self.wait);
         ok
     }
 
@@ -208,7 +358,7 @@ impl RawTwoNLock {
     /// # Panics
     /// If `slot` is out of range.
     pub unsafe fn unlock_shared(&self, slot: usize) {
-        self.slots[slot].main.unlock();
+        self.slots[slot].main.unlock(self.wait);
     }
 
     /// Steps 6–7: takes every signal lock, then every main lock.
@@ -217,10 +367,10 @@ impl RawTwoNLock {
     /// 2N lock acquisitions.
     pub fn lock_exclusive(&self) {
         for s in &*self.slots {
-            s.signal.lock();
+            s.signal.lock(self.wait);
         }
         for s in &*self.slots {
-            s.main.lock();
+            s.main.lock(self.wait);
         }
     }
 
@@ -230,8 +380,8 @@ impl RawTwoNLock {
     /// The caller holds the write lock.
     pub unsafe fn unlock_exclusive(&self) {
         for s in &*self.slots {
-            s.signal.unlock();
-            s.main.unlock();
+            s.signal.unlock(self.wait);
+            s.main.unlock(self.wait);
         }
     }
 
@@ -271,8 +421,17 @@ impl<T> TwoNLock<T> {
     /// # Errors
     /// [`Error::NoSlots`] for zero slots.
     pub fn new(value: T, slots: usize) -> Result<Self> {
+        Self::with_wait(value, slots, WaitStrategy::default())
+    }
+
+    /// `value` behind a 2N-lock with `slots` reader slots whose waiters wait as `wait` says
+    /// (e.g. [`WaitStrategy::Park`] when threads outnumber cores).
+    ///
+    /// # Errors
+    /// [`Error::NoSlots`] for zero slots.
+    pub fn with_wait(value: T, slots: usize, wait: WaitStrategy) -> Result<Self> {
         Ok(Self {
-            raw: RawTwoNLock::new(slots)?,
+            raw: RawTwoNLock::with_wait(slots, wait)?,
             data: UnsafeCell::new(value),
         })
     }

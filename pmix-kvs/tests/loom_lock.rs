@@ -3,12 +3,14 @@
 //! any read overlapping the write.
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p pmix-kvs --release --test loom_lock`.
+//! Each test runs under the default wait strategy (spin then yield) and the parking ones
+//! under `WaitStrategy::Park`, whose sleep and wake-up are loom's mutex and condition variable.
 #![cfg(loom)]
 
 use loom::sync::Arc;
 use loom::thread;
 use pmix_kvs::Error;
-use pmix_kvs::lock::TwoNLock;
+use pmix_kvs::lock::{TwoNLock, WaitStrategy};
 
 fn model(bound: usize, f: impl Fn() + Sync + Send + 'static) {
     let mut b = loom::model::Builder::new();
@@ -20,8 +22,40 @@ fn model(bound: usize, f: impl Fn() + Sync + Send + 'static) {
 
 #[test]
 fn one_reader_one_writer() {
+    one_reader_one_writer_with(WaitStrategy::default());
+}
+
+/// Parking: a waiter sleeps on the condition variable at once (no spin), so every
+/// interleaving of its count-and-recheck with the holder's store-and-check is explored; a
+/// lost wake-up shows as a deadlock.
+#[test]
+fn one_reader_one_writer_parking() {
+    one_reader_one_writer_with(WaitStrategy::Park { spins: 0 });
+}
+
+/// Parking after one spin: the spin-then-sleep path.
+#[test]
+fn one_reader_one_writer_spin_then_park() {
+    one_reader_one_writer_with(WaitStrategy::Park { spins: 1 });
+}
+
+#[test]
+fn two_writers_serialise_parking() {
     model(2, || {
-        let lock = Arc::new(TwoNLock::new((0u32, 0u32), 1).unwrap());
+        let wait = WaitStrategy::Park { spins: 0 };
+        let lock = Arc::new(TwoNLock::with_wait(0u32, 1, wait).unwrap());
+        let l = lock.clone();
+        let w = thread::spawn(move || *l.write() += 1);
+        *lock.write() += 1;
+        w.join().unwrap();
+        let mut slot = lock.reader().unwrap();
+        assert_eq!(*slot.read(), 2);
+    });
+}
+
+fn one_reader_one_writer_with(wait: WaitStrategy) {
+    model(2, move || {
+        let lock = Arc::new(TwoNLock::with_wait((0u32, 0u32), 1, wait).unwrap());
         let l = lock.clone();
         let w = thread::spawn(move || {
             let mut g = l.write();
@@ -41,9 +75,18 @@ fn one_reader_one_writer() {
 
 #[test]
 fn two_readers_one_writer() {
+    two_readers_one_writer_with(WaitStrategy::default());
+}
+
+#[test]
+fn two_readers_one_writer_parking() {
+    two_readers_one_writer_with(WaitStrategy::Park { spins: 0 });
+}
+
+fn two_readers_one_writer_with(wait: WaitStrategy) {
     // Three threads of spin locks: one preemption keeps the search to seconds.
-    model(1, || {
-        let lock = Arc::new(TwoNLock::new((0u32, 0u32), 2).unwrap());
+    model(1, move || {
+        let lock = Arc::new(TwoNLock::with_wait((0u32, 0u32), 2, wait).unwrap());
         let readers: Vec<_> = (0..2)
             .map(|_| {
                 let l = lock.clone();

@@ -5,24 +5,46 @@
 pub(crate) use loom::cell::{ConstPtr, MutPtr, UnsafeCell};
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{AtomicU32, Ordering};
-
-/// One step of a spin wait: under loom, a yield so that the model checker runs the holder.
 #[cfg(loom)]
-pub(crate) fn spin_wait(_spins: &mut u32) {
+pub(crate) use loom::sync::{Condvar, Mutex};
+
+/// One busy step of a wait: under loom, a yield so that the model checker runs the holder.
+#[cfg(loom)]
+pub(crate) fn spin_hint() {
+    loom::thread::yield_now();
+}
+
+/// Giving the time slice away: under loom, the same yield.
+#[cfg(loom)]
+pub(crate) fn yield_now() {
     loom::thread::yield_now();
 }
 
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{AtomicU32, Ordering};
-
-/// One step of a spin wait: a CPU hint for a while, then yielding the time slice.
 #[cfg(not(loom))]
+pub(crate) use std::sync::{Condvar, Mutex};
+
+/// One busy step of a wait: the CPU's spin-loop hint.
+#[cfg(not(loom))]
+pub(crate) fn spin_hint() {
+    std::hint::spin_loop();
+}
+
+/// Giving the time slice away.
+#[cfg(not(loom))]
+pub(crate) fn yield_now() {
+    std::thread::yield_now();
+}
+
+/// One step of a spin wait for the tests: a CPU hint for a while, then yielding.
+#[cfg(all(test, not(loom)))]
 pub(crate) fn spin_wait(spins: &mut u32) {
     if *spins < 64 {
         *spins += 1;
-        std::hint::spin_loop();
+        spin_hint();
     } else {
-        std::thread::yield_now();
+        yield_now();
     }
 }
 
