@@ -33,9 +33,17 @@ impl Router<'_> {
         let root = self.opensm_root(d);
         let parents = if self.config.algorithm == Algorithm::SsspMc {
             let all = |_: u32| true;
-            let ok = self
-                .s
-                .dijkstra(&self.g, &self.efi, root, all, &m.sw, u32::MAX, true, None);
+            let ok = self.s.dijkstra(
+                &self.g,
+                &self.efi,
+                root,
+                all,
+                &m.sw,
+                u32::MAX,
+                true,
+                None,
+                false,
+            );
             debug_assert!(ok, "members were checked to be connected");
             self.s.collect_paths(&self.g, m.sw.iter().copied())
         } else {

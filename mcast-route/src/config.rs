@@ -66,13 +66,21 @@ impl Default for Policy {
 /// How MR4LMS chooses what to merge when no color is free (paper §3.3.1, Alg. 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum MergeStrategy {
-    /// Optimistic first (the nearest tree by formula (1)), pessimistic when the union is not
-    /// connected in `G_color`.
-    #[default]
+    /// The paper's (Alg. 4): optimistic first (the nearest tree by formula (1)), pessimistic
+    /// when the union is not connected in `G_color`.
     OptimisticThenPessimistic,
     /// The paper's faster variant: take the color with the fewest groups and go straight to the
     /// pessimistic step.
     FewestGroupsColor,
+    /// Beyond the paper: the color whose trees on the new group's member switches hold the
+    /// fewest groups (ties: fewest such trees, then lowest color). Those trees must join the
+    /// virtual group whatever happens (a member switch has one entry per color), so this
+    /// merges the fewest groups a color allows before the pessimistic step (which then runs
+    /// only if they are not connected). It keeps formula (1) from choosing a tree whose color
+    /// drags in unrelated trees on the other member switches, which on fabrics whose leaf
+    /// switches are full lets one tree swallow most groups.
+    #[default]
+    FewestMergedGroups,
 }
 
 /// What happens to the trees being merged (paper §3.3.2).
@@ -120,7 +128,7 @@ pub struct Config {
 }
 
 impl Config {
-    /// MR4LMS with `entries`, the adaptive policy, optimistic-then-pessimistic merging and the
+    /// MR4LMS with `entries`, the adaptive policy, [`MergeStrategy::FewestMergedGroups`] and the
     /// old trees kept.
     #[must_use]
     pub fn mr4lms(entries: Entries) -> Self {

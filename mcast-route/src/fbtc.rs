@@ -27,7 +27,7 @@ impl Router<'_> {
         let mut best: Option<Candidate> = None;
         let mut tried = 0;
         for root in roots {
-            let parents = self.bottom_up(root, &m.sw);
+            let parents = self.bottom_up(root, &m.sw, None);
             let color = self
                 .colors
                 .first_fit(iter::once(root).chain(parents.iter().map(|p| p.0)));

@@ -29,6 +29,7 @@ impl Router<'_> {
     /// Complexity: O(C·(S + L)) for the BFS over C colors, O((S + L) log S) for Dijkstra.
     pub(crate) fn fctb(&mut self, m: &Members, d: u8) -> Option<Built> {
         let roots = self.candidate_roots(d, true).all();
+        self.s.fill_near(self.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
         let mut reachable_roots = Vec::new();
@@ -55,7 +56,7 @@ impl Router<'_> {
             }
             let free = |x: u32| !colors.is_busy(x, c);
             // Steps ③–④: a root within d of every member puts them within 2d of each other.
-            if !self.s.bfs(&self.g, s0, 2 * d, free, &m.sw) {
+            if !self.s.bfs(&self.g, s0, 2 * d, free, &m.sw, true) {
                 continue;
             }
             reachable_roots.clear();
@@ -63,7 +64,7 @@ impl Router<'_> {
             // Step ⑤.
             let mut chosen = None;
             for &r in &reachable_roots {
-                if self.s.bfs(&self.g, r, d, free, &m.sw) {
+                if self.s.bfs(&self.g, r, d, free, &m.sw, true) {
                     chosen = Some(r);
                     break;
                 }
@@ -72,7 +73,7 @@ impl Router<'_> {
             // Step ⑨.
             let ok = self
                 .s
-                .dijkstra(&self.g, &self.efi, root, free, &m.sw, d, false, None);
+                .dijkstra(&self.g, &self.efi, root, free, &m.sw, d, false, None, true);
             debug_assert!(ok, "the BFS found every member within d");
             let parents = self.s.collect_paths(&self.g, m.sw.iter().copied());
             let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();

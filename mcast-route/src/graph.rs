@@ -142,6 +142,12 @@ pub(crate) struct Scratch {
     heap: BinaryHeap<Reverse<(u32, u64, u32)>>,
     /// Per switch, the largest hop distance to a member switch (candidate roots).
     pub(crate) maxd: Vec<u8>,
+    /// Per switch, the least hop distance to a target switch
+    /// ([`fill_near`](Self::fill_near)): searches with `prune` skip a switch `v` reached in
+    /// `h` hops when `h + near[v]` exceeds their depth bound, since no path of at most that
+    /// many hops to a target passes through it. `G_color` paths are no shorter than
+    /// hop-table ones, so the pruning is exact.
+    pub(crate) near: Vec<u8>,
 }
 
 impl Scratch {
@@ -157,7 +163,25 @@ impl Scratch {
             queue: Vec::with_capacity(n),
             heap: BinaryHeap::new(),
             maxd: vec![0; n],
+            near: vec![0; n],
         }
+    }
+
+    /// Fills [`near`](Self::near) with every switch's least hop distance to `targets`.
+    ///
+    /// Complexity: O(S·|targets|) byte operations.
+    pub(crate) fn fill_near(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
+        self.near.fill(u8::MAX);
+        for &t in targets {
+            for (acc, &h) in self.near.iter_mut().zip(hops.row(t as usize)) {
+                *acc = (*acc).min(h);
+            }
+        }
+    }
+
+    #[inline]
+    fn pruned(&self, prune: bool, h: u32, v: u32, bound: u32) -> bool {
+        prune && h.saturating_add(u32::from(self.near[v as usize])) > bound
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
@@ -172,12 +196,15 @@ impl Scratch {
             + self.cost.capacity() * 8
             + self.heap.capacity() * size_of::<Reverse<(u32, u64, u32)>>()
             + self.maxd.capacity()
+            + self.near.capacity()
     }
 
     /// BFS from `start` over switches for which `avail` holds, at most `max_depth` hops.
     /// Returns whether every switch of `targets` was reached (it stops as soon as they are;
     /// with no target it searches the whole component).
-    /// `queue` holds the reached switches afterwards and `hops` their distances.
+    /// `queue` holds the reached switches afterwards and `hops` their distances. With
+    /// `prune`, switches too far from every target by [`near`](Self::near) (filled for
+    /// `targets`) are not entered: the answer is the same, the search smaller.
     ///
     /// Complexity: O(S + L) over the part of `G_color` searched.
     pub(crate) fn bfs(
@@ -187,6 +214,7 @@ impl Scratch {
         max_depth: u32,
         avail: impl Fn(u32) -> bool,
         targets: &[u32],
+        prune: bool,
     ) -> bool {
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
@@ -209,7 +237,10 @@ impl Scratch {
                 continue;
             }
             for a in g.adj(v) {
-                if !self.seen.get(a.peer) && avail(a.peer) {
+                if !self.seen.get(a.peer)
+                    && avail(a.peer)
+                    && !self.pruned(prune, h + 1, a.peer, max_depth)
+                {
                     self.seen.set(a.peer);
                     self.hops[a.peer as usize] = h + 1;
                     self.queue.push(a.peer);
@@ -232,7 +263,8 @@ impl Scratch {
     /// an old tree adopts that whole tree along its own links (steps ⑤–⑩), so none of its
     /// links is lost.
     ///
-    /// Returns whether every target was reached.
+    /// Returns whether every target was reached. With `prune` (not with `old` or `whole`),
+    /// switches too far from every target by [`near`](Self::near) are not entered.
     ///
     /// Complexity: O((S + L) log S) over the part searched.
     #[allow(clippy::too_many_arguments)]
@@ -246,7 +278,9 @@ impl Scratch {
         max_hops: u32,
         whole: bool,
         old: Option<(&[Tree], &BTreeMap<u32, usize>)>,
+        prune: bool,
     ) -> bool {
+        debug_assert!(!prune || (old.is_none() && !whole));
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.done.begin();
@@ -315,7 +349,10 @@ impl Scratch {
                     continue;
                 }
                 for (k, a) in g.adj(x).iter().enumerate() {
-                    if self.done.get(a.peer) || !avail(a.peer) {
+                    if self.done.get(a.peer)
+                        || !avail(a.peer)
+                        || self.pruned(prune, hx + 1, a.peer, max_hops)
+                    {
                         continue;
                     }
                     let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
@@ -355,5 +392,56 @@ impl Scratch {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fabric_model::{HopTable, generators};
+
+    use super::*;
+
+    /// Pruning by the distance to the targets changes what is searched, never the answer:
+    /// bounded BFS and Dijkstra from every switch to pseudo-random target sets over a
+    /// pseudo-random `G_color` agree with and without it.
+    #[test]
+    fn pruned_searches_answer_as_unpruned_ones() {
+        let f = generators::torus(&[6, 5, 4], 1).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let g = SwitchGraph::new(&f);
+        let n = g.len() as u32;
+        let efi: Vec<u32> = (0..f.link_count() as u32).map(|l| l * 7 % 5).collect();
+        let mut s = Scratch::new(n as usize);
+        let mut checked = 0;
+        for seed in 0..40u32 {
+            let avail = |x: u32| !(x * 31 + seed * 17).is_multiple_of(7);
+            let targets: Vec<u32> = (0..4).map(|k| (seed * 13 + k * 29) % n).collect();
+            let targets: Vec<u32> = targets.into_iter().filter(|&t| avail(t)).collect();
+            s.fill_near(&h, &targets);
+            for start in (0..n).filter(|&x| avail(x)) {
+                for depth in [2, 4, 6] {
+                    let plain = s.bfs(&g, start, depth, avail, &targets, false);
+                    let far_plain: Vec<u32> = targets.iter().map(|&t| s.hops[t as usize]).collect();
+                    let pruned = s.bfs(&g, start, depth, avail, &targets, true);
+                    assert_eq!(plain, pruned, "bfs seed {seed} start {start} depth {depth}");
+                    if plain {
+                        let far: Vec<u32> = targets.iter().map(|&t| s.hops[t as usize]).collect();
+                        assert_eq!(far, far_plain);
+                        checked += 1;
+                    }
+                    let dj = |s: &mut Scratch, prune| {
+                        let ok =
+                            s.dijkstra(&g, &efi, start, avail, &targets, depth, false, None, prune);
+                        let key: Vec<(u32, u64)> = targets
+                            .iter()
+                            .map(|&t| (s.hops[t as usize], s.cost[t as usize]))
+                            .collect();
+                        (ok, if ok { key } else { Vec::new() })
+                    };
+                    assert_eq!(dj(&mut s, false), dj(&mut s, true), "dijkstra seed {seed}");
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 }

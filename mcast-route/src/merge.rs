@@ -120,42 +120,72 @@ impl Router<'_> {
         best.map(|(_, _, i)| TreeId(i))
     }
 
+    /// [`MergeStrategy::FewestMergedGroups`]: the color whose trees on the group's member
+    /// switches hold the fewest groups, ties to fewer trees, then the lowest color.
+    ///
+    /// Complexity: O(C·M·log E) for C colors, M member switches and E entries a switch.
+    pub(crate) fn least_merging_color(&self, m: &Members) -> u32 {
+        let mut ids: Vec<TreeId> = Vec::with_capacity(m.sw.len());
+        let mut best: Option<(usize, usize, u32)> = None;
+        for c in 0..self.colors.span() {
+            ids.clear();
+            ids.extend(m.sw.iter().filter_map(|&s| self.colors.tree_at(s, c)));
+            ids.sort_unstable();
+            ids.dedup();
+            let groups = ids
+                .iter()
+                .map(|&t| self.tree_ref(t).groups().len())
+                .sum::<usize>();
+            let key = (groups, ids.len(), c);
+            if best.is_none_or(|b| key < b) {
+                best = Some(key);
+            }
+        }
+        best.map_or(0, |b| b.2)
+    }
+
     /// §3.3.2: the root of vMcg's tree, the switch of its component in `G_color` of least
     /// largest BFS distance to vMcg's member switches, ties to fewest entries in use, then
     /// index (with [`MergeRoot::HopTable`]: least largest hop-table distance instead).
     ///
-    /// The paper's argmin is found without one BFS per member: switches are tried in order of
-    /// their hop-table distance (a lower bound of the `G_color` one), each with one BFS
-    /// bounded by the best found, until the bound passes the best.
+    /// The paper's argmin is found without one BFS per member when it can be: switches are
+    /// tried in order of their hop-table distance (a lower bound of the `G_color` one), each
+    /// with one BFS bounded by the best found and pruned by the distance to the members,
+    /// until the bound passes the best. When `G_color` is so cut up that more switches than
+    /// vMcg has member switches must be tried, the paper's way (one BFS from each member
+    /// switch over the component) is cheaper and is used instead; both give the same root.
     ///
-    /// Complexity: O(S·M + k·(S + L)) for k switches tried (usually one or two).
+    /// Complexity: O(S·M + min(k, M)·(S + L)) for k switches tried (usually one or two).
     fn merge_root(&mut self, color: u32, vm_sw: &[u32]) -> u32 {
         let colors = &self.colors;
         let free = |x: u32| !colors.is_busy(x, color);
         // vMcg's component.
-        self.s.bfs(&self.g, vm_sw[0], u32::MAX, free, &[]);
-        let comp = std::mem::take(&mut self.s.queue);
+        self.s.bfs(&self.g, vm_sw[0], u32::MAX, free, &[], false);
+        let comp = self.s.queue.clone();
         self.max_dist(vm_sw);
         let mut order: Vec<(u32, usize, u32)> = comp
             .iter()
             .map(|&x| (u32::from(self.s.maxd[x as usize]), self.colors.in_use(x), x))
             .collect();
-        self.s.queue = comp;
         order.sort_unstable();
         if self.config.merge_root == MergeRoot::HopTable {
             return order[0].2;
         }
+        self.s.fill_near(self.hops, vm_sw);
         let colors = &self.colors;
         let free = |x: u32| !colors.is_busy(x, color);
         let mut best: Option<(u32, usize, u32)> = None;
-        for (lb, load, x) in order {
+        for (tries, (lb, load, x)) in order.into_iter().enumerate() {
             if let Some(b) = best
                 && (lb, load, x) > b
             {
                 break;
             }
+            if tries > vm_sw.len() {
+                return self.merge_root_by_members(color, vm_sw, &comp);
+            }
             let depth = best.map_or(u32::MAX, |b| b.0);
-            if !self.s.bfs(&self.g, x, depth, free, vm_sw) {
+            if !self.s.bfs(&self.g, x, depth, free, vm_sw, true) {
                 continue;
             }
             let far = vm_sw
@@ -170,6 +200,27 @@ impl Router<'_> {
         best.expect("vMcg's first switch is in its own component").2
     }
 
+    /// §3.3.2 as the paper computes it: one BFS in `G_color` from every member switch of
+    /// vMcg over its component `comp`; the switch of least largest distance, ties to fewest
+    /// entries in use, then index.
+    ///
+    /// Complexity: O(M·(S + L)).
+    pub(crate) fn merge_root_by_members(&mut self, color: u32, vm_sw: &[u32], comp: &[u32]) -> u32 {
+        let colors = &self.colors;
+        let free = |x: u32| !colors.is_busy(x, color);
+        let mut far: Vec<u32> = vec![0; self.g.len()];
+        for &src in vm_sw {
+            self.s.bfs(&self.g, src, u32::MAX, free, &[], false);
+            for &x in &self.s.queue {
+                far[x as usize] = far[x as usize].max(self.s.hops[x as usize]);
+            }
+        }
+        comp.iter()
+            .copied()
+            .min_by_key(|&x| (far[x as usize], self.colors.in_use(x), x))
+            .expect("vMcg's first switch is in its own component")
+    }
+
     /// Alg. 4: merges the new group with existing groups into a virtual group (vMcg) that
     /// shares one tree and one color, and builds that tree. Returns the tree and the groups
     /// merged in.
@@ -178,7 +229,11 @@ impl Router<'_> {
     /// connected in `G_color` (the merged trees' switches counting as free), the pessimistic
     /// step (⑤–⑩) builds a temporary tree bottom-up in the whole fabric and merges every tree
     /// of that color on its switches. [`MergeStrategy::FewestGroupsColor`] skips the
-    /// optimistic step and takes the color with the fewest groups.
+    /// optimistic step and takes the color with the fewest groups;
+    /// [`MergeStrategy::FewestMergedGroups`] takes the color whose trees on the group's member
+    /// switches hold the fewest groups and merges those trees before step ④. The pessimistic
+    /// step's temporary root and tree prefer switches free in the color (step ⑤–⑥ leave the
+    /// choice open), so they merge no tree they can avoid.
     ///
     /// The tree is then built by Dijkstra in `G_color` from the root of
     /// [`merge_root`](Self::merge_root), keeping every link of the old trees (Alg. 5) or
@@ -194,6 +249,7 @@ impl Router<'_> {
                     .expect("merging needs an existing tree");
                 (self.tree_ref(t).color, Some(t))
             }
+            MergeStrategy::FewestMergedGroups => (self.least_merging_color(m), None),
             MergeStrategy::FewestGroupsColor => {
                 let span = self.colors.span();
                 let g = &self.colors.groups_per_color;
@@ -212,6 +268,17 @@ impl Router<'_> {
                 terms.extend(t.members());
                 old.push(t);
             };
+        if first.is_none() && self.config.merge == MergeStrategy::FewestMergedGroups {
+            let mut ids: Vec<TreeId> =
+                m.sw.iter()
+                    .filter_map(|&s| self.colors.tree_at(s, color))
+                    .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            for id in ids {
+                take(self, id, &mut old, &mut terminals);
+            }
+        }
         if let Some(t) = first {
             take(self, t, &mut old, &mut terminals);
         }
@@ -226,16 +293,16 @@ impl Router<'_> {
             // Step ④: connected in G_color (the uninstalled trees' switches are free now)?
             let colors = &self.colors;
             let free = |x: u32| !colors.is_busy(x, color);
-            if self.s.bfs(&self.g, vm_sw[0], u32::MAX, free, &vm_sw) {
+            if self.s.bfs(&self.g, vm_sw[0], u32::MAX, free, &vm_sw, false) {
                 break;
             }
             // Steps ⑤–⑥: a temporary tree in the whole fabric.
             let d = self.max_dist(&vm_sw);
             let root_tmp = self
                 .candidate_roots(d, false)
-                .next()
+                .free_first(&self.colors, color)
                 .expect("some switch is at the least distance");
-            let parents = self.bottom_up(root_tmp, &vm_sw);
+            let parents = self.bottom_up(root_tmp, &vm_sw, Some(color));
             // Steps ⑦–⑩: merge the trees of this color on its switches.
             let mut ids: Vec<TreeId> = std::iter::once(root_tmp)
                 .chain(parents.iter().map(|p| p.0))
@@ -270,6 +337,7 @@ impl Router<'_> {
             u32::MAX,
             false,
             keep.then_some((old.as_slice(), &owner)),
+            false,
         );
         assert!(ok, "vMcg is connected in G_color");
         let ends: Vec<u32> = if keep {
@@ -298,7 +366,7 @@ impl Router<'_> {
 mod tests {
     use fabric_model::{HopTable, generators};
 
-    use crate::{Config, Entries, Router, TreeId, patterns};
+    use crate::{Config, Entries, MergeStrategy, Router, TreeId, patterns};
 
     #[test]
     fn merge_root_is_the_argmin_of_bfs_distances() {
@@ -326,7 +394,7 @@ mod tests {
             let mut reached = vec![0usize; n];
             let mut s = crate::graph::Scratch::new(n);
             for &src in &m.sw {
-                s.bfs(&r.g, src, u32::MAX, free, &[]);
+                s.bfs(&r.g, src, u32::MAX, free, &[], false);
                 for &x in &s.queue {
                     far[x as usize] = far[x as usize].max(s.hops[x as usize]);
                     reached[x as usize] += 1;
@@ -344,9 +412,43 @@ mod tests {
                 want,
                 "group {g:?} color {color}"
             );
+            let comp: Vec<u32> = (0..n as u32)
+                .filter(|&x| reached[x as usize] == m.sw.len())
+                .collect();
+            assert_eq!(r.merge_root_by_members(color, &m.sw, &comp), want);
             checked += 1;
         }
         assert!(checked > 5, "{checked}");
+    }
+
+    #[test]
+    fn least_merging_color_takes_the_color_of_fewest_groups_on_the_members() {
+        let f = generators::fat_tree(4).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let cfg = Config {
+            merge: MergeStrategy::FewestMergedGroups,
+            ..Config::mr4lms(Entries::Limit(3))
+        };
+        let mut r = Router::new(&f, &h, cfg).unwrap();
+        for g in patterns::random_groups(&f, 30, 3, 4).unwrap() {
+            r.create_group(&g).unwrap();
+        }
+        for g in patterns::random_groups(&f, 20, 3, 5).unwrap() {
+            let m = r.validate(&g).unwrap();
+            // Literal: per color, the groups of the distinct trees on the member switches.
+            let cost = |c: u32| {
+                let mut ids: Vec<TreeId> =
+                    m.sw.iter()
+                        .filter_map(|&s| r.colors.tree_at(s, c))
+                        .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let groups: usize = ids.iter().map(|&t| r.tree_ref(t).groups().len()).sum();
+                (groups, ids.len(), c)
+            };
+            let want = (0..3).min_by_key(|&c| cost(c)).unwrap();
+            assert_eq!(r.least_merging_color(&m), want, "group {g:?}");
+        }
     }
 
     #[test]

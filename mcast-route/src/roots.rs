@@ -1,6 +1,7 @@
 //! Candidate roots (Alg. 1 step ①) and the bottom-up build (Alg. 2).
 
 use crate::Router;
+use crate::colors::ColorTable;
 use crate::tree::Edge;
 
 impl Router<'_> {
@@ -49,8 +50,20 @@ impl Router<'_> {
     /// ties to the lowest port); stop at the root or at a switch already visited (step ④).
     /// Returns `(child, edge to parent)` for every tree switch but the root.
     ///
+    /// With `avoid = Some(color)` (the pessimistic merge's temporary tree, Alg. 4 step ⑥),
+    /// neighbours free in `color` go before busy ones, then by load: every busy switch the
+    /// temporary tree crosses merges its tree into the virtual group (steps ⑦–⑩), so a
+    /// tree that crosses free switches where it can merges no more groups than needed.
+    ///
     /// Complexity: O(T·P) for a tree of T switches of P ports.
-    pub(crate) fn bottom_up(&mut self, root: u32, member_sw: &[u32]) -> Vec<(u32, Edge)> {
+    pub(crate) fn bottom_up(
+        &mut self,
+        root: u32,
+        member_sw: &[u32],
+        avoid: Option<u32>,
+    ) -> Vec<(u32, Edge)> {
+        let colors = &self.colors;
+        let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
         let row = self.hops.row(root as usize);
         let seen = &mut self.s.seen;
         seen.begin();
@@ -63,11 +76,11 @@ impl Router<'_> {
                 seen.set(cur);
                 // Step ⑥.
                 let least = row[cur as usize];
-                let mut best: Option<(u32, &crate::graph::Adj)> = None;
+                let mut best: Option<((bool, u32), &crate::graph::Adj)> = None;
                 // Steps ⑦–⑧.
                 for a in self.g.adj(cur) {
                     if row[a.peer as usize].wrapping_add(1) == least {
-                        let w = self.efi[a.link.index()];
+                        let w = (busy(a.peer), self.efi[a.link.index()]);
                         if best.is_none_or(|(bw, _)| w < bw) {
                             best = Some((w, a));
                         }
@@ -100,6 +113,18 @@ pub(crate) struct Roots {
 }
 
 impl Roots {
+    /// The first candidate free in `color`, or the first of all when every one is busy
+    /// (Alg. 4 step ⑤: a temporary root free in the color merges no tree by itself).
+    pub(crate) fn free_first(mut self, colors: &ColorTable, color: u32) -> Option<u32> {
+        self.keys
+            .iter()
+            .filter(|k| !colors.is_busy(k.2, color))
+            .min()
+            .or_else(|| self.keys.iter().min())
+            .map(|k| k.2)
+            .or_else(|| self.next())
+    }
+
     /// Every candidate, in order.
     pub(crate) fn all(mut self) -> Vec<u32> {
         self.keys.sort_unstable();

@@ -15,6 +15,7 @@ fn every_merge_strategy_and_regraft_merges_correctly() {
     for merge in [
         MergeStrategy::OptimisticThenPessimistic,
         MergeStrategy::FewestGroupsColor,
+        MergeStrategy::FewestMergedGroups,
     ] {
         for (regraft, merge_root) in [
             (Regraft::KeepOldTree, MergeRoot::Bfs),
@@ -32,7 +33,12 @@ fn every_merge_strategy_and_regraft_merges_correctly() {
                 let made = r.create_group(g).unwrap();
                 if made.method == Method::Merge {
                     merges += 1;
-                    assert!(!made.merged.is_empty() || merge == MergeStrategy::FewestGroupsColor);
+                    // Only the optimistic step always names a tree to merge; the others may
+                    // find a color whose G_color connects the group by itself.
+                    assert!(
+                        !made.merged.is_empty()
+                            || merge != MergeStrategy::OptimisticThenPessimistic
+                    );
                 }
                 check_state(&r).unwrap_or_else(|e| panic!("{merge:?} {regraft:?}: {e}"));
             }

@@ -1,0 +1,83 @@
+//! Routes one grid pattern on one topology with MR4LMS (unlimited entries; limited entries
+//! with each merge strategy) and the two baselines and prints the statistics and time per group: a quick look at one row of
+//! `reproduce mcast`.
+//!
+//! `cargo run --release -p mcast-route --example pattern_probe -- <topology> <x,y[,z]> [ppt] [n_colors]`
+//! where `<topology>` is `bluelight` (tapered 32×272, 8 up-paths), `taihulight` (32×1280, 2),
+//! `fat_tree` (k = 40), `torus` (30×20×20) or `random` (2048 switches of radix 40).
+
+use std::time::Instant;
+
+use fabric_model::{Fabric, HopTable, generators};
+use mcast_route::{Algorithm, Config, Entries, MergeStrategy, Router, patterns};
+
+fn topology(name: &str) -> Result<Fabric, Box<dyn std::error::Error>> {
+    Ok(match name {
+        "bluelight" => generators::tapered_fat_tree(32, 272, 8)?,
+        "taihulight" => generators::tapered_fat_tree(32, 1280, 2)?,
+        "fat_tree" => generators::fat_tree(40)?,
+        "torus" => generators::torus(&[30, 20, 20], 2)?,
+        "random" => generators::random_regular(2048, 40, 20, 1)?,
+        other => return Err(format!("unknown topology {other:?}").into()),
+    })
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let name = args.first().map_or("bluelight", String::as_str);
+    let dims: Vec<u32> = args
+        .get(1)
+        .map_or("64,16,34", String::as_str)
+        .split(',')
+        .map(str::parse)
+        .collect::<Result<_, _>>()?;
+    let ppt: u32 = args.get(2).map_or(Ok(4), |a| a.parse())?;
+    let n: u32 = args.get(3).map_or(Ok(128), |a| a.parse())?;
+    let fabric = topology(name)?;
+    let hops = HopTable::new(&fabric)?;
+    let groups = patterns::grid(&fabric, &dims, ppt)?;
+    let limited = |merge| Config {
+        merge,
+        ..Config::mr4lms(Entries::Limit(n))
+    };
+    let configs = [
+        ("mr4lms unlimited", Config::mr4lms(Entries::Unlimited)),
+        ("mr4lms limited", Config::mr4lms(Entries::Limit(n))),
+        (
+            "  paper's merge",
+            limited(MergeStrategy::OptimisticThenPessimistic),
+        ),
+        (
+            "  fewest-groups color",
+            limited(MergeStrategy::FewestGroupsColor),
+        ),
+        (
+            "sssp-mc",
+            Config::baseline(Algorithm::SsspMc, Entries::Unlimited),
+        ),
+        (
+            "minihop-mc",
+            Config::baseline(Algorithm::MinihopMc, Entries::Unlimited),
+        ),
+    ];
+    for (label, cfg) in configs {
+        let mut r = Router::new(&fabric, &hops, cfg)?;
+        let start = Instant::now();
+        for g in &groups {
+            r.create_group(g)?;
+        }
+        let us = start.elapsed().as_secs_f64() * 1e6 / groups.len() as f64;
+        let s = r.stats();
+        println!(
+            "{name} {dims:?} ppt {ppt} {label:<21} groups {} colors {} (lb {}) max_efi {} max_tfi {} merged {} excess {} {us:.0} µs/group",
+            s.groups,
+            s.colors_used,
+            s.color_lower_bound,
+            s.max_efi,
+            s.max_tfi,
+            s.merged_groups,
+            s.max_height_excess
+        );
+    }
+    Ok(())
+}
