@@ -10,7 +10,7 @@
 //! (instructions of the second run − the first) / 100000 = instructions per `get`. Modes:
 //! `cache` (the client's cache hit, what a repeated `PMIx_Get` costs), `store` (a node-store
 //! hit through a 2N-lock read slot, `refresh_cache`), `with` (the cache hit through
-//! `Client::get_with`, no clone), `hashmap` (a `HashMap<String, Value>`
+//! `Client::get_with`, no clone), `read` (a bare 2N-lock read), `hashmap` (a `HashMap<String, Value>`
 //! get-and-clone, the baseline).
 
 use std::collections::HashMap;
@@ -69,6 +69,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for _ in 0..n {
                 let o = p1.get(&slot.read(), target, black_box("btl.tcp.addr"), &opts, 0)?;
                 found += u64::from(matches!(o, GetOutcome::Found(_)));
+            }
+        }
+        "read" => {
+            let shared = TwoNLock::new([1u64; 8], 2)?;
+            let mut slot = shared.reader()?;
+            for _ in 0..n {
+                found += u64::from(black_box(&*slot.read())[0] == 1);
             }
         }
         "hashmap" => {

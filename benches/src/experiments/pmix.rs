@@ -2,7 +2,7 @@
 //! data-representation (§4.2), 2N-lock (§4.1) and fence-collective (§4.3) claims.
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Barrier, RwLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crossbeam_utils::sync::ShardedLock;
 use pmix_kvs::codec::{self, CompactOptions, Layout};
 use pmix_kvs::fence::{self, Algorithm, AlphaBeta};
-use pmix_kvs::lock::TwoNLock;
+use pmix_kvs::lock::{TwoNLock, WaitStrategy};
 use pmix_kvs::varint::IntEncoding;
 use pmix_kvs::workload::{ModexShape, modex_blob};
 
@@ -130,9 +130,26 @@ pub struct PmixLock;
 /// The data behind every lock: a small record read whole.
 type Data = [u64; 8];
 
+/// Phases of one run, in [`Run::phase`]: readers and the writer work during both the warm-up
+/// and the measurement, and count only during the measurement.
+const WARM_UP: u8 = 0;
+const MEASURE: u8 = 1;
+const STOP: u8 = 2;
+
+/// What the threads of one run share.
+struct Run {
+    phase: AtomicU8,
+}
+
+impl Run {
+    fn phase(&self) -> u8 {
+        self.phase.load(Ordering::Relaxed)
+    }
+}
+
 /// One contender: claim what a reader needs, read, write.
 trait Contender: Sync {
-    fn reader_loop(&self, stop: &AtomicBool) -> u64;
+    fn reader_loop(&self, run: &Run) -> u64;
     fn write(&self, v: u64);
 }
 
@@ -140,22 +157,25 @@ fn read_sum(d: &Data) -> u64 {
     black_box(d).iter().fold(0, |a, b| a.wrapping_add(*b))
 }
 
-/// Calls `read` until `stop` is set; returns how many reads were made.
-fn count_until(stop: &AtomicBool, mut read: impl FnMut() -> u64) -> u64 {
+/// Calls `read` until the run stops; returns how many reads were made while measuring.
+fn count_until(run: &Run, mut read: impl FnMut() -> u64) -> u64 {
     let mut n = 0;
-    while !stop.load(Ordering::Relaxed) {
+    loop {
+        let phase = run.phase();
+        if phase == STOP {
+            return n;
+        }
         black_box(read());
-        n += 1;
+        n += u64::from(phase == MEASURE);
     }
-    n
 }
 
 impl Contender for TwoNLock<Data> {
-    fn reader_loop(&self, stop: &AtomicBool) -> u64 {
+    fn reader_loop(&self, run: &Run) -> u64 {
         let Ok(mut slot) = self.reader() else {
             return 0;
         };
-        count_until(stop, || read_sum(&slot.read()))
+        count_until(run, || read_sum(&slot.read()))
     }
     fn write(&self, v: u64) {
         self.write()[0] = v;
@@ -163,8 +183,8 @@ impl Contender for TwoNLock<Data> {
 }
 
 impl Contender for RwLock<Data> {
-    fn reader_loop(&self, stop: &AtomicBool) -> u64 {
-        count_until(stop, || {
+    fn reader_loop(&self, run: &Run) -> u64 {
+        count_until(run, || {
             read_sum(
                 &self
                     .read()
@@ -179,8 +199,8 @@ impl Contender for RwLock<Data> {
 }
 
 impl Contender for parking_lot::RwLock<Data> {
-    fn reader_loop(&self, stop: &AtomicBool) -> u64 {
-        count_until(stop, || read_sum(&self.read()))
+    fn reader_loop(&self, run: &Run) -> u64 {
+        count_until(run, || read_sum(&self.read()))
     }
     fn write(&self, v: u64) {
         self.write()[0] = v;
@@ -188,8 +208,8 @@ impl Contender for parking_lot::RwLock<Data> {
 }
 
 impl Contender for ShardedLock<Data> {
-    fn reader_loop(&self, stop: &AtomicBool) -> u64 {
-        count_until(stop, || {
+    fn reader_loop(&self, run: &Run) -> u64 {
+        count_until(run, || {
             read_sum(
                 &self
                     .read()
@@ -203,17 +223,28 @@ impl Contender for ShardedLock<Data> {
     }
 }
 
-/// Runs `threads` readers for `dur` while one writer writes every `gap`; returns reads per
-/// second and the writer's p99 wait in nanoseconds.
-fn measure(lock: &dyn Contender, threads: usize, dur: Duration, gap: Duration) -> (f64, u64) {
-    let stop = AtomicBool::new(false);
+/// How long one run lasts and how often the writer writes.
+#[derive(Debug, Clone, Copy)]
+struct Timing {
+    warm_up: Duration,
+    measure: Duration,
+    gap: Duration,
+}
+
+/// Runs `threads` readers while one writer writes every `gap`: a warm-up, then a measured
+/// window of fixed length. Returns reads per second and the writer's p99 wait in
+/// nanoseconds, both over the measured window only.
+fn measure(lock: &dyn Contender, threads: usize, timing: Timing) -> (f64, u64) {
+    let run = Run {
+        phase: AtomicU8::new(WARM_UP),
+    };
     let start = Barrier::new(threads + 2);
     let (reads, mut waits) = thread::scope(|s| {
         let readers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
                     start.wait();
-                    lock.reader_loop(&stop)
+                    lock.reader_loop(&run)
                 })
             })
             .collect();
@@ -221,21 +252,28 @@ fn measure(lock: &dyn Contender, threads: usize, dur: Duration, gap: Duration) -
             start.wait();
             let mut waits = Vec::new();
             let mut v = 0;
-            while !stop.load(Ordering::Relaxed) {
-                thread::sleep(gap);
+            loop {
+                thread::sleep(timing.gap);
+                let phase = run.phase();
+                if phase == STOP {
+                    return waits;
+                }
                 let t0 = Instant::now();
                 lock.write(v);
-                waits.push(t0.elapsed().as_nanos() as u64);
+                if phase == MEASURE {
+                    waits.push(t0.elapsed().as_nanos() as u64);
+                }
                 v += 1;
             }
-            waits
         });
         start.wait();
+        thread::sleep(timing.warm_up);
+        run.phase.store(MEASURE, Ordering::Relaxed);
         let t0 = Instant::now();
-        thread::sleep(dur);
-        stop.store(true, Ordering::Relaxed);
-        let reads: u64 = readers.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+        thread::sleep(timing.measure);
+        run.phase.store(STOP, Ordering::Relaxed);
         let elapsed = t0.elapsed().as_secs_f64();
+        let reads: u64 = readers.into_iter().map(|h| h.join().unwrap_or(0)).sum();
         (reads as f64 / elapsed, writer.join().unwrap_or_default())
     });
     waits.sort_unstable();
@@ -247,13 +285,55 @@ fn measure(lock: &dyn Contender, threads: usize, dur: Duration, gap: Duration) -
     (reads, p99)
 }
 
+/// The median of `xs` (the upper one of an even count); `xs` is not empty.
+fn median<T: Copy + PartialOrd>(mut xs: Vec<T>) -> T {
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    xs[xs.len() / 2]
+}
+
+/// The locks compared, by the name in the `lock` column.
+const LOCKS: [&str; 5] = [
+    "2n-lock",
+    "2n-lock-park",
+    "std-rwlock",
+    "parking_lot-rwlock",
+    "crossbeam-shardedlock",
+];
+
+/// One run of lock `name` with `threads` readers.
+fn measure_lock(name: &str, threads: usize, timing: Timing) -> Result<(f64, u64), String> {
+    let data: Data = [1; 8];
+    Ok(match name {
+        "2n-lock" => measure(
+            &TwoNLock::new(data, threads).map_err(|e| e.to_string())?,
+            threads,
+            timing,
+        ),
+        "2n-lock-park" => measure(
+            &TwoNLock::with_wait(data, threads, WaitStrategy::Park { spins: 64 })
+                .map_err(|e| e.to_string())?,
+            threads,
+            timing,
+        ),
+        "std-rwlock" => measure(&RwLock::new(data), threads, timing),
+        "parking_lot-rwlock" => measure(&parking_lot::RwLock::new(data), threads, timing),
+        _ => measure(&ShardedLock::new(data), threads, timing),
+    })
+}
+
+/// The 1-minute load average, where the system tells it (Linux), to note beside the figures.
+fn load_average() -> Option<String> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    s.split_whitespace().next().map(str::to_owned)
+}
+
 impl Experiment for PmixLock {
     fn name(&self) -> &'static str {
         "pmix-lock"
     }
 
     fn description(&self) -> &'static str {
-        "reader throughput and writer p99 wait: 2N-lock vs std RwLock, parking_lot RwLock, crossbeam ShardedLock (survey §4.1)"
+        "reader throughput and writer p99 wait: 2N-lock (spin-then-yield and parking) vs std RwLock, parking_lot RwLock, crossbeam ShardedLock (survey §4.1)"
     }
 
     fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
@@ -265,11 +345,27 @@ impl Experiment for PmixLock {
         if counts.last() != Some(&cores) {
             counts.push(cores);
         }
-        let dur = match ctx.scale {
-            Scale::Small => Duration::from_millis(300),
-            Scale::Paper => Duration::from_secs(2),
+        // One row above the cores: oversubscribed, where the wait strategy matters.
+        counts.push(cores * 2);
+        let (timing, reps) = match ctx.scale {
+            Scale::Small => (
+                Timing {
+                    warm_up: Duration::from_millis(50),
+                    measure: Duration::from_millis(200),
+                    gap: Duration::from_micros(200),
+                },
+                3,
+            ),
+            Scale::Paper => (
+                Timing {
+                    warm_up: Duration::from_millis(200),
+                    measure: Duration::from_secs(1),
+                    gap: Duration::from_micros(200),
+                },
+                5,
+            ),
         };
-        let gap = Duration::from_micros(200);
+        let load_before = load_average();
         let mut t = Table::new(
             "pmix-lock",
             "Reader throughput and writer wait",
@@ -277,28 +373,21 @@ impl Experiment for PmixLock {
         );
         let mut scaling = Vec::new();
         let mut series = Vec::new();
-        for name in [
-            "2n-lock",
-            "std-rwlock",
-            "parking_lot-rwlock",
-            "crossbeam-shardedlock",
-        ] {
+        for name in LOCKS {
             let mut points = Vec::new();
             let mut single = 0.0;
+            let mut ratios = Vec::new();
             for &threads in &counts {
                 ctx.progress(&format!("pmix-lock {name} with {threads} reader(s)"));
-                let data: Data = [1; 8];
-                let (rps, p99) = match name {
-                    "2n-lock" => {
-                        let l = TwoNLock::new(data, threads).map_err(|e| e.to_string())?;
-                        measure(&l, threads, dur, gap)
-                    }
-                    "std-rwlock" => measure(&RwLock::new(data), threads, dur, gap),
-                    "parking_lot-rwlock" => {
-                        measure(&parking_lot::RwLock::new(data), threads, dur, gap)
-                    }
-                    _ => measure(&ShardedLock::new(data), threads, dur, gap),
-                };
+                // Repetitions interleave nothing else: each is a fresh lock and fresh threads.
+                let mut rps = Vec::with_capacity(reps);
+                let mut p99 = Vec::with_capacity(reps);
+                for _ in 0..reps {
+                    let (r, w) = measure_lock(name, threads, timing)?;
+                    rps.push(r);
+                    p99.push(w);
+                }
+                let (rps, p99) = (median(rps), median(p99));
                 if threads == 1 {
                     single = rps;
                 }
@@ -310,24 +399,37 @@ impl Experiment for PmixLock {
                 ]);
                 points.push((threads as f64, rps));
                 if threads > 1 && single > 0.0 {
-                    scaling.push(format!(
-                        "{name} T={threads}: {:.2}",
+                    let over = if threads > cores {
+                        " (oversubscribed)"
+                    } else {
+                        ""
+                    };
+                    ratios.push(format!(
+                        "T={threads}{over} {:.2}",
                         rps / (threads as f64 * single)
                     ));
                 }
             }
+            scaling.push(format!("{name}: {}", ratios.join(", ")));
             series.push(Series {
                 name: name.into(),
                 points,
             });
         }
         t.note(format!(
-            "{cores} core(s) available; each run has the reader threads plus one writer writing every {} us; the paper's figure is for 168 processes per node",
-            gap.as_micros()
+            "{cores} core(s) available (threads above that are oversubscribed); each run has the reader threads plus one writer writing every {} us; {} ms warm-up, then {} ms measured; each row is the median of {reps} runs (reads/s and p99 taken separately); the paper's figure is for 168 processes per node",
+            timing.gap.as_micros(),
+            timing.warm_up.as_millis(),
+            timing.measure.as_millis(),
         ));
         t.note(format!(
-            "read scaling, reads(T) / (T x reads(1)) (target >= 0.9): {}",
+            "read scaling reads(T) / (T x reads(1)), target >= 0.9 up to the cores: {}",
             scaling.join("; ")
+        ));
+        t.note(format!(
+            "2n-lock waits spinning 64 times then yielding (the default WaitStrategy); 2n-lock-park spins 64 times then sleeps on a condition variable until the unlock wakes it; 1-minute load average before / after: {} / {}",
+            load_before.as_deref().unwrap_or("unknown"),
+            load_average().as_deref().unwrap_or("unknown"),
         ));
         ctx.write_plot(
             "pmix-lock.svg",
