@@ -1,6 +1,7 @@
 //! Flow-level rate allocation over a non-blocking core (reference `dag.md` §1.4): per-flow
-//! max-min fairness by progressive filling (the TCP / TensorFlow baseline) and the strict
-//! priority greedy walk (TicTac, Sincronia, FIFO).
+//! max-min fairness by progressive filling (the TCP / TensorFlow baseline), the strict
+//! priority greedy walk (TicTac, FIFO, work conservation) and MADD, the coflow allocation that
+//! makes a coflow's flows finish together (Varys; Sincronia's coflows, reference §1.3).
 
 /// One flow to allocate: sender and receiver (machine indices) and an optional rate cap.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -110,6 +111,61 @@ pub fn priority_greedy(flows: &[FlowDemand], egress: &mut [f64], ingress: &mut [
         .collect()
 }
 
+/// MADD (minimum allocation for desired duration, reference `dag.md` §1.3) for one coflow:
+/// with `Γ` the coflow's effective bottleneck, the largest over its ports of the bits it still
+/// has to move there over the port's free capacity, every flow gets `remaining / Γ`, so that
+/// all finish together at `Γ`. Returns all zeros (the coflow is starved this round) when a
+/// port it needs has no free capacity. `remaining[f]` is flow `f`'s bits left.
+///
+/// # Complexity
+/// O(F log F) time and O(F) space for the coflow's F flows.
+#[must_use]
+pub fn madd(
+    flows: &[FlowDemand],
+    remaining: &[f64],
+    egress: &mut [f64],
+    ingress: &mut [f64],
+) -> Vec<f64> {
+    // Port key: egress ports as 2m, ingress as 2m + 1.
+    let mut load: std::collections::BTreeMap<usize, f64> = std::collections::BTreeMap::new();
+    for (f, &r) in flows.iter().zip(remaining) {
+        *load.entry(2 * f.src).or_default() += r;
+        *load.entry(2 * f.dst + 1).or_default() += r;
+    }
+    let mut gamma: f64 = 0.0;
+    for (&p, &bits) in &load {
+        let free = if p % 2 == 0 {
+            egress[p / 2]
+        } else {
+            ingress[p / 2]
+        };
+        if bits <= 0.0 {
+            continue;
+        }
+        if free <= 0.0 {
+            return vec![0.0; flows.len()];
+        }
+        gamma = gamma.max(bits / free);
+    }
+    if gamma <= 0.0 {
+        return vec![0.0; flows.len()];
+    }
+    flows
+        .iter()
+        .zip(remaining)
+        .map(|(f, &r)| {
+            let x = (r / gamma)
+                .min(f.cap)
+                .min(egress[f.src])
+                .min(ingress[f.dst])
+                .max(0.0);
+            egress[f.src] -= x;
+            ingress[f.dst] -= x;
+            x
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +201,23 @@ mod tests {
         ];
         let r = max_min_fair(&flows, &mut [1.0, 1.0], &mut [1.0, 1.0]);
         assert!((r[0] - 0.2).abs() < 1e-12 && (r[1] - 0.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn madd_finishes_a_coflow_together() {
+        // 3 and 1 bits into receiver 2 (capacity 2), 2 bits out of sender 1 (capacity 1):
+        // Γ = max(4/2, 2/1, 3/1) = 3 (sender 0 holds 3 bits at capacity 1).
+        let flows = [fd(0, 2), fd(1, 2), fd(1, 0)];
+        let mut e = vec![1.0, 1.0, 1.0];
+        let mut i = vec![1.0, 1.0, 2.0];
+        let r = madd(&flows, &[3.0, 1.0, 1.0], &mut e, &mut i);
+        let g = 3.0;
+        assert!((r[0] - 3.0 / g).abs() < 1e-12);
+        assert!((r[1] - 1.0 / g).abs() < 1e-12 && (r[2] - 1.0 / g).abs() < 1e-12);
+        assert!(e[0].abs() < 1e-12 && (i[2] - (2.0 - 4.0 / g)).abs() < 1e-12);
+        // A port without free capacity starves the coflow.
+        let r = madd(&flows, &[3.0, 1.0, 1.0], &mut e, &mut i);
+        assert_eq!(r, vec![0.0; 3]);
     }
 
     #[test]

@@ -12,9 +12,11 @@
 //!   share ports max-min fairly, as TCP flows do.
 //! - [`Scheduler::TicTac`]: FIFO over jobs, TAC priority inside a job, strict priority.
 //! - [`Scheduler::Sincronia`]: each job's released, unfinished transfers form one coflow;
-//!   BSSI over remaining demand, recomputed whenever a flow arrives or leaves; strict priority
-//!   (greedy) in that order. Sincronia does not look inside a coflow, so the flows of one
-//!   coflow go in the job's arbitrary (random, as for TensorFlow) order, not the DAG's.
+//!   BSSI over remaining demand, recomputed whenever a flow arrives or leaves; coflows served
+//!   in that order, each with MADD rates (its flows finish together: the paper's account of
+//!   why Sincronia loses on DAG jobs, §4.2), then leftover capacity handed out greedily in the
+//!   same order (work conservation). Sincronia does not look inside a coflow, so the
+//!   leftover goes to a coflow's flows in the job's arbitrary (random) order.
 //! - [`Scheduler::Jit`]: at a DAG job's arrival, LAT estimation, α-selection and the LP are run
 //!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
 //!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline
@@ -32,7 +34,7 @@ use crate::baselines::{bssi_order, tictac_order};
 use crate::job::{Cluster, NodeId, NodeKind};
 use crate::lat::{self, LatMethod};
 use crate::lp::{self, Backend, LpTransfer, Objective, Reservations, Schedule};
-use crate::rates::{FlowDemand, max_min_fair, priority_greedy};
+use crate::rates::{FlowDemand, madd, max_min_fair, priority_greedy};
 use crate::workload::{JobKind, SimJob};
 
 /// JIT's parameters.
@@ -157,9 +159,18 @@ pub struct LpStats {
 pub struct SimResult {
     /// One outcome per input job, in input order.
     pub jobs: Vec<JobOutcome>,
-    /// Remaining-bandwidth ratios (paper (18)): for every port and window in which DAG jobs
-    /// sent, `1 − DAG bits / (capacity × window)`; sorted ascending.
+    /// Remaining-bandwidth ratios (paper (18), Fig. 8: the bandwidth left "after the scheduler
+    /// has allocated the DAG jobs' resources"): for every port and window in which the
+    /// scheduler allocated bandwidth to DAG transfers it schedules,
+    /// `1 − those bits / (capacity × window)`; sorted ascending. The baselines schedule every
+    /// DAG transfer; JIT schedules the LP's transfers, and the rest of a job's transfers are
+    /// background traffic that uses what is left (paper §3.4 1)), like the file jobs. This is
+    /// the reading under which the paper's α sweep (Fig. 10: more transfers in the LP, less
+    /// remaining bandwidth) holds.
     pub remaining: Vec<f64>,
+    /// The same ratio over all DAG traffic, scheduled or background (for JIT, LP and non-LP
+    /// transfers together; for the baselines equal to `remaining`); sorted ascending.
+    pub remaining_all_dag: Vec<f64>,
     /// LP statistics (JIT only).
     pub lp: LpStats,
     /// Largest port utilisation seen at any event (≤ 1 when capacities are kept).
@@ -219,6 +230,7 @@ struct Sim<'a> {
     sinc_rank: Vec<usize>,
     dirty: bool,
     usage: HashMap<(usize, i64), f64>,
+    usage_all: HashMap<(usize, i64), f64>,
     max_util: f64,
     unfinished: usize,
 }
@@ -260,6 +272,18 @@ impl<'a> Sim<'a> {
         let job = &self.jobs[j].job;
         let est = lat::estimate(job, self.cluster, jit.lat);
         let n_lp = lp::alpha_prefix(job.transfers().len(), jit.alpha)?;
+        // The transfers left out of the LP are background traffic (paper §3.4 1)), but JIT,
+        // the central scheduler that hands its plan to the machines (§1.3), knows their LATs,
+        // and "transfers with a smaller LAT should have a higher priority" (§3.4 1)): each
+        // channel sends them in LAT order instead of gRPC's random one.
+        let mut by_lat: Vec<NodeId> = job.transfers().to_vec();
+        by_lat.sort_by(|&a, &b| {
+            let (la, lb) = (est.lat(a).unwrap_or(0.0), est.lat(b).unwrap_or(0.0));
+            la.total_cmp(&lb).then(a.cmp(&b))
+        });
+        for (rank, &t) in by_lat.iter().enumerate() {
+            self.st[j].tf_rank[t.index()] = rank as u32;
+        }
         let chosen: Vec<NodeId> = job.transfers()[..n_lp].to_vec();
         if chosen.is_empty() {
             return Ok(());
@@ -483,8 +507,32 @@ impl<'a> Sim<'a> {
                     .iter()
                     .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
                     .collect();
+                if !tictac {
+                    // Sincronia: coflow by coflow in BSSI order, MADD inside a coflow (its
+                    // flows finish together, as the paper describes Sincronia, §4.2).
+                    let mut a = 0;
+                    while a < idx.len() {
+                        let job = self.flows[self.active[idx[a]]].job;
+                        let mut b = a;
+                        while b < idx.len() && self.flows[self.active[idx[b]]].job == job {
+                            b += 1;
+                        }
+                        let left: Vec<f64> = idx[a..b]
+                            .iter()
+                            .map(|&k| self.flows[self.active[k]].remaining)
+                            .collect();
+                        for (r, &k) in madd(&d[a..b], &left, &mut eg, &mut ing)
+                            .into_iter()
+                            .zip(&idx[a..b])
+                        {
+                            rate[k] = r;
+                        }
+                        a = b;
+                    }
+                }
+                // TicTac: strict priority; Sincronia: work conservation in the same order.
                 for (r, &k) in priority_greedy(&d, &mut eg, &mut ing).into_iter().zip(&idx) {
-                    rate[k] = r;
+                    rate[k] += r;
                 }
             }
             Scheduler::Jit(jit) => {
@@ -600,7 +648,9 @@ impl<'a> Sim<'a> {
 
     fn record_usage(&mut self, rate: &[f64], t0: f64, t1: f64) {
         let w = self.cfg.sample_window;
-        let mut port_rate: BTreeMap<usize, f64> = BTreeMap::new();
+        let jit = matches!(self.cfg.scheduler, Scheduler::Jit(_));
+        // Per port: (scheduled DAG rate, all DAG rate).
+        let mut port_rate: BTreeMap<usize, (f64, f64)> = BTreeMap::new();
         let mut util: BTreeMap<usize, f64> = BTreeMap::new();
         for (k, &id) in self.active.iter().enumerate() {
             let f = &self.flows[id];
@@ -610,8 +660,12 @@ impl<'a> Sim<'a> {
             *util.entry(f.src).or_default() += rate[k];
             *util.entry(self.m + f.dst).or_default() += rate[k];
             if matches!(self.jobs[f.job].kind, JobKind::Dag(_)) {
-                *port_rate.entry(f.src).or_default() += rate[k];
-                *port_rate.entry(self.m + f.dst).or_default() += rate[k];
+                let scheduled = if !jit || f.lp.is_some() { rate[k] } else { 0.0 };
+                for p in [f.src, self.m + f.dst] {
+                    let e = port_rate.entry(p).or_default();
+                    e.0 += scheduled;
+                    e.1 += rate[k];
+                }
             }
         }
         for (&p, &u) in &util {
@@ -621,18 +675,32 @@ impl<'a> Sim<'a> {
         if t1 <= t0 {
             return;
         }
-        for (&p, &r) in &port_rate {
+        for (&p, &(r, r_all)) in &port_rate {
             let mut a = t0;
             while a < t1 {
                 let win = (a / w).floor() as i64;
                 let b = ((win + 1) as f64 * w).min(t1);
-                *self.usage.entry((p, win)).or_default() += r * (b - a);
+                if r > 0.0 {
+                    *self.usage.entry((p, win)).or_default() += r * (b - a);
+                }
+                *self.usage_all.entry((p, win)).or_default() += r_all * (b - a);
                 if b <= a {
                     break;
                 }
                 a = b;
             }
         }
+    }
+
+    /// `1 − bits / (capacity × window)` per (port, window) of `usage`, sorted ascending.
+    fn remaining_ratios(&self, usage: &HashMap<(usize, i64), f64>) -> Vec<f64> {
+        let w = self.cfg.sample_window;
+        let mut v: Vec<f64> = usage
+            .iter()
+            .map(|(&(p, _), &bits)| (1.0 - bits / (self.port_cap(p) * w)).max(0.0))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
     }
 
     fn port_cap(&self, p: usize) -> f64 {
@@ -722,6 +790,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         sinc_rank: vec![usize::MAX; jobs.len()],
         dirty: true,
         usage: HashMap::new(),
+        usage_all: HashMap::new(),
         max_util: 0.0,
         unfinished: jobs.len(),
     };
@@ -796,13 +865,8 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
     for f in &sim.flows {
         max_err = max_err.max((f.sent - f.size).abs() / f.size.max(1.0));
     }
-    let w = cfg.sample_window;
-    let mut remaining: Vec<f64> = sim
-        .usage
-        .iter()
-        .map(|(&(p, _), &bits)| (1.0 - bits / (sim.port_cap(p) * w)).max(0.0))
-        .collect();
-    remaining.sort_by(f64::total_cmp);
+    let remaining = sim.remaining_ratios(&sim.usage);
+    let remaining_all_dag = sim.remaining_ratios(&sim.usage_all);
     let outcomes = jobs
         .iter()
         .enumerate()
@@ -835,6 +899,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
     Ok(SimResult {
         jobs: outcomes,
         remaining,
+        remaining_all_dag,
         lp: sim.lp,
         max_port_utilisation: sim.max_util,
         max_conservation_error: max_err,
@@ -847,7 +912,7 @@ mod tests {
     use super::*;
     use crate::job::{JobBuilder, MachineId};
     use crate::models::Model;
-    use crate::workload::{ComputeModel, WorkloadConfig, file_job, generate, ps_job};
+    use crate::workload::{ComputeModel, PsTraffic, WorkloadConfig, file_job, generate, ps_job};
     use proptest::prelude::*;
 
     fn all_schedulers() -> [Scheduler; 4] {
@@ -977,6 +1042,11 @@ mod tests {
         assert!(r.max_conservation_error < 1e-9);
         assert!(r.jobs.iter().all(|j| j.jct() >= j.alone - 1e-9));
         assert!(r.remaining.iter().all(|&h| (-1e-9..=1.0).contains(&h)));
+        // JIT's scheduled DAG traffic is a part of all DAG traffic: never less left over.
+        assert!(!r.remaining.is_empty());
+        assert!(r.remaining_all_dag[0] <= r.remaining[0] + 1e-12);
+        let tf = run(&cluster, &jobs, Scheduler::TensorFlow);
+        assert_eq!(tf.remaining, tf.remaining_all_dag);
     }
 
     #[test]
@@ -1019,6 +1089,7 @@ mod tests {
                 models: vec![Model::LeNet, Model::AlexNet],
                 mean_interarrival: 0.3,
                 file_sizes: vec![1e8, 3e8],
+                traffic: if seed % 2 == 0 { PsTraffic::Pulls } else { PsTraffic::PullsAndPushes },
                 seed,
                 ..WorkloadConfig::default()
             };

@@ -37,10 +37,23 @@ impl Default for ComputeModel {
     }
 }
 
+/// Which transfers of a parameter-server iteration a job DAG holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PsTraffic {
+    /// Only the parameter pulls (PS → worker), the roots of the DAG. This is the paper's job:
+    /// "from our perspective network transfers have no predecessors" (§1.1), Inception has
+    /// "190 transfers" (one per tensor, §1.1 Fig. 2), and "a job's transfers almost all start
+    /// at the same time" (§3.4), as TicTac's recv ops.
+    Pulls,
+    /// Pulls, and a gradient push (worker → PS) after each layer's backward task.
+    PullsAndPushes,
+}
+
 /// One training iteration of `model` on `worker` with parameters spread round-robin over
 /// `ps` (tensor `v` on `ps[v mod P]`): pull every tensor (PS → worker), forward per layer
 /// (after its inputs and its tensors), a loss task, backward per layer in reverse, push every
 /// gradient (worker → PS) after its layer's backward. The job ends when the last push lands.
+/// [`ps_iteration`] with [`PsTraffic::PullsAndPushes`].
 ///
 /// Transfers are added pulls first in forward order, so the topological order used by the
 /// α-selection is forward order for pulls, then pushes as backward releases them.
@@ -56,6 +69,33 @@ pub fn ps_job(
     worker: MachineId,
     ps: &[MachineId],
     compute: &ComputeModel,
+    cluster: &Cluster,
+) -> Result<Job, Error> {
+    ps_iteration(
+        model,
+        worker,
+        ps,
+        compute,
+        PsTraffic::PullsAndPushes,
+        cluster,
+    )
+}
+
+/// One training iteration as in [`ps_job`], with the gradient pushes only when `traffic` is
+/// [`PsTraffic::PullsAndPushes`]; with [`PsTraffic::Pulls`] the job ends with the backward
+/// task of the first layer.
+///
+/// # Errors
+/// As [`ps_job`].
+///
+/// # Complexity
+/// O(layers + tensors) nodes and edges.
+pub fn ps_iteration(
+    model: Model,
+    worker: MachineId,
+    ps: &[MachineId],
+    compute: &ComputeModel,
+    traffic: PsTraffic,
     cluster: &Cluster,
 ) -> Result<Job, Error> {
     if ps.is_empty() {
@@ -113,6 +153,9 @@ pub fn ps_job(
         for &j in &l.inputs {
             b.edge(bwd[i], bwd[j]);
         }
+    }
+    if traffic == PsTraffic::Pulls {
+        return b.build(cluster);
     }
     let mut v = 0usize;
     let mut push_ids = vec![Vec::new(); layers.len()];
@@ -193,6 +236,8 @@ pub struct WorkloadConfig {
     pub mean_interarrival: f64,
     /// Parameter servers per DAG job.
     pub ps_per_job: usize,
+    /// Which transfers a DAG job holds (the paper's: [`PsTraffic::Pulls`]).
+    pub traffic: PsTraffic,
     /// Compute-time model.
     pub compute: ComputeModel,
     /// File sizes to pick from (bits); the paper's {5, 10, 20, 30, 40} Gb by default.
@@ -209,6 +254,7 @@ impl Default for WorkloadConfig {
             models: Model::PAPER.to_vec(),
             mean_interarrival: 1.0,
             ps_per_job: 2,
+            traffic: PsTraffic::Pulls,
             compute: ComputeModel::default(),
             file_sizes: vec![5e9, 10e9, 20e9, 30e9, 40e9],
             seed: 1,
@@ -269,7 +315,14 @@ pub fn generate(cluster: &Cluster, cfg: &WorkloadConfig) -> Result<Vec<SimJob>, 
         let job = match kind {
             JobKind::Dag(model) => {
                 let chosen: Vec<MachineId> = pick_distinct(&mut rng, &machines, cfg.ps_per_job + 1);
-                ps_job(model, chosen[0], &chosen[1..], &cfg.compute, cluster)?
+                ps_iteration(
+                    model,
+                    chosen[0],
+                    &chosen[1..],
+                    &cfg.compute,
+                    cfg.traffic,
+                    cluster,
+                )?
             }
             JobKind::File | JobKind::Coflow => {
                 let chosen: Vec<MachineId> = pick_distinct(&mut rng, &machines, 2);
@@ -332,6 +385,34 @@ mod tests {
         // The first push is the last layer's gradient (fc8), released by the first backward task.
         let t = job.transfers()[32];
         assert_eq!(job.preds(t).len(), 1);
+    }
+
+    #[test]
+    fn pulls_only_iteration() {
+        let cluster = Cluster::uniform(4, 1e9).unwrap();
+        let job = ps_iteration(
+            Model::Vgg16,
+            MachineId(0),
+            &[MachineId(1), MachineId(2)],
+            &ComputeModel::default(),
+            PsTraffic::Pulls,
+            &cluster,
+        )
+        .unwrap();
+        // 32 pulls, no push; 16 forward + 16 backward + loss.
+        assert_eq!(job.transfers().len(), 32);
+        assert_eq!(job.len(), 32 + 33);
+        // Every transfer is a root into the worker (paper §1.1: transfers have no predecessors).
+        for &t in job.transfers() {
+            assert!(job.preds(t).is_empty());
+            assert!(matches!(
+                job.node(t),
+                NodeKind::Transfer {
+                    dst: MachineId(0),
+                    ..
+                }
+            ));
+        }
     }
 
     #[test]
