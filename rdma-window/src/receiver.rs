@@ -232,6 +232,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
     ///
     /// # Complexity
     /// Data: O(`WORDS`), no allocation, no division. Request: O(capacity).
+    #[inline]
     pub fn handle(&mut self, packet: Packet, now: u64) -> Result<(), Error> {
         match packet {
             Packet::Data { dcid, psn, len } => self.handle_data(dcid, psn, len, now),
@@ -251,6 +252,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
     }
 
     #[expect(clippy::too_many_arguments, reason = "the fields of RDMA_REQ")]
+    #[inline(never)]
     fn on_req(
         &mut self,
         scid: Cid,
