@@ -2,7 +2,7 @@
 //! with each merge strategy) and the two baselines and prints the statistics and time per group: a quick look at one row of
 //! `reproduce mcast`.
 //!
-//! `cargo run --release -p mcast-route --example pattern_probe -- <topology> <x,y[,z]> [ppt] [n_colors]`
+//! `cargo run --release -p mcast-route --example pattern_probe -- <topology> <x,y[,z]> [ppt] [n_colors] [fbtc_root_tries]`
 //! where `<topology>` is `bluelight` (tapered 32×272, 8 up-paths), `taihulight` (32×1280, 2),
 //! `fat_tree` (k = 40), `torus` (30×20×20) or `random` (2048 switches of radix 40).
 
@@ -33,6 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect::<Result<_, _>>()?;
     let ppt: u32 = args.get(2).map_or(Ok(4), |a| a.parse())?;
     let n: u32 = args.get(3).map_or(Ok(128), |a| a.parse())?;
+    let tries: Option<u32> = args.get(4).map(|a| a.parse()).transpose()?;
     let fabric = topology(name)?;
     let hops = HopTable::new(&fabric)?;
     let groups = patterns::grid(&fabric, &dims, ppt)?;
@@ -60,7 +61,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Config::baseline(Algorithm::MinihopMc, Entries::Unlimited),
         ),
     ];
-    for (label, cfg) in configs {
+    for (label, mut cfg) in configs {
+        if let Some(t) = tries {
+            cfg.fbtc_root_tries = t;
+        }
         let mut r = Router::new(&fabric, &hops, cfg)?;
         let start = Instant::now();
         for g in &groups {

@@ -106,7 +106,7 @@ pub enum MergeRoot {
 }
 
 /// Everything a [`Router`](crate::Router) is configured with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Config {
     /// MFT entries per switch.
     pub entries: Entries,
@@ -122,14 +122,34 @@ pub struct Config {
     pub merge_root: MergeRoot,
     /// FBTC roots to color before choosing (MR4LMS only; beyond the paper). 0 or 1: the
     /// paper's first colorable root. n > 1: among the first n colorable candidate roots, the
-    /// one whose tree takes the least color, which packs colors tighter (on `fat_tree(40)`
-    /// with a 40×20×20 grid, 16 reach the lower bound) at n times the FBTC cost.
+    /// one whose tree takes the least color, stopping early at a tree colored with the first
+    /// color free on every member switch (no tree can take less). This packs colors tighter:
+    /// on `fat_tree(40)` with a 40×20×20 grid, 1 root needs 53 colors, 16 reach the lower
+    /// bound of 41. Default [`DEFAULT_FBTC_ROOT_TRIES`].
     pub fbtc_root_tries: u32,
 }
 
+/// The default [`Config::fbtc_root_tries`].
+pub const DEFAULT_FBTC_ROOT_TRIES: u32 = 16;
+
+impl Default for Config {
+    /// MR4LMS with unlimited entries, the adaptive policy, [`MergeStrategy::FewestMergedGroups`],
+    /// the old trees kept, the BFS merge root and [`DEFAULT_FBTC_ROOT_TRIES`].
+    fn default() -> Self {
+        Self {
+            entries: Entries::default(),
+            algorithm: Algorithm::default(),
+            policy: Policy::default(),
+            merge: MergeStrategy::default(),
+            regraft: Regraft::default(),
+            merge_root: MergeRoot::default(),
+            fbtc_root_tries: DEFAULT_FBTC_ROOT_TRIES,
+        }
+    }
+}
+
 impl Config {
-    /// MR4LMS with `entries`, the adaptive policy, [`MergeStrategy::FewestMergedGroups`] and the
-    /// old trees kept.
+    /// MR4LMS with `entries` and the rest as [`Config::default`].
     #[must_use]
     pub fn mr4lms(entries: Entries) -> Self {
         Self {

@@ -21,6 +21,10 @@ impl Router<'_> {
     ///
     /// Complexity: O(R·(T·P + T·C/64)) for R roots tried, T tree switches, P ports, C colors.
     pub(crate) fn fbtc(&mut self, m: &Members, d: u8) -> Option<Built> {
+        // Every tree holds the member switches: no color free on all of them, no tree can be
+        // colored (the paper finds this out by trying every root), and a tree colored with
+        // the first color free on them cannot be beaten.
+        let floor = self.colors.first_fit(m.sw.iter().copied())?;
         let roots = self.candidate_roots(d, true);
         let tries = self.config.fbtc_root_tries.max(1);
         // (color, root, parent edges) of the best tree so far.
@@ -37,12 +41,62 @@ impl Router<'_> {
                 best = Some((color, root, parents));
             }
             tried += 1;
-            if tried >= tries {
+            if tried >= tries || color == floor {
                 break;
             }
         }
         let (color, root, parents) = best?;
         let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
         Some(Built::New(Tree::from_parts(color, root, &parents, &leaves)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::iter;
+
+    use fabric_model::{HopTable, generators};
+
+    use crate::fctb::Built;
+    use crate::{Config, Entries, Policy, Router, patterns};
+
+    /// With every root allowed, FBTC's color is the least first-fit color over all
+    /// candidate roots (the early stop at the member switches' first free color loses
+    /// nothing), and it fails exactly when every root fails.
+    #[test]
+    fn root_tries_reach_the_least_color_of_all_roots() {
+        let f = generators::fat_tree(6).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let cfg = Config {
+            policy: Policy::FbtcOnly,
+            fbtc_root_tries: u32::MAX,
+            ..Config::mr4lms(Entries::Limit(6))
+        };
+        let mut r = Router::new(&f, &h, cfg).unwrap();
+        let (mut colored, mut failed) = (0, 0);
+        for g in patterns::random_groups(&f, 80, 5, 21).unwrap() {
+            let m = r.validate(&g).unwrap();
+            let d = r.max_dist(&m.sw);
+            let roots = r.candidate_roots(d, true).all();
+            let best = roots
+                .iter()
+                .filter_map(|&root| {
+                    let parents = r.bottom_up(root, &m.sw, None);
+                    r.colors
+                        .first_fit(iter::once(root).chain(parents.iter().map(|p| p.0)))
+                })
+                .min();
+            let d = r.max_dist(&m.sw);
+            match (r.fbtc(&m, d), best) {
+                (Some(Built::New(t)), Some(c)) => {
+                    assert_eq!(t.color, c, "group {g:?}");
+                    colored += 1;
+                }
+                (None, None) => failed += 1,
+                (got, want) => panic!("group {g:?}: {got:?} vs {want:?}"),
+            }
+            r.create_group(&g).unwrap();
+        }
+        assert!(colored > 10 && failed > 0, "{colored} {failed}");
     }
 }

@@ -70,7 +70,9 @@
 //!   height, so FCTB trees stay minimal.
 //! - Alg. 7 is literal: when FBTC fails the group is merged at once, and FCTB runs from the
 //!   next group on.
-//! - [`Config::fbtc_root_tries`] > 1 colors several FBTC roots and keeps the least color.
+//! - FBTC colors up to [`Config::fbtc_root_tries`] roots (default 16, the paper 1) and keeps
+//!   the least color, stopping at the first color free on every member switch; with no such
+//!   color it fails at once, as trying every root would.
 //! - The default merge strategy is [`MergeStrategy::FewestMergedGroups`]: the color whose
 //!   trees on the new group's member switches hold the fewest groups, instead of formula
 //!   (1)'s nearest tree (still [`MergeStrategy::OptimisticThenPessimistic`]). Formula (1)
@@ -106,7 +108,8 @@ mod tree;
 mod types;
 
 pub use config::{
-    Algorithm, Config, Entries, MAX_ENTRIES, MergeRoot, MergeStrategy, Policy, Regraft,
+    Algorithm, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, MAX_ENTRIES, MergeRoot, MergeStrategy,
+    Policy, Regraft,
 };
 pub use error::Error;
 pub use mft::MftBlock;
