@@ -79,6 +79,32 @@ impl Hasher for Fx {
     }
 }
 
+/// The hash of a (process, key) pair, for the client's cache table.
+#[inline]
+pub(crate) fn hash_pair(word: u64, key: &str) -> u64 {
+    let mut h = Fx::default();
+    h.write_u64(word);
+    h.write(key.as_bytes());
+    h.finish()
+}
+
+/// `a == b` for byte strings, comparing keys of up to 16 bytes as two (overlapping) words in
+/// line rather than through a `memcmp` call.
+#[inline]
+pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&len) {
+        read8(a, 0) == read8(b, 0) && read8(a, len - 8) == read8(b, len - 8)
+    } else if (4..8).contains(&len) {
+        read4(a, 0) == read4(b, 0) && read4(a, len - 4) == read4(b, len - 4)
+    } else {
+        a == b
+    }
+}
+
 /// Eight bytes of `b` from `i` (the caller keeps `i + 8 <= b.len()`).
 #[inline]
 fn read8(b: &[u8], i: usize) -> u64 {
@@ -124,6 +150,36 @@ mod tests {
         ];
         let hashes: HashSet<u64> = keys.iter().map(|k| hash(k.as_slice())).collect();
         assert_eq!(hashes.len(), keys.len());
+    }
+
+    #[test]
+    fn bytes_eq_is_equality() {
+        let words: Vec<&[u8]> = vec![
+            b"",
+            b"a",
+            b"b",
+            b"abc",
+            b"abd",
+            b"abcd",
+            b"abce",
+            b"abcdefg",
+            b"abcdefh",
+            b"bbcdefg",
+            b"btl.tcp.addr",
+            b"btl.tcp.adds",
+            b"ctl.tcp.addr",
+            b"btl.tcp.addr.v",
+            b"0123456789abcdef",
+            b"0123456789abcdeg",
+            b"0123456789abcdef0",
+            b"0123456789abcdef1",
+            b"1123456789abcdef0",
+        ];
+        for a in &words {
+            for b in &words {
+                assert_eq!(bytes_eq(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

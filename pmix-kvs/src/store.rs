@@ -14,10 +14,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use hashbrown::HashTable;
+use hashbrown::hash_table::Entry as CacheEntry;
+
 use crate::blob::{FenceBlob, ProcEntry};
 use crate::codec;
 use crate::error::{Error, Result, status};
-use crate::fxhash::FxMap;
+use crate::fxhash::{FxMap, bytes_eq, hash_pair};
 use crate::ident::{Nspace, NspaceTable, ProcId, Rank, check_nspace};
 use crate::keys;
 use crate::value::{Scope, Value};
@@ -548,6 +551,30 @@ enum Lookup<'a> {
     Missing,
 }
 
+/// A value a process read, in its cache (one table for every process and key: one probe).
+#[derive(Debug, Clone)]
+struct Cached {
+    target: ProcId,
+    key: Box<str>,
+    value: Value,
+}
+
+impl Cached {
+    #[inline]
+    fn is(&self, target: ProcId, key: &str) -> bool {
+        self.target == target && bytes_eq(self.key.as_bytes(), key.as_bytes())
+    }
+}
+
+/// The cache's hash of `key` of `target`.
+#[inline]
+fn cache_hash(target: ProcId, key: &str) -> u64 {
+    hash_pair(
+        u64::from(target.nspace.0) << 32 | u64::from(target.rank.0),
+        key,
+    )
+}
+
 /// One process: stages `put`s, publishes them on `commit`, keeps `Internal` data and a cache
 /// of what it read.
 #[derive(Debug, Clone)]
@@ -555,7 +582,7 @@ pub struct Client {
     me: ProcId,
     staged: Vec<(Scope, String, Value)>,
     internal: FxMap<String, Value>,
-    cache: FxMap<ProcId, FxMap<String, Value>>,
+    cache: HashTable<Cached>,
 }
 
 impl Client {
@@ -566,7 +593,7 @@ impl Client {
             me,
             staged: Vec::new(),
             internal: FxMap::default(),
-            cache: FxMap::default(),
+            cache: HashTable::new(),
         }
     }
 
@@ -678,17 +705,27 @@ impl Client {
         }
         if !opts.refresh_cache
             && opts.scope.is_none()
-            && let Some(v) = self.cache.get(&target).and_then(|m| m.get(key))
+            && let Some(c) = self
+                .cache
+                .find(cache_hash(target, key), |c| c.is(target, key))
+            && let v = &c.value
         {
             return Ok(GetOutcome::Found(f(v)));
         }
         match store.lookup(target, key, opts.scope) {
             Lookup::Found(v) => {
-                let m = self.cache.entry(target).or_default();
-                match m.get_mut(key) {
-                    Some(slot) => slot.clone_from(v),
-                    None => {
-                        m.insert(key.to_owned(), v.clone());
+                match self.cache.entry(
+                    cache_hash(target, key),
+                    |c| c.is(target, key),
+                    |c| cache_hash(c.target, &c.key),
+                ) {
+                    CacheEntry::Occupied(mut e) => e.get_mut().value.clone_from(v),
+                    CacheEntry::Vacant(e) => {
+                        e.insert(Cached {
+                            target,
+                            key: key.into(),
+                            value: v.clone(),
+                        });
                     }
                 }
                 return Ok(GetOutcome::Found(f(v)));
