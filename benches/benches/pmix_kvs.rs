@@ -18,31 +18,11 @@ use pmix_kvs::codec::{self, CompactOptions, Layout};
 use pmix_kvs::fence::{self, Algorithm};
 use pmix_kvs::lock::TwoNLock;
 use pmix_kvs::varint::IntEncoding;
-use pmix_kvs::workload::{ModexShape, modex_blob};
-use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
+use pmix_kvs::workload::{HIT_KEY, ModexShape, get_hit_store, modex_blob};
+use pmix_kvs::{GetOptions, GetOutcome, Value};
 
 fn get(c: &mut Criterion) {
-    let mut store = NodeStore::new();
-    let ns = store
-        .register_job(
-            "slurm.pmix.1234567.0",
-            &JobInfo {
-                size: 2,
-                local_peers: vec![Rank(0), Rank(1)],
-                node_id: 0,
-                hostname: "n0".into(),
-                num_nodes: 1,
-                proc_nodes: None,
-                extra: vec![],
-            },
-        )
-        .expect("valid job");
-    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
-    p0.put(Scope::Global, "btl.tcp.addr", Value::U64(0xdead_beef))
-        .expect("valid key");
-    p0.commit(&mut store).expect("local process");
-    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
-    let target = p0.id();
+    let (store, target, mut p1) = get_hit_store().expect("valid job and key");
     let cached = GetOptions::default();
     let refresh = GetOptions {
         refresh_cache: true,
@@ -52,7 +32,7 @@ fn get(c: &mut Criterion) {
     g.bench_function("client_cache", |b| {
         b.iter(|| {
             let o = p1
-                .get(&store, target, black_box("btl.tcp.addr"), &cached, 0)
+                .get(&store, target, black_box(HIT_KEY), &cached, 0)
                 .expect("valid");
             assert!(matches!(o, GetOutcome::Found(Value::U64(_))));
             o
@@ -63,7 +43,7 @@ fn get(c: &mut Criterion) {
             p1.get_with(
                 &store,
                 target,
-                black_box("btl.tcp.addr"),
+                black_box(HIT_KEY),
                 &cached,
                 0,
                 |v| match v {
@@ -76,7 +56,7 @@ fn get(c: &mut Criterion) {
     });
     g.bench_function("node_store_refresh", |b| {
         b.iter(|| {
-            p1.get(&store, target, black_box("btl.tcp.addr"), &refresh, 0)
+            p1.get(&store, target, black_box(HIT_KEY), &refresh, 0)
                 .expect("valid")
         });
     });
@@ -84,15 +64,15 @@ fn get(c: &mut Criterion) {
     let mut slot = shared.reader().expect("a free slot");
     g.bench_function("node_store_refresh_2n_locked", |b| {
         b.iter(|| {
-            p1.get(&slot.read(), target, black_box("btl.tcp.addr"), &refresh, 0)
+            p1.get(&slot.read(), target, black_box(HIT_KEY), &refresh, 0)
                 .expect("valid")
         });
     });
     drop(slot);
     let mut baseline: HashMap<String, Value> = HashMap::new();
-    baseline.insert("btl.tcp.addr".into(), Value::U64(0xdead_beef));
+    baseline.insert(HIT_KEY.into(), Value::U64(0xdead_beef));
     g.bench_function("baseline_hashmap", |b| {
-        b.iter(|| baseline.get(black_box("btl.tcp.addr")).cloned());
+        b.iter(|| baseline.get(black_box(HIT_KEY)).cloned());
     });
     g.finish();
 }

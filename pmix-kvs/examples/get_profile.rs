@@ -17,43 +17,27 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use pmix_kvs::lock::TwoNLock;
-use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
+use pmix_kvs::workload::{HIT_KEY, get_hit_store};
+use pmix_kvs::{GetOptions, GetOutcome, Value};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let mode = args.next().unwrap_or_else(|| "cache".into());
     let n: u64 = args.next().map_or(Ok(100_000), |s| s.parse())?;
-    let mut store = NodeStore::new();
-    let ns = store.register_job(
-        "slurm.pmix.1234567.0",
-        &JobInfo {
-            size: 2,
-            local_peers: vec![Rank(0), Rank(1)],
-            node_id: 0,
-            hostname: "n0".into(),
-            num_nodes: 1,
-            proc_nodes: None,
-            extra: vec![],
-        },
-    )?;
-    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
-    p0.put(Scope::Global, "btl.tcp.addr", Value::U64(0xdead_beef))?;
-    p0.commit(&mut store)?;
-    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
-    let target = p0.id();
+    let (store, target, mut p1) = get_hit_store()?;
     let mut found = 0u64;
     match mode.as_str() {
         "cache" => {
             let opts = GetOptions::default();
             for _ in 0..n {
-                let o = p1.get(&store, target, black_box("btl.tcp.addr"), &opts, 0)?;
+                let o = p1.get(&store, target, black_box(HIT_KEY), &opts, 0)?;
                 found += u64::from(matches!(o, GetOutcome::Found(_)));
             }
         }
         "with" => {
             let opts = GetOptions::default();
             for _ in 0..n {
-                let o = p1.get_with(&store, target, black_box("btl.tcp.addr"), &opts, 0, |v| {
+                let o = p1.get_with(&store, target, black_box(HIT_KEY), &opts, 0, |v| {
                     matches!(v, Value::U64(_))
                 })?;
                 found += u64::from(o == GetOutcome::Found(true));
@@ -67,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let shared = TwoNLock::new(store, 2)?;
             let mut slot = shared.reader()?;
             for _ in 0..n {
-                let o = p1.get(&slot.read(), target, black_box("btl.tcp.addr"), &opts, 0)?;
+                let o = p1.get(&slot.read(), target, black_box(HIT_KEY), &opts, 0)?;
                 found += u64::from(matches!(o, GetOutcome::Found(_)));
             }
         }
@@ -80,9 +64,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         "hashmap" => {
             let mut m: HashMap<String, Value> = HashMap::new();
-            m.insert("btl.tcp.addr".into(), Value::U64(0xdead_beef));
+            m.insert(HIT_KEY.into(), Value::U64(0xdead_beef));
             for _ in 0..n {
-                found += u64::from(m.get(black_box("btl.tcp.addr")).cloned().is_some());
+                found += u64::from(m.get(black_box(HIT_KEY)).cloned().is_some());
             }
         }
         other => return Err(format!("unknown mode {other}").into()),

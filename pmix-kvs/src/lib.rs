@@ -13,7 +13,10 @@
 //! * [`store`]: [`NodeStore`] (what a node's server keeps) and [`Client`] (one process):
 //!   `put` stages, `commit` publishes, `get` answers found, not found, exists outside scope,
 //!   pending until a deadline, or forward to the target's node (direct modex).
-//! * [`lock`]: the 2N-lock ([`lock::RawTwoNLock`], [`lock::TwoNLock`]).
+//!   [`Client::get_with`] reads a hit in place instead of cloning it.
+//! * [`lock`]: the 2N-lock ([`lock::RawTwoNLock`], [`lock::TwoNLock`]) and how its waiters
+//!   wait ([`WaitStrategy`]: spin, spin then yield, or spin then sleep until woken, for more
+//!   threads than cores).
 //! * [`fence`]: tree, ring and Bruck allgatherv as state machines, and their α–β cost model.
 //! * [`codec`]: naive and compact fence-blob layouts ([`varint`] holds LEB128, flex128 and
 //!   zig-zag).

@@ -1,8 +1,39 @@
 //! Deterministic synthetic modex data for tests, benchmarks and the `reproduce` experiments.
 
 use crate::blob::{FenceBlob, ProcEntry};
-use crate::ident::Rank;
-use crate::value::Value;
+use crate::error::Result;
+use crate::ident::{ProcId, Rank};
+use crate::store::{Client, JobInfo, NodeStore};
+use crate::value::{Scope, Value};
+
+/// The key [`get_hit_store`] commits.
+pub const HIT_KEY: &str = "btl.tcp.addr";
+
+/// The `get`-hit benchmark's node: a two-process job (`slurm.pmix.1234567.0`, both ranks on
+/// this node) where rank 0 committed [`HIT_KEY`] = `U64(0xdeadbeef)` with `Global` scope.
+/// Returns the store, rank 0 (the target) and a client for rank 1 (the reader).
+///
+/// # Errors
+/// None in practice (the job and key are valid); the store's errors otherwise.
+pub fn get_hit_store() -> Result<(NodeStore, ProcId, Client)> {
+    let mut store = NodeStore::new();
+    let ns = store.register_job(
+        "slurm.pmix.1234567.0",
+        &JobInfo {
+            size: 2,
+            local_peers: vec![Rank(0), Rank(1)],
+            node_id: 0,
+            hostname: "n0".into(),
+            num_nodes: 1,
+            proc_nodes: None,
+            extra: vec![],
+        },
+    )?;
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    p0.put(Scope::Global, HIT_KEY, Value::U64(0xdead_beef))?;
+    p0.commit(&mut store)?;
+    Ok((store, p0.id(), Client::new(ProcId::new(ns, Rank(1)))))
+}
 
 /// The shape of a node's modex contribution.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,5 +136,23 @@ pub fn modex_blob(shape: &ModexShape) -> FenceBlob {
         nspace: shape.nspace.clone(),
         collect: true,
         entries,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{GetOptions, GetOutcome};
+
+    #[test]
+    fn get_hit_store_has_the_key_committed() {
+        let (store, target, mut reader) = get_hit_store().unwrap();
+        assert_eq!(
+            reader
+                .get(&store, target, HIT_KEY, &GetOptions::default(), 0)
+                .unwrap(),
+            GetOutcome::Found(Value::U64(0xdead_beef))
+        );
+        assert_ne!(reader.id(), target);
     }
 }
