@@ -48,10 +48,6 @@ impl TreeTracker {
     }
 }
 
-fn receiver_with_context() -> (Receiver, Cid) {
-    receiver_acking_every(1)
-}
-
 /// A receiver (paper mode) with one context open for the bench's transfer, sending an ACK
 /// each time `WBASE` has moved `ack_stride` packets.
 fn receiver_acking_every(ack_stride: u32) -> (Receiver, Cid) {
@@ -89,6 +85,34 @@ fn receiver_acking_every(ack_stride: u32) -> (Receiver, Cid) {
     (rx, cid)
 }
 
+/// Feeds every packet of `order` as a data packet of `cid`, draining the write event and any
+/// ACK after each, as a user of the sans-IO receiver does.
+fn feed<const WHOLE: bool>(rx: &mut Receiver, cid: Cid, order: &[u32]) {
+    for &p in order {
+        let psn = black_box(p);
+        let r = if WHOLE {
+            rx.handle(
+                Packet::Data {
+                    dcid: cid,
+                    psn,
+                    len: 4096,
+                },
+                1,
+            )
+        } else {
+            rx.handle_data(cid, psn, 4096, 1)
+        };
+        debug_assert!(r.is_ok());
+        while let Some(e) = rx.poll_event() {
+            black_box(e);
+        }
+        while let Some(t) = rx.poll_transmit() {
+            black_box(t);
+        }
+    }
+    assert_eq!(rx.stats().written, u64::from(N));
+}
+
 fn receive_path(c: &mut Criterion) {
     let mut g = c.benchmark_group("rdma_window/receive");
     g.throughput(Throughput::Elements(u64::from(N)));
@@ -106,70 +130,26 @@ fn receive_path(c: &mut Criterion) {
                 w
             });
         });
-        g.bench_function(format!("receiver_handle/{name}"), |b| {
-            b.iter_batched_ref(
-                receiver_with_context,
-                |(rx, cid)| {
-                    for &p in &order {
-                        let r = rx.handle(
-                            Packet::Data {
-                                dcid: *cid,
-                                psn: black_box(p),
-                                len: 4096,
-                            },
-                            1,
-                        );
-                        debug_assert!(r.is_ok());
-                        while let Some(e) = rx.poll_event() {
-                            black_box(e);
+        // (label, ACK stride, through the whole `handle` rather than `handle_data`)
+        for (label, stride, whole) in [
+            ("receiver_handle", 1, true),
+            ("receiver_handle_data", 1, false),
+            ("receiver_handle_data_ack16", 16, false),
+        ] {
+            g.bench_function(format!("{label}/{name}"), |b| {
+                b.iter_batched_ref(
+                    || receiver_acking_every(stride),
+                    |(rx, cid)| {
+                        if whole {
+                            feed::<true>(rx, *cid, &order);
+                        } else {
+                            feed::<false>(rx, *cid, &order);
                         }
-                        while let Some(t) = rx.poll_transmit() {
-                            black_box(t);
-                        }
-                    }
-                    assert_eq!(rx.stats().written, u64::from(N));
-                },
-                BatchSize::SmallInput,
-            );
-        });
-        g.bench_function(format!("receiver_handle_data/{name}"), |b| {
-            b.iter_batched_ref(
-                receiver_with_context,
-                |(rx, cid)| {
-                    for &p in &order {
-                        let r = rx.handle_data(*cid, black_box(p), 4096, 1);
-                        debug_assert!(r.is_ok());
-                        while let Some(e) = rx.poll_event() {
-                            black_box(e);
-                        }
-                        while let Some(t) = rx.poll_transmit() {
-                            black_box(t);
-                        }
-                    }
-                    assert_eq!(rx.stats().written, u64::from(N));
-                },
-                BatchSize::SmallInput,
-            );
-        });
-        g.bench_function(format!("receiver_handle_data_ack16/{name}"), |b| {
-            b.iter_batched_ref(
-                || receiver_acking_every(16),
-                |(rx, cid)| {
-                    for &p in &order {
-                        let r = rx.handle_data(*cid, black_box(p), 4096, 1);
-                        debug_assert!(r.is_ok());
-                        while let Some(e) = rx.poll_event() {
-                            black_box(e);
-                        }
-                        while let Some(t) = rx.poll_transmit() {
-                            black_box(t);
-                        }
-                    }
-                    assert_eq!(rx.stats().written, u64::from(N));
-                },
-                BatchSize::SmallInput,
-            );
-        });
+                    },
+                    BatchSize::SmallInput,
+                );
+            });
+        }
         g.bench_function(format!("baseline_btreeset/{name}"), |b| {
             b.iter(|| {
                 let mut t = TreeTracker {
