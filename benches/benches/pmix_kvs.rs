@@ -1,10 +1,10 @@
 //! pmix-kvs: `get` hits (target ≤ 50 ns uncontended) beside a bare `HashMap` get-and-clone:
 //! the client's cache (`get`, and `get_with` that reads the value in place), the node store
-//! with `refresh_cache`, bare and through a 2N-lock read slot; the
-//! naive and compact codecs on the paper's blob (128 ranks × 8 keys); reads through the
-//! 2N-lock beside `std::sync::RwLock`, `parking_lot::RwLock` and crossbeam's `ShardedLock`
-//! for 1–16 reader threads (`iter_custom`, wall time of the slowest thread, throughput in
-//! reads); and the fence state machines at 64 nodes.
+//! with `refresh_cache`, bare and through a 2N-lock read slot; the naive and compact codecs
+//! on the paper's blob (128 ranks × 8 keys); reads through the 2N-lock (default and parking
+//! waits) beside `std::sync::RwLock`, `parking_lot::RwLock` and crossbeam's `ShardedLock` for
+//! 1–16 reader threads (`iter_custom`, wall time of the slowest thread, throughput in reads);
+//! and the fence state machines at 64 nodes.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -16,7 +16,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use crossbeam_utils::sync::ShardedLock;
 use pmix_kvs::codec::{self, CompactOptions, Layout};
 use pmix_kvs::fence::{self, Algorithm};
-use pmix_kvs::lock::TwoNLock;
+use pmix_kvs::lock::{TwoNLock, WaitStrategy};
 use pmix_kvs::varint::IntEncoding;
 use pmix_kvs::workload::{HIT_KEY, ModexShape, get_hit_store, modex_blob};
 use pmix_kvs::{GetOptions, GetOutcome, Value};
@@ -142,6 +142,18 @@ fn locks(c: &mut Criterion) {
             b.iter_custom(|iters| {
                 run_readers(threads, iters, &|n| {
                     let mut slot = two_n.reader().expect("a free slot");
+                    for _ in 0..n {
+                        black_box(sum(&slot.read()));
+                    }
+                })
+            });
+        });
+        let parking =
+            TwoNLock::with_wait(data, 16, WaitStrategy::Park { spins: 64 }).expect("16 slots");
+        g.bench_function(BenchmarkId::new("2n_lock_park", threads), |b| {
+            b.iter_custom(|iters| {
+                run_readers(threads, iters, &|n| {
+                    let mut slot = parking.reader().expect("a free slot");
                     for _ in 0..n {
                         black_box(sum(&slot.read()));
                     }
