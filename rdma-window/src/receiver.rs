@@ -409,7 +409,14 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 },
             });
         }
-        slot.hot.deadline = if improved {
+        slot.hot.deadline = if !improved {
+            m.paper_deadline
+        } else if m.ev.is_none() && m.nbatches == 0 && !after(m.hi, wbase) {
+            // In order with nothing pending and nothing seen past WBASE (the common case):
+            // only the newest arrival moves, and no hole can be in evidence.
+            note_newest(m, psn, now);
+            m.paper_deadline
+        } else {
             // Evidence and requests for holes WBASE has passed are stale.
             if let Some((ev_hi, _)) = m.ev
                 && !after(ev_hi, wbase)
@@ -422,8 +429,6 @@ impl<const WORDS: usize> Receiver<WORDS> {
             }
             note_arrival(m, psn, wbase, now);
             next_deadline(m, &self.cfg)
-        } else {
-            m.paper_deadline
         };
         Ok(())
     }
@@ -579,16 +584,22 @@ impl Meta {
 /// Returns whether it did (the caller arms the loss timer).
 #[inline]
 fn note_arrival(m: &mut Meta, psn: u32, wbase: u32, now: u64) -> bool {
-    let next = psn.wrapping_add(1);
-    if after(next, m.hi) {
-        m.hi = next;
-        m.hi_time = now;
-    }
+    note_newest(m, psn, now);
     if m.ev.is_none() && after(m.hi, wbase) && after(m.hi, m.batch_hi(wbase)) {
         m.ev = Some((m.hi, m.hi_time));
         true
     } else {
         false
+    }
+}
+
+/// Improved mode: records data packet `psn` as the newest arrival when it is.
+#[inline]
+fn note_newest(m: &mut Meta, psn: u32, now: u64) {
+    let next = psn.wrapping_add(1);
+    if after(next, m.hi) {
+        m.hi = next;
+        m.hi_time = now;
     }
 }
 
