@@ -56,6 +56,7 @@ pub mod fence;
 pub mod fuzz_harness;
 mod fxhash;
 pub mod ident;
+mod keymap;
 pub mod keys;
 #[allow(unsafe_code)]
 pub mod lock;

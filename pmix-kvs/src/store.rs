@@ -22,6 +22,7 @@ use crate::codec;
 use crate::error::{Error, Result, status};
 use crate::fxhash::{FxMap, bytes_eq, hash_pair};
 use crate::ident::{Nspace, NspaceTable, ProcId, Rank, check_nspace};
+use crate::keymap::KeyMap;
 use crate::keys;
 use crate::value::{Scope, Value};
 
@@ -30,13 +31,16 @@ type Entry = (Scope, Value);
 
 #[derive(Debug, Clone, Default)]
 struct ProcData {
+    /// Whether the process is on this node (in its job's `local`), kept here so that a `get`
+    /// needs no set lookup.
+    on_node: bool,
     /// Resource-manager data of the process realm (reserved keys).
     info: BTreeMap<String, Value>,
     /// Data visible on the node (`Local`, `Global`), of local processes.
-    local: FxMap<String, Entry>,
+    local: KeyMap<Entry>,
     /// Data that leaves the node (`Remote`, `Global`): of local processes, what they committed;
     /// of remote processes, what fences and direct modex brought.
-    remote: FxMap<String, Entry>,
+    remote: KeyMap<Entry>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -282,8 +286,12 @@ impl NodeStore {
             job.job.insert(k.clone(), v.clone());
         }
         let locals: Vec<Rank> = job.local.iter().copied().collect();
+        for p in job.procs.values_mut() {
+            p.on_node = false; // a re-registration may move processes
+        }
         for (lrank, r) in locals.into_iter().enumerate() {
             let p = job.procs.entry(r).or_default();
+            p.on_node = true;
             let lr = u16::try_from(lrank).unwrap_or(u16::MAX);
             p.info.insert(keys::RANK.into(), Value::Rank(r));
             p.info.insert(keys::LOCAL_RANK.into(), Value::U16(lr));
@@ -320,10 +328,10 @@ impl NodeStore {
         let n = staged.len();
         for (scope, key, value) in staged {
             if scope.visible_on_node() {
-                p.local.insert(key.clone(), (scope, value.clone()));
+                p.local.insert(&key, (scope, value.clone()));
             }
             if scope.visible_off_node() {
-                p.remote.insert(key, (scope, value));
+                p.remote.insert(&key, (scope, value));
             }
         }
         Ok(n)
@@ -400,7 +408,7 @@ impl NodeStore {
             job.dmodex_sent.remove(&e.rank);
             let p = job.procs.entry(e.rank).or_default();
             for (k, v) in &e.kvs {
-                p.remote.insert(k.clone(), (Scope::Remote, v.clone()));
+                p.remote.insert(k, (Scope::Remote, v.clone()));
             }
         }
         Ok(())
@@ -504,7 +512,8 @@ impl NodeStore {
         let Some(p) = job.procs.get(&target.rank) else {
             return Lookup::Missing;
         };
-        let on_node = job.local.contains(&target.rank);
+        let on_node = p.on_node;
+        debug_assert_eq!(on_node, job.local.contains(&target.rank));
         let (visible, other) = if on_node {
             (&p.local, &p.remote)
         } else {
@@ -539,8 +548,11 @@ fn covers(want: Scope, stored: Scope, on_node: bool) -> bool {
     }
 }
 
-fn sorted_pairs(m: &FxMap<String, Entry>) -> Vec<(String, Value)> {
-    let mut v: Vec<(String, Value)> = m.iter().map(|(k, (_, v))| (k.clone(), v.clone())).collect();
+fn sorted_pairs(m: &KeyMap<Entry>) -> Vec<(String, Value)> {
+    let mut v: Vec<(String, Value)> = m
+        .iter()
+        .map(|(k, (_, v))| (k.to_owned(), v.clone()))
+        .collect();
     v.sort_by(|a, b| a.0.cmp(&b.0));
     v
 }
@@ -581,7 +593,7 @@ fn cache_hash(target: ProcId, key: &str) -> u64 {
 pub struct Client {
     me: ProcId,
     staged: Vec<(Scope, String, Value)>,
-    internal: FxMap<String, Value>,
+    internal: KeyMap<Value>,
     cache: HashTable<Cached>,
 }
 
@@ -592,7 +604,7 @@ impl Client {
         Self {
             me,
             staged: Vec::new(),
-            internal: FxMap::default(),
+            internal: KeyMap::default(),
             cache: HashTable::new(),
         }
     }
@@ -611,7 +623,7 @@ impl Client {
     /// [`Error::ReservedKey`] for keys starting with `pmix`; [`Error::BadKeyLength`].
     pub fn put(&mut self, scope: Scope, key: &str, value: Value) -> Result<()> {
         keys::check_put_key(key)?;
-        self.internal.insert(key.to_owned(), value.clone());
+        self.internal.insert(key, value.clone());
         if scope != Scope::Internal {
             self.staged.push((scope, key.to_owned(), value));
         }

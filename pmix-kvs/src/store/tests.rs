@@ -541,3 +541,33 @@ fn get_with_agrees_with_get_on_every_path() {
         "found, not found, outside scope, pending and forward were all asked"
     );
 }
+
+/// A re-registration that moves a process off the node: its node-only data is now outside
+/// the scope a peer can see (the store's per-process on-node flag follows the new peer list).
+#[test]
+fn re_registration_moves_processes() {
+    let mut a = NodeStore::new();
+    let ns = a
+        .register_job("job", &job(4, &[0, 1], 0, vec![0, 0, 1, 1]))
+        .unwrap();
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    p0.put(Scope::Local, "shm", Value::U32(7)).unwrap();
+    p0.commit(&mut a).unwrap();
+    let t = p0.id();
+    let refresh = GetOptions {
+        refresh_cache: true,
+        ..WAIT
+    };
+    let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+    assert_eq!(
+        p1.get(&a, t, "shm", &refresh, 0).unwrap(),
+        found(Value::U32(7))
+    );
+    a.register_job("job", &job(4, &[1, 2], 0, vec![1, 0, 0, 1]))
+        .unwrap();
+    assert!(!a.is_local(t) && a.is_local(ProcId::new(ns, Rank(2))));
+    assert_eq!(
+        p1.get(&a, t, "shm", &refresh, 0).unwrap(),
+        GetOutcome::ExistsOutsideScope
+    );
+}
