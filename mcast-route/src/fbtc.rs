@@ -99,4 +99,45 @@ mod tests {
         }
         assert!(colored > 10 && failed > 0, "{colored} {failed}");
     }
+
+    /// Alg. 2 with the least-load path choice: same height as the paper's greedy walk, and
+    /// the first member's path to the root (walked whole by both) is a least-hop path whose
+    /// summed EFI is no more than the greedy walk's.
+    #[test]
+    fn least_load_bottom_up_keeps_height_and_takes_least_loaded_paths() {
+        let f = generators::torus(&[7, 6], 1).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
+        for g in patterns::random_groups(&f, 25, 4, 8).unwrap() {
+            r.create_group(&g).unwrap();
+        }
+        let path = |r: &Router<'_>, parents: &[(u32, crate::tree::Edge)], mut x: u32| {
+            let (mut hops, mut cost) = (0, 0u64);
+            while let Some(&(_, e)) = parents.iter().find(|p| p.0 == x) {
+                hops += 1;
+                cost += u64::from(r.efi[e.link.index()]);
+                x = e.parent;
+            }
+            (x, hops, cost)
+        };
+        let mut cheaper = 0;
+        for g in patterns::random_groups(&f, 30, 4, 9).unwrap() {
+            let m = r.validate(&g).unwrap();
+            let d = r.max_dist(&m.sw);
+            let root = r.candidate_roots(d, true).all()[0];
+            r.config.bottom_up = crate::BottomUp::Greedy;
+            let greedy = r.bottom_up(root, &m.sw, None);
+            r.config.bottom_up = crate::BottomUp::LeastLoadPath;
+            let least = r.bottom_up(root, &m.sw, None);
+            let row = h.row(root as usize);
+            for &s in &m.sw {
+                let (top, hops, _) = path(&r, &least, s);
+                assert_eq!((top, hops), (root, row[s as usize]), "group {g:?}");
+            }
+            let (a, b) = (path(&r, &least, m.sw[0]).2, path(&r, &greedy, m.sw[0]).2);
+            assert!(a <= b, "group {g:?}: {a} > {b}");
+            cheaper += usize::from(a < b);
+        }
+        assert!(cheaper > 0);
+    }
 }

@@ -131,12 +131,14 @@ const NO_SLOT: u32 = u32::MAX;
 #[derive(Debug, Clone)]
 pub(crate) struct Scratch {
     pub(crate) seen: Marks,
-    done: Marks,
+    pub(crate) done: Marks,
     target: Marks,
     collected: Marks,
     pub(crate) hops: Vec<u32>,
-    cost: Vec<u64>,
+    pub(crate) cost: Vec<u64>,
     parent: Vec<u32>,
+    /// Per switch, the adjacency index of its chosen next hop (least-load bottom-up build).
+    pub(crate) choice: Vec<u32>,
     /// Nodes reached by the last BFS, in BFS order.
     pub(crate) queue: Vec<u32>,
     heap: BinaryHeap<Reverse<(u32, u64, u32)>>,
@@ -160,6 +162,7 @@ impl Scratch {
             hops: vec![0; n],
             cost: vec![0; n],
             parent: vec![NO_SLOT; n],
+            choice: vec![0; n],
             queue: Vec::with_capacity(n),
             heap: BinaryHeap::new(),
             maxd: vec![0; n],
@@ -191,6 +194,7 @@ impl Scratch {
             + self.collected.v.capacity()
             + self.hops.capacity()
             + self.parent.capacity()
+            + self.choice.capacity()
             + self.queue.capacity())
             * 4
             + self.cost.capacity() * 8

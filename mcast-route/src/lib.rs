@@ -82,6 +82,9 @@
 //!   with 1,314 groups (max EFI 2,464); the default keeps the largest at 29. On
 //!   `torus(&[30, 20, 20], 2)` with 256 entries and 5,000 random groups of 16 it merges 584
 //!   groups instead of 4,170 (max EFI 72 instead of 900).
+//! - [`BottomUp::LeastLoadPath`] (an option; the default is the paper's greedy step ⑧)
+//!   walks each member along the least-hop path of least summed EFI instead of the least
+//!   loaded next link.
 //! - The pessimistic merge's temporary root and bottom-up tree prefer switches free in the
 //!   color (the paper leaves the root open), so they merge only trees they cannot avoid.
 //! - Searches bounded by a height (FCTB's, the merged tree's root) skip switches whose hop
@@ -108,8 +111,8 @@ mod tree;
 mod types;
 
 pub use config::{
-    Algorithm, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, MAX_ENTRIES, MergeRoot, MergeStrategy,
-    Policy, Regraft,
+    Algorithm, BottomUp, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, MAX_ENTRIES, MergeRoot,
+    MergeStrategy, Policy, Regraft,
 };
 pub use error::Error;
 pub use mft::MftBlock;

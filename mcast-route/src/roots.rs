@@ -62,6 +62,9 @@ impl Router<'_> {
         member_sw: &[u32],
         avoid: Option<u32>,
     ) -> Vec<(u32, Edge)> {
+        if self.config.bottom_up == crate::BottomUp::LeastLoadPath {
+            return self.bottom_up_least_load(root, member_sw, avoid);
+        }
         let colors = &self.colors;
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
         let row = self.hops.row(root as usize);
@@ -88,6 +91,106 @@ impl Router<'_> {
                 }
                 let (_, a) = best.expect("a switch off the root has a neighbour one hop nearer");
                 // Steps ⑨–⑩.
+                parents.push((
+                    cur,
+                    Edge {
+                        parent: a.peer,
+                        up_port: a.port,
+                        down_port: a.peer_port,
+                        link: a.link,
+                    },
+                ));
+                cur = a.peer;
+            }
+        }
+        parents
+    }
+}
+
+impl Router<'_> {
+    /// [`BottomUp::LeastLoadPath`](crate::BottomUp::LeastLoadPath): Alg. 2 with step ⑧ looking
+    /// at the whole way to the root instead of the next link. The switches on least-hop paths
+    /// from the members to `root` (the ones Alg. 2 may walk) get, nearest the root first, the
+    /// least summed EFI of a least-hop path to the root (with `avoid`, the fewest switches busy
+    /// in that color first); every member then walks its least path, stopping at the root or
+    /// at a switch already walked, as in Alg. 2. The tree has the same height as Alg. 2's.
+    ///
+    /// Complexity: O(A·P) for A switches on least-hop paths, P ports.
+    fn bottom_up_least_load(
+        &mut self,
+        root: u32,
+        member_sw: &[u32],
+        avoid: Option<u32>,
+    ) -> Vec<(u32, Edge)> {
+        const BUSY: u64 = 1 << 40;
+        let colors = &self.colors;
+        let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
+        let row = self.hops.row(root as usize);
+        let s = &mut self.s;
+        // The switches on least-hop paths to the root.
+        let mut area: Vec<u32> = Vec::new();
+        s.done.begin();
+        for &m in member_sw {
+            if !s.done.get(m) {
+                s.done.set(m);
+                area.push(m);
+            }
+        }
+        let mut head = 0;
+        while head < area.len() {
+            let v = area[head];
+            head += 1;
+            let least = row[v as usize];
+            for a in self.g.adj(v) {
+                if row[a.peer as usize].wrapping_add(1) == least && !s.done.get(a.peer) {
+                    s.done.set(a.peer);
+                    area.push(a.peer);
+                }
+            }
+        }
+        // Least load to the root, nearest the root first (a counting sort by hops).
+        let mut start = [0u32; 257];
+        for &v in &area {
+            start[usize::from(row[v as usize]) + 1] += 1;
+        }
+        for i in 0..256 {
+            start[i + 1] += start[i];
+        }
+        let mut order = vec![0u32; area.len()];
+        for &v in &area {
+            let h = usize::from(row[v as usize]);
+            order[start[h] as usize] = v;
+            start[h] += 1;
+        }
+        for &v in &order {
+            if v == root {
+                s.cost[v as usize] = 0;
+                continue;
+            }
+            let least = row[v as usize];
+            let mut best: Option<(u64, u32)> = None;
+            for (k, a) in self.g.adj(v).iter().enumerate() {
+                if row[a.peer as usize].wrapping_add(1) == least {
+                    let c = s.cost[a.peer as usize]
+                        + u64::from(self.efi[a.link.index()])
+                        + if busy(a.peer) { BUSY } else { 0 };
+                    if best.is_none_or(|(bc, _)| c < bc) {
+                        best = Some((c, k as u32));
+                    }
+                }
+            }
+            let (c, k) = best.expect("a switch off the root has a neighbour one hop nearer");
+            s.cost[v as usize] = c;
+            s.choice[v as usize] = k;
+        }
+        // Steps ④–⑩ along the chosen next hops.
+        s.seen.begin();
+        let mut parents = Vec::new();
+        for &m in member_sw {
+            let mut cur = m;
+            while cur != root && !s.seen.get(cur) {
+                s.seen.set(cur);
+                let a = self.g.adj(cur)[s.choice[cur as usize] as usize];
                 parents.push((
                     cur,
                     Edge {

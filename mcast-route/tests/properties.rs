@@ -6,7 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use fabric_model::{Fabric, HopTable, LinkId, generators};
 use mcast_route::{
-    Algorithm, Config, Entries, GroupId, MergeRoot, MergeStrategy, Method, Policy, Regraft, Router,
+    Algorithm, BottomUp, Config, Entries, GroupId, MergeRoot, MergeStrategy, Method, Policy,
+    Regraft, Router,
 };
 use proptest::prelude::*;
 
@@ -63,9 +64,10 @@ fn config() -> impl Strategy<Value = Config> {
         prop_oneof![Just(Regraft::KeepOldTree), Just(Regraft::Rebuild)],
         prop_oneof![Just(MergeRoot::Bfs), Just(MergeRoot::HopTable)],
         0u32..4,
+        prop_oneof![Just(BottomUp::Greedy), Just(BottomUp::LeastLoadPath)],
     )
         .prop_map(
-            |(entries, algorithm, policy, merge, regraft, merge_root, fbtc_root_tries)| Config {
+            |(
                 entries,
                 algorithm,
                 policy,
@@ -73,6 +75,18 @@ fn config() -> impl Strategy<Value = Config> {
                 regraft,
                 merge_root,
                 fbtc_root_tries,
+                bottom_up,
+            )| {
+                Config {
+                    entries,
+                    algorithm,
+                    policy,
+                    merge,
+                    regraft,
+                    merge_root,
+                    fbtc_root_tries,
+                    bottom_up,
+                }
             },
         )
 }
