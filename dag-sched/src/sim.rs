@@ -473,18 +473,7 @@ impl<'a> Sim<'a> {
             cap,
         };
         match self.cfg.scheduler {
-            Scheduler::TensorFlow => {
-                let idx: Vec<usize> = (0..self.active.len())
-                    .filter(|&k| self.is_head(self.active[k]))
-                    .collect();
-                let d: Vec<FlowDemand> = idx
-                    .iter()
-                    .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
-                    .collect();
-                for (r, &k) in max_min_fair(&d, &mut eg, &mut ing).into_iter().zip(&idx) {
-                    rate[k] = r;
-                }
-            }
+            Scheduler::TensorFlow => self.share_channels(&mut rate, &mut eg, &mut ing),
             Scheduler::TicTac | Scheduler::Sincronia => {
                 if matches!(self.cfg.scheduler, Scheduler::Sincronia) && self.dirty {
                     self.sincronia_order();
@@ -604,22 +593,35 @@ impl<'a> Sim<'a> {
                     }
                 }
                 // Pass 3: everything else shares what is left, channel by channel.
-                let idx: Vec<usize> = (0..self.active.len())
-                    .filter(|&k| {
-                        let id = self.active[k];
-                        self.flows[id].lp.is_none() && self.is_head(id)
-                    })
-                    .collect();
-                let d: Vec<FlowDemand> = idx
-                    .iter()
-                    .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
-                    .collect();
-                for (r, &k) in max_min_fair(&d, &mut eg, &mut ing).into_iter().zip(&idx) {
-                    rate[k] = r;
-                }
+                self.share_channels(&mut rate, &mut eg, &mut ing);
             }
         }
         (rate, next)
+    }
+
+    /// The head flow of every channel, LP flows excepted, shares the free capacity max-min
+    /// fairly (TCP between channels); sets those flows' entries of `rate`.
+    fn share_channels(&self, rate: &mut [f64], eg: &mut [f64], ing: &mut [f64]) {
+        let idx: Vec<usize> = (0..self.active.len())
+            .filter(|&k| {
+                let id = self.active[k];
+                self.flows[id].lp.is_none() && self.is_head(id)
+            })
+            .collect();
+        let d: Vec<FlowDemand> = idx
+            .iter()
+            .map(|&k| {
+                let f = &self.flows[self.active[k]];
+                FlowDemand {
+                    src: f.src,
+                    dst: f.dst,
+                    cap: f64::INFINITY,
+                }
+            })
+            .collect();
+        for (r, &k) in max_min_fair(&d, eg, ing).into_iter().zip(&idx) {
+            rate[k] = r;
+        }
     }
 
     fn sincronia_order(&mut self) {

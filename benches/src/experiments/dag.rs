@@ -10,7 +10,9 @@ use dag_sched::instance::Instance;
 use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};
 use dag_sched::models::Model;
 use dag_sched::sim::{JitConfig, Scheduler, SimConfig, SimResult, simulate};
-use dag_sched::workload::{ComputeModel, JobKind, PsTraffic, WorkloadConfig, generate, ps_job};
+use dag_sched::workload::{
+    ComputeModel, JobKind, PsTraffic, WorkloadConfig, generate, ps_iteration,
+};
 use dag_sched::{Cluster, LatMethod, MachineId, NodeKind, lat};
 
 use crate::svg::{BarChart, LineChart, Series};
@@ -369,8 +371,8 @@ impl Experiment for DagLp {
                     MachineId(((k + 37) % MACHINES) as u32),
                     MachineId(((k + 71) % MACHINES) as u32),
                 ];
-                let job =
-                    ps_job(Model::Vgg16, w, &ps, &compute, &cluster).map_err(|e| e.to_string())?;
+                let job = ps_iteration(Model::Vgg16, w, &ps, &compute, PsTraffic::Pulls, &cluster)
+                    .map_err(|e| e.to_string())?;
                 let est = lat::estimate(&job, &cluster, jit.lat);
                 let n_lp = lp::alpha_prefix(job.transfers().len(), jit.alpha)
                     .map_err(|e| e.to_string())?;
@@ -419,7 +421,7 @@ impl Experiment for DagLp {
                 );
             }
         }
-        t.note("Each job: one VGG16 worker iteration, alpha = 0.4 of its transfers (the first 13 pulls), LAT by Algorithm 1, slot 100 ms, min-max objective; all jobs in one LP; 10-70 jobs, 10-80 with --scale paper. HiGHS rows appear when dag-sched is built with its `highs` feature.");
+        t.note("Each job: one VGG16 worker iteration as in `reproduce dag` (its 32 parameter pulls, paper 1.1), alpha = 0.4 of its transfers (the first 13 pulls), LAT by Algorithm 1, slot 100 ms, min-max objective; all jobs in one LP; 10-70 jobs, 10-80 with --scale paper. HiGHS rows appear when dag-sched is built with its `highs` feature (dag-sched/scripts/highs.sh builds it and runs this experiment).");
         Ok(vec![t])
     }
 }
