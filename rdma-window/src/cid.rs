@@ -49,7 +49,10 @@ pub struct ContextTable<T> {
     free: Vec<u16>,
 }
 
+/// `repr(C)`: the generation first, beside the start of the value, so that a lookup's
+/// generation compare and the value's first bytes share a cache line.
 #[derive(Debug, Clone)]
+#[repr(C)]
 struct Slot<T> {
     generation: u16,
     value: Option<T>,

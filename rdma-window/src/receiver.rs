@@ -84,27 +84,33 @@ impl<const WORDS: usize> RecvContext<WORDS> {
 /// Improved mode's memory of when holes were asked for: a short queue of batches.
 const BATCHES: usize = 8;
 
+/// The transfer's description and the repair state, beside the hot part. `repr(C)` keeps
+/// what every data packet reads (the first 56 bytes) next to the hot part, so that with the
+/// table's generation a data packet touches two cache lines of its slot.
 #[derive(Debug, Clone)]
+#[repr(C)]
 struct Meta {
-    src_node: u32,
-    scid: Cid,
-    dst_addr: u64,
+    // Read or written by every data packet.
     first_psn: u32,
     packets: u32,
     mtu: u32,
     last_len: u32,
+    dst_addr: u64,
+    src_node: u32,
     acked: u32,
+    scid: Cid,
     idle_timeouts: u32,
     paper_deadline: u64,
     // Improved mode.
     hi: u32,
     hi_time: u64,
     ev: Option<(u32, u64)>,
-    batches: [(u32, u64); BATCHES],
     nbatches: usize,
+    batches: [(u32, u64); BATCHES],
 }
 
 #[derive(Debug, Clone)]
+#[repr(C)]
 struct Slot<const WORDS: usize> {
     hot: RecvContext<WORDS>,
     meta: Meta,
