@@ -373,26 +373,31 @@ impl Experiment for PmixLock {
         );
         let mut scaling = Vec::new();
         let mut series = Vec::new();
-        for name in LOCKS {
+        // Rounds of every (lock, threads) pair, so that a burst of load on a shared machine
+        // falls on all locks alike rather than on one lock's repetitions.
+        let mut runs: Vec<Vec<(Vec<f64>, Vec<u64>)>> =
+            vec![vec![(Vec::new(), Vec::new()); counts.len()]; LOCKS.len()];
+        for round in 0..reps {
+            for (li, name) in LOCKS.iter().enumerate() {
+                ctx.progress(&format!("pmix-lock round {}/{reps}: {name}", round + 1));
+                for (ti, &threads) in counts.iter().enumerate() {
+                    let (r, w) = measure_lock(name, threads, timing)?;
+                    runs[li][ti].0.push(r);
+                    runs[li][ti].1.push(w);
+                }
+            }
+        }
+        for (name, lock_runs) in LOCKS.iter().zip(runs) {
             let mut points = Vec::new();
             let mut single = 0.0;
             let mut ratios = Vec::new();
-            for &threads in &counts {
-                ctx.progress(&format!("pmix-lock {name} with {threads} reader(s)"));
-                // Repetitions interleave nothing else: each is a fresh lock and fresh threads.
-                let mut rps = Vec::with_capacity(reps);
-                let mut p99 = Vec::with_capacity(reps);
-                for _ in 0..reps {
-                    let (r, w) = measure_lock(name, threads, timing)?;
-                    rps.push(r);
-                    p99.push(w);
-                }
+            for (&threads, (rps, p99)) in counts.iter().zip(lock_runs) {
                 let (rps, p99) = (median(rps), median(p99));
                 if threads == 1 {
                     single = rps;
                 }
                 t.push(vec![
-                    Cell::text(name),
+                    Cell::text(*name),
                     Cell::count(threads),
                     Cell::float(rps, 0),
                     Cell::count(p99),
@@ -412,12 +417,12 @@ impl Experiment for PmixLock {
             }
             scaling.push(format!("{name}: {}", ratios.join(", ")));
             series.push(Series {
-                name: name.into(),
+                name: (*name).into(),
                 points,
             });
         }
         t.note(format!(
-            "{cores} core(s) available (threads above that are oversubscribed); each run has the reader threads plus one writer writing every {} us; {} ms warm-up, then {} ms measured; each row is the median of {reps} runs (reads/s and p99 taken separately); the paper's figure is for 168 processes per node",
+            "{cores} core(s) available (threads above that are oversubscribed); each run has the reader threads plus one writer writing every {} us; {} ms warm-up, then {} ms measured; each row is the median of {reps} runs made in {reps} rounds over all locks (reads/s and p99 taken separately); the paper's figure is for 168 processes per node",
             timing.gap.as_micros(),
             timing.warm_up.as_millis(),
             timing.measure.as_millis(),
