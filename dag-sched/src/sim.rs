@@ -17,6 +17,10 @@
 //!   why Sincronia loses on DAG jobs, §4.2), then leftover capacity handed out greedily in the
 //!   same order (work conservation). Sincronia does not look inside a coflow, so the
 //!   leftover goes to a coflow's flows in the job's arbitrary (random) order.
+//! - [`Scheduler::Varys`]: the same coflows, data plane and recomputation, ordered by SEBF
+//!   (smallest effective bottleneck first: a coflow's largest remaining bits on one port over
+//!   that port's capacity, recomputed on remaining bits; reference §1.3, the dynamic variant
+//!   of the Sincronia simulator), ties by arrival.
 //! - [`Scheduler::Jit`]: at a DAG job's arrival, LAT estimation, α-selection and the LP are run
 //!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
 //!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline
@@ -77,18 +81,21 @@ pub enum Scheduler {
     TicTac,
     /// Sincronia BSSI over jobs as coflows.
     Sincronia,
+    /// Varys SEBF + MADD over jobs as coflows.
+    Varys,
     /// JIT.
     Jit(JitConfig),
 }
 
 impl Scheduler {
-    /// Short name (`tensorflow`, `tictac`, `sincronia`, `jit`).
+    /// Short name (`tensorflow`, `tictac`, `sincronia`, `varys`, `jit`).
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
             Self::TensorFlow => "tensorflow",
             Self::TicTac => "tictac",
             Self::Sincronia => "sincronia",
+            Self::Varys => "varys",
             Self::Jit(_) => "jit",
         }
     }
@@ -240,7 +247,7 @@ impl<'a> Sim<'a> {
         match self.cfg.scheduler {
             Scheduler::TensorFlow => true,
             Scheduler::Jit(_) => !lp,
-            Scheduler::TicTac | Scheduler::Sincronia => false,
+            Scheduler::TicTac | Scheduler::Sincronia | Scheduler::Varys => false,
         }
     }
 
@@ -474,9 +481,9 @@ impl<'a> Sim<'a> {
         };
         match self.cfg.scheduler {
             Scheduler::TensorFlow => self.share_channels(&mut rate, &mut eg, &mut ing),
-            Scheduler::TicTac | Scheduler::Sincronia => {
-                if matches!(self.cfg.scheduler, Scheduler::Sincronia) && self.dirty {
-                    self.sincronia_order();
+            Scheduler::TicTac | Scheduler::Sincronia | Scheduler::Varys => {
+                if !matches!(self.cfg.scheduler, Scheduler::TicTac) && self.dirty {
+                    self.coflow_order();
                 }
                 let mut idx: Vec<usize> = (0..self.active.len()).collect();
                 let flows = &self.flows;
@@ -497,8 +504,9 @@ impl<'a> Sim<'a> {
                     .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
                     .collect();
                 if !tictac {
-                    // Sincronia: coflow by coflow in BSSI order, MADD inside a coflow (its
-                    // flows finish together, as the paper describes Sincronia, §4.2).
+                    // Sincronia and Varys: coflow by coflow in BSSI or SEBF order, MADD inside
+                    // a coflow (its flows finish together, as the paper describes Sincronia,
+                    // §4.2).
                     let mut a = 0;
                     while a < idx.len() {
                         let job = self.flows[self.active[idx[a]]].job;
@@ -519,7 +527,7 @@ impl<'a> Sim<'a> {
                         a = b;
                     }
                 }
-                // TicTac: strict priority; Sincronia: work conservation in the same order.
+                // TicTac: strict priority; coflows: work conservation in the same order.
                 for (r, &k) in priority_greedy(&d, &mut eg, &mut ing).into_iter().zip(&idx) {
                     rate[k] += r;
                 }
@@ -624,7 +632,8 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn sincronia_order(&mut self) {
+    /// Ranks the jobs with active flows as coflows: BSSI (Sincronia) or SEBF (Varys).
+    fn coflow_order(&mut self) {
         let m = self.m;
         let mut demand: Vec<Vec<(usize, f64)>> = vec![Vec::new(); self.jobs.len()];
         let mut has = vec![false; self.jobs.len()];
@@ -641,7 +650,28 @@ impl<'a> Sim<'a> {
             .iter()
             .map(|&j| std::mem::take(&mut demand[j]))
             .collect();
-        let order = bssi_order(&d, &vec![1.0; jobs.len()], 2 * m);
+        let order = if matches!(self.cfg.scheduler, Scheduler::Varys) {
+            // Γ over full capacities: per port, the coflow's remaining seconds there.
+            let gamma: Vec<f64> = d
+                .iter()
+                .map(|dj| {
+                    let mut per_port: BTreeMap<usize, f64> = BTreeMap::new();
+                    for &(p, x) in dj {
+                        *per_port.entry(p).or_default() += x;
+                    }
+                    per_port.values().copied().fold(0.0, f64::max)
+                })
+                .collect();
+            let mut o: Vec<usize> = (0..jobs.len()).collect();
+            o.sort_by(|&a, &b| {
+                gamma[a]
+                    .total_cmp(&gamma[b])
+                    .then(self.st[jobs[a]].fifo.cmp(&self.st[jobs[b]].fifo))
+            });
+            o
+        } else {
+            bssi_order(&d, &vec![1.0; jobs.len()], 2 * m)
+        };
         for (pos, &k) in order.iter().enumerate() {
             self.sinc_rank[jobs[k]] = pos;
         }
@@ -917,11 +947,12 @@ mod tests {
     use crate::workload::{ComputeModel, PsTraffic, WorkloadConfig, file_job, generate, ps_job};
     use proptest::prelude::*;
 
-    fn all_schedulers() -> [Scheduler; 4] {
+    fn all_schedulers() -> [Scheduler; 5] {
         [
             Scheduler::TensorFlow,
             Scheduler::TicTac,
             Scheduler::Sincronia,
+            Scheduler::Varys,
             Scheduler::Jit(JitConfig {
                 slot: 0.5,
                 ..JitConfig::default()
@@ -980,10 +1011,55 @@ mod tests {
         // Strict priority (FIFO by input order at equal arrival): 4 then 8.
         let tt = run(&cluster, &jobs, Scheduler::TicTac);
         assert!((tt.jobs[0].finish - 4.0).abs() < 1e-9 && (tt.jobs[1].finish - 8.0).abs() < 1e-9);
-        let sc = run(&cluster, &jobs, Scheduler::Sincronia);
-        let mut f: Vec<f64> = sc.jobs.iter().map(|j| j.finish).collect();
-        f.sort_by(f64::total_cmp);
-        assert!((f[0] - 4.0).abs() < 1e-9 && (f[1] - 8.0).abs() < 1e-9);
+        for s in [Scheduler::Sincronia, Scheduler::Varys] {
+            let sc = run(&cluster, &jobs, s);
+            let mut f: Vec<f64> = sc.jobs.iter().map(|j| j.finish).collect();
+            f.sort_by(f64::total_cmp);
+            assert!((f[0] - 4.0).abs() < 1e-9 && (f[1] - 8.0).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn coflow_schedulers_finish_a_job_together() {
+        // T1 (1 bit) -> C1 (10 s) -> C2 <- T2 (3 bits), both into machine 2 at capacity 1.
+        // MADD sends both at 1/4 and 3/4: both land at 4, C1 runs 4..14, so the job takes 14 s
+        // and T2 waits 10 s (T1 none), where T1 first would finish at 11.
+        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let mut b = JobBuilder::new();
+        let t1 = b.transfer(1.0, MachineId(0), MachineId(2));
+        let t2 = b.transfer(3.0, MachineId(1), MachineId(2));
+        let c1 = b.compute(10.0);
+        let c2 = b.compute(0.5);
+        b.edge(t1, c1).edge(c1, c2).edge(t2, c2);
+        let jobs = [SimJob {
+            arrival: 0.0,
+            job: b.build(&cluster).unwrap(),
+            kind: JobKind::Dag(Model::LeNet),
+        }];
+        for s in [Scheduler::Sincronia, Scheduler::Varys] {
+            let r = run(&cluster, &jobs, s);
+            assert!((r.jobs[0].jct() - 14.5).abs() < 1e-9, "{}", s.name());
+            assert!((r.jobs[0].mean_wait.unwrap() - 5.0).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn varys_serves_the_smallest_bottleneck_first() {
+        // A 6-bit file then a 2-bit file into the same receiver: FIFO (TicTac) finishes them
+        // at 6 and 8, SEBF at 8 and 2.
+        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let jobs: Vec<SimJob> = [(0, 6.0), (1, 2.0)]
+            .iter()
+            .map(|&(s, size)| SimJob {
+                arrival: 0.0,
+                job: file_job(size, MachineId(s), MachineId(2), &cluster).unwrap(),
+                kind: JobKind::File,
+            })
+            .collect();
+        let v = run(&cluster, &jobs, Scheduler::Varys);
+        assert!((v.jobs[0].finish - 8.0).abs() < 1e-9 && (v.jobs[1].finish - 2.0).abs() < 1e-9);
+        let f = run(&cluster, &jobs, Scheduler::TicTac);
+        assert!((f.jobs[0].finish - 6.0).abs() < 1e-9 && (f.jobs[1].finish - 8.0).abs() < 1e-9);
     }
 
     #[test]
