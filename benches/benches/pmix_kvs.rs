@@ -137,29 +137,22 @@ fn locks(c: &mut Criterion) {
     g.sample_size(20);
     for threads in [1usize, 2, 4, 8, 16] {
         g.throughput(Throughput::Elements(threads as u64));
-        let two_n = TwoNLock::new(data, 16).expect("16 slots");
-        g.bench_function(BenchmarkId::new("2n_lock", threads), |b| {
-            b.iter_custom(|iters| {
-                run_readers(threads, iters, &|n| {
-                    let mut slot = two_n.reader().expect("a free slot");
-                    for _ in 0..n {
-                        black_box(sum(&slot.read()));
-                    }
-                })
+        for (name, wait) in [
+            ("2n_lock", WaitStrategy::default()),
+            ("2n_lock_park", WaitStrategy::Park { spins: 64 }),
+        ] {
+            let two_n = TwoNLock::with_wait(data, 16, wait).expect("16 slots");
+            g.bench_function(BenchmarkId::new(name, threads), |b| {
+                b.iter_custom(|iters| {
+                    run_readers(threads, iters, &|n| {
+                        let mut slot = two_n.reader().expect("a free slot");
+                        for _ in 0..n {
+                            black_box(sum(&slot.read()));
+                        }
+                    })
+                });
             });
-        });
-        let parking =
-            TwoNLock::with_wait(data, 16, WaitStrategy::Park { spins: 64 }).expect("16 slots");
-        g.bench_function(BenchmarkId::new("2n_lock_park", threads), |b| {
-            b.iter_custom(|iters| {
-                run_readers(threads, iters, &|n| {
-                    let mut slot = parking.reader().expect("a free slot");
-                    for _ in 0..n {
-                        black_box(sum(&slot.read()));
-                    }
-                })
-            });
-        });
+        }
         let std_lock = RwLock::new(data);
         g.bench_function(BenchmarkId::new("std_rwlock", threads), |b| {
             b.iter_custom(|iters| {
