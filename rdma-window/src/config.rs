@@ -82,10 +82,20 @@ pub struct SenderConfig {
     pub probe_timeout: u64,
     /// Probes without an answer after which the transfer is given up.
     pub max_probes: u32,
+    /// Improved mode's speculative window (our design; 0 turns it off, as the paper has
+    /// it): when the receiver asks for its `WBASE` packet, let the window run from where
+    /// `WBASE` will be once that retransmission arrives, at most this many packets past the
+    /// current `WBASE`. Packets sent on that guess reach the receiver after the
+    /// retransmission; if it was lost they fall outside the window and are asked for again.
+    pub speculate: u32,
+    /// Wait this long after the request before using the speculative window, so that on a
+    /// reordering network what it lets through does not overtake the retransmission (the
+    /// network's reordering spread; 0 on a network that keeps order).
+    pub speculate_delay: u64,
 }
 
 impl Default for SenderConfig {
-    /// 64 contexts, W = 128, times for a 10 µs round trip.
+    /// 64 contexts, W = 128, times for a 10 µs round trip, no speculative window.
     fn default() -> Self {
         Self {
             capacity: 64,
@@ -95,6 +105,8 @@ impl Default for SenderConfig {
             max_backoff: 1_000_000,
             probe_timeout: 100_000,
             max_probes: 32,
+            speculate: 0,
+            speculate_delay: 0,
         }
     }
 }

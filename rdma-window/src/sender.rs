@@ -99,6 +99,15 @@ struct Ctx {
     /// Next never-sent index.
     next: u32,
     resend: VecDeque<u32>,
+    /// Speculative window base (see [`SenderConfig::speculate`]): where the receiver's
+    /// `WBASE` should be once the retransmission of its `WBASE` packet has arrived; the
+    /// window runs from the later of this and `acked`.
+    spec: u32,
+    /// A speculative base waiting for `spec_at` (`u64::MAX` when none).
+    spec_next: u32,
+    spec_at: u64,
+    /// One more than the `WBASE` index last asked for (0: none), to tell a repeated request.
+    spec_asked: u32,
 }
 
 /// Counters of what the sender has done.
@@ -183,6 +192,10 @@ impl Sender {
             acked: 0,
             next: 0,
             resend: VecDeque::with_capacity(cap),
+            spec: 0,
+            spec_next: 0,
+            spec_at: u64::MAX,
+            spec_asked: 0,
         };
         let id = self.table.insert(ctx).map_err(|_| Error::SenderFull {
             capacity: self.table.capacity(),
@@ -262,6 +275,10 @@ impl Sender {
                 if let Some(c) = self.table.get_mut(scid) {
                     c.heard(wbase, scid, now, cfg)?;
                     let first = c.index_of(psn, scid)?;
+                    if cfg.speculate > 0 {
+                        let base = c.index_of(wbase, scid)?;
+                        c.speculate(base, first, more, now, cfg);
+                    }
                     c.ask(first);
                     let mut m = more;
                     while m != 0 {
@@ -293,6 +310,10 @@ impl Sender {
         let mut req = Vec::new();
         let mut failed = None;
         for (id, c) in self.table.iter_mut() {
+            if c.spec_at <= now {
+                c.spec = c.spec.max(c.spec_next);
+                c.spec_at = u64::MAX;
+            }
             if c.deadline > now {
                 continue;
             }
@@ -329,7 +350,10 @@ impl Sender {
     /// The earliest timer deadline.
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.table.iter().map(|(_, c)| c.deadline).min()
+        self.table
+            .iter()
+            .map(|(_, c)| c.deadline.min(c.spec_at))
+            .min()
     }
 
     /// The next packet to put on the link: control first, then, round-robin over transfers,
@@ -361,7 +385,7 @@ impl Sender {
                     break;
                 }
             }
-            if pick.is_none() && c.next < c.packets && c.next - c.acked <= w {
+            if pick.is_none() && c.next < c.packets && c.next - c.acked.max(c.spec) <= w {
                 pick = Some((c.next, false));
                 c.next += 1;
             }
@@ -424,6 +448,43 @@ impl Ctx {
             self.deadline = now.saturating_add(cfg.probe_timeout);
         }
         Ok(())
+    }
+
+    /// A `RDMA_RESEND` naming `first` (and the holes in `more` after it) arrived with the
+    /// receiver's `WBASE` at index `base`. When it asks for the `WBASE` packet itself, the
+    /// receiver's `WBASE` will jump, once that retransmission arrives, to the next hole it
+    /// named, or past the packets in flight: the window may run from there, at most
+    /// [`SenderConfig::speculate`] packets on, after [`SenderConfig::speculate_delay`] (so
+    /// that the retransmission is ahead of what it lets through even when the network
+    /// reorders). A second request for the same `WBASE` means the retransmission was lost:
+    /// speculation stops until `WBASE` moves.
+    fn speculate(&mut self, base: u32, first: u32, more: u64, now: u64, cfg: SenderConfig) {
+        if first != base {
+            if first.saturating_sub(base) > cfg.window {
+                // A packet sent on the guess fell outside the window: stop guessing.
+                self.spec = 0;
+                self.spec_at = u64::MAX;
+            }
+            return;
+        }
+        if self.spec_asked == base.wrapping_add(1) {
+            self.spec = 0;
+            self.spec_at = u64::MAX;
+            return;
+        }
+        self.spec_asked = base.wrapping_add(1);
+        let gap = if more == 0 {
+            cfg.speculate
+        } else {
+            (1 + more.trailing_zeros()).min(cfg.speculate)
+        };
+        let target = base.saturating_add(gap).min(self.next);
+        if cfg.speculate_delay == 0 {
+            self.spec = self.spec.max(target);
+        } else {
+            self.spec_next = target;
+            self.spec_at = now.saturating_add(cfg.speculate_delay);
+        }
     }
 
     /// Queues index `i` for retransmission if it was sent and is not known received.

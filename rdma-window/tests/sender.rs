@@ -27,6 +27,8 @@ fn cfg() -> SenderConfig {
         max_backoff: 25,
         probe_timeout: 1_000,
         max_probes: 2,
+        speculate: 0,
+        speculate_delay: 0,
     }
 }
 
@@ -42,7 +44,11 @@ fn drain(tx: &mut Sender) -> Vec<SendTransmit> {
 }
 
 fn connected(len: u64, first: u32) -> (Sender, Cid) {
-    let mut tx = Sender::new(1, cfg()).unwrap();
+    connected_with(cfg(), len, first)
+}
+
+fn connected_with(cfg: SenderConfig, len: u64, first: u32) -> (Sender, Cid) {
+    let mut tx = Sender::new(1, cfg).unwrap();
     let id = tx.start(transfer(len, first), 0).unwrap();
     let req = drain(&mut tx);
     assert!(
@@ -154,6 +160,85 @@ fn resend_rereads_only_the_packets_named() {
     .unwrap();
     assert_eq!(psns(&drain(&mut tx)), [106]);
     assert_eq!(tx.stats().retransmits, 3);
+}
+
+fn resend(tx: &mut Sender, id: Cid, wbase: u32, psn: u32, more: u64, now: u64) {
+    tx.handle(
+        Packet::Resend {
+            scid: id,
+            wbase,
+            psn,
+            more,
+        },
+        now,
+    )
+    .unwrap();
+}
+
+#[test]
+fn speculative_window_runs_past_wbase_after_the_delay_and_stops_on_a_repeat() {
+    let spec = SenderConfig {
+        speculate: 3,
+        speculate_delay: 50,
+        ..cfg()
+    };
+    let (mut tx, id) = connected_with(spec, 20 * u64::from(MTU), 100);
+    assert_eq!(psns(&drain(&mut tx)), [100, 101, 102, 103, 104]);
+    // The WBASE packet is asked for: re-sent at once, the window waits for the delay.
+    resend(&mut tx, id, 100, 100, 0, 10);
+    assert_eq!(psns(&drain(&mut tx)), [100]);
+    assert_eq!(tx.poll_timeout(), Some(60));
+    tx.handle_timeout(59);
+    assert!(drain(&mut tx).is_empty());
+    tx.handle_timeout(60);
+    // WBASE should be 103 once 100 lands (speculate = 3): 103 + W = 107.
+    assert_eq!(psns(&drain(&mut tx)), [105, 106, 107]);
+    // Asked again for the same WBASE: the retransmission was lost, the guess is off.
+    resend(&mut tx, id, 100, 100, 0, 200);
+    assert_eq!(psns(&drain(&mut tx)), [100]);
+    tx.handle_timeout(300);
+    assert!(drain(&mut tx).is_empty());
+    // WBASE moves: the ordinary window from the new WBASE.
+    tx.handle(
+        Packet::Ack {
+            scid: id,
+            wbase: 105,
+        },
+        310,
+    )
+    .unwrap();
+    assert_eq!(psns(&drain(&mut tx)), [108, 109]);
+}
+
+#[test]
+fn speculative_window_stops_at_the_next_hole_named_and_on_a_drop_past_the_window() {
+    let spec = SenderConfig {
+        speculate: 3,
+        speculate_delay: 0,
+        ..cfg()
+    };
+    let (mut tx, id) = connected_with(spec, 20 * u64::from(MTU), 100);
+    drain(&mut tx);
+    // 100 and 101 are missing: WBASE can only reach 101 when 100 lands.
+    resend(&mut tx, id, 100, 100, 0b1, 10);
+    assert_eq!(psns(&drain(&mut tx)), [100, 101, 105]);
+    let (mut tx, id) = connected_with(spec, 20 * u64::from(MTU), 100);
+    drain(&mut tx);
+    resend(&mut tx, id, 100, 100, 0, 10);
+    assert_eq!(psns(&drain(&mut tx)), [100, 105, 106, 107]);
+    // 107 fell outside the receiver's window (its RESEND(PIDX) is past WBASE + W): the guess
+    // was wrong, so the window is the ordinary one again.
+    resend(&mut tx, id, 100, 107, 0, 20);
+    tx.handle(
+        Packet::Ack {
+            scid: id,
+            wbase: 101,
+        },
+        21,
+    )
+    .unwrap();
+    assert_eq!(psns(&drain(&mut tx)), [107]);
+    assert!(drain(&mut tx).is_empty());
 }
 
 #[test]

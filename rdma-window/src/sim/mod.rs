@@ -100,10 +100,15 @@ impl SimConfig {
 pub enum Method {
     /// The paper as written, W = 128.
     Paper,
-    /// The improved receiver mode, W = 128.
+    /// The improved receiver mode, W = 128, with the sender's speculative window
+    /// ([`crate::SenderConfig::speculate`] = W).
     Improved,
-    /// The improved receiver mode with W = 256.
+    /// The improved receiver mode with W = 256 (a window that covers the repair time, so
+    /// without the speculative window).
     ImprovedW256,
+    /// The improved receiver mode, W = 128, without the speculative window: what the window
+    /// bound allows (not in [`Method::ALL`]).
+    ImprovedNoSpeculation,
     /// Go-back-N (InfiniBand RC, rxe semantics), 129 packets in flight.
     GoBackN,
     /// IRN-style selective repeat, 129 packets in flight.
@@ -130,6 +135,7 @@ impl Method {
             Self::Paper => "paper",
             Self::Improved => "improved",
             Self::ImprovedW256 => "improved-w256",
+            Self::ImprovedNoSpeculation => "improved-nospec",
             Self::GoBackN => "go-back-n",
             Self::Irn => "irn",
             Self::WholeTransfer => "whole-transfer",
@@ -143,9 +149,10 @@ impl Method {
     #[must_use]
     pub fn run(self, cfg: &SimConfig) -> Report {
         match self {
-            Self::Paper => ours::run::<2>(Mode::Paper, cfg),
-            Self::Improved => ours::run::<2>(Mode::Improved, cfg),
-            Self::ImprovedW256 => ours::run::<4>(Mode::Improved, cfg),
+            Self::Paper => ours::run::<2>(Mode::Paper, false, cfg),
+            Self::Improved => ours::run::<2>(Mode::Improved, true, cfg),
+            Self::ImprovedW256 => ours::run::<4>(Mode::Improved, false, cfg),
+            Self::ImprovedNoSpeculation => ours::run::<2>(Mode::Improved, false, cfg),
             Self::GoBackN => baselines::run(baselines::Kind::GoBackN, cfg, 128),
             Self::Irn => baselines::run(baselines::Kind::Irn, cfg, 128),
             Self::WholeTransfer => baselines::run(baselines::Kind::Whole, cfg, 128),

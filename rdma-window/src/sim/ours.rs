@@ -122,8 +122,9 @@ impl<const WORDS: usize> Rx<WORDS> {
     }
 }
 
-/// Runs the crate's protocol with window W = 64 × `WORDS` in `mode`.
-pub(crate) fn run<const WORDS: usize>(mode: Mode, cfg: &SimConfig) -> Report {
+/// Runs the crate's protocol with window W = 64 × `WORDS` in `mode`, the sender's speculative
+/// window one W deep (delayed by the reorder tolerance) when `speculate`.
+pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConfig) -> Report {
     let w = Receiver::<WORDS>::W;
     let n = cfg.transfers.len();
     let rcfg = ReceiverConfig {
@@ -144,6 +145,8 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, cfg: &SimConfig) -> Report {
         max_backoff: 4 * cfg.timeout_ns,
         probe_timeout: 4 * cfg.timeout_ns,
         max_probes: 1_000,
+        speculate: if speculate { w } else { 0 },
+        speculate_delay: cfg.reorder_tolerance_ns,
     };
     let mut s = Sender::new(0, scfg).expect("valid sender configuration");
     let mut ids = Vec::new();
