@@ -18,6 +18,18 @@ pub(crate) struct Adj {
     pub(crate) link: LinkId,
 }
 
+impl Adj {
+    /// The tree edge from the row's switch up to `peer` as its parent.
+    pub(crate) fn up_edge(&self) -> Edge {
+        Edge {
+            parent: self.peer,
+            up_port: self.port,
+            down_port: self.peer_port,
+            link: self.link,
+        }
+    }
+}
+
 /// Switch–switch adjacency by switch index.
 #[derive(Debug, Clone)]
 pub(crate) struct SwitchGraph {

@@ -91,15 +91,7 @@ impl Router<'_> {
                 }
                 let (_, a) = best.expect("a switch off the root has a neighbour one hop nearer");
                 // Steps ⑨–⑩.
-                parents.push((
-                    cur,
-                    Edge {
-                        parent: a.peer,
-                        up_port: a.port,
-                        down_port: a.peer_port,
-                        link: a.link,
-                    },
-                ));
+                parents.push((cur, a.up_edge()));
                 cur = a.peer;
             }
         }
@@ -191,15 +183,7 @@ impl Router<'_> {
             while cur != root && !s.seen.get(cur) {
                 s.seen.set(cur);
                 let a = self.g.adj(cur)[s.choice[cur as usize] as usize];
-                parents.push((
-                    cur,
-                    Edge {
-                        parent: a.peer,
-                        up_port: a.port,
-                        down_port: a.peer_port,
-                        link: a.link,
-                    },
-                ));
+                parents.push((cur, a.up_edge()));
                 cur = a.peer;
             }
         }
