@@ -18,8 +18,9 @@ pub enum Mode {
     /// as IRN-style selective repeat does, and both then meet the same bound: with a
     /// 129-packet window about one bandwidth-delay product, each loss stalls the sender for
     /// the repair time less the window's time (`reproduce rdma` derives and measures it).
-    /// Where the network reorders it waits the tolerance instead of re-sending reordered
-    /// packets as IRN does.
+    /// The sender's speculative window ([`SenderConfig::speculate`]) gets past most of that
+    /// bound. Where the network reorders it waits the tolerance instead of re-sending
+    /// reordered packets as IRN does.
     Improved,
 }
 
@@ -86,7 +87,9 @@ pub struct SenderConfig {
     /// it): when the receiver asks for its `WBASE` packet, let the window run from where
     /// `WBASE` will be once that retransmission arrives, at most this many packets past the
     /// current `WBASE`. Packets sent on that guess reach the receiver after the
-    /// retransmission; if it was lost they fall outside the window and are asked for again.
+    /// retransmission; if it or a packet still in flight was lost they fall outside the
+    /// window and are asked for again. A failed guess halves the reach of the next one, a
+    /// guess that holds grows it back by an eighth of this value (at most this value).
     pub speculate: u32,
     /// Wait this long after the request before using the speculative window, so that on a
     /// reordering network what it lets through does not overtake the retransmission (the

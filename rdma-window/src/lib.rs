@@ -35,6 +35,12 @@
 //! - The sender keeps packets within `WBASE + W` of the last `WBASE` it heard (ACKs carry
 //!   it); the paper leaves sender pacing open, and without this the receiver would drop and
 //!   re-request everything sent past a hole.
+//! - The sender may run a speculative window ([`SenderConfig::speculate`], off by default,
+//!   on for improved mode in the simulator at W = 128): a `RDMA_RESEND` for the `WBASE`
+//!   packet says where `WBASE` will jump once that retransmission lands, so the sender need
+//!   not wait for the ACK's way back. With W about one bandwidth-delay product this hides
+//!   most of the stall each loss causes; the receiver is unchanged, so a wrong guess costs
+//!   only packets dropped outside its window and asked for again.
 //! - Context ids carry a 16-bit generation; the receiver remembers its last 2 × capacity
 //!   completions so that a late packet or repeated request is answered with DONE again.
 //!

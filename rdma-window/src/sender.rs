@@ -108,6 +108,9 @@ struct Ctx {
     spec_at: u64,
     /// One more than the `WBASE` index last asked for (0: none), to tell a repeated request.
     spec_asked: u32,
+    /// How far the next guess may reach: halved when a guess fails, grown back by an eighth
+    /// of [`SenderConfig::speculate`] when one holds.
+    spec_depth: u32,
 }
 
 /// Counters of what the sender has done.
@@ -196,6 +199,7 @@ impl Sender {
             spec_next: 0,
             spec_at: u64::MAX,
             spec_asked: 0,
+            spec_depth: self.cfg.speculate,
         };
         let id = self.table.insert(ctx).map_err(|_| Error::SenderFull {
             capacity: self.table.capacity(),
@@ -442,6 +446,14 @@ impl Ctx {
         let i = self.index_of(wbase, scid)?;
         if i > self.acked {
             self.acked = i.min(self.next);
+            if self.spec != 0 && self.acked >= self.spec {
+                // The guess held: WBASE reached it.
+                self.spec = 0;
+                self.spec_depth = self
+                    .spec_depth
+                    .saturating_add(cfg.speculate.div_ceil(8))
+                    .min(cfg.speculate);
+            }
         }
         self.probes = 0;
         if matches!(self.state, State::Active(_)) {
@@ -461,22 +473,20 @@ impl Ctx {
     fn speculate(&mut self, base: u32, first: u32, more: u64, now: u64, cfg: SenderConfig) {
         if first != base {
             if first.saturating_sub(base) > cfg.window {
-                // A packet sent on the guess fell outside the window: stop guessing.
-                self.spec = 0;
-                self.spec_at = u64::MAX;
+                // A packet sent on the guess fell outside the window: the guess failed.
+                self.guess_failed();
             }
             return;
         }
         if self.spec_asked == base.wrapping_add(1) {
-            self.spec = 0;
-            self.spec_at = u64::MAX;
+            self.guess_failed();
             return;
         }
         self.spec_asked = base.wrapping_add(1);
         let gap = if more == 0 {
-            cfg.speculate
+            self.spec_depth
         } else {
-            (1 + more.trailing_zeros()).min(cfg.speculate)
+            (1 + more.trailing_zeros()).min(self.spec_depth)
         };
         let target = base.saturating_add(gap).min(self.next);
         if cfg.speculate_delay == 0 {
@@ -485,6 +495,15 @@ impl Ctx {
             self.spec_next = target;
             self.spec_at = now.saturating_add(cfg.speculate_delay);
         }
+    }
+
+    /// Stops the current guess; the first notice of its failure halves the next one's reach.
+    fn guess_failed(&mut self) {
+        if self.spec != 0 || self.spec_at != u64::MAX {
+            self.spec_depth = (self.spec_depth / 2).max(1);
+        }
+        self.spec = 0;
+        self.spec_at = u64::MAX;
     }
 
     /// Queues index `i` for retransmission if it was sent and is not known received.

@@ -208,6 +208,23 @@ fn speculative_window_runs_past_wbase_after_the_delay_and_stops_on_a_repeat() {
     )
     .unwrap();
     assert_eq!(psns(&drain(&mut tx)), [108, 109]);
+    // The failed guess halved the next one's reach: 3 -> 1, so WBASE 105 + 1 + W = 110.
+    resend(&mut tx, id, 105, 105, 0, 400);
+    tx.handle_timeout(450);
+    assert_eq!(psns(&drain(&mut tx)), [105, 110]);
+    // This guess holds (WBASE passes 106): the reach grows back by an eighth of 3, to 2.
+    tx.handle(
+        Packet::Ack {
+            scid: id,
+            wbase: 107,
+        },
+        500,
+    )
+    .unwrap();
+    assert_eq!(psns(&drain(&mut tx)), [111]);
+    resend(&mut tx, id, 107, 107, 0, 600);
+    tx.handle_timeout(650);
+    assert_eq!(psns(&drain(&mut tx)), [107, 112, 113]);
 }
 
 #[test]

@@ -279,7 +279,7 @@ fn window_bound(base: u64) -> Table {
     t.note("stall = repair - (W + 1) x packet time; losses within W + 1 packets of an earlier one share its stall: episodes = n p / (1 + p (W + 1))");
     t.note("with W = 128 at 10 us RTT the stall is ~10 us per episode, so 1.3x ideal at 1 % loss is out of reach; W = 256 covers the repair time and removes the stall");
     t.note("the bound holds for any sender that keeps within a 129-packet window of the last WBASE it heard: IRN-style selective repeat asks at the first out-of-order arrival, as improved mode without speculation does when its tolerance is 0 (no reordering), and the two tie at the bound");
-    t.note("improved (the method of the first tables) adds the sender's speculative window: a RESEND for the WBASE packet tells the sender that WBASE will jump once that retransmission lands, so after the reorder tolerance it may send up to W packets further; that hides the ACK's way back and most of the stall, at the cost of packets dropped outside the window when the retransmission or a packet in flight is lost (asked for again, counted in sent_vs_needed)");
+    t.note("improved (the method of the first tables) adds the sender's speculative window: a RESEND for the WBASE packet tells the sender that WBASE will jump once that retransmission lands, so after the reorder tolerance it may send up to W packets further; that hides the ACK's way back and most of the stall, at the cost of packets dropped outside the window when the retransmission or a packet in flight is lost (asked for again, counted in sent_vs_needed); a failed guess halves the next one's reach, one that holds grows it back by W/8");
     t
 }
 
