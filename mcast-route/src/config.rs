@@ -72,15 +72,18 @@ pub enum MergeStrategy {
     /// The paper's faster variant: take the color with the fewest groups and go straight to the
     /// pessimistic step.
     FewestGroupsColor,
-    /// Beyond the paper: the color whose trees on the new group's member switches hold the
-    /// fewest groups (ties: fewest such trees, then lowest color). Those trees must join the
-    /// virtual group whatever happens (a member switch has one entry per color), so this
-    /// merges the fewest groups a color allows before the pessimistic step (which then runs
-    /// only if they are not connected). It keeps formula (1) from choosing a tree whose color
-    /// drags in unrelated trees on the other member switches, which on fabrics whose leaf
-    /// switches are full lets one tree swallow most groups.
+    /// Beyond the paper: the color whose merge adds the least load. The trees of a color on
+    /// the new group's member switches must join the virtual group whatever happens (a
+    /// member switch has one entry per color); merging them with the group puts all G of
+    /// their groups and the new one on every switch of each, so the load added is estimated
+    /// as Σ over those trees of (G + 1 − its groups) × its switches, plus (G + 1) × the
+    /// group's member switches. The color of least estimate wins (ties: fewest groups, then
+    /// lowest color); its trees are merged before step ④ and the pessimistic step runs only
+    /// if they are not connected. It keeps formula (1) from choosing a tree whose color drags
+    /// in unrelated trees on the other member switches, which on fabrics whose leaf switches
+    /// are full lets one tree swallow most groups.
     #[default]
-    FewestMergedGroups,
+    LeastAddedLoad,
 }
 
 /// What happens to the trees being merged (paper §3.3.2).
@@ -149,7 +152,7 @@ pub struct Config {
 pub const DEFAULT_FBTC_ROOT_TRIES: u32 = 16;
 
 impl Default for Config {
-    /// MR4LMS with unlimited entries, the adaptive policy, [`MergeStrategy::FewestMergedGroups`],
+    /// MR4LMS with unlimited entries, the adaptive policy, [`MergeStrategy::LeastAddedLoad`],
     /// the old trees kept, the BFS merge root, [`DEFAULT_FBTC_ROOT_TRIES`] and
     /// [`BottomUp::Greedy`].
     fn default() -> Self {

@@ -73,15 +73,16 @@
 //! - FBTC colors up to [`Config::fbtc_root_tries`] roots (default 16, the paper 1) and keeps
 //!   the least color, stopping at the first color free on every member switch; with no such
 //!   color it fails at once, as trying every root would.
-//! - The default merge strategy is [`MergeStrategy::FewestMergedGroups`]: the color whose
-//!   trees on the new group's member switches hold the fewest groups, instead of formula
-//!   (1)'s nearest tree (still [`MergeStrategy::OptimisticThenPessimistic`]). Formula (1)
-//!   often picks a tree sharing a terminal with the group whose color is taken, on the
-//!   group's other member switches, by unrelated trees that must all join: with 128 entries
-//!   on the 8-up-path tapered fat tree and the 64×16×34 4-per-terminal grid one tree ended
-//!   with 1,314 groups (max EFI 2,464); the default keeps the largest at 29. On
-//!   `torus(&[30, 20, 20], 2)` with 256 entries and 5,000 random groups of 16 it merges 584
-//!   groups instead of 4,170 (max EFI 72 instead of 900).
+//! - The default merge strategy is [`MergeStrategy::LeastAddedLoad`]: the color whose
+//!   trees on the new group's member switches (which must all join) add the least load when
+//!   merged, instead of formula (1)'s nearest tree (still
+//!   [`MergeStrategy::OptimisticThenPessimistic`]). Formula (1) often picks a tree sharing a
+//!   terminal with the group whose color is taken, on the group's other member switches, by
+//!   unrelated trees that must all join: with 128 entries on the 8-up-path tapered fat tree
+//!   and the 64×16×34 4-per-terminal grid one tree ended with 1,314 groups (max EFI 2,464);
+//!   the default keeps the largest at 29 (max EFI 509). On `torus(&[30, 20, 20], 2)` with
+//!   256 entries and 5,000 random groups of 16 it merges 595 groups instead of 4,170 (max
+//!   EFI 63 instead of 900).
 //! - [`BottomUp::LeastLoadPath`] (an option; the default is the paper's greedy step ⑧)
 //!   walks each member along the least-hop path of least summed EFI instead of the least
 //!   loaded next link.

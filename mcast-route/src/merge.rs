@@ -120,28 +120,47 @@ impl Router<'_> {
         best.map(|(_, _, i)| TreeId(i))
     }
 
-    /// [`MergeStrategy::FewestMergedGroups`]: the color whose trees on the group's member
-    /// switches hold the fewest groups, ties to fewer trees, then the lowest color.
+    /// [`MergeStrategy::LeastAddedLoad`]: the color whose trees on the group's member
+    /// switches add the least load when merged with it (see the variant), ties to fewer
+    /// groups, then the lowest color.
     ///
     /// Complexity: O(C·M·log E) for C colors, M member switches and E entries a switch.
     pub(crate) fn least_merging_color(&self, m: &Members) -> u32 {
         let mut ids: Vec<TreeId> = Vec::with_capacity(m.sw.len());
+        // (load added, groups, color).
         let mut best: Option<(usize, usize, u32)> = None;
         for c in 0..self.colors.span() {
             ids.clear();
             ids.extend(m.sw.iter().filter_map(|&s| self.colors.tree_at(s, c)));
             ids.sort_unstable();
             ids.dedup();
-            let groups = ids
-                .iter()
-                .map(|&t| self.tree_ref(t).groups().len())
-                .sum::<usize>();
-            let key = (groups, ids.len(), c);
+            let key = self.added_load(&ids, m.sw.len(), c);
             if best.is_none_or(|b| key < b) {
                 best = Some(key);
             }
         }
         best.map_or(0, |b| b.2)
+    }
+
+    /// `(load added, groups, color)` of merging the trees `ids` of `color` with a new group
+    /// of `member_sw` member switches (see [`MergeStrategy::LeastAddedLoad`]).
+    pub(crate) fn added_load(
+        &self,
+        ids: &[TreeId],
+        member_sw: usize,
+        color: u32,
+    ) -> (usize, usize, u32) {
+        let groups: usize = ids.iter().map(|&t| self.tree_ref(t).groups().len()).sum();
+        let total = groups + 1;
+        let added = ids
+            .iter()
+            .map(|&t| {
+                let t = self.tree_ref(t);
+                (total - t.groups().len()) * t.switches().len()
+            })
+            .sum::<usize>()
+            + total * member_sw;
+        (added, groups, color)
     }
 
     /// §3.3.2: the root of vMcg's tree, the switch of its component in `G_color` of least
@@ -230,8 +249,8 @@ impl Router<'_> {
     /// step (⑤–⑩) builds a temporary tree bottom-up in the whole fabric and merges every tree
     /// of that color on its switches. [`MergeStrategy::FewestGroupsColor`] skips the
     /// optimistic step and takes the color with the fewest groups;
-    /// [`MergeStrategy::FewestMergedGroups`] takes the color whose trees on the group's member
-    /// switches hold the fewest groups and merges those trees before step ④. The pessimistic
+    /// [`MergeStrategy::LeastAddedLoad`] takes the color whose trees on the group's member
+    /// switches add the least load and merges those trees before step ④. The pessimistic
     /// step's temporary root and tree prefer switches free in the color (step ⑤–⑥ leave the
     /// choice open), so they merge no tree they can avoid.
     ///
@@ -249,7 +268,7 @@ impl Router<'_> {
                     .expect("merging needs an existing tree");
                 (self.tree_ref(t).color, Some(t))
             }
-            MergeStrategy::FewestMergedGroups => (self.least_merging_color(m), None),
+            MergeStrategy::LeastAddedLoad => (self.least_merging_color(m), None),
             MergeStrategy::FewestGroupsColor => {
                 let span = self.colors.span();
                 let g = &self.colors.groups_per_color;
@@ -268,7 +287,7 @@ impl Router<'_> {
                 terms.extend(t.members());
                 old.push(t);
             };
-        if first.is_none() && self.config.merge == MergeStrategy::FewestMergedGroups {
+        if first.is_none() && self.config.merge == MergeStrategy::LeastAddedLoad {
             let mut ids: Vec<TreeId> =
                 m.sw.iter()
                     .filter_map(|&s| self.colors.tree_at(s, color))
@@ -422,11 +441,11 @@ mod tests {
     }
 
     #[test]
-    fn least_merging_color_takes_the_color_of_fewest_groups_on_the_members() {
+    fn least_merging_color_takes_the_color_of_least_added_load() {
         let f = generators::fat_tree(4).unwrap();
         let h = HopTable::new(&f).unwrap();
         let cfg = Config {
-            merge: MergeStrategy::FewestMergedGroups,
+            merge: MergeStrategy::LeastAddedLoad,
             ..Config::mr4lms(Entries::Limit(3))
         };
         let mut r = Router::new(&f, &h, cfg).unwrap();
@@ -435,7 +454,8 @@ mod tests {
         }
         for g in patterns::random_groups(&f, 20, 3, 5).unwrap() {
             let m = r.validate(&g).unwrap();
-            // Literal: per color, the groups of the distinct trees on the member switches.
+            // Literal: per color, the distinct trees on the member switches and the load
+            // their merge with the group adds.
             let cost = |c: u32| {
                 let mut ids: Vec<TreeId> =
                     m.sw.iter()
@@ -443,11 +463,21 @@ mod tests {
                         .collect();
                 ids.sort_unstable();
                 ids.dedup();
-                let groups: usize = ids.iter().map(|&t| r.tree_ref(t).groups().len()).sum();
-                (groups, ids.len(), c)
+                let groups: Vec<usize> =
+                    ids.iter().map(|&t| r.tree_ref(t).groups().len()).collect();
+                let total: usize = groups.iter().sum::<usize>() + 1;
+                let added: usize = ids
+                    .iter()
+                    .zip(&groups)
+                    .map(|(&t, &g)| (total - g) * r.tree_ref(t).switches().len())
+                    .sum::<usize>()
+                    + total * m.sw.len();
+                (added, total - 1, c)
             };
             let want = (0..3).min_by_key(|&c| cost(c)).unwrap();
             assert_eq!(r.least_merging_color(&m), want, "group {g:?}");
+            // A color with no tree on the members adds only the group's own switches.
+            assert_eq!(r.added_load(&[], m.sw.len(), 0), (m.sw.len(), 0, 0));
         }
     }
 

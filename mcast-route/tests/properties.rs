@@ -59,7 +59,7 @@ fn config() -> impl Strategy<Value = Config> {
         prop_oneof![
             Just(MergeStrategy::OptimisticThenPessimistic),
             Just(MergeStrategy::FewestGroupsColor),
-            Just(MergeStrategy::FewestMergedGroups)
+            Just(MergeStrategy::LeastAddedLoad)
         ],
         prop_oneof![Just(Regraft::KeepOldTree), Just(Regraft::Rebuild)],
         prop_oneof![Just(MergeRoot::Bfs), Just(MergeRoot::HopTable)],

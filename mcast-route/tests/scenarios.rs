@@ -15,7 +15,7 @@ fn every_merge_strategy_and_regraft_merges_correctly() {
     for merge in [
         MergeStrategy::OptimisticThenPessimistic,
         MergeStrategy::FewestGroupsColor,
-        MergeStrategy::FewestMergedGroups,
+        MergeStrategy::LeastAddedLoad,
     ] {
         for (regraft, merge_root) in [
             (Regraft::KeepOldTree, MergeRoot::Bfs),
