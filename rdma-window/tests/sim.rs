@@ -60,6 +60,30 @@ proptest! {
         prop_assert!(r.data_sent >= cfg.packets());
     }
 
+    /// Transfers longer than the window, so that the sender's speculative window (improved
+    /// mode at W = 128) runs past the receiver's: still exactly once over a hostile network,
+    /// and still silent under pure reordering.
+    #[test]
+    fn speculative_window_keeps_exactly_once_and_silence(
+        net in net(),
+        len in 600_000..2_000_000u64,
+        jitter in 0..5_000u64,
+    ) {
+        let mut cfg = SimConfig::new(vec![len]);
+        cfg.net = net;
+        cfg.reorder_tolerance_ns = net.jitter_ns;
+        let r = Method::Improved.run(&cfg);
+        prop_assert!(r.finished, "did not finish: {r:?}");
+        prop_assert!(r.tally.exactly_once());
+        let mut quiet = SimConfig::new(vec![len]);
+        quiet.net.jitter_ns = jitter;
+        quiet.net.seed = net.seed;
+        quiet.reorder_tolerance_ns = jitter;
+        let r = Method::Improved.run(&quiet);
+        prop_assert!(r.finished && r.tally.exactly_once());
+        prop_assert_eq!(r.retransmits, 0);
+    }
+
     /// With reordering but no loss or duplication, the improved receiver never asks for a
     /// retransmission when its tolerance covers the jitter.
     #[test]
