@@ -3,7 +3,7 @@
 //! in-order and out-of-order arrivals: a binary to run under `valgrind --tool=callgrind`
 //! (instruction counts per packet are stable on a loaded machine) or to time roughly.
 //!
-//! `cargo run --release --example recv_timing -- [in_order|out_of_order] [packets] [paper|improved] [handle|data]`
+//! `cargo run --release --example recv_timing -- [in_order|out_of_order] [packets] [paper|improved] [handle|data|batch]`
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -32,7 +32,11 @@ fn main() {
         _ => vec![Mode::Paper, Mode::Improved],
     };
     // `handle`: the whole entry point; otherwise `handle_data`, the decoded receive path.
-    let whole = args.next().as_deref() == Some("handle");
+    let how = args.next();
+    let whole = how.as_deref() == Some("handle");
+    // `batch`: drain the outputs after every 16 packets (the rings hold 64), to separate the
+    // receive path's own cost from that of handing each output over.
+    let batch = how.as_deref() == Some("batch");
     for mode in modes {
         let mut rx: Receiver = Receiver::new(ReceiverConfig {
             mode,
@@ -59,7 +63,7 @@ fn main() {
             unreachable!("an empty table grants")
         };
         let t = Instant::now();
-        for &p in &order {
+        for (k, &p) in order.iter().enumerate() {
             let r = if whole {
                 rx.handle(
                     Packet::Data {
@@ -73,6 +77,9 @@ fn main() {
                 rx.handle_data(cid, black_box(p), 4096, 1)
             };
             debug_assert!(r.is_ok());
+            if batch && k % 16 != 15 {
+                continue;
+            }
             while let Some(e) = rx.poll_event() {
                 black_box(e);
             }
