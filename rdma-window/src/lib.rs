@@ -41,8 +41,9 @@
 //!   not wait for the ACK's way back. With W about one bandwidth-delay product this hides
 //!   most of the stall each loss causes; the receiver is unchanged, so a wrong guess costs
 //!   only packets dropped outside its window and asked for again.
-//! - Context ids carry a 16-bit generation; the receiver remembers its last 2 × capacity
-//!   completions so that a late packet or repeated request is answered with DONE again.
+//! - Context ids carry a 16-bit generation; the receiver remembers its last
+//!   [`ReceiverConfig::completions_kept`] completions (256 by default) so that a late packet
+//!   or repeated request is answered with DONE again.
 //!
 //! # Complexity
 //!
