@@ -5,6 +5,10 @@ use crate::TreeId;
 use crate::router::Members;
 use crate::tree::Tree;
 
+/// Free candidate roots up to which FCTB skips the connectivity search of steps ③–④ (on
+/// the 30×20×20 torus with 256 entries and random groups it saves a third of the time).
+const FEW_ROOTS: usize = 64;
+
 /// What a builder found for a new group.
 #[derive(Debug)]
 pub(crate) enum Built {
@@ -55,12 +59,17 @@ impl Router<'_> {
                 continue;
             }
             let free = |x: u32| !colors.is_busy(x, c);
-            // Steps ③–④: a root within d of every member puts them within 2d of each other.
-            if !self.s.bfs(&self.g, s0, 2 * d, free, &m.sw, true) {
-                continue;
-            }
             reachable_roots.clear();
-            reachable_roots.extend(roots.iter().copied().filter(|&r| self.s.seen.get(r)));
+            reachable_roots.extend(roots.iter().copied().filter(|&r| free(r)));
+            // Steps ③–④: a root within d of every member puts them within 2d of each other.
+            // The search is a filter only (step ⑤ checks each root in full), so with few
+            // free roots it is skipped: their own searches, bounded by d, cost less.
+            if reachable_roots.len() > FEW_ROOTS {
+                if !self.s.bfs(&self.g, s0, 2 * d, free, &m.sw, true) {
+                    continue;
+                }
+                reachable_roots.retain(|&r| self.s.seen.get(r));
+            }
             // Step ⑤.
             let mut chosen = None;
             for &r in &reachable_roots {
