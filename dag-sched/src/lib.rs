@@ -14,10 +14,11 @@
 //!   feature), its lexicographic levels refinement and the literal λ-representation where
 //!   representable; α-selection of the transfers that enter it.
 //! - [`baselines`]: TicTac's TIC/TAC priorities and Sincronia's BSSI order.
-//! - [`rates`]: max-min fair and strict-priority rate allocation.
+//! - [`rates`]: max-min fair, strict-priority and MADD (coflow) rate allocation.
 //! - [`models`]: per-layer tensors and MACs of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152.
 //! - [`workload`]: parameter-server training iterations as job DAGs, file jobs, Poisson mixes.
-//! - [`sim`]: the flow-level simulator with JIT, TensorFlow order, FIFO + TicTac and Sincronia.
+//! - [`sim`]: the flow-level simulator with JIT, TensorFlow order, FIFO + TicTac, Sincronia
+//!   and Varys.
 //! - [`trace`]: the coflow-benchmark trace format, from `&str`, with line-numbered errors.
 //! - [`instance`]: JSON job sets (machines, capacity, DAG jobs, slot, α) for the LP, from `&str`.
 //! - [`fuzz_harness`]: what the fuzz targets call.
