@@ -2,14 +2,14 @@
 //! with each merge strategy) and the two baselines and prints the statistics and time per group: a quick look at one row of
 //! `reproduce mcast`.
 //!
-//! `cargo run --release -p mcast-route --example pattern_probe -- <topology> <x,y[,z]> [ppt] [n_colors] [fbtc_root_tries]`
+//! `cargo run --release -p mcast-route --example pattern_probe -- <topology> <x,y[,z]> [ppt] [n_colors] [fbtc_root_tries] [fctb|least]`
 //! where `<topology>` is `bluelight` (tapered 32×272, 8 up-paths), `taihulight` (32×1280, 2),
 //! `fat_tree` (k = 40), `torus` (30×20×20) or `random` (2048 switches of radix 40).
 
 use std::time::Instant;
 
 use fabric_model::{Fabric, HopTable, generators};
-use mcast_route::{Algorithm, Config, Entries, MergeStrategy, Router, patterns};
+use mcast_route::{Algorithm, BottomUp, Config, Entries, MergeStrategy, Policy, Router, patterns};
 
 fn topology(name: &str) -> Result<Fabric, Box<dyn std::error::Error>> {
     Ok(match name {
@@ -34,6 +34,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ppt: u32 = args.get(2).map_or(Ok(4), |a| a.parse())?;
     let n: u32 = args.get(3).map_or(Ok(128), |a| a.parse())?;
     let tries: Option<u32> = args.get(4).map(|a| a.parse()).transpose()?;
+    // A sixth argument `fctb` runs MR4LMS with FCTB only, `least` with least-load paths.
+    let variant = args.get(5).map_or("", String::as_str);
     let fabric = topology(name)?;
     let hops = HopTable::new(&fabric)?;
     let groups = patterns::grid(&fabric, &dims, ppt)?;
@@ -64,6 +66,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (label, mut cfg) in configs {
         if let Some(t) = tries {
             cfg.fbtc_root_tries = t;
+        }
+        match variant {
+            "fctb" => cfg.policy = Policy::FctbOnly,
+            "least" => cfg.bottom_up = BottomUp::LeastLoadPath,
+            _ => {}
         }
         let mut r = Router::new(&fabric, &hops, cfg)?;
         let start = Instant::now();
