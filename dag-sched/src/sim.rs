@@ -485,20 +485,24 @@ impl<'a> Sim<'a> {
                 if !matches!(self.cfg.scheduler, Scheduler::TicTac) && self.dirty {
                     self.coflow_order();
                 }
-                let mut idx: Vec<usize> = (0..self.active.len()).collect();
-                let flows = &self.flows;
-                let active = &self.active;
-                let st = &self.st;
-                let rank = &self.sinc_rank;
                 let tictac = matches!(self.cfg.scheduler, Scheduler::TicTac);
-                idx.sort_by_key(|&k| {
-                    let f = &flows[active[k]];
-                    if tictac {
-                        (st[f.job].fifo, st[f.job].prio[f.node.index()] as usize)
-                    } else {
-                        (rank[f.job], st[f.job].tf_rank[f.node.index()] as usize)
-                    }
-                });
+                // Keys gathered once, then one unstable sort (keys are unique through `k`).
+                let mut keyed: Vec<(usize, u32, usize)> = self
+                    .active
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &id)| {
+                        let f = &self.flows[id];
+                        let st = &self.st[f.job];
+                        if tictac {
+                            (st.fifo, st.prio[f.node.index()], k)
+                        } else {
+                            (self.sinc_rank[f.job], st.tf_rank[f.node.index()], k)
+                        }
+                    })
+                    .collect();
+                keyed.sort_unstable();
+                let idx: Vec<usize> = keyed.into_iter().map(|(_, _, k)| k).collect();
                 let d: Vec<FlowDemand> = idx
                     .iter()
                     .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
