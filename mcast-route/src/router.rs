@@ -482,11 +482,8 @@ impl<'f> Router<'f> {
 
     /// Hops from the root of the group's tree to its farthest member.
     pub(crate) fn group_height(&self, g: &Group) -> u32 {
-        let t = self.tree_ref(g.tree);
-        g.member_sw
-            .iter()
-            .filter_map(|&s| t.depth(s))
-            .max()
+        self.tree_ref(g.tree)
+            .max_depth(&g.member_sw)
             .map_or(0, |d| d + 1)
     }
 

@@ -207,6 +207,30 @@ impl Tree {
         Some(d)
     }
 
+    /// The largest depth of the switches of `switches` that are in the tree, `None` when
+    /// none is: one pass down the tree from the root.
+    ///
+    /// Complexity: O(T + |switches| log T).
+    pub(crate) fn max_depth(&self, switches: &[u32]) -> Option<u32> {
+        let mut depth = vec![0u32; self.sw.len()];
+        let mut order: Vec<u32> = Vec::with_capacity(self.sw.len());
+        order.push(self.node(self.root)? as u32);
+        let mut head = 0;
+        while head < order.len() {
+            let i = order[head] as usize;
+            head += 1;
+            for &c in self.kids_of(i) {
+                depth[c as usize] = depth[i] + 1;
+                order.push(c);
+            }
+        }
+        switches
+            .iter()
+            .filter_map(|&s| self.node(s))
+            .map(|i| depth[i])
+            .max()
+    }
+
     /// Whether `terminal` hangs off `sw` as a leaf.
     pub(crate) fn has_leaf(&self, sw: u32, terminal: NodeId) -> bool {
         self.node(sw).is_some_and(|i| {
@@ -400,6 +424,9 @@ mod tests {
         assert_eq!(t.depth(5), Some(0));
         assert_eq!(t.depth(7), Some(2));
         assert_eq!(t.depth(4), None);
+        assert_eq!(t.max_depth(&[2, 4, 9]), Some(1));
+        assert_eq!(t.max_depth(&[5, 7]), Some(2));
+        assert_eq!(t.max_depth(&[4]), None);
         let ports = |s| {
             t.port_set(s)
                 .unwrap()
