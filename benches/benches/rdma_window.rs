@@ -1,17 +1,22 @@
-//! Receive path of rdma-window: ns per data packet for in-order and out-of-order arrivals:
-//! the bare WBASE/WVEC window; the receive path `Receiver::handle_data` (an already-decoded
-//! data packet: context lookup, checks, window, timer, write event and ACK, both drained
-//! after every packet), with an ACK every packet as the simulator runs it and every 16 as a
-//! NIC would coalesce them; the whole `Receiver::handle` (the same behind the `Packet`
-//! match); and a baseline software reorder tracker (a `BTreeSet` of early packets, as a
-//! general-purpose stack would keep), all measured in the same run.
+//! Receive path of rdma-window: ns per data packet for in-order and out-of-order arrivals,
+//! all measured in the same run:
+//! - the bare WBASE/WVEC window;
+//! - `Receiver::handle`, the whole entry point (the write queued as an event, the ACK queued
+//!   at once, both drained after every packet);
+//! - `Receiver::handle_data`, the fast path returning its verdict (context lookup, checks,
+//!   window, timer; the caller takes the write at once), with eager ACKs drained after every
+//!   packet (every packet, or every 16 with `ack_stride` 16);
+//! - the same with lazy, coalesced ACKs (`coalesce_acks`), polled after every packet or
+//!   after every 16 (then one ACK per poll);
+//! - a baseline software reorder tracker (a `BTreeSet` of early packets, as a
+//!   general-purpose stack would keep).
 
 use std::collections::BTreeSet;
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use rdma_window::packet::RspStatus;
-use rdma_window::{Arrival, Cid, Mode, Packet, Receiver, ReceiverConfig, Window};
+use rdma_window::{Arrival, Cid, DataVerdict, Mode, Packet, Receiver, ReceiverConfig, Window};
 
 const N: u32 = 4096;
 const FIRST: u32 = u32::MAX - 1000;
@@ -49,11 +54,12 @@ impl TreeTracker {
 }
 
 /// A receiver (paper mode) with one context open for the bench's transfer, sending an ACK
-/// each time `WBASE` has moved `ack_stride` packets.
-fn receiver_acking_every(ack_stride: u32) -> (Receiver, Cid) {
+/// each time `WBASE` has moved `ack_stride` packets, lazily built when `coalesce_acks`.
+fn receiver_acking_every(ack_stride: u32, coalesce_acks: bool) -> (Receiver, Cid) {
     let mut rx: Receiver = Receiver::new(ReceiverConfig {
         mode: Mode::Paper,
         ack_stride,
+        coalesce_acks,
         ..ReceiverConfig::default()
     })
     .expect("valid configuration");
@@ -100,7 +106,11 @@ fn feed<const WHOLE: bool>(rx: &mut Receiver, cid: Cid, order: &[u32]) {
                 1,
             )
         } else {
-            rx.handle_data(cid, psn, 4096, 1)
+            rx.handle_data(cid, psn, 4096, 1).map(|v| {
+                if let DataVerdict::Write { addr, .. } = v {
+                    black_box(addr);
+                }
+            })
         };
         debug_assert!(r.is_ok());
         while let Some(e) = rx.poll_event() {
@@ -108,6 +118,24 @@ fn feed<const WHOLE: bool>(rx: &mut Receiver, cid: Cid, order: &[u32]) {
         }
         while let Some(t) = rx.poll_transmit() {
             black_box(t);
+        }
+    }
+    assert_eq!(rx.stats().written, u64::from(N));
+}
+
+/// The fast path: every packet of `order` through `handle_data`, its verdict used at once
+/// (the address a NIC would write the payload to), the (lazy) ACKs polled after every
+/// `POLL` packets.
+fn feed_verdicts<const POLL: usize>(rx: &mut Receiver, cid: Cid, order: &[u32]) {
+    for (k, &p) in order.iter().enumerate() {
+        let v = rx.handle_data(cid, black_box(p), 4096, 1);
+        if let Ok(DataVerdict::Write { addr, .. }) = v {
+            black_box(addr);
+        }
+        if k % POLL == POLL - 1 {
+            while let Some(t) = rx.poll_transmit() {
+                black_box(t);
+            }
         }
     }
     assert_eq!(rx.stats().written, u64::from(N));
@@ -138,12 +166,28 @@ fn receive_path(c: &mut Criterion) {
         ] {
             g.bench_function(format!("{label}/{name}"), |b| {
                 b.iter_batched_ref(
-                    || receiver_acking_every(stride),
+                    || receiver_acking_every(stride, false),
                     |(rx, cid)| {
                         if whole {
                             feed::<true>(rx, *cid, &order);
                         } else {
                             feed::<false>(rx, *cid, &order);
+                        }
+                    },
+                    BatchSize::SmallInput,
+                );
+            });
+        }
+        // (label, ACKs polled after every this many packets)
+        for (label, poll) in [("receiver_verdict", 1), ("receiver_verdict_poll16", 16)] {
+            g.bench_function(format!("{label}/{name}"), |b| {
+                b.iter_batched_ref(
+                    || receiver_acking_every(1, true),
+                    |(rx, cid)| {
+                        if poll == 1 {
+                            feed_verdicts::<1>(rx, *cid, &order);
+                        } else {
+                            feed_verdicts::<16>(rx, *cid, &order);
                         }
                     },
                     BatchSize::SmallInput,

@@ -1,15 +1,20 @@
-//! The receive path, `Receiver::handle_data` (or `Receiver::handle` with a data packet) with
-//! its outputs drained after every packet, for
+//! The receive path, `Receiver::handle_data` (its verdict returned) or `Receiver::handle` with
+//! a data packet (the write queued as an event), with the queued outputs drained after every
+//! packet (or every 16 with `batch`, which lets the lazy ACKs coalesce), for
 //! in-order and out-of-order arrivals: a binary to run under `valgrind --tool=callgrind`
 //! (instruction counts per packet are stable on a loaded machine) or to time roughly.
 //!
-//! `cargo run --release --example recv_timing -- [in_order|out_of_order] [packets] [paper|improved] [handle|data|batch]`
+//! `cargo run --release --example recv_timing -- [in_order|out_of_order] [packets] [paper|improved] [handle|data|batch|lazy|lazy1]`
+//!
+//! `data`: `handle_data`, eager ACKs, outputs drained after every packet; `batch`: the same,
+//! drained after every 16; `lazy`: `handle_data` with `coalesce_acks`, drained after every
+//! 16 packets (one ACK per 16); `lazy1`: with `coalesce_acks`, drained after every packet.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use rdma_window::packet::RspStatus;
-use rdma_window::{Cid, Mode, Packet, Receiver, ReceiverConfig};
+use rdma_window::{Cid, DataVerdict, Mode, Packet, Receiver, ReceiverConfig};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -36,10 +41,12 @@ fn main() {
     let whole = how.as_deref() == Some("handle");
     // `batch`: drain the outputs after every 16 packets (the rings hold 64), to separate the
     // receive path's own cost from that of handing each output over.
-    let batch = how.as_deref() == Some("batch");
+    let lazy = matches!(how.as_deref(), Some("lazy" | "lazy1"));
+    let batch = matches!(how.as_deref(), Some("batch" | "lazy"));
     for mode in modes {
         let mut rx: Receiver = Receiver::new(ReceiverConfig {
             mode,
+            coalesce_acks: lazy,
             ..ReceiverConfig::default()
         })
         .expect("valid configuration");
@@ -74,7 +81,13 @@ fn main() {
                     1,
                 )
             } else {
-                rx.handle_data(cid, black_box(p), 4096, 1)
+                // The verdict is the write: the caller does it at once (here: takes the
+                // address it would write to).
+                rx.handle_data(cid, black_box(p), 4096, 1).map(|v| {
+                    if let DataVerdict::Write { addr, .. } = v {
+                        black_box(addr);
+                    }
+                })
             };
             debug_assert!(r.is_ok());
             if batch && k % 16 != 15 {

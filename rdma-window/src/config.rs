@@ -39,6 +39,14 @@ pub struct ReceiverConfig {
     pub retry_interval: u64,
     /// Send an ACK of `WBASE` each time it has moved this many packets since the last one.
     pub ack_stride: u32,
+    /// Build ACKs lazily (our design; the paper sends none): a data packet only marks its
+    /// context as owing one, and `poll_transmit` builds it from the context's state, with
+    /// the `WBASE` of that moment, after the packets already queued. A user that drains
+    /// `poll_transmit` after every call sees exactly the ACKs of the eager receiver (`false`);
+    /// one that polls after a batch gets one ACK per context carrying the newest `WBASE`,
+    /// which tells the sender all that the skipped ACKs would have, and the data path never
+    /// queues a packet. `false` queues one ACK per `ack_stride` packets of progress at once.
+    pub coalesce_acks: bool,
     /// Consecutive `WBASE` timeouts without progress after which a context is given up.
     pub max_idle_timeouts: u32,
     /// Completions remembered after their context is freed, so that a sender whose DONE was
@@ -49,8 +57,8 @@ pub struct ReceiverConfig {
 
 impl Default for ReceiverConfig {
     /// 64 contexts, paper mode, and times for a 10 µs round trip: `WBASE` timer 20 µs,
-    /// reorder tolerance 1 µs, retry 12 µs, ACK every packet, give up after 64 timeouts,
-    /// remember 256 completions.
+    /// reorder tolerance 1 µs, retry 12 µs, ACK every packet, queued at once (not
+    /// coalesced), give up after 64 timeouts, remember 256 completions.
     fn default() -> Self {
         Self {
             capacity: 64,
@@ -59,6 +67,7 @@ impl Default for ReceiverConfig {
             reorder_tolerance: 1_000,
             retry_interval: 12_000,
             ack_stride: 1,
+            coalesce_acks: false,
             max_idle_timeouts: 64,
             completions_kept: 256,
         }

@@ -25,6 +25,12 @@
 //! arm one timer for `poll_timeout`. Draining after every call keeps the data path free of
 //! allocation: the queues are created with room for what one call produces.
 //!
+//! The receiver's fast path [`Receiver::handle_data`] returns its verdict ([`DataVerdict`]:
+//! write this payload there, or why it was dropped) instead of queueing it, and ACKs are
+//! owed rather than queued: `poll_transmit` builds one per context from its state, so a
+//! receiver polled after a batch of packets sends one ACK per context with the newest
+//! `WBASE` (see [`receiver`]).
+//!
 //! ## Choices
 //!
 //! - W is 64 × `WORDS` with `WORDS` a const generic (2, W = 128, by default; 4 gives 256):
@@ -97,6 +103,6 @@ pub use cid::Cid;
 pub use config::{Mode, ReceiverConfig, SenderConfig};
 pub use error::Error;
 pub use packet::Packet;
-pub use receiver::Receiver;
+pub use receiver::{DataVerdict, Receiver};
 pub use sender::{Sender, Transfer};
 pub use window::{Arrival, Window};

@@ -8,10 +8,22 @@
 //! drained after each call (they are created with room for the most one call can produce).
 //!
 //! A data packet already decoded into its fields can go straight to [`Receiver::handle_data`],
-//! the receive fast path (what `handle` runs for [`Packet::Data`]): one indexed load and a
-//! generation compare find the context, the window update is a few word operations, the
-//! timer is re-armed only when `WBASE` moves (or, in improved mode, when a hole is first
-//! seen), and the payload write goes into a fixed ring of `Copy` events.
+//! the receive fast path: one indexed load and a generation compare find the context, the
+//! window update is a few word operations, the timer is re-armed only when `WBASE` moves (or,
+//! in improved mode, when a hole is first seen), and the verdict — write this payload there,
+//! or drop it — comes back as the return value ([`DataVerdict`]), the way quinn-proto's
+//! `Endpoint::handle` returns its event, so that the caller writes the payload at once as a
+//! NIC would. [`Receiver::handle`] runs the same path and queues the write as a
+//! [`RecvEvent::Write`] for users who prefer polling.
+//!
+//! ACKs can be lazy ([`ReceiverConfig::coalesce_acks`]): a data packet that moves `WBASE`
+//! far enough then only marks its context in a fixed bitmap, and [`Receiver::poll_transmit`] builds one ACK per marked context from its
+//! state when polled, carrying the `WBASE` of that moment. Polled after every packet this is
+//! exactly one ACK per `ack_stride` packets of progress, as an eager receiver sends; polled
+//! less often, the ACKs of one context coalesce into one carrying the newest `WBASE`, which
+//! tells the sender everything the skipped ones would have (an ACK is cumulative). The paper
+//! itself sends no ACK (the sender learns progress only from `RDMA_RESEND` and completion);
+//! ours only feeds the sender's window (see the crate docs).
 
 use std::collections::VecDeque;
 
@@ -62,6 +74,36 @@ pub enum RecvEvent {
     },
 }
 
+/// What the receive fast path ([`Receiver::handle_data`]) did with one data packet.
+///
+/// `Copy` and returned by value: nothing is queued for a data packet except, rarely, a
+/// packet to send (`RDMA_RESEND` for [`DataVerdict::BeyondWindow`], DONE at completion) and
+/// the [`RecvEvent::Complete`] of the last packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "a `Write` verdict is the only notice that the payload must be written"]
+pub enum DataVerdict {
+    /// Write the payload now: `len` bytes to `addr` (paper Fig. 3, the first two cases).
+    /// When it was the transfer's last missing packet, a [`RecvEvent::Complete`] and the
+    /// DONE to the sender are queued as well.
+    Write {
+        /// Receive context.
+        cid: Cid,
+        /// Sequence number of the packet.
+        psn: u32,
+        /// Destination address.
+        addr: u64,
+        /// Payload length.
+        len: u32,
+    },
+    /// Below `WBASE` or already received: dropped without writing (Fig. 3, third case).
+    Duplicate,
+    /// Beyond `WBASE + W`: dropped, nothing written, `RDMA_RESEND(PIDX)` queued (§2.3.3).
+    BeyondWindow,
+    /// For a freed or reused context (a zombie): dropped; if the transfer completed here
+    /// recently its DONE is queued again.
+    Stale,
+}
+
 /// The hot part of a receive context: what the per-packet path reads and writes.
 ///
 /// With W = 128 it is 32 bytes: `WVEC` 16, `WBASE` 4 (plus 4 of padding) and the timer's
@@ -81,6 +123,10 @@ impl<const WORDS: usize> RecvContext<WORDS> {
     }
 }
 
+/// How far ahead of `WBASE` a context's `ack_at` is put while its ACK is owed: more than
+/// any transfer's length ([`MAX_PACKETS`]), so that `WBASE` never reaches it.
+const OWED: u32 = 1 << 30;
+
 /// Improved mode's memory of when holes were asked for: a short queue of batches.
 const BATCHES: usize = 8;
 
@@ -97,7 +143,8 @@ struct Meta {
     last_len: u32,
     dst_addr: u64,
     src_node: u32,
-    acked: u32,
+    /// The next ACK falls due once `WBASE` reaches this (`OWED` ahead while one is owed).
+    ack_at: u32,
     scid: Cid,
     idle_timeouts: u32,
     paper_deadline: u64,
@@ -157,6 +204,10 @@ pub struct Receiver<const WORDS: usize = 2> {
     finished: VecDeque<Finished>,
     transmits: Ring<Transmit>,
     events: Ring<RecvEvent>,
+    /// Bit `i` set: context index `i` owes its sender an ACK (built when polled).
+    ack_due: Box<[u64]>,
+    /// Bits set in `ack_due`.
+    acks_due: usize,
     stats: RecvStats,
 }
 
@@ -174,11 +225,12 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// A receiver with `cfg.capacity` free contexts.
     ///
     /// # Errors
-    /// [`Error::Config`] for a capacity of 0 or above 65 536, or a zero ACK stride.
+    /// [`Error::Config`] for a capacity of 0 or above 65 536, or an ACK stride of 0 or above
+    /// [`MAX_PACKETS`].
     pub fn new(cfg: ReceiverConfig) -> Result<Self, Error> {
-        if cfg.ack_stride == 0 {
+        if cfg.ack_stride == 0 || cfg.ack_stride > MAX_PACKETS {
             return Err(Error::Config {
-                what: "ack_stride must be at least 1",
+                what: "ack_stride must be between 1 and MAX_PACKETS",
             });
         }
         let table = ContextTable::new(cfg.capacity)?;
@@ -202,6 +254,8 @@ impl<const WORDS: usize> Receiver<WORDS> {
                     cid: Cid::from_bits(0),
                 },
             ),
+            ack_due: vec![0; cfg.capacity.div_ceil(64)].into_boxed_slice(),
+            acks_due: 0,
             stats: RecvStats::default(),
         })
     }
@@ -232,8 +286,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
 
     /// Handles one packet arriving at time `now` (ns).
     ///
-    /// Data packets follow paper Fig. 3; `RDMA_REQ` allocates a context (§2.3.1). Packets meant
-    /// for a sender are ignored.
+    /// Data packets follow paper Fig. 3 as in [`Receiver::handle_data`], and a payload to
+    /// write is queued as a [`RecvEvent::Write`] for [`Receiver::poll_event`]; `RDMA_REQ`
+    /// allocates a context (§2.3.1). Packets meant for a sender are ignored.
     ///
     /// # Errors
     /// [`Error::UnknownContext`] for a context index outside the table,
@@ -247,7 +302,11 @@ impl<const WORDS: usize> Receiver<WORDS> {
     #[inline]
     pub fn handle(&mut self, packet: Packet, now: u64) -> Result<(), Error> {
         match packet {
-            Packet::Data { dcid, psn, len } => self.handle_data(dcid, psn, len, now),
+            Packet::Data { dcid, psn, len } => {
+                // The verdict is queued as an event (a write) or counted in the stats.
+                let _verdict = self.data::<true>(dcid, psn, len, now)?;
+                Ok(())
+            }
             Packet::Req {
                 scid,
                 src_node,
@@ -317,7 +376,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 packets,
                 mtu,
                 last_len,
-                acked: first_psn,
+                ack_at: first_psn.wrapping_add(self.cfg.ack_stride),
                 idle_timeouts: 0,
                 paper_deadline,
                 hi: first_psn,
@@ -338,12 +397,14 @@ impl<const WORDS: usize> Receiver<WORDS> {
         Ok(())
     }
 
-    /// Handles one data packet already decoded into its fields: the receive fast path that
-    /// [`Receiver::handle`] takes for [`Packet::Data`] (paper Fig. 3).
+    /// Handles one data packet already decoded into its fields, arriving at time `now`: the
+    /// receive fast path (paper Fig. 3), returning its verdict instead of queueing it.
     ///
     /// One indexed load and a generation compare find the context; the window update is a
     /// few word operations; the timer is re-armed only when `WBASE` moves (paper mode) or a
-    /// new hole is first seen (improved mode); the payload write goes into a fixed ring.
+    /// new hole is first seen (improved mode); an ACK is only marked as owed (built by
+    /// [`Receiver::poll_transmit`]). On [`DataVerdict::Write`] the caller writes the payload
+    /// at once; no [`RecvEvent::Write`] is queued (that is what [`Receiver::handle`] adds).
     ///
     /// # Errors
     /// As [`Receiver::handle`] for a data packet: [`Error::UnknownContext`],
@@ -351,20 +412,37 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// changes.
     ///
     /// # Complexity
-    /// O(`WORDS`), no allocation (when the queues are drained after each call), no division.
+    /// O(`WORDS`), no allocation (when `poll_transmit` and `poll_event` are drained after
+    /// each call that queues), no division.
     #[inline]
-    pub fn handle_data(&mut self, dcid: Cid, psn: u32, len: u32, now: u64) -> Result<(), Error> {
+    pub fn handle_data(
+        &mut self,
+        dcid: Cid,
+        psn: u32,
+        len: u32,
+        now: u64,
+    ) -> Result<DataVerdict, Error> {
+        self.data::<false>(dcid, psn, len, now)
+    }
+
+    /// The data path; `QUEUE` also queues the write as an event (for `handle`), before the
+    /// completion it may cause.
+    #[inline]
+    fn data<const QUEUE: bool>(
+        &mut self,
+        dcid: Cid,
+        psn: u32,
+        len: u32,
+        now: u64,
+    ) -> Result<DataVerdict, Error> {
         let Some(slot) = self.table.get_mut(dcid) else {
             return self.zombie(dcid);
         };
         let m = &mut slot.meta;
         let idx = psn.wrapping_sub(m.first_psn);
-        let expected = if idx.wrapping_add(1) == m.packets {
-            m.last_len
-        } else {
-            m.mtu
-        };
-        if idx >= m.packets || len != expected {
+        // A full-size packet before the last (the common case) needs two compares.
+        let last = m.packets.wrapping_sub(1);
+        if (idx >= last || len != m.mtu) && (idx != last || len != m.last_len) {
             return Err(bad_data(dcid, psn, len, m));
         }
         let advanced = match slot.hot.window.on_data(psn) {
@@ -372,23 +450,35 @@ impl<const WORDS: usize> Receiver<WORDS> {
             Arrival::Advanced { .. } => true,
             Arrival::Duplicate => {
                 self.stats.duplicates += 1;
-                return Ok(());
+                return Ok(DataVerdict::Duplicate);
             }
             Arrival::BeyondWindow => {
                 // Paper §2.3.3: drop, nothing written, RDMA_RESEND(PIDX).
                 let (to, scid, wbase) = (m.src_node, m.scid, slot.hot.window.wbase());
                 self.stats.beyond_window += 1;
                 self.resend(to, scid, wbase, psn, 0);
-                return Ok(());
+                return Ok(DataVerdict::BeyondWindow);
             }
         };
         self.stats.written += 1;
-        self.events.push(RecvEvent::Write {
-            cid: dcid,
+        let (cid, addr) = (
+            dcid,
+            m.dst_addr.wrapping_add(u64::from(idx) * u64::from(m.mtu)),
+        );
+        let write = DataVerdict::Write {
+            cid,
             psn,
-            addr: m.dst_addr.wrapping_add(u64::from(idx) * u64::from(m.mtu)),
+            addr,
             len,
-        });
+        };
+        if QUEUE {
+            self.events.push(RecvEvent::Write {
+                cid,
+                psn,
+                addr,
+                len,
+            });
+        }
         let improved = self.cfg.mode == Mode::Improved;
         if !advanced {
             // WBASE did not move: the paper's timer stays as it is; improved mode notes
@@ -397,23 +487,37 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 let d = m.hi_time.saturating_add(self.cfg.reorder_tolerance);
                 slot.hot.deadline = slot.hot.deadline.min(d);
             }
-            return Ok(());
+            return Ok(write);
         }
         let wbase = slot.hot.window.wbase();
         if wbase == m.first_psn.wrapping_add(m.packets) {
-            return self.complete(dcid);
+            self.complete(dcid);
+            return Ok(write);
         }
         m.idle_timeouts = 0;
         m.paper_deadline = now.saturating_add(self.cfg.resend_timeout);
-        if wbase.wrapping_sub(m.acked) >= self.cfg.ack_stride {
-            m.acked = wbase;
-            self.transmits.push(Transmit {
-                to: m.src_node,
-                packet: Packet::Ack {
-                    scid: m.scid,
-                    wbase,
-                },
-            });
+        if !after(m.ack_at, wbase) {
+            if self.cfg.coalesce_acks {
+                // Owed, built by `poll_transmit` with the WBASE of that moment; until then
+                // WBASE cannot reach `ack_at` (a transfer is shorter than `OWED`).
+                m.ack_at = wbase.wrapping_add(OWED);
+                let (word, bit) = (usize::from(dcid.index) / 64, 1u64 << (dcid.index % 64));
+                if let Some(w) = self.ack_due.get_mut(word)
+                    && *w & bit == 0
+                {
+                    *w |= bit;
+                    self.acks_due += 1;
+                }
+            } else {
+                m.ack_at = wbase.wrapping_add(self.cfg.ack_stride);
+                self.transmits.push(Transmit {
+                    to: m.src_node,
+                    packet: Packet::Ack {
+                        scid: m.scid,
+                        wbase,
+                    },
+                });
+            }
         }
         slot.hot.deadline = if !improved {
             m.paper_deadline
@@ -436,11 +540,11 @@ impl<const WORDS: usize> Receiver<WORDS> {
             note_arrival(m, psn, wbase, now);
             next_deadline(m, &self.cfg)
         };
-        Ok(())
+        Ok(write)
     }
 
     #[cold]
-    fn zombie(&mut self, dcid: Cid) -> Result<(), Error> {
+    fn zombie(&mut self, dcid: Cid) -> Result<DataVerdict, Error> {
         if usize::from(dcid.index) >= self.table.capacity() {
             return Err(Error::UnknownContext {
                 cid: dcid,
@@ -452,12 +556,24 @@ impl<const WORDS: usize> Receiver<WORDS> {
         if let Some(f) = self.finished.iter().find(|f| f.cid == dcid).copied() {
             self.transmit(f.src_node, Packet::Done { scid: f.scid });
         }
-        Ok(())
+        Ok(DataVerdict::Stale)
+    }
+
+    /// Forgets an ACK owed by context index `index` (freed: its DONE or abort supersedes it).
+    fn clear_ack(&mut self, index: u16) {
+        let (word, bit) = (usize::from(index) / 64, 1u64 << (index % 64));
+        if let Some(w) = self.ack_due.get_mut(word)
+            && *w & bit != 0
+        {
+            *w &= !bit;
+            self.acks_due -= 1;
+        }
     }
 
     #[cold]
-    fn complete(&mut self, cid: Cid) -> Result<(), Error> {
+    fn complete(&mut self, cid: Cid) {
         if let Some(slot) = self.table.remove(cid) {
+            self.clear_ack(cid.index);
             let m = slot.meta;
             if self.finished.len() >= self.cfg.completions_kept {
                 self.finished.pop_front();
@@ -477,7 +593,6 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 scid: m.scid,
             });
         }
-        Ok(())
     }
 
     /// Handles every timer that has expired by `now` (paper §2.3.4 1)).
@@ -529,6 +644,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         if let Some(cid) = abort
             && self.table.remove(cid).is_some()
         {
+            self.clear_ack(cid.index);
             self.events.push(RecvEvent::Aborted { cid });
         }
     }
@@ -542,10 +658,47 @@ impl<const WORDS: usize> Receiver<WORDS> {
         self.table.iter().map(|(_, s)| s.hot.deadline).min()
     }
 
-    /// The next packet to send.
+    /// The next packet to send: first those queued (answers to requests, `RDMA_RESEND`s,
+    /// DONEs), then one ACK per context that owes one, built now from its state (so it
+    /// carries the current `WBASE`, however many packets moved it since the last poll).
+    ///
+    /// # Complexity
+    /// O(1) with nothing owed; O(capacity / 64) per ACK.
     #[must_use]
+    #[inline]
     pub fn poll_transmit(&mut self) -> Option<Transmit> {
-        self.transmits.pop()
+        if let Some(t) = self.transmits.pop() {
+            return Some(t);
+        }
+        if self.acks_due == 0 {
+            return None;
+        }
+        self.next_ack()
+    }
+
+    /// Builds the ACK of the lowest context index that owes one.
+    fn next_ack(&mut self) -> Option<Transmit> {
+        let (k, word) = self
+            .ack_due
+            .iter_mut()
+            .enumerate()
+            .find(|(_, w)| **w != 0)?;
+        let bit = word.trailing_zeros();
+        *word &= *word - 1;
+        self.acks_due -= 1;
+        // Bits are cleared when a context is freed, so the index names a live context.
+        let index = u16::try_from(k * 64 + bit as usize).ok()?;
+        let generation = self.table.generation(index)?;
+        let slot = self.table.get_mut(Cid { index, generation })?;
+        let wbase = slot.hot.window.wbase();
+        slot.meta.ack_at = wbase.wrapping_add(self.cfg.ack_stride);
+        Some(Transmit {
+            to: slot.meta.src_node,
+            packet: Packet::Ack {
+                scid: slot.meta.scid,
+                wbase,
+            },
+        })
     }
 
     /// The next event for the user.
@@ -820,7 +973,7 @@ mod tests {
                 if tick {
                     rx.handle_timeout(now);
                 } else if off < 180 {
-                    rx.handle_data(cid, first.wrapping_add(off), 4096, now).unwrap();
+                    let _ = rx.handle_data(cid, first.wrapping_add(off), 4096, now).unwrap();
                 }
                 while rx.poll_event().is_some() {}
                 while rx.poll_transmit().is_some() {}

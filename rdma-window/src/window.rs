@@ -91,7 +91,7 @@ impl<const WORDS: usize> Window<WORDS> {
         let off = psn.wrapping_sub(self.wbase);
         if off == 0 {
             // Step "PIDX = WBASE": WBASE += 1 + LOC(WVEC), WVEC shifted down as much.
-            if self.wvec.iter().all(|&w| w == 0) {
+            if self.wvec.iter().fold(0, |a, &w| a | w) == 0 {
                 // In order: LOC = 0 and the shift leaves the empty vector empty.
                 self.wbase = self.wbase.wrapping_add(1);
                 return Arrival::Advanced { by: 1 };

@@ -58,9 +58,15 @@ fn count<R>(f: impl FnOnce() -> R) -> (R, u64) {
 
 #[test]
 fn data_path_allocates_nothing() {
-    for mode in [Mode::Paper, Mode::Improved] {
+    for (mode, coalesce_acks) in [
+        (Mode::Paper, false),
+        (Mode::Improved, false),
+        (Mode::Paper, true),
+        (Mode::Improved, true),
+    ] {
         let mut rx: Receiver = Receiver::new(ReceiverConfig {
             mode,
+            coalesce_acks,
             ..ReceiverConfig::default()
         })
         .unwrap();

@@ -457,3 +457,219 @@ fn improved_mode_asks_again_only_for_holes_still_open_after_the_retry_interval()
     );
     assert_eq!(rx.stats().timeouts, 0, "the paper's timer did not fire");
 }
+
+/// Runs `steps` (data packet at offset, or a timer tick) on a fresh receiver with `cfg`,
+/// polling everything after every call; `verdicts` feeds data through `handle_data` and turns
+/// each `Write` verdict into the event `handle` would have queued.
+fn run_polled(
+    cfg: ReceiverConfig,
+    steps: &[(u32, u64, bool)],
+    verdicts: bool,
+) -> (Vec<RecvEvent>, Vec<Transmit>) {
+    let mut rx: Receiver = Receiver::new(cfg).unwrap();
+    let first = u32::MAX - 20;
+    let cid = open(&mut rx, scid(3), 60, first, 0).unwrap();
+    let (mut events, mut sent, mut now) = (Vec::new(), Vec::new(), 0);
+    for &(off, dt, tick) in steps {
+        now += dt;
+        if tick {
+            rx.handle_timeout(now);
+        } else if verdicts {
+            let v = rx
+                .handle_data(cid, first.wrapping_add(off), MTU, now)
+                .unwrap();
+            if let rdma_window::DataVerdict::Write {
+                cid,
+                psn,
+                addr,
+                len,
+            } = v
+            {
+                events.push(RecvEvent::Write {
+                    cid,
+                    psn,
+                    addr,
+                    len,
+                });
+            }
+        } else {
+            rx.handle(
+                Packet::Data {
+                    dcid: cid,
+                    psn: first.wrapping_add(off),
+                    len: MTU,
+                },
+                now,
+            )
+            .unwrap();
+        }
+        // `handle_data` queues a completion after the write it returned: drain in order.
+        events.extend(std::iter::from_fn(|| rx.poll_event()));
+        sent.extend(std::iter::from_fn(|| rx.poll_transmit()));
+    }
+    (events, sent)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Polled after every call, the lazy ACKs are exactly the eager ones, and the verdicts of
+    /// `handle_data` are exactly the write events of `handle`, in every mode.
+    #[test]
+    fn lazy_acks_and_verdicts_match_eager_events(
+        improved in any::<bool>(),
+        stride in 1u32..4,
+        steps in proptest::collection::vec((0u32..70, 0u64..3_000, any::<bool>()), 1..200),
+    ) {
+        let base = ReceiverConfig {
+            mode: if improved { Mode::Improved } else { Mode::Paper },
+            ack_stride: stride,
+            reorder_tolerance: 500,
+            retry_interval: 4_000,
+            resend_timeout: 9_000,
+            ..ReceiverConfig::default()
+        };
+        let lazy = ReceiverConfig { coalesce_acks: true, ..base };
+        let steps: Vec<_> = steps.into_iter().filter(|s| s.2 || s.0 < 60).collect();
+        let eager = run_polled(base, &steps, false);
+        prop_assert_eq!(&run_polled(lazy, &steps, true), &eager);
+        prop_assert_eq!(&run_polled(lazy, &steps, false), &eager);
+    }
+}
+
+#[test]
+fn lazy_acks_coalesce_to_the_newest_wbase_and_vanish_at_completion() {
+    let mut rx: Receiver = Receiver::new(ReceiverConfig {
+        coalesce_acks: true,
+        ..cfg(4, Mode::Paper)
+    })
+    .unwrap();
+    let first = 77;
+    let a = open(&mut rx, scid(1), 20, first, 0).unwrap();
+    let b = open(&mut rx, scid(2), 4, first, 0).unwrap();
+    for p in 0..10 {
+        let v = rx.handle_data(a, first + p, MTU, 1).unwrap();
+        assert!(matches!(v, rdma_window::DataVerdict::Write { psn, .. } if psn == first + p));
+    }
+    for p in [2, 1, 0] {
+        let _ = rx.handle_data(b, first + p, MTU, 1).unwrap();
+    }
+    assert!(
+        rx.poll_event().is_none(),
+        "handle_data queues no write event"
+    );
+    // One ACK per context, with the WBASE of polling time.
+    let _ = rx.handle_data(a, first + 10, MTU, 1).unwrap();
+    let acks: Vec<_> = std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect();
+    assert_eq!(
+        acks,
+        [
+            Packet::Ack {
+                scid: scid(1),
+                wbase: first + 11
+            },
+            Packet::Ack {
+                scid: scid(2),
+                wbase: first + 3
+            },
+        ]
+    );
+    // Progress then completion before any poll: DONE only, no ACK of a freed context.
+    let _ = rx.handle_data(a, first + 11, MTU, 2).unwrap();
+    for p in 12..20 {
+        let _ = rx.handle_data(a, first + p, MTU, 2).unwrap();
+    }
+    assert_eq!(
+        rx.poll_event(),
+        Some(RecvEvent::Complete {
+            cid: a,
+            src_node: 1,
+            scid: scid(1)
+        })
+    );
+    let out: Vec<_> = std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect();
+    assert_eq!(out, [Packet::Done { scid: scid(1) }]);
+    // Verdicts for the dropped cases.
+    assert_eq!(
+        rx.handle_data(b, first + 1, MTU, 3).unwrap(),
+        rdma_window::DataVerdict::Duplicate
+    );
+    assert_eq!(
+        rx.handle_data(b, first + 3 + Receiver::<2>::W + 1, MTU, 3),
+        Err(Error::PsnOutOfRange {
+            cid: b,
+            psn: first + 3 + Receiver::<2>::W + 1,
+            first,
+            packets: 4
+        })
+    );
+    assert_eq!(
+        rx.handle_data(a, first, MTU, 3).unwrap(),
+        rdma_window::DataVerdict::Stale
+    );
+    assert_eq!(
+        rx.poll_transmit().map(|t| t.packet),
+        Some(Packet::Done { scid: scid(1) }),
+        "a late packet of a completed transfer gets its DONE again"
+    );
+    let c = open(&mut rx, scid(3), 300, first, 3).unwrap();
+    assert_eq!(
+        rx.handle_data(c, first + 200, MTU, 3).unwrap(),
+        rdma_window::DataVerdict::BeyondWindow
+    );
+    assert!(matches!(
+        rx.poll_transmit().map(|t| t.packet),
+        Some(Packet::Resend { psn, .. }) if psn == first + 200
+    ));
+}
+
+/// The data path's length and range checks, exhaustively around both ends of transfers of
+/// 1 to 3 packets (last packet full or short), across the wrap of the sequence space: a
+/// packet is accepted exactly when it is inside the transfer with the size its place gives.
+#[test]
+fn data_checks_accept_exactly_the_valid_packets() {
+    for packets in 1..=3u32 {
+        for short in [0, 100] {
+            for first in [5, u32::MAX - 1] {
+                let len = u64::from(packets) * u64::from(MTU) - short;
+                for off in -3i64..i64::from(packets) + 3 {
+                    for got in [MTU, MTU - 100, 5] {
+                        let mut rx: Receiver = Receiver::new(cfg(2, Mode::Paper)).unwrap();
+                        rx.handle(
+                            Packet::Req {
+                                scid: scid(1),
+                                src_node: 1,
+                                dst_addr: 0,
+                                len,
+                                mtu: MTU,
+                                first_psn: first,
+                            },
+                            0,
+                        )
+                        .unwrap();
+                        let Some(Packet::Rsp {
+                            status: RspStatus::Granted(c),
+                            ..
+                        }) = rx.poll_transmit().map(|t| t.packet)
+                        else {
+                            panic!("an empty table grants");
+                        };
+                        #[expect(clippy::cast_possible_truncation, reason = "small offsets")]
+                        let psn = first.wrapping_add(off as u32);
+                        let inside = off >= 0 && off < i64::from(packets);
+                        let want = if off == i64::from(packets) - 1 {
+                            MTU - u32::try_from(short).unwrap()
+                        } else {
+                            MTU
+                        };
+                        let r = rx.handle_data(c, psn, got, 1);
+                        assert_eq!(
+                            r.is_ok(),
+                            inside && got == want,
+                            "packets {packets} short {short} first {first} off {off} len {got}: {r:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -134,6 +134,9 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         reorder_tolerance: cfg.reorder_tolerance_ns,
         retry_interval: cfg.retry_ns,
         ack_stride: 1,
+        // The engine polls the receiver only when the reverse link is idle, so coalesced
+        // ACKs would merge there; the tables are for the eager ACK of every packet.
+        coalesce_acks: false,
         max_idle_timeouts: 1_000,
         completions_kept: 256,
     };
