@@ -426,8 +426,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
     }
 
     /// The data path; `QUEUE` also queues the write as an event (for `handle`), before the
-    /// completion it may cause.
-    #[inline]
+    /// completion it may cause. Always inlined: it is small (the rest is out of line), and
+    /// inlined the verdict stays in registers.
+    #[inline(always)]
     fn data<const QUEUE: bool>(
         &mut self,
         dcid: Cid,
@@ -435,8 +436,18 @@ impl<const WORDS: usize> Receiver<WORDS> {
         len: u32,
         now: u64,
     ) -> Result<DataVerdict, Error> {
+        let (improved, resend_timeout) = (self.cfg.mode == Mode::Improved, self.cfg.resend_timeout);
         let Some(slot) = self.table.get_mut(dcid) else {
-            return self.zombie(dcid);
+            // Errors are built here from scalars, and the cold helpers return nothing, so
+            // that the result never has to live in memory.
+            if usize::from(dcid.index) >= self.table.capacity() {
+                return Err(Error::UnknownContext {
+                    cid: dcid,
+                    capacity: self.table.capacity(),
+                });
+            }
+            self.zombie(dcid);
+            return Ok(DataVerdict::Stale);
         };
         let m = &mut slot.meta;
         let idx = psn.wrapping_sub(m.first_psn);
@@ -460,7 +471,6 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 return Ok(DataVerdict::BeyondWindow);
             }
         };
-        self.stats.written += 1;
         let (cid, addr) = (
             dcid,
             m.dst_addr.wrapping_add(u64::from(idx) * u64::from(m.mtu)),
@@ -471,6 +481,35 @@ impl<const WORDS: usize> Receiver<WORDS> {
             addr,
             len,
         };
+        // The context first, then the receiver's own fields (stats, queues): the context
+        // lives behind a pointer the compiler cannot tell apart from them.
+        let done = if advanced {
+            // The common case, inline: WBASE moved, the transfer goes on, no ACK falls due
+            // and (improved mode) nothing pending and nothing seen past WBASE. Anything
+            // else is `after_data`'s.
+            let wbase = slot.hot.window.wbase();
+            let common = wbase != m.first_psn.wrapping_add(m.packets)
+                && after(m.ack_at, wbase)
+                && (!improved || (m.ev.is_none() && m.nbatches == 0 && !after(m.hi, wbase)));
+            if common {
+                m.idle_timeouts = 0;
+                m.paper_deadline = now.saturating_add(resend_timeout);
+                if improved {
+                    note_newest(m, psn, now);
+                }
+                slot.hot.deadline = m.paper_deadline;
+            }
+            common
+        } else {
+            // Stored above WBASE: the paper's timer stays as it is; improved mode notes the
+            // newest arrival and, when it first shows a hole, arms the loss timer.
+            if improved && note_arrival(m, psn, slot.hot.window.wbase(), now) {
+                let d = m.hi_time.saturating_add(self.cfg.reorder_tolerance);
+                slot.hot.deadline = slot.hot.deadline.min(d);
+            }
+            true
+        };
+        self.stats.written += 1;
         if QUEUE {
             self.events.push(RecvEvent::Write {
                 cid,
@@ -479,20 +518,25 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 len,
             });
         }
-        let improved = self.cfg.mode == Mode::Improved;
-        if !advanced {
-            // WBASE did not move: the paper's timer stays as it is; improved mode notes
-            // the newest arrival and, when it first shows a hole, arms the loss timer.
-            if improved && note_arrival(m, psn, slot.hot.window.wbase(), now) {
-                let d = m.hi_time.saturating_add(self.cfg.reorder_tolerance);
-                slot.hot.deadline = slot.hot.deadline.min(d);
-            }
-            return Ok(write);
+        if !done {
+            self.after_data(dcid, psn, now);
         }
+        Ok(write)
+    }
+
+    /// The rest of the data path after a write that moved `WBASE`, out of line: completion,
+    /// the ACK falling due, improved mode's hole evidence and the timer.
+    #[inline(never)]
+    fn after_data(&mut self, dcid: Cid, psn: u32, now: u64) {
+        let Some(slot) = self.table.get_mut(dcid) else {
+            return;
+        };
+        let m = &mut slot.meta;
+        let improved = self.cfg.mode == Mode::Improved;
         let wbase = slot.hot.window.wbase();
         if wbase == m.first_psn.wrapping_add(m.packets) {
             self.complete(dcid);
-            return Ok(write);
+            return;
         }
         m.idle_timeouts = 0;
         m.paper_deadline = now.saturating_add(self.cfg.resend_timeout);
@@ -540,23 +584,15 @@ impl<const WORDS: usize> Receiver<WORDS> {
             note_arrival(m, psn, wbase, now);
             next_deadline(m, &self.cfg)
         };
-        Ok(write)
     }
 
     #[cold]
-    fn zombie(&mut self, dcid: Cid) -> Result<DataVerdict, Error> {
-        if usize::from(dcid.index) >= self.table.capacity() {
-            return Err(Error::UnknownContext {
-                cid: dcid,
-                capacity: self.table.capacity(),
-            });
-        }
+    fn zombie(&mut self, dcid: Cid) {
         self.stats.zombies += 1;
         // A late packet of a transfer that completed here: its DONE may have been lost.
         if let Some(f) = self.finished.iter().find(|f| f.cid == dcid).copied() {
             self.transmit(f.src_node, Packet::Done { scid: f.scid });
         }
-        Ok(DataVerdict::Stale)
     }
 
     /// Forgets an ACK owed by context index `index` (freed: its DONE or abort supersedes it).
@@ -762,8 +798,9 @@ fn note_newest(m: &mut Meta, psn: u32, now: u64) {
     }
 }
 
-/// The precise error for a data packet outside its transfer or of the wrong size.
-#[cold]
+/// The precise error for a data packet outside its transfer or of the wrong size (inline:
+/// built from scalars where it is returned).
+#[inline]
 fn bad_data(cid: Cid, psn: u32, len: u32, m: &Meta) -> Error {
     let idx = psn.wrapping_sub(m.first_psn);
     if idx >= m.packets {
