@@ -299,7 +299,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
     ///
     /// # Complexity
     /// Data: O(`WORDS`), no allocation, no division. Request: O(capacity).
-    #[inline]
+    #[inline(always)]
     pub fn handle(&mut self, packet: Packet, now: u64) -> Result<(), Error> {
         match packet {
             Packet::Data { dcid, psn, len } => {
@@ -483,13 +483,13 @@ impl<const WORDS: usize> Receiver<WORDS> {
         };
         // The context first, then the receiver's own fields (stats, queues): the context
         // lives behind a pointer the compiler cannot tell apart from them.
+        let mut ack = None;
         let done = if advanced {
-            // The common case, inline: WBASE moved, the transfer goes on, no ACK falls due
-            // and (improved mode) nothing pending and nothing seen past WBASE. Anything
-            // else is `after_data`'s.
+            // The common case, inline: WBASE moved, the transfer goes on and (improved
+            // mode) nothing pending and nothing seen past WBASE. Anything else is
+            // `after_data`'s.
             let wbase = slot.hot.window.wbase();
             let common = wbase != m.first_psn.wrapping_add(m.packets)
-                && after(m.ack_at, wbase)
                 && (!improved || (m.ev.is_none() && m.nbatches == 0 && !after(m.hi, wbase)));
             if common {
                 m.idle_timeouts = 0;
@@ -498,6 +498,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
                     note_newest(m, psn, now);
                 }
                 slot.hot.deadline = m.paper_deadline;
+                if !after(m.ack_at, wbase) {
+                    ack = Some(ack_due(&self.cfg, m, wbase));
+                }
             }
             common
         } else {
@@ -517,6 +520,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 addr,
                 len,
             });
+        }
+        if let Some((to, scid, wbase)) = ack {
+            self.send_ack(dcid, to, scid, wbase);
         }
         if !done {
             self.after_data(dcid, psn, now);
@@ -540,29 +546,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         }
         m.idle_timeouts = 0;
         m.paper_deadline = now.saturating_add(self.cfg.resend_timeout);
-        if !after(m.ack_at, wbase) {
-            if self.cfg.coalesce_acks {
-                // Owed, built by `poll_transmit` with the WBASE of that moment; until then
-                // WBASE cannot reach `ack_at` (a transfer is shorter than `OWED`).
-                m.ack_at = wbase.wrapping_add(OWED);
-                let (word, bit) = (usize::from(dcid.index) / 64, 1u64 << (dcid.index % 64));
-                if let Some(w) = self.ack_due.get_mut(word)
-                    && *w & bit == 0
-                {
-                    *w |= bit;
-                    self.acks_due += 1;
-                }
-            } else {
-                m.ack_at = wbase.wrapping_add(self.cfg.ack_stride);
-                self.transmits.push(Transmit {
-                    to: m.src_node,
-                    packet: Packet::Ack {
-                        scid: m.scid,
-                        wbase,
-                    },
-                });
-            }
-        }
+        let ack = (!after(m.ack_at, wbase)).then(|| ack_due(&self.cfg, m, wbase));
         slot.hot.deadline = if !improved {
             m.paper_deadline
         } else if m.ev.is_none() && m.nbatches == 0 && !after(m.hi, wbase) {
@@ -584,6 +568,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
             note_arrival(m, psn, wbase, now);
             next_deadline(m, &self.cfg)
         };
+        if let Some((to, scid, wbase)) = ack {
+            self.send_ack(dcid, to, scid, wbase);
+        }
     }
 
     #[cold]
@@ -592,6 +579,27 @@ impl<const WORDS: usize> Receiver<WORDS> {
         // A late packet of a transfer that completed here: its DONE may have been lost.
         if let Some(f) = self.finished.iter().find(|f| f.cid == dcid).copied() {
             self.transmit(f.src_node, Packet::Done { scid: f.scid });
+        }
+    }
+
+    /// Sends the ACK of `WBASE` that falls due for `cid` (to its sender `to`, context
+    /// `scid`): queued now, or, with [`ReceiverConfig::coalesce_acks`], marked as owed and
+    /// built by `poll_transmit`.
+    #[inline]
+    fn send_ack(&mut self, cid: Cid, to: u32, scid: Cid, wbase: u32) {
+        if self.cfg.coalesce_acks {
+            let (word, bit) = (usize::from(cid.index) / 64, 1u64 << (cid.index % 64));
+            if let Some(w) = self.ack_due.get_mut(word)
+                && *w & bit == 0
+            {
+                *w |= bit;
+                self.acks_due += 1;
+            }
+        } else {
+            self.transmits.push(Transmit {
+                to,
+                packet: Packet::Ack { scid, wbase },
+            });
         }
     }
 
@@ -786,6 +794,20 @@ fn note_arrival(m: &mut Meta, psn: u32, wbase: u32, now: u64) -> bool {
     } else {
         false
     }
+}
+
+/// An ACK of `wbase` falls due for the context of `m`: moves its `ack_at` on (to the next
+/// stride, or `OWED` ahead while a coalesced ACK waits to be built, so that `WBASE` cannot
+/// reach it meanwhile: a transfer is shorter than `OWED`) and returns what the ACK needs.
+#[inline]
+fn ack_due(cfg: &ReceiverConfig, m: &mut Meta, wbase: u32) -> (u32, Cid, u32) {
+    let ahead = if cfg.coalesce_acks {
+        OWED
+    } else {
+        cfg.ack_stride
+    };
+    m.ack_at = wbase.wrapping_add(ahead);
+    (m.src_node, m.scid, wbase)
 }
 
 /// Improved mode: records data packet `psn` as the newest arrival when it is.
