@@ -16,14 +16,17 @@
 //! NIC would. [`Receiver::handle`] runs the same path and queues the write as a
 //! [`RecvEvent::Write`] for users who prefer polling.
 //!
-//! ACKs can be lazy ([`ReceiverConfig::coalesce_acks`]): a data packet that moves `WBASE`
-//! far enough then only marks its context in a fixed bitmap, and [`Receiver::poll_transmit`] builds one ACK per marked context from its
-//! state when polled, carrying the `WBASE` of that moment. Polled after every packet this is
-//! exactly one ACK per `ack_stride` packets of progress, as an eager receiver sends; polled
-//! less often, the ACKs of one context coalesce into one carrying the newest `WBASE`, which
-//! tells the sender everything the skipped ones would have (an ACK is cumulative). The paper
-//! itself sends no ACK (the sender learns progress only from `RDMA_RESEND` and completion);
-//! ours only feeds the sender's window (see the crate docs).
+//! ACKs can be lazy ([`ReceiverConfig::coalesce_acks`], off by default): a data packet that
+//! moves `WBASE` far enough then only marks its context in a fixed bitmap, and
+//! [`Receiver::poll_transmit`] builds one ACK per marked context from its state when polled,
+//! carrying the `WBASE` of that moment. Polled after every call this is exactly the eager
+//! receiver's ACKs (a proptest checks it); polled less often, the ACKs of one context
+//! coalesce into one carrying the newest `WBASE`, which tells the sender everything the
+//! skipped ones would have (an ACK is cumulative). The paper itself sends no ACK (the sender
+//! learns progress only from `RDMA_RESEND` and completion); ours only feeds the sender's
+//! window (see the crate docs). The simulator keeps eager ACKs: its engine polls the
+//! receiver only when the reverse link is idle, where coalescing would change the sender's
+//! pacing and the `reproduce rdma` tables. `RDMA_RESEND`s (rare) are still queued.
 
 use std::collections::VecDeque;
 
