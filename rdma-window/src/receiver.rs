@@ -141,7 +141,8 @@ const BATCHES: usize = 8;
 struct Meta {
     // Read or written by every data packet.
     first_psn: u32,
-    packets: u32,
+    /// Index of the last packet (`packets − 1`): the range check's bound.
+    last: u32,
     mtu: u32,
     last_len: u32,
     dst_addr: u64,
@@ -153,6 +154,9 @@ struct Meta {
     paper_deadline: u64,
     // Improved mode.
     hi: u32,
+    /// `first_psn + packets`: `WBASE` reaching it completes the transfer (in what was the
+    /// padding after `hi`, so the slot keeps its size).
+    end_psn: u32,
     hi_time: u64,
     ev: Option<(u32, u64)>,
     nbatches: usize,
@@ -376,7 +380,8 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 scid,
                 dst_addr,
                 first_psn,
-                packets,
+                last: packets - 1,
+                end_psn: first_psn.wrapping_add(packets),
                 mtu,
                 last_len,
                 ack_at: first_psn.wrapping_add(self.cfg.ack_stride),
@@ -455,7 +460,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         let m = &mut slot.meta;
         let idx = psn.wrapping_sub(m.first_psn);
         // A full-size packet before the last (the common case) needs two compares.
-        let last = m.packets.wrapping_sub(1);
+        let last = m.last;
         if (idx >= last || len != m.mtu) && (idx != last || len != m.last_len) {
             return Err(bad_data(dcid, psn, len, m));
         }
@@ -492,7 +497,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
             // mode) nothing pending and nothing seen past WBASE. Anything else is
             // `after_data`'s.
             let wbase = slot.hot.window.wbase();
-            let common = wbase != m.first_psn.wrapping_add(m.packets)
+            let common = wbase != m.end_psn
                 && (!improved || (m.ev.is_none() && m.nbatches == 0 && !after(m.hi, wbase)));
             if common {
                 m.idle_timeouts = 0;
@@ -543,7 +548,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         let m = &mut slot.meta;
         let improved = self.cfg.mode == Mode::Improved;
         let wbase = slot.hot.window.wbase();
-        if wbase == m.first_psn.wrapping_add(m.packets) {
+        if wbase == m.end_psn {
             self.complete(dcid);
             return;
         }
@@ -828,23 +833,19 @@ fn note_newest(m: &mut Meta, psn: u32, now: u64) {
 #[inline]
 fn bad_data(cid: Cid, psn: u32, len: u32, m: &Meta) -> Error {
     let idx = psn.wrapping_sub(m.first_psn);
-    if idx >= m.packets {
+    if idx > m.last {
         return Error::PsnOutOfRange {
             cid,
             psn,
             first: m.first_psn,
-            packets: m.packets,
+            packets: m.last + 1,
         };
     }
     Error::BadPayloadSize {
         cid,
         psn,
         got: len,
-        expected: if idx + 1 == m.packets {
-            m.last_len
-        } else {
-            m.mtu
-        },
+        expected: if idx == m.last { m.last_len } else { m.mtu },
     }
 }
 
