@@ -109,13 +109,16 @@ pub enum DataVerdict {
 
 /// The hot part of a receive context: what the per-packet path reads and writes.
 ///
-/// With W = 128 it is 32 bytes: `WVEC` 16, `WBASE` 4 (plus 4 of padding) and the timer's
-/// deadline 8. The transfer's description (addresses, length, sender) lives beside it.
+/// With W = 128 it is 32 bytes: `WVEC` 16, `WBASE` 4 (plus 4 of padding) and the time the
+/// `WBASE` timer was last started 8. The transfer's description (addresses, length, sender)
+/// lives beside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecvContext<const WORDS: usize = 2> {
     window: Window<WORDS>,
-    /// The one timer of the context (`u64::MAX` when disarmed).
-    deadline: u64,
+    /// When the paper's `WBASE` timer (§2.3.4) was last started: at the request, at each
+    /// arrival that moved `WBASE`, at each of its expiries. It expires `resend_timeout`
+    /// later, computed when asked for, so that an arrival only stores its time.
+    armed_at: u64,
 }
 
 impl<const WORDS: usize> RecvContext<WORDS> {
@@ -151,7 +154,9 @@ struct Meta {
     ack_at: u32,
     scid: Cid,
     idle_timeouts: u32,
-    paper_deadline: u64,
+    /// Improved mode's earliest loss or retry timer: the hole evidence's age limit and each
+    /// batch's retry time (`u64::MAX` when none is pending, always in paper mode).
+    loss_deadline: u64,
     // Improved mode.
     hi: u32,
     /// `first_psn + packets`: `WBASE` reaching it completes the transfer (in what was the
@@ -369,11 +374,10 @@ impl<const WORDS: usize> Receiver<WORDS> {
         let last_len64 = len - u64::from(packets - 1) * u64::from(mtu);
         #[expect(clippy::cast_possible_truncation, reason = "last_len ≤ mtu")]
         let last_len = last_len64 as u32;
-        let paper_deadline = now.saturating_add(self.cfg.resend_timeout);
         let slot = Slot {
             hot: RecvContext {
                 window: Window::new(first_psn),
-                deadline: paper_deadline,
+                armed_at: now,
             },
             meta: Meta {
                 src_node,
@@ -386,7 +390,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 last_len,
                 ack_at: first_psn.wrapping_add(self.cfg.ack_stride),
                 idle_timeouts: 0,
-                paper_deadline,
+                loss_deadline: u64::MAX,
                 hi: first_psn,
                 hi_time: now,
                 ev: None,
@@ -444,7 +448,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         len: u32,
         now: u64,
     ) -> Result<DataVerdict, Error> {
-        let (improved, resend_timeout) = (self.cfg.mode == Mode::Improved, self.cfg.resend_timeout);
+        let improved = self.cfg.mode == Mode::Improved;
         let Some(slot) = self.table.get_mut(dcid) else {
             // Errors are built here from scalars, and the cold helpers return nothing, so
             // that the result never has to live in memory.
@@ -500,12 +504,13 @@ impl<const WORDS: usize> Receiver<WORDS> {
             let common = wbase != m.end_psn
                 && (!improved || (m.ev.is_none() && m.nbatches == 0 && !after(m.hi, wbase)));
             if common {
+                // The paper's timer restarts (its deadline is derived when asked for);
+                // no loss timer is pending in the common case.
                 m.idle_timeouts = 0;
-                m.paper_deadline = now.saturating_add(resend_timeout);
+                slot.hot.armed_at = now;
                 if improved {
                     note_newest(m, psn, now);
                 }
-                slot.hot.deadline = m.paper_deadline;
                 if !after(m.ack_at, wbase) {
                     ack = Some(ack_due(&self.cfg, m, wbase));
                 }
@@ -516,7 +521,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
             // newest arrival and, when it first shows a hole, arms the loss timer.
             if improved && note_arrival(m, psn, slot.hot.window.wbase(), now) {
                 let d = m.hi_time.saturating_add(self.cfg.reorder_tolerance);
-                slot.hot.deadline = slot.hot.deadline.min(d);
+                m.loss_deadline = m.loss_deadline.min(d);
             }
             true
         };
@@ -553,15 +558,14 @@ impl<const WORDS: usize> Receiver<WORDS> {
             return;
         }
         m.idle_timeouts = 0;
-        m.paper_deadline = now.saturating_add(self.cfg.resend_timeout);
+        slot.hot.armed_at = now;
         let ack = (!after(m.ack_at, wbase)).then(|| ack_due(&self.cfg, m, wbase));
-        slot.hot.deadline = if !improved {
-            m.paper_deadline
+        if !improved {
+            // Paper mode: no loss timer.
         } else if m.ev.is_none() && m.nbatches == 0 && !after(m.hi, wbase) {
             // In order with nothing pending and nothing seen past WBASE (the common case):
-            // only the newest arrival moves, and no hole can be in evidence.
+            // only the newest arrival moves, and no hole can be in evidence (no loss timer).
             note_newest(m, psn, now);
-            m.paper_deadline
         } else {
             // Evidence and requests for holes WBASE has passed are stale.
             if let Some((ev_hi, _)) = m.ev
@@ -574,8 +578,8 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 m.nbatches -= 1;
             }
             note_arrival(m, psn, wbase, now);
-            next_deadline(m, &self.cfg)
-        };
+            m.loss_deadline = loss_deadline(m, &self.cfg);
+        }
         if let Some((to, scid, wbase)) = ack {
             self.send_ack(dcid, to, scid, wbase);
         }
@@ -655,12 +659,12 @@ impl<const WORDS: usize> Receiver<WORDS> {
         let cfg = self.cfg;
         let mut abort: Option<Cid> = None;
         for (cid, slot) in self.table.iter_mut() {
-            if slot.hot.deadline > now {
+            if slot.deadline(&cfg) > now {
                 continue;
             }
             let wbase = slot.hot.window.wbase();
             let m = &mut slot.meta;
-            if m.paper_deadline <= now {
+            if slot.hot.armed_at.saturating_add(cfg.resend_timeout) <= now {
                 self.stats.timeouts += 1;
                 m.idle_timeouts += 1;
                 if m.idle_timeouts > cfg.max_idle_timeouts {
@@ -679,7 +683,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
                         more: 0,
                     },
                 });
-                m.paper_deadline = now.saturating_add(cfg.resend_timeout);
+                slot.hot.armed_at = now;
             }
             if cfg.mode == Mode::Improved {
                 improved_timeout(
@@ -690,8 +694,8 @@ impl<const WORDS: usize> Receiver<WORDS> {
                     &mut self.transmits,
                     &mut self.stats,
                 );
+                m.loss_deadline = loss_deadline(m, &cfg);
             }
-            slot.hot.deadline = next_deadline(&slot.meta, &cfg);
         }
         if let Some(cid) = abort
             && self.table.remove(cid).is_some()
@@ -707,7 +711,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// O(capacity).
     #[must_use]
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.table.iter().map(|(_, s)| s.hot.deadline).min()
+        self.table.iter().map(|(_, s)| s.deadline(&self.cfg)).min()
     }
 
     /// The next packet to send: first those queued (answers to requests, `RDMA_RESEND`s,
@@ -849,15 +853,26 @@ fn bad_data(cid: Cid, psn: u32, len: u32, m: &Meta) -> Error {
     }
 }
 
-fn next_deadline(m: &Meta, cfg: &ReceiverConfig) -> u64 {
-    let mut d = m.paper_deadline;
-    if cfg.mode == Mode::Improved {
-        if let Some((_, t)) = m.ev {
-            d = d.min(t.saturating_add(cfg.reorder_tolerance));
-        }
-        for b in &m.batches[..m.nbatches] {
-            d = d.min(b.1.saturating_add(cfg.retry_interval));
-        }
+impl<const WORDS: usize> Slot<WORDS> {
+    /// The context's one timer: the earlier of the paper's `WBASE` timer and improved
+    /// mode's loss timers.
+    fn deadline(&self, cfg: &ReceiverConfig) -> u64 {
+        self.hot
+            .armed_at
+            .saturating_add(cfg.resend_timeout)
+            .min(self.meta.loss_deadline)
+    }
+}
+
+/// Improved mode's earliest loss or retry timer, recomputed from the hole evidence and the
+/// batches asked for (`u64::MAX` when none is pending).
+fn loss_deadline(m: &Meta, cfg: &ReceiverConfig) -> u64 {
+    let mut d = u64::MAX;
+    if let Some((_, t)) = m.ev {
+        d = d.min(t.saturating_add(cfg.reorder_tolerance));
+    }
+    for b in &m.batches[..m.nbatches] {
+        d = d.min(b.1.saturating_add(cfg.retry_interval));
     }
     d
 }
@@ -989,12 +1004,14 @@ mod tests {
 
     use super::*;
 
-    /// The data fast path re-arms the timer incrementally (only when `WBASE` moves or a hole
-    /// is first seen); the armed deadline must always be the one a full recomputation gives.
+    /// The data fast path keeps improved mode's loss timer incrementally (lowered when a
+    /// hole is first seen, recomputed only off the fast path); it must always be the one a
+    /// full recomputation from the evidence and the batches gives. (The paper's timer is
+    /// derived from its start time; the proptest checks it against a model.)
     fn deadlines_consistent<const WORDS: usize>(rx: &Receiver<WORDS>) -> bool {
         rx.table
             .iter()
-            .all(|(_, s)| s.hot.deadline == next_deadline(&s.meta, &rx.cfg))
+            .all(|(_, s)| s.meta.loss_deadline == loss_deadline(&s.meta, &rx.cfg))
     }
 
     proptest! {
@@ -1031,8 +1048,13 @@ mod tests {
                 panic!("an empty table grants");
             };
             let mut now = 0;
+            // The paper's timer, modelled: started at the request, again whenever WBASE
+            // moves or the timer itself expires.
+            let mut armed = 0u64;
+            let wbase = |rx: &Receiver| rx.context(cid).map(|c| c.window().wbase());
             for (off, dt, tick) in steps {
                 now += dt;
+                let (before, timeouts) = (wbase(&rx), rx.stats().timeouts);
                 if tick {
                     rx.handle_timeout(now);
                 } else if off < 180 {
@@ -1041,6 +1063,15 @@ mod tests {
                 while rx.poll_event().is_some() {}
                 while rx.poll_transmit().is_some() {}
                 prop_assert!(deadlines_consistent(&rx));
+                if wbase(&rx) != before || rx.stats().timeouts != timeouts {
+                    armed = now;
+                }
+                let expected = rx
+                    .table
+                    .iter()
+                    .map(|(_, s)| (armed + 9_000).min(loss_deadline(&s.meta, &rx.cfg)))
+                    .min();
+                prop_assert_eq!(rx.poll_timeout(), expected);
             }
         }
     }
