@@ -42,28 +42,37 @@ impl fmt::Display for Cid {
 /// A fixed-capacity table of contexts of type `T`, handing out [`Cid`]s.
 ///
 /// All memory is allocated by [`ContextTable::new`]; allocation and freeing are O(1) (a free
-/// list), lookup is O(1) (an index and a generation compare).
+/// list), lookup is O(1) (an index and one compare: a slot's tag is its generation while it
+/// is live and has bit 16 set while it is free, so that the generation compare is also
+/// the liveness check).
 #[derive(Debug, Clone)]
 pub struct ContextTable<T> {
     slots: Vec<Slot<T>>,
     free: Vec<u16>,
+    /// What a free slot holds (cloned into a slot as it is freed).
+    vacant: T,
 }
 
-/// `repr(C)`: the generation first, beside the start of the value, so that a lookup's
-/// generation compare and the value's first bytes share a cache line.
+/// Added to a free slot's tag: no 16-bit generation equals it.
+const FREE: u32 = 1 << 16;
+
+/// `repr(C)`: the tag first, beside the start of the value, so that a lookup's compare and
+/// the value's first bytes share a cache line.
 #[derive(Debug, Clone)]
 #[repr(C)]
 struct Slot<T> {
-    generation: u16,
-    value: Option<T>,
+    /// The generation, plus [`FREE`] while the slot is free.
+    tag: u32,
+    value: T,
 }
 
-impl<T> ContextTable<T> {
-    /// A table of `capacity` free contexts (at most 65 536).
+impl<T: Clone> ContextTable<T> {
+    /// A table of `capacity` free contexts (at most 65 536); a free slot holds a copy of
+    /// `vacant`, never handed out.
     ///
     /// # Errors
     /// [`crate::Error::Config`] when `capacity` is 0 or above 65 536.
-    pub fn new(capacity: usize) -> Result<Self, crate::Error> {
+    pub fn new(capacity: usize, vacant: T) -> Result<Self, crate::Error> {
         if capacity == 0 || capacity > 1 << 16 {
             return Err(crate::Error::Config {
                 what: "context table capacity must be 1 ..= 65536",
@@ -71,15 +80,33 @@ impl<T> ContextTable<T> {
         }
         let slots = (0..capacity)
             .map(|_| Slot {
-                generation: 0,
-                value: None,
+                tag: FREE,
+                value: vacant.clone(),
             })
             .collect();
         #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
         let free = (0..capacity).rev().map(|i| i as u16).collect();
-        Ok(Self { slots, free })
+        Ok(Self {
+            slots,
+            free,
+            vacant,
+        })
     }
 
+    /// Frees `cid`'s slot and bumps its generation; returns the context it held.
+    pub fn remove(&mut self, cid: Cid) -> Option<T> {
+        let slot = self.slots.get_mut(usize::from(cid.index))?;
+        if slot.tag != u32::from(cid.generation) {
+            return None;
+        }
+        let value = core::mem::replace(&mut slot.value, self.vacant.clone());
+        slot.tag = u32::from(cid.generation.wrapping_add(1)) | FREE;
+        self.free.push(cid.index);
+        Some(value)
+    }
+}
+
+impl<T> ContextTable<T> {
     /// Number of slots.
     #[must_use]
     pub fn capacity(&self) -> usize {
@@ -107,10 +134,11 @@ impl<T> ContextTable<T> {
             return Err(value);
         };
         let slot = &mut self.slots[usize::from(index)];
-        slot.value = Some(value);
+        slot.value = value;
+        slot.tag &= !FREE;
         Ok(Cid {
             index,
-            generation: slot.generation,
+            generation: generation(slot.tag),
         })
     }
 
@@ -119,40 +147,22 @@ impl<T> ContextTable<T> {
     #[must_use]
     pub fn get(&self, cid: Cid) -> Option<&T> {
         let slot = self.slots.get(usize::from(cid.index))?;
-        if slot.generation == cid.generation {
-            slot.value.as_ref()
-        } else {
-            None
-        }
+        (slot.tag == u32::from(cid.generation)).then_some(&slot.value)
     }
 
     /// Mutable access to the live context `cid` names.
     #[inline]
     pub fn get_mut(&mut self, cid: Cid) -> Option<&mut T> {
         let slot = self.slots.get_mut(usize::from(cid.index))?;
-        if slot.generation == cid.generation {
-            slot.value.as_mut()
-        } else {
-            None
-        }
-    }
-
-    /// Frees `cid`'s slot and bumps its generation; returns the context it held.
-    pub fn remove(&mut self, cid: Cid) -> Option<T> {
-        let slot = self.slots.get_mut(usize::from(cid.index))?;
-        if slot.generation != cid.generation {
-            return None;
-        }
-        let value = slot.value.take()?;
-        slot.generation = slot.generation.wrapping_add(1);
-        self.free.push(cid.index);
-        Some(value)
+        (slot.tag == u32::from(cid.generation)).then_some(&mut slot.value)
     }
 
     /// The generation slot `index` is in now (the id it would hand out next if free).
     #[must_use]
     pub fn generation(&self, index: u16) -> Option<u16> {
-        self.slots.get(usize::from(index)).map(|s| s.generation)
+        self.slots
+            .get(usize::from(index))
+            .map(|s| generation(s.tag))
     }
 
     /// Every live context with its id, in slot order.
@@ -160,13 +170,13 @@ impl<T> ContextTable<T> {
         self.slots.iter().enumerate().filter_map(|(i, s)| {
             #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
             let index = i as u16;
-            s.value.as_ref().map(|v| {
+            (s.tag & FREE == 0).then(|| {
                 (
                     Cid {
                         index,
-                        generation: s.generation,
+                        generation: generation(s.tag),
                     },
-                    v,
+                    &s.value,
                 )
             })
         })
@@ -177,12 +187,16 @@ impl<T> ContextTable<T> {
         self.slots.iter_mut().enumerate().filter_map(|(i, s)| {
             #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
             let index = i as u16;
-            let generation = s.generation;
-            s.value
-                .as_mut()
-                .map(move |v| (Cid { index, generation }, v))
+            let generation = generation(s.tag);
+            (s.tag & FREE == 0).then_some((Cid { index, generation }, &mut s.value))
         })
     }
+}
+
+/// The generation in a slot's tag.
+#[expect(clippy::cast_possible_truncation, reason = "the low 16 bits")]
+const fn generation(tag: u32) -> u16 {
+    tag as u16
 }
 
 #[cfg(test)]
@@ -191,11 +205,20 @@ mod tests {
 
     #[test]
     fn generations_reject_stale_ids() {
-        let mut t = ContextTable::new(1).unwrap();
+        let mut t = ContextTable::new(1, ' ').unwrap();
         let a = t.insert('a').unwrap();
         assert_eq!(t.insert('x'), Err('x'));
         assert_eq!(t.remove(a), Some('a'));
+        // Free: neither the old id nor the one it will hand out next finds anything.
+        let next = Cid {
+            index: a.index,
+            generation: t.generation(a.index).unwrap(),
+        };
+        assert_eq!(next.generation, a.generation.wrapping_add(1));
+        assert_eq!((t.get(a), t.get(next), t.iter().count()), (None, None, 0));
+        assert_eq!(t.get_mut(next), None);
         let b = t.insert('b').unwrap();
+        assert_eq!(b, next);
         assert_eq!(a.index, b.index);
         assert_ne!(a, b);
         assert_eq!(t.get(a), None);
@@ -215,8 +238,11 @@ mod tests {
 
     #[test]
     fn capacity_limits() {
-        assert!(ContextTable::<u8>::new(0).is_err());
-        assert!(ContextTable::<u8>::new(65_537).is_err());
-        assert_eq!(ContextTable::<u8>::new(65_536).unwrap().capacity(), 65_536);
+        assert!(ContextTable::<u8>::new(0, 0).is_err());
+        assert!(ContextTable::<u8>::new(65_537, 0).is_err());
+        assert_eq!(
+            ContextTable::<u8>::new(65_536, 0).unwrap().capacity(),
+            65_536
+        );
     }
 }

@@ -245,7 +245,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 what: "ack_stride must be between 1 and MAX_PACKETS",
             });
         }
-        let table = ContextTable::new(cfg.capacity)?;
+        let table = ContextTable::new(cfg.capacity, Slot::vacant())?;
         let room = 8 + 4 * Self::W as usize / 64;
         Ok(Self {
             cfg,
@@ -854,6 +854,34 @@ fn bad_data(cid: Cid, psn: u32, len: u32, m: &Meta) -> Error {
 }
 
 impl<const WORDS: usize> Slot<WORDS> {
+    /// What a free table slot holds (never read as a context).
+    fn vacant() -> Self {
+        Self {
+            hot: RecvContext {
+                window: Window::new(0),
+                armed_at: u64::MAX,
+            },
+            meta: Meta {
+                first_psn: 0,
+                last: 0,
+                mtu: 0,
+                last_len: 0,
+                dst_addr: 0,
+                src_node: 0,
+                ack_at: 0,
+                scid: Cid::from_bits(0),
+                idle_timeouts: 0,
+                loss_deadline: u64::MAX,
+                hi: 0,
+                end_psn: 0,
+                hi_time: 0,
+                ev: None,
+                nbatches: 0,
+                batches: [(0, 0); BATCHES],
+            },
+        }
+    }
+
     /// The context's one timer: the earlier of the paper's `WBASE` timer and improved
     /// mode's loss timers.
     fn deadline(&self, cfg: &ReceiverConfig) -> u64 {

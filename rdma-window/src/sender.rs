@@ -154,7 +154,7 @@ impl Sender {
         Ok(Self {
             node,
             cfg,
-            table: ContextTable::new(cfg.capacity)?,
+            table: ContextTable::new(cfg.capacity, Ctx::vacant())?,
             control: VecDeque::with_capacity(cfg.capacity * 2),
             events: VecDeque::with_capacity(cfg.capacity * 2),
             cursor: 0,
@@ -428,6 +428,34 @@ impl Sender {
 }
 
 impl Ctx {
+    /// What a free table slot holds (never read as a context; allocates nothing).
+    fn vacant() -> Self {
+        Self {
+            t: Transfer {
+                src_addr: 0,
+                dst_node: 0,
+                dst_addr: 0,
+                len: 0,
+                mtu: 0,
+                first_psn: 0,
+            },
+            packets: 0,
+            last_len: 0,
+            state: State::Requesting,
+            deadline: u64::MAX,
+            refusals: 0,
+            probes: 0,
+            acked: 0,
+            next: 0,
+            resend: VecDeque::new(),
+            spec: 0,
+            spec_next: 0,
+            spec_at: u64::MAX,
+            spec_asked: 0,
+            spec_depth: 0,
+        }
+    }
+
     fn index_of(&self, psn: u32, scid: Cid) -> Result<u32, Error> {
         let i = psn.wrapping_sub(self.t.first_psn);
         if i > self.packets {
