@@ -12,12 +12,12 @@ use std::sync::{Barrier, RwLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use benches::experiments::pmix::layouts;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use crossbeam_utils::sync::ShardedLock;
-use pmix_kvs::codec::{self, CompactOptions, Layout};
+use pmix_kvs::codec;
 use pmix_kvs::fence::{self, Algorithm};
 use pmix_kvs::lock::{TwoNLock, WaitStrategy};
-use pmix_kvs::varint::IntEncoding;
 use pmix_kvs::workload::{HIT_KEY, ModexShape, get_hit_store, modex_blob};
 use pmix_kvs::{GetOptions, GetOutcome, Value};
 
@@ -79,19 +79,8 @@ fn get(c: &mut Criterion) {
 
 fn codec_bench(c: &mut Criterion) {
     let blob = modex_blob(&ModexShape::default());
-    let layouts = [
-        ("naive", Layout::Naive),
-        ("compact", Layout::Compact(CompactOptions::default())),
-        (
-            "flex128",
-            Layout::Compact(CompactOptions {
-                ints: IntEncoding::Flex128,
-                shared_prefix: true,
-            }),
-        ),
-    ];
     let mut g = c.benchmark_group("pmix_codec_128x8");
-    for (name, layout) in layouts {
+    for (name, layout) in layouts() {
         let bytes = codec::encode(&blob, layout).expect("valid blob");
         g.throughput(Throughput::Elements(blob.pair_count() as u64));
         g.bench_function(BenchmarkId::new("encode", name), |b| {

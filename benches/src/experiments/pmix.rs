@@ -28,7 +28,8 @@ pub const FENCE_HEADER: &str = "algorithm,nodes,rounds,messages,max_bytes_per_no
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PmixCodec;
 
-fn layouts() -> [(&'static str, Layout); 3] {
+/// The layouts compared, by the name in the `layout` column (the criterion bench uses them too).
+pub fn layouts() -> [(&'static str, Layout); 3] {
     [
         ("naive", Layout::Naive),
         ("compact", Layout::Compact(CompactOptions::default())),
