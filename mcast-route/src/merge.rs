@@ -130,16 +130,25 @@ impl Router<'_> {
         // (load added, groups, color).
         let mut best: Option<(usize, usize, u32)> = None;
         for c in 0..self.colors.span() {
-            ids.clear();
-            ids.extend(m.sw.iter().filter_map(|&s| self.colors.tree_at(s, c)));
-            ids.sort_unstable();
-            ids.dedup();
+            self.trees_on(m.sw.iter().copied(), c, &mut ids);
             let key = self.added_load(&ids, m.sw.len(), c);
             if best.is_none_or(|b| key < b) {
                 best = Some(key);
             }
         }
         best.map_or(0, |b| b.2)
+    }
+
+    /// The distinct trees of `color` on `switches` into `ids` (cleared first), sorted.
+    fn trees_on(&self, switches: impl IntoIterator<Item = u32>, color: u32, ids: &mut Vec<TreeId>) {
+        ids.clear();
+        ids.extend(
+            switches
+                .into_iter()
+                .filter_map(|s| self.colors.tree_at(s, color)),
+        );
+        ids.sort_unstable();
+        ids.dedup();
     }
 
     /// `(load added, groups, color)` of merging the trees `ids` of `color` with a new group
@@ -261,21 +270,27 @@ impl Router<'_> {
     /// Complexity: O(Σ|T|·|g|) for formula (1), O(k·(S + L)) for k pessimistic rounds,
     /// O((S + L) log S) for Dijkstra.
     pub(crate) fn merge(&mut self, m: &Members, gid: GroupId) -> (TreeId, Vec<GroupId>) {
+        // The color, and the trees merged before step ④.
         let (color, first) = match self.config.merge {
             MergeStrategy::OptimisticThenPessimistic => {
                 let t = self
                     .nearest_tree(m)
                     .expect("merging needs an existing tree");
-                (self.tree_ref(t).color, Some(t))
+                (self.tree_ref(t).color, vec![t])
             }
-            MergeStrategy::LeastAddedLoad => (self.least_merging_color(m), None),
+            MergeStrategy::LeastAddedLoad => {
+                let c = self.least_merging_color(m);
+                let mut ids = Vec::new();
+                self.trees_on(m.sw.iter().copied(), c, &mut ids);
+                (c, ids)
+            }
             MergeStrategy::FewestGroupsColor => {
                 let span = self.colors.span();
                 let g = &self.colors.groups_per_color;
                 let c = (0..span)
                     .min_by_key(|&c| (g.get(c as usize).copied().unwrap_or(0), c))
                     .unwrap_or(0);
-                (c, None)
+                (c, Vec::new())
             }
         };
         // Step ②: vMcg.
@@ -287,19 +302,8 @@ impl Router<'_> {
                 terms.extend(t.members());
                 old.push(t);
             };
-        if first.is_none() && self.config.merge == MergeStrategy::LeastAddedLoad {
-            let mut ids: Vec<TreeId> =
-                m.sw.iter()
-                    .filter_map(|&s| self.colors.tree_at(s, color))
-                    .collect();
-            ids.sort_unstable();
-            ids.dedup();
-            for id in ids {
-                take(self, id, &mut old, &mut terminals);
-            }
-        }
-        if let Some(t) = first {
-            take(self, t, &mut old, &mut terminals);
+        for id in first {
+            take(self, id, &mut old, &mut terminals);
         }
         let mut vm_sw: Vec<u32>;
         loop {
@@ -323,12 +327,12 @@ impl Router<'_> {
                 .expect("some switch is at the least distance");
             let parents = self.bottom_up(root_tmp, &vm_sw, Some(color));
             // Steps ⑦–⑩: merge the trees of this color on its switches.
-            let mut ids: Vec<TreeId> = std::iter::once(root_tmp)
-                .chain(parents.iter().map(|p| p.0))
-                .filter_map(|s| self.colors.tree_at(s, color))
-                .collect();
-            ids.sort_unstable();
-            ids.dedup();
+            let mut ids = Vec::new();
+            self.trees_on(
+                std::iter::once(root_tmp).chain(parents.iter().map(|p| p.0)),
+                color,
+                &mut ids,
+            );
             assert!(
                 !ids.is_empty(),
                 "a temporary tree on free switches would have connected vMcg"
