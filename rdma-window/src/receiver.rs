@@ -543,43 +543,38 @@ impl<const WORDS: usize> Receiver<WORDS> {
         Ok(write)
     }
 
-    /// The rest of the data path after a write that moved `WBASE`, out of line: completion,
-    /// the ACK falling due, improved mode's hole evidence and the timer.
+    /// The rest of the data path after a write that moved `WBASE` outside `data`'s inline
+    /// common case, out of line: completion, or (improved mode, with hole evidence or
+    /// requests pending or arrivals past `WBASE`) the timer, the ACK falling due and the
+    /// hole evidence.
     #[inline(never)]
     fn after_data(&mut self, dcid: Cid, psn: u32, now: u64) {
         let Some(slot) = self.table.get_mut(dcid) else {
             return;
         };
         let m = &mut slot.meta;
-        let improved = self.cfg.mode == Mode::Improved;
         let wbase = slot.hot.window.wbase();
         if wbase == m.end_psn {
             self.complete(dcid);
             return;
         }
+        // `data` handles paper mode and improved mode's in-order case inline.
+        debug_assert!(self.cfg.mode == Mode::Improved);
         m.idle_timeouts = 0;
         slot.hot.armed_at = now;
         let ack = (!after(m.ack_at, wbase)).then(|| ack_due(&self.cfg, m, wbase));
-        if !improved {
-            // Paper mode: no loss timer.
-        } else if m.ev.is_none() && m.nbatches == 0 && !after(m.hi, wbase) {
-            // In order with nothing pending and nothing seen past WBASE (the common case):
-            // only the newest arrival moves, and no hole can be in evidence (no loss timer).
-            note_newest(m, psn, now);
-        } else {
-            // Evidence and requests for holes WBASE has passed are stale.
-            if let Some((ev_hi, _)) = m.ev
-                && !after(ev_hi, wbase)
-            {
-                m.ev = None;
-            }
-            while m.nbatches > 0 && !after(m.batches[0].0, wbase) {
-                m.batches.copy_within(1..m.nbatches, 0);
-                m.nbatches -= 1;
-            }
-            note_arrival(m, psn, wbase, now);
-            m.loss_deadline = loss_deadline(m, &self.cfg);
+        // Evidence and requests for holes WBASE has passed are stale.
+        if let Some((ev_hi, _)) = m.ev
+            && !after(ev_hi, wbase)
+        {
+            m.ev = None;
         }
+        while m.nbatches > 0 && !after(m.batches[0].0, wbase) {
+            m.batches.copy_within(1..m.nbatches, 0);
+            m.nbatches -= 1;
+        }
+        note_arrival(m, psn, wbase, now);
+        m.loss_deadline = loss_deadline(m, &self.cfg);
         if let Some((to, scid, wbase)) = ack {
             self.send_ack(dcid, to, scid, wbase);
         }
