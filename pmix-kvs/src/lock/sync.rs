@@ -37,17 +37,6 @@ pub(crate) fn yield_now() {
     std::thread::yield_now();
 }
 
-/// One step of a spin wait for the tests: a CPU hint for a while, then yielding.
-#[cfg(all(test, not(loom)))]
-pub(crate) fn spin_wait(spins: &mut u32) {
-    if *spins < 64 {
-        *spins += 1;
-        spin_hint();
-    } else {
-        yield_now();
-    }
-}
-
 /// `std::cell::UnsafeCell` with loom's pointer-returning API.
 #[cfg(not(loom))]
 #[derive(Debug)]
