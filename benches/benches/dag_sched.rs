@@ -10,7 +10,7 @@ use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};
 use dag_sched::models::Model;
 use dag_sched::sim::{JitConfig, Scheduler, SimConfig, simulate};
 use dag_sched::workload::{ComputeModel, WorkloadConfig, generate, ps_job};
-use dag_sched::{Cluster, LatMethod, MachineId, NodeKind, baselines, lat};
+use dag_sched::{Cluster, LatMethod, MachineId, baselines, lat};
 
 fn cluster() -> Cluster {
     Cluster::uniform(100, 1e9).expect("valid cluster")
@@ -51,20 +51,7 @@ fn vgg_transfers(cl: &Cluster, jobs: usize) -> Vec<LpTransfer> {
         let job = ps_job(Model::Vgg16, w, &ps, &ComputeModel::default(), cl).expect("valid job");
         let est = lat::estimate(&job, cl, LatMethod::Algorithm1);
         let n = lp::alpha_prefix(job.transfers().len(), 0.4).expect("alpha in range");
-        for &t in &job.transfers()[..n] {
-            if let NodeKind::Transfer { size, src, dst } = job.node(t) {
-                let tr = lat::trans(&job, cl, t);
-                let release = (est.eat(t).unwrap_or(tr) - tr).max(0.0);
-                let deadline = est.lat(t).unwrap_or(tr).max(release + tr);
-                out.push(LpTransfer {
-                    src,
-                    dst,
-                    size,
-                    release,
-                    deadline,
-                });
-            }
-        }
+        out.extend(lp::job_transfers(&job, cl, &est, n, 0.0));
     }
     out
 }

@@ -59,7 +59,7 @@
 use serde::Deserialize;
 
 use crate::Error;
-use crate::job::{Cluster, Job, JobBuilder, MachineId, NodeId, NodeKind};
+use crate::job::{Cluster, Job, JobBuilder, MachineId, NodeId};
 use crate::lat::{self, LatMethod};
 use crate::lp::{self, Backend, LpTransfer, Objective, Reservations, Schedule};
 
@@ -252,20 +252,7 @@ impl Instance {
         for (job, &arrival) in self.jobs.iter().zip(&self.arrivals) {
             let est = lat::estimate(job, &self.cluster, LatMethod::Algorithm1);
             let n_lp = lp::alpha_prefix(job.transfers().len(), self.alpha)?;
-            for &id in &job.transfers()[..n_lp] {
-                if let NodeKind::Transfer { size, src, dst } = job.node(id) {
-                    let tr = lat::trans(job, &self.cluster, id);
-                    let release = arrival + (est.eat(id).unwrap_or(tr) - tr).max(0.0);
-                    let deadline = (arrival + est.lat(id).unwrap_or(0.0)).max(release + tr);
-                    out.push(LpTransfer {
-                        src,
-                        dst,
-                        size,
-                        release,
-                        deadline,
-                    });
-                }
-            }
+            out.extend(lp::job_transfers(job, &self.cluster, &est, n_lp, arrival));
         }
         Ok(out)
     }

@@ -27,7 +27,8 @@ use good_lp::{
 };
 
 use crate::Error;
-use crate::job::{Cluster, MachineId};
+use crate::job::{Cluster, Job, MachineId, NodeKind};
+use crate::lat;
 
 /// Largest objective coefficient accepted for the literal λ-representation (Gurobi's advice
 /// for the coefficient range, reference `dag.md` §2.4).
@@ -711,4 +712,41 @@ pub fn alpha_prefix(n: usize, alpha: f64) -> Result<usize, Error> {
         });
     }
     Ok(((alpha * n as f64) - 1e-9).ceil().max(0.0) as usize)
+}
+
+/// The LP's transfers for one job as JIT plans it at its arrival `arrival` (paper §3.4): the
+/// first `n` of the job's transfers in topological order (see [`alpha_prefix`]), each with
+/// release `arrival + max(0, EAT − trans)` and deadline `max(arrival + LAT, release + trans)`
+/// from `est`, where `trans` is the transfer's time alone on its path ([`lat::trans`]).
+/// `n` past the job's transfer count takes them all.
+///
+/// # Complexity
+/// O(n) time and space.
+#[must_use]
+pub fn job_transfers(
+    job: &Job,
+    cluster: &Cluster,
+    est: &lat::Lat,
+    n: usize,
+    arrival: f64,
+) -> Vec<LpTransfer> {
+    let ids = job.transfers();
+    ids[..n.min(ids.len())]
+        .iter()
+        .filter_map(|&id| {
+            let NodeKind::Transfer { size, src, dst } = job.node(id) else {
+                return None;
+            };
+            let tr = lat::trans(job, cluster, id);
+            let release = arrival + (est.eat(id).unwrap_or(tr) - tr).max(0.0);
+            let deadline = (arrival + est.lat(id).unwrap_or(0.0)).max(release + tr);
+            Some(LpTransfer {
+                src,
+                dst,
+                size,
+                release,
+                deadline,
+            })
+        })
+        .collect()
 }

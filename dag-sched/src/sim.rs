@@ -291,28 +291,10 @@ impl<'a> Sim<'a> {
         for (rank, &t) in by_lat.iter().enumerate() {
             self.st[j].tf_rank[t.index()] = rank as u32;
         }
-        let chosen: Vec<NodeId> = job.transfers()[..n_lp].to_vec();
-        if chosen.is_empty() {
+        let base = lp::job_transfers(job, self.cluster, &est, n_lp, arrival);
+        if base.is_empty() {
             return Ok(());
         }
-        let base: Vec<LpTransfer> = chosen
-            .iter()
-            .map(|&t| {
-                let NodeKind::Transfer { size, src, dst } = job.node(t) else {
-                    unreachable!("transfers() lists transfers")
-                };
-                let tr = lat::trans(job, self.cluster, t);
-                let release = arrival + (est.eat(t).unwrap_or(tr) - tr).max(0.0);
-                let deadline = (arrival + est.lat(t).unwrap_or(0.0)).max(release + tr);
-                LpTransfer {
-                    src,
-                    dst,
-                    size,
-                    release,
-                    deadline,
-                }
-            })
-            .collect();
         self.reserved
             .forget_before((self.now / jit.slot).floor() as i64);
         let mut relaxed = false;
@@ -339,7 +321,7 @@ impl<'a> Sim<'a> {
                     self.lp.relaxed += usize::from(relaxed);
                     self.lp.max_variables = self.lp.max_variables.max(s.variables);
                     self.reserved.add_schedule(&ts, &s);
-                    for (f, &t) in chosen.iter().enumerate() {
+                    for (f, &t) in self.jobs[j].job.transfers()[..n_lp].iter().enumerate() {
                         self.st[j].lp_index[t.index()] = f as u32;
                     }
                     self.st[j].plan = Some(s);

@@ -7,13 +7,13 @@ use std::path::Path;
 use std::time::Instant;
 
 use dag_sched::instance::Instance;
-use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};
+use dag_sched::lp::{self, Backend, Objective, Reservations};
 use dag_sched::models::Model;
 use dag_sched::sim::{JitConfig, Scheduler, SimConfig, SimResult, simulate};
 use dag_sched::workload::{
     ComputeModel, JobKind, PsTraffic, WorkloadConfig, generate, ps_iteration,
 };
-use dag_sched::{Cluster, LatMethod, MachineId, NodeKind, lat};
+use dag_sched::{Cluster, LatMethod, MachineId, lat};
 
 use crate::svg::{BarChart, LineChart, Series};
 use crate::{Cell, Context, Experiment, Scale, Table};
@@ -414,20 +414,7 @@ impl Experiment for DagLp {
                 let est = lat::estimate(&job, &cluster, jit.lat);
                 let n_lp = lp::alpha_prefix(job.transfers().len(), jit.alpha)
                     .map_err(|e| e.to_string())?;
-                for &id in &job.transfers()[..n_lp] {
-                    if let NodeKind::Transfer { size, src, dst } = job.node(id) {
-                        let tr = lat::trans(&job, &cluster, id);
-                        let release = (est.eat(id).unwrap_or(tr) - tr).max(0.0);
-                        let deadline = est.lat(id).unwrap_or(tr).max(release + tr);
-                        transfers.push(LpTransfer {
-                            src,
-                            dst,
-                            size,
-                            release,
-                            deadline,
-                        });
-                    }
-                }
+                transfers.extend(lp::job_transfers(&job, &cluster, &est, n_lp, 0.0));
             }
             for backend in Backend::all() {
                 let t0 = Instant::now();
