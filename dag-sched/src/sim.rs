@@ -236,7 +236,9 @@ struct Sim<'a> {
     lp: LpStats,
     sinc_rank: Vec<usize>,
     dirty: bool,
+    /// Bits per (port, window) of the DAG transfers the scheduler schedules.
     usage: HashMap<(usize, i64), f64>,
+    /// The same over all DAG transfers; kept for JIT only (for the baselines it equals `usage`).
     usage_all: HashMap<(usize, i64), f64>,
     max_util: f64,
     unfinished: usize,
@@ -701,7 +703,9 @@ impl<'a> Sim<'a> {
                 if r > 0.0 {
                     *self.usage.entry((p, win)).or_default() += r * (b - a);
                 }
-                *self.usage_all.entry((p, win)).or_default() += r_all * (b - a);
+                if jit {
+                    *self.usage_all.entry((p, win)).or_default() += r_all * (b - a);
+                }
                 if b <= a {
                     break;
                 }
@@ -884,7 +888,11 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         max_err = max_err.max((f.sent - f.size).abs() / f.size.max(1.0));
     }
     let remaining = sim.remaining_ratios(&sim.usage);
-    let remaining_all_dag = sim.remaining_ratios(&sim.usage_all);
+    let remaining_all_dag = if matches!(cfg.scheduler, Scheduler::Jit(_)) {
+        sim.remaining_ratios(&sim.usage_all)
+    } else {
+        remaining.clone()
+    };
     let outcomes = jobs
         .iter()
         .enumerate()
