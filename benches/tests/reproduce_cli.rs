@@ -9,15 +9,21 @@ fn reproduce(args: &[&str]) -> std::process::Output {
         .expect("reproduce runs")
 }
 
-#[test]
-fn fabric_csv_has_the_papers_figures() {
-    let out = reproduce(&["fabric", "--format", "csv"]);
+/// Runs `reproduce` with `args`, asserts it succeeded (its stderr as the message) and returns its
+/// standard output.
+fn stdout_of(args: &[&str]) -> String {
+    let out = reproduce(args);
     assert!(
         out.status.success(),
-        "{}",
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8(out.stdout).unwrap();
+    String::from_utf8(out.stdout).expect("reproduce prints UTF-8")
+}
+
+#[test]
+fn fabric_csv_has_the_papers_figures() {
+    let text = stdout_of(&["fabric", "--format", "csv"]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
@@ -44,12 +50,9 @@ fn fabric_csv_has_the_papers_figures() {
 
 #[test]
 fn json_and_table_forms() {
-    let out = reproduce(&["fabric", "--format", "json"]);
-    assert!(out.status.success());
-    let json = String::from_utf8(out.stdout).unwrap();
+    let json = stdout_of(&["fabric", "--format", "json"]);
     assert!(json.starts_with("[{\"experiment\":\"fabric\""), "{json}");
-    let out = reproduce(&["fabric"]);
-    let table = String::from_utf8(out.stdout).unwrap();
+    let table = stdout_of(&["fabric"]);
     assert!(table.contains("paper:switches"), "{table}");
 }
 
@@ -70,8 +73,7 @@ fn bad_arguments_are_refused() {
 
 #[test]
 fn list_names_every_experiment() {
-    let out = reproduce(&["--list"]);
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(&["--list"]);
     for e in benches::experiments::all() {
         assert!(text.contains(e.name()), "{text}");
     }
@@ -81,19 +83,13 @@ fn list_names_every_experiment() {
 fn dag_lp_instance_prints_the_optimal_load() {
     let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../dag-sched/instances/two_jobs.json");
-    let out = reproduce(&[
+    let text = stdout_of(&[
         "dag-lp",
         "--instance",
         file.to_str().unwrap(),
         "--format",
         "csv",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
