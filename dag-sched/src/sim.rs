@@ -201,6 +201,17 @@ struct Flow {
     channel: bool,
 }
 
+impl Flow {
+    /// The flow as a rate-allocation demand capped at `cap`.
+    fn demand(&self, cap: f64) -> FlowDemand {
+        FlowDemand {
+            src: self.src,
+            dst: self.dst,
+            cap,
+        }
+    }
+}
+
 struct JobState {
     pending: Vec<u32>,
     finish: Vec<f64>,
@@ -458,11 +469,6 @@ impl<'a> Sim<'a> {
         let (mut eg, mut ing) = self.capacities();
         let mut rate = vec![0.0; self.active.len()];
         let mut next = f64::INFINITY;
-        let demand = |f: &Flow, cap: f64| FlowDemand {
-            src: f.src,
-            dst: f.dst,
-            cap,
-        };
         match self.cfg.scheduler {
             Scheduler::TensorFlow => self.share_channels(&mut rate, &mut eg, &mut ing),
             Scheduler::TicTac | Scheduler::Sincronia | Scheduler::Varys => {
@@ -489,7 +495,7 @@ impl<'a> Sim<'a> {
                 let idx: Vec<usize> = keyed.into_iter().map(|(_, _, k)| k).collect();
                 let d: Vec<FlowDemand> = idx
                     .iter()
-                    .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
+                    .map(|&k| self.flows[self.active[k]].demand(f64::INFINITY))
                     .collect();
                 if !tictac {
                     // Sincronia and Varys: coflow by coflow in BSSI or SEBF order, MADD inside
@@ -540,7 +546,7 @@ impl<'a> Sim<'a> {
                         let f = &self.flows[self.active[k]];
                         let plan = self.st[f.job].plan.as_ref();
                         let r = plan.map_or(0.0, |p| p.rate(f.lp.unwrap_or(0), k_now));
-                        demand(f, r)
+                        f.demand(r)
                     })
                     .collect();
                 for (r, &k) in priority_greedy(&planned, &mut eg, &mut ing)
@@ -576,7 +582,7 @@ impl<'a> Sim<'a> {
                 }
                 let d: Vec<FlowDemand> = behind
                     .iter()
-                    .map(|&k| demand(&self.flows[self.active[k]], f64::INFINITY))
+                    .map(|&k| self.flows[self.active[k]].demand(f64::INFINITY))
                     .collect();
                 for ((r, &k), &o) in priority_greedy(&d, &mut eg, &mut ing)
                     .into_iter()
@@ -606,14 +612,7 @@ impl<'a> Sim<'a> {
             .collect();
         let d: Vec<FlowDemand> = idx
             .iter()
-            .map(|&k| {
-                let f = &self.flows[self.active[k]];
-                FlowDemand {
-                    src: f.src,
-                    dst: f.dst,
-                    cap: f64::INFINITY,
-                }
-            })
+            .map(|&k| self.flows[self.active[k]].demand(f64::INFINITY))
             .collect();
         for (r, &k) in max_min_fair(&d, eg, ing).into_iter().zip(&idx) {
             rate[k] = r;
