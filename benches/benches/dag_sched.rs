@@ -10,24 +10,29 @@ use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};
 use dag_sched::models::Model;
 use dag_sched::sim::{JitConfig, Scheduler, SimConfig, simulate};
 use dag_sched::workload::{ComputeModel, WorkloadConfig, generate, ps_job};
-use dag_sched::{Cluster, LatMethod, MachineId, baselines, lat};
+use dag_sched::{Cluster, Job, LatMethod, MachineId, baselines, lat};
 
 fn cluster() -> Cluster {
     Cluster::uniform(100, 1e9).expect("valid cluster")
+}
+
+/// One training iteration of `model`: worker on machine 0, parameter servers on 1 and 2.
+fn one_worker_job(model: Model, cl: &Cluster) -> Job {
+    ps_job(
+        model,
+        MachineId(0),
+        &[MachineId(1), MachineId(2)],
+        &ComputeModel::default(),
+        cl,
+    )
+    .expect("valid job")
 }
 
 fn lat_estimation(c: &mut Criterion) {
     let cl = cluster();
     let mut g = c.benchmark_group("dag_lat");
     for model in Model::PAPER {
-        let job = ps_job(
-            model,
-            MachineId(0),
-            &[MachineId(1), MachineId(2)],
-            &ComputeModel::default(),
-            &cl,
-        )
-        .expect("valid job");
+        let job = one_worker_job(model, &cl);
         for (name, m) in [
             ("algorithm1", LatMethod::Algorithm1),
             ("backward-cpm", LatMethod::BackwardCpm),
@@ -89,14 +94,7 @@ fn tictac(c: &mut Criterion) {
     let mut g = c.benchmark_group("dag_tictac");
     g.sample_size(10);
     for model in [Model::Vgg16, Model::Inception] {
-        let job = ps_job(
-            model,
-            MachineId(0),
-            &[MachineId(1), MachineId(2)],
-            &ComputeModel::default(),
-            &cl,
-        )
-        .expect("valid job");
+        let job = one_worker_job(model, &cl);
         for (name, timing) in [("tic", false), ("tac", true)] {
             g.bench_with_input(BenchmarkId::new(name, model.name()), &job, |b, job| {
                 b.iter(|| baselines::tictac_order(black_box(job), &cl, timing));
