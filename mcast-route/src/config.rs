@@ -55,8 +55,9 @@ pub enum Policy {
     FbtcOnly,
     /// FCTB (Alg. 3) always. Slower, but its trees avoid busy switches and loaded links: on
     /// `torus(&[30, 20, 20], 2)` with the 28×28×28 grid and unlimited entries it needs 197
-    /// colors and max EFI 38 where the adaptive policy (FBTC throughout) needs 557 and 64
-    /// (SSSP-MC: 43), at about 5 times the time per group.
+    /// colors and max EFI 38 where the adaptive policy (FBTC throughout) needs 481 and 32
+    /// with the default [`BottomUp::BestOfBoth`] and 557 and 64 with [`BottomUp::Greedy`]
+    /// (SSSP-MC: 43), at about 5 times the time per group of the latter.
     FctbOnly,
 }
 
@@ -115,7 +116,6 @@ pub enum MergeRoot {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum BottomUp {
     /// The paper's step ⑧: the neighbour over the least loaded link.
-    #[default]
     Greedy,
     /// Beyond the paper: the neighbour with the least summed EFI over a whole least-hop path
     /// to the root (as SSSP-MC's Dijkstra weighs paths), found by one pass over the switches
@@ -123,6 +123,20 @@ pub enum BottomUp {
     /// `torus(&[30, 20, 20], 2)` with the 28×28×28 grid and unlimited entries, max EFI 38
     /// instead of 64 (SSSP-MC 43), at about 2.5 times the time per group.
     LeastLoadPath,
+    /// Beyond the paper, the default: FBTC builds its candidate roots' trees with
+    /// [`Greedy`](Self::Greedy) (Alg. 1 steps ②–⑦ choose the root as the paper does), then
+    /// builds the chosen root's tree once more with [`LeastLoadPath`](Self::LeastLoadPath) and
+    /// keeps whichever of the two trees is least by (first-fit color, largest EFI over its
+    /// links, summed EFI over its links; ties to the least-load tree). The second build is skipped when no switch of the
+    /// greedy walk had a choice of parent (both builds would give the same tree, as on fat
+    /// trees). Both trees have the least height, so the kept one does too. Other builds (the
+    /// pessimistic merge's temporary tree) use [`Greedy`](Self::Greedy). On
+    /// `torus(&[30, 20, 20], 2)` with the 28×28×28 grid and unlimited entries: max EFI 32 and
+    /// 481 colors instead of 64 and 557 (SSSP-MC 43), for one least-load build per group;
+    /// taking the least-load tree whenever its color is no higher gives 36 there but raises
+    /// the 240×100 grid's max EFI from 5 to 9 (MINIHOP-MC's), hence the EFI comparison.
+    #[default]
+    BestOfBoth,
 }
 
 /// Everything a [`Router`](crate::Router) is configured with.
@@ -157,7 +171,7 @@ pub const DEFAULT_FBTC_ROOT_TRIES: u32 = 16;
 impl Default for Config {
     /// MR4LMS with unlimited entries, the adaptive policy, [`MergeStrategy::LeastAddedLoad`],
     /// the old trees kept, the BFS merge root, [`DEFAULT_FBTC_ROOT_TRIES`] and
-    /// [`BottomUp::Greedy`].
+    /// [`BottomUp::BestOfBoth`].
     fn default() -> Self {
         Self {
             entries: Entries::default(),

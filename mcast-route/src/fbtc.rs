@@ -2,13 +2,13 @@
 
 use std::iter;
 
-use crate::Router;
 use crate::fctb::Built;
 use crate::router::Members;
 use crate::tree::{Edge, Tree};
+use crate::{BottomUp, Router};
 
-/// A colorable FBTC tree: color, root, parent edges.
-type Candidate = (u32, u32, Vec<(u32, Edge)>);
+/// A colorable FBTC tree: color, root, parent edges, whether its walk had a choice of parent.
+type Candidate = (u32, u32, Vec<(u32, Edge)>, bool);
 
 impl Router<'_> {
     /// Alg. 1: for each candidate root in order of load (step ②), build the tree bottom-up
@@ -19,7 +19,14 @@ impl Router<'_> {
     /// paper), the first n colorable roots are built and the one of least color kept (ties
     /// to the earlier root).
     ///
-    /// Complexity: O(R·(T·P + T·C/64)) for R roots tried, T tree switches, P ports, C colors.
+    /// With [`BottomUp::BestOfBoth`] (the default, beyond the paper) the roots' trees are
+    /// built greedily and the chosen root's tree is built again along least-load paths; the
+    /// least of the two by (color, largest link EFI, summed link EFI) is kept, ties to the
+    /// least-load tree.
+    ///
+    /// Complexity: O(R·(T·P + T·C/64)) for R roots tried, T tree switches, P ports, C colors;
+    /// [`BottomUp::BestOfBoth`] adds O(A·P + T·C/64) for the A switches on least-hop paths
+    /// from the members to the chosen root.
     pub(crate) fn fbtc(&mut self, m: &Members, d: u8) -> Option<Built> {
         // Every tree holds the member switches: no color free on all of them, no tree can be
         // colored (the paper finds this out by trying every root), and a tree colored with
@@ -27,27 +34,53 @@ impl Router<'_> {
         let floor = self.colors.first_fit(m.sw.iter().copied())?;
         let roots = self.candidate_roots(d, true);
         let tries = self.config.fbtc_root_tries.max(1);
-        // (color, root, parent edges) of the best tree so far.
+        // (color, root, parent edges, branched) of the best tree so far.
         let mut best: Option<Candidate> = None;
         let mut tried = 0;
         for root in roots {
-            let parents = self.bottom_up(root, &m.sw, None);
+            let (parents, branched) = if self.config.bottom_up == BottomUp::LeastLoadPath {
+                (self.bottom_up_least_load(root, &m.sw, None), false)
+            } else {
+                self.bottom_up_greedy(root, &m.sw, None)
+            };
             let color = self
                 .colors
                 .first_fit(iter::once(root).chain(parents.iter().map(|p| p.0)));
             // Steps ⑤–⑦: no color, try the next root.
             let Some(color) = color else { continue };
             if best.as_ref().is_none_or(|b| color < b.0) {
-                best = Some((color, root, parents));
+                best = Some((color, root, parents, branched));
             }
             tried += 1;
             if tried >= tries || color == floor {
                 break;
             }
         }
-        let (color, root, parents) = best?;
+        let (mut color, root, mut parents, branched) = best?;
+        if branched && self.config.bottom_up == BottomUp::BestOfBoth {
+            let least = self.bottom_up_least_load(root, &m.sw, None);
+            let least_color = self
+                .colors
+                .first_fit(iter::once(root).chain(least.iter().map(|p| p.0)));
+            if let Some(c) = least_color
+                && (c, self.load_of(&least)) <= (color, self.load_of(&parents))
+            {
+                (color, parents) = (c, least);
+            }
+        }
         let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
         Some(Built::New(Tree::from_parts(color, root, &parents, &leaves)))
+    }
+
+    /// The largest and the summed EFI over the links of a tree's parent edges
+    /// ([`BottomUp::BestOfBoth`]'s comparison).
+    ///
+    /// Complexity: O(T) for T edges.
+    fn load_of(&self, parents: &[(u32, Edge)]) -> (u32, u64) {
+        parents.iter().fold((0, 0), |(max, sum), p| {
+            let e = self.efi[p.1.link.index()];
+            (max.max(e), sum + u64::from(e))
+        })
     }
 }
 
@@ -98,6 +131,45 @@ mod tests {
             r.create_group(&g).unwrap();
         }
         assert!(colored > 20 && failed > 0, "{colored} {failed}");
+    }
+
+    /// `BottomUp::BestOfBoth`: from the same state, FBTC's tree is never worse than the
+    /// greedy build's by (color, largest link EFI, summed link EFI), has the same root and
+    /// the least height, and is better for some groups.
+    #[test]
+    fn best_of_both_is_no_worse_than_greedy() {
+        let f = generators::torus(&[7, 6], 1).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
+        assert_eq!(r.config.bottom_up, crate::BottomUp::BestOfBoth);
+        let key = |r: &Router<'_>, t: &crate::tree::Tree| {
+            let e: Vec<u32> = t
+                .parents()
+                .filter_map(|(_, e)| e.map(|e| r.efi[e.link.index()]))
+                .collect();
+            let sum: u64 = e.iter().map(|&x| u64::from(x)).sum();
+            (t.color, e.iter().copied().max().unwrap_or(0), sum)
+        };
+        let mut better = 0;
+        for g in patterns::random_groups(&f, 60, 4, 5).unwrap() {
+            let m = r.validate(&g).unwrap();
+            let d = r.max_dist(&m.sw);
+            r.config.bottom_up = crate::BottomUp::Greedy;
+            let Some(Built::New(greedy)) = r.fbtc(&m, d) else {
+                panic!("unlimited entries always color")
+            };
+            r.config.bottom_up = crate::BottomUp::BestOfBoth;
+            let Some(Built::New(both)) = r.fbtc(&m, d) else {
+                panic!("unlimited entries always color")
+            };
+            assert_eq!(both.root, greedy.root, "group {g:?}");
+            assert_eq!(both.max_depth(&m.sw), Some(u32::from(d)), "group {g:?}");
+            let (kb, kg) = (key(&r, &both), key(&r, &greedy));
+            assert!(kb <= kg, "group {g:?}: {kb:?} > {kg:?}");
+            better += usize::from(kb < kg);
+            r.create_group(&g).unwrap();
+        }
+        assert!(better > 0);
     }
 
     /// Alg. 2 with the least-load path choice: same height as the paper's greedy walk, and

@@ -65,6 +65,21 @@ impl Router<'_> {
         if self.config.bottom_up == crate::BottomUp::LeastLoadPath {
             return self.bottom_up_least_load(root, member_sw, avoid);
         }
+        self.bottom_up_greedy(root, member_sw, avoid).0
+    }
+
+    /// Alg. 2 with the paper's step ⑧ (see [`bottom_up`](Self::bottom_up)), and whether some
+    /// switch of the walk had two or more neighbours one hop nearer the root (when none had,
+    /// every bottom-up build from this root gives this tree).
+    ///
+    /// Complexity: O(T·P) for a tree of T switches of P ports.
+    pub(crate) fn bottom_up_greedy(
+        &mut self,
+        root: u32,
+        member_sw: &[u32],
+        avoid: Option<u32>,
+    ) -> (Vec<(u32, Edge)>, bool) {
+        let mut branched = false;
         let colors = &self.colors;
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
         let row = self.hops.row(root as usize);
@@ -84,6 +99,7 @@ impl Router<'_> {
                 for a in self.g.adj(cur) {
                     if row[a.peer as usize].wrapping_add(1) == least {
                         let w = (busy(a.peer), self.efi[a.link.index()]);
+                        branched |= best.is_some();
                         if best.is_none_or(|(bw, _)| w < bw) {
                             best = Some((w, a));
                         }
@@ -95,7 +111,7 @@ impl Router<'_> {
                 cur = a.peer;
             }
         }
-        parents
+        (parents, branched)
     }
 }
 
@@ -108,7 +124,7 @@ impl Router<'_> {
     /// at a switch already walked, as in Alg. 2. The tree has the same height as Alg. 2's.
     ///
     /// Complexity: O(A·P) for A switches on least-hop paths, P ports.
-    fn bottom_up_least_load(
+    pub(crate) fn bottom_up_least_load(
         &mut self,
         root: u32,
         member_sw: &[u32],

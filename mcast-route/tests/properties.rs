@@ -64,7 +64,11 @@ fn config() -> impl Strategy<Value = Config> {
         prop_oneof![Just(Regraft::KeepOldTree), Just(Regraft::Rebuild)],
         prop_oneof![Just(MergeRoot::Bfs), Just(MergeRoot::HopTable)],
         0u32..4,
-        prop_oneof![Just(BottomUp::Greedy), Just(BottomUp::LeastLoadPath)],
+        prop_oneof![
+            Just(BottomUp::Greedy),
+            Just(BottomUp::LeastLoadPath),
+            Just(BottomUp::BestOfBoth)
+        ],
     )
         .prop_map(
             |(
