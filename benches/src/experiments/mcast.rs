@@ -399,3 +399,303 @@ impl Experiment for Mcast {
         Ok(vec![table])
     }
 }
+
+/// `reproduce mcast-colors`: how close to the color lower bound colorings of the paper's
+/// `fat_tree(40)` patterns get, as a reference for MR4LMS's colors with unlimited entries.
+///
+/// Two groups sharing a member switch must take different colors whatever trees they get (a
+/// member's switch is on every tree spanning it); these are the "forced conflicts". Coloring
+/// the forced-conflict graph is a relaxation of the real problem (it ignores the conflicts
+/// trees add at aggregation and core switches), so its colorings show what even a perfect
+/// choice of trees would leave: first fit in arrival order (what online first-fit coloring
+/// gives with no tree conflicts at all), and DSatur and tabu search over the whole pattern at
+/// once (offline, beyond the paper's online model). None is a lower bound; the lower bound is
+/// the most groups with a member on one switch (a clique of this graph).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct McastColors;
+
+/// Moves TabuCol may make for each color count it tries.
+const TABU_MOVES: usize = 200_000;
+
+/// The CSV header of `reproduce mcast-colors`.
+pub const COLORS_HEADER: &str = "topology,pattern,groups,color_lower_bound,forced_first_fit,forced_dsatur,forced_tabu,mr4lms_colors,mr4lms_over_bound,best_forced_over_bound";
+
+/// The forced-conflict graph: per group, the groups sharing a member switch with it.
+fn forced_conflicts(f: &Fabric, groups: &[Vec<NodeId>]) -> (usize, Vec<Vec<u32>>) {
+    let member_sw: Vec<Vec<usize>> = groups
+        .iter()
+        .map(|g| {
+            let mut v: Vec<usize> = g
+                .iter()
+                .filter_map(|&t| f.switch_of(t).and_then(|(s, _)| f.switch_index(s)))
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect();
+    let mut on = vec![Vec::new(); f.switch_count()];
+    for (i, sw) in member_sw.iter().enumerate() {
+        for &s in sw {
+            on[s].push(i as u32);
+        }
+    }
+    let bound = on.iter().map(Vec::len).max().unwrap_or(0);
+    let adj = member_sw
+        .iter()
+        .enumerate()
+        .map(|(i, sw)| {
+            let mut v: Vec<u32> = sw
+                .iter()
+                .flat_map(|&s| on[s].iter().copied())
+                .filter(|&j| j as usize != i)
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        })
+        .collect();
+    (bound, adj)
+}
+
+/// Colors used by first fit over `order` (the smallest color no colored neighbour has).
+fn first_fit(adj: &[Vec<u32>], order: impl Iterator<Item = usize>) -> usize {
+    let mut color = vec![u32::MAX; adj.len()];
+    let mut used: Vec<bool> = Vec::new();
+    for v in order {
+        used.clear();
+        for &u in &adj[v] {
+            let c = color[u as usize];
+            if c != u32::MAX {
+                if used.len() <= c as usize {
+                    used.resize(c as usize + 1, false);
+                }
+                used[c as usize] = true;
+            }
+        }
+        color[v] = used.iter().position(|&b| !b).unwrap_or(used.len()) as u32;
+    }
+    color
+        .iter()
+        .filter(|&&c| c != u32::MAX)
+        .max()
+        .map_or(0, |&c| c as usize + 1)
+}
+
+/// Colors used by DSatur (Brélaz 1979): repeatedly color, with its smallest free color, the
+/// uncolored vertex with the most distinct neighbour colors (ties: most neighbours, then
+/// lowest index). O(n² + Σ degree · colors / 64).
+fn dsatur(adj: &[Vec<u32>]) -> usize {
+    let n = adj.len();
+    let mut color = vec![u32::MAX; n];
+    // Per vertex, a bit set of the colors its neighbours have, and how many.
+    let mut seen: Vec<Vec<u64>> = vec![Vec::new(); n];
+    let mut sat = vec![0u32; n];
+    let mut colors = 0;
+    for _ in 0..n {
+        let Some(v) = (0..n)
+            .filter(|&v| color[v] == u32::MAX)
+            .max_by_key(|&v| (sat[v], adj[v].len(), std::cmp::Reverse(v)))
+        else {
+            break;
+        };
+        let words = &seen[v];
+        let c = words
+            .iter()
+            .enumerate()
+            .find(|&(_, &w)| w != u64::MAX)
+            .map_or(words.len() * 64, |(i, w)| {
+                i * 64 + w.trailing_ones() as usize
+            });
+        color[v] = c as u32;
+        colors = colors.max(c + 1);
+        for &u in &adj[v] {
+            let w = &mut seen[u as usize];
+            if w.len() <= c / 64 {
+                w.resize(c / 64 + 1, 0);
+            }
+            if w[c / 64] >> (c % 64) & 1 == 0 {
+                w[c / 64] |= 1 << (c % 64);
+                sat[u as usize] += 1;
+            }
+        }
+    }
+    colors
+}
+
+/// Whether tabu search (TabuCol, Hertz and de Werra 1987) finds a `k`-coloring of `adj`
+/// within `iters` moves, starting from first fit with the colors past `k` folded onto the
+/// least conflicting ones. Deterministic (a fixed xorshift generator breaks ties).
+fn tabucol(adj: &[Vec<u32>], k: usize, iters: usize) -> bool {
+    let n = adj.len();
+    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    // gamma[v * k + c]: neighbours of v with color c.
+    let mut gamma = vec![0u32; n * k];
+    let mut color = vec![0usize; n];
+    for v in 0..n {
+        let row = &gamma[v * k..(v + 1) * k];
+        let c = (0..k).min_by_key(|&c| row[c]).unwrap_or(0);
+        color[v] = c;
+        for &u in &adj[v] {
+            gamma[u as usize * k + c] += 1;
+        }
+    }
+    let mut conflicts: i64 = (0..n)
+        .map(|v| i64::from(gamma[v * k + color[v]]))
+        .sum::<i64>()
+        / 2;
+    let mut tabu = vec![0usize; n * k];
+    for iter in 0..iters {
+        if conflicts == 0 {
+            return true;
+        }
+        let mut best: Option<(i64, u64, usize, usize)> = None;
+        for v in 0..n {
+            let own = i64::from(gamma[v * k + color[v]]);
+            if own == 0 {
+                continue;
+            }
+            for c in 0..k {
+                if c == color[v] {
+                    continue;
+                }
+                let delta = i64::from(gamma[v * k + c]) - own;
+                if tabu[v * k + c] > iter && conflicts + delta > 0 {
+                    continue;
+                }
+                let tie = next();
+                if best.is_none_or(|b| (delta, tie) < (b.0, b.1)) {
+                    best = Some((delta, tie, v, c));
+                }
+            }
+        }
+        let Some((delta, _, v, c)) = best else {
+            continue;
+        };
+        let old = color[v];
+        color[v] = c;
+        conflicts += delta;
+        tabu[v * k + old] = iter + 1 + (conflicts as usize * 6) / 10 + (next() % 10) as usize;
+        for &u in &adj[v] {
+            gamma[u as usize * k + old] -= 1;
+            gamma[u as usize * k + c] += 1;
+        }
+    }
+    conflicts == 0
+}
+
+/// The fewest colors TabuCol reaches going down from `start`, one color at a time, until a
+/// `k` fails within `iters` moves (at least `floor`, a lower bound).
+fn tabu_colors(adj: &[Vec<u32>], start: usize, floor: usize, iters: usize) -> usize {
+    let mut k = start;
+    while k > floor.max(1) && tabucol(adj, k - 1, iters) {
+        k -= 1;
+    }
+    k
+}
+
+impl Experiment for McastColors {
+    fn name(&self) -> &'static str {
+        "mcast-colors"
+    }
+
+    fn description(&self) -> &'static str {
+        "fat-tree colors: MR4LMS against first fit and DSatur colorings of the forced-conflict graph, and the lower bound"
+    }
+
+    fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
+        let mut t = Table::new(
+            "mcast-colors",
+            "Colors on fat trees (unlimited entries): MR4LMS vs colorings of the forced conflicts",
+            COLORS_HEADER,
+        );
+        // The paper's fat_tree(40) patterns at every scale: the whole table takes seconds.
+        for topo in topologies(Scale::Paper)
+            .into_iter()
+            .filter(|t| t.name.starts_with("fat_tree"))
+        {
+            let fabric = (topo.build)().map_err(|e| e.to_string())?;
+            let hops = HopTable::new(&fabric).map_err(|e| e.to_string())?;
+            for &pattern in &topo.patterns {
+                let pname = pattern.name();
+                ctx.progress(&format!("mcast-colors: {} {pname}", topo.name));
+                let groups = pattern.groups(&fabric)?;
+                let (bound, adj) = forced_conflicts(&fabric, &groups);
+                let ff = first_fit(&adj, 0..adj.len());
+                let ds = dsatur(&adj);
+                let tabu = tabu_colors(&adj, ds, bound, TABU_MOVES);
+                let mut r = Router::new(&fabric, &hops, Config::mr4lms(Entries::Unlimited))
+                    .map_err(|e| e.to_string())?;
+                for g in &groups {
+                    r.create_group(g)
+                        .map_err(|e| format!("{}: {e}", topo.name))?;
+                }
+                let st = r.stats();
+                let ratio = |c: usize| c as f64 / bound.max(1) as f64;
+                t.push(vec![
+                    Cell::text(topo.name),
+                    Cell::text(pname),
+                    Cell::count(groups.len()),
+                    Cell::count(st.color_lower_bound),
+                    Cell::count(ff),
+                    Cell::count(ds),
+                    Cell::count(tabu),
+                    Cell::count(st.colors_used),
+                    Cell::float(ratio(st.colors_used), 2),
+                    Cell::float(ratio(tabu), 2),
+                ]);
+            }
+        }
+        t.note("forced conflicts: two groups with a member on one switch (every tree spanning either holds that switch, so their colors differ). Colorings of that graph ignore the conflicts trees add at aggregation and core switches: they are references, not lower bounds.");
+        t.note(format!("forced_first_fit: first fit in arrival order (online, as MR4LMS colors); forced_dsatur: DSatur over the whole pattern (offline); forced_tabu: TabuCol from forced_dsatur down, {TABU_MOVES} moves per color count (offline)."));
+        t.note("color_lower_bound: the most groups with a member on one switch (a clique of the forced-conflict graph); the target is mr4lms_colors <= 1.25x it.");
+        Ok(vec![t])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 5-cycle (chromatic number 3) and `K_4` (4), as adjacency lists.
+    fn cycle5() -> Vec<Vec<u32>> {
+        (0..5u32).map(|v| vec![(v + 4) % 5, (v + 1) % 5]).collect()
+    }
+
+    fn k4() -> Vec<Vec<u32>> {
+        (0..4u32)
+            .map(|v| (0..4).filter(|&u| u != v).collect())
+            .collect()
+    }
+
+    #[test]
+    fn colorings_of_small_graphs() {
+        assert_eq!(first_fit(&cycle5(), 0..5), 3);
+        assert_eq!(dsatur(&cycle5()), 3);
+        assert_eq!(dsatur(&k4()), 4);
+        assert!(tabucol(&cycle5(), 3, 100) && !tabucol(&cycle5(), 2, 100));
+        assert!(!tabucol(&k4(), 3, 100));
+        assert_eq!(tabu_colors(&cycle5(), 5, 2, 100), 3);
+        // First fit depends on the order: the path 0-2, 2-3, 3-1 in order 0, 1, 2, 3 needs 3.
+        let path: Vec<Vec<u32>> = vec![vec![2], vec![3], vec![0, 3], vec![2, 1]];
+        assert_eq!(first_fit(&path, 0..4), 3);
+        assert_eq!(dsatur(&path), 2);
+    }
+
+    #[test]
+    fn forced_conflicts_join_groups_sharing_a_member_switch() {
+        let f = generators::fat_tree(4).unwrap();
+        let t = f.terminals();
+        // Terminals 0 and 1 share a leaf switch; terminal 4 is in another pod.
+        let groups = vec![vec![t[0], t[4]], vec![t[1]], vec![t[5]], vec![t[12]]];
+        let (bound, adj) = forced_conflicts(&f, &groups);
+        assert_eq!(bound, 2);
+        assert_eq!(adj, vec![vec![1, 2], vec![0], vec![0], vec![]]);
+    }
+}

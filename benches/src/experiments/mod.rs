@@ -18,6 +18,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
     vec![
         Box::new(fabric::FabricSizes),
         Box::new(mcast::Mcast),
+        Box::new(mcast::McastColors),
         Box::new(topo::TopoClusters),
         Box::new(topo::TopoBcast),
         Box::new(rdma::Rdma),
