@@ -606,7 +606,7 @@ impl Experiment for McastColors {
     }
 
     fn description(&self) -> &'static str {
-        "fat-tree colors: MR4LMS against first fit and DSatur colorings of the forced-conflict graph, and the lower bound"
+        "fat-tree colors: MR4LMS against first-fit, DSatur and TabuCol colorings of the forced-conflict graph, and the lower bound"
     }
 
     fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
