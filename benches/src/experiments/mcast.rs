@@ -409,7 +409,9 @@ impl Experiment for Mcast {
 /// trees add at aggregation and core switches), so its colorings show what even a perfect
 /// choice of trees would leave: first fit in arrival order (what online first-fit coloring
 /// gives with no tree conflicts at all), and DSatur and tabu search over the whole pattern at
-/// once (offline, beyond the paper's online model). None is a lower bound; the lower bound is
+/// once (offline, beyond the paper's online model); then the same with the per-color
+/// capacity of the switches above each member switch (a tree of one color per switch), and
+/// MR4LMS itself fed the groups in DSatur's order. None is a lower bound; the lower bound is
 /// the most groups with a member on one switch (a clique of this graph).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct McastColors;
@@ -418,10 +420,26 @@ pub struct McastColors;
 const TABU_MOVES: usize = 200_000;
 
 /// The CSV header of `reproduce mcast-colors`.
-pub const COLORS_HEADER: &str = "topology,pattern,groups,color_lower_bound,forced_first_fit,forced_dsatur,forced_tabu,mr4lms_colors,mr4lms_over_bound,best_forced_over_bound";
+pub const COLORS_HEADER: &str = "topology,pattern,groups,color_lower_bound,forced_first_fit,forced_dsatur,forced_tabu,capacity_first_fit,capacity_dsatur,mr4lms_colors,mr4lms_dsatur_order,mr4lms_over_bound,best_forced_over_bound";
 
-/// The forced-conflict graph: per group, the groups sharing a member switch with it.
-fn forced_conflicts(f: &Fabric, groups: &[Vec<NodeId>]) -> (usize, Vec<Vec<u32>>) {
+/// Per-color capacities every routing obeys: `caps[x]` is the size of the `x`-th distinct
+/// switch-neighbour set `X` of a member switch, and `needs[g]` the sets group `g` must cross.
+/// A group with two or more member switches holds, on every tree spanning it, a neighbour of
+/// each member switch `s` (the tree joins `s` to another switch), so a switch of `X = N(s)`;
+/// trees of one color are switch-disjoint, so at most `|X|` of them cross `X`. On a fat tree
+/// the `X` of a leaf is its pod's aggregation switches.
+#[derive(Debug, Clone, Default)]
+struct Capacity {
+    caps: Vec<u32>,
+    needs: Vec<Vec<u32>>,
+}
+
+/// The forced-conflict graph (per group, the groups sharing a member switch with it), the
+/// most groups on one switch, and the [`Capacity`] constraints of `groups`.
+fn forced_conflicts_and_capacity(
+    f: &Fabric,
+    groups: &[Vec<NodeId>],
+) -> (usize, Vec<Vec<u32>>, Capacity) {
     let member_sw: Vec<Vec<usize>> = groups
         .iter()
         .map(|g| {
@@ -455,25 +473,93 @@ fn forced_conflicts(f: &Fabric, groups: &[Vec<NodeId>]) -> (usize, Vec<Vec<u32>>
             v
         })
         .collect();
-    (bound, adj)
+    let mut class_of: std::collections::HashMap<Vec<usize>, u32> = std::collections::HashMap::new();
+    let mut cap = Capacity::default();
+    for sw in &member_sw {
+        let mut needs = Vec::new();
+        if sw.len() >= 2 {
+            for &s in sw {
+                let mut n: Vec<usize> = f
+                    .neighbors(f.switches()[s])
+                    .filter_map(|n| f.switch_index(n.peer))
+                    .collect();
+                n.sort_unstable();
+                n.dedup();
+                let size = n.len() as u32;
+                let next = class_of.len() as u32;
+                let x = *class_of.entry(n).or_insert(next);
+                if x == next {
+                    cap.caps.push(size);
+                }
+                needs.push(x);
+            }
+            needs.sort_unstable();
+            needs.dedup();
+        }
+        cap.needs.push(needs);
+    }
+    (bound, adj, cap)
 }
 
-/// Colors used by first fit over `order` (the smallest color no colored neighbour has).
-fn first_fit(adj: &[Vec<u32>], order: impl Iterator<Item = usize>) -> usize {
+/// The smallest color for `v` that no colored neighbour has and, with `cap`, that leaves
+/// room in every set `v` must cross (`load[x][c]`: groups of color `c` crossing set `x`).
+fn least_color(
+    v: usize,
+    adj: &[Vec<u32>],
+    color: &[u32],
+    cap: Option<&Capacity>,
+    load: &[Vec<u32>],
+    used: &mut Vec<bool>,
+) -> usize {
+    used.clear();
+    for &u in &adj[v] {
+        let c = color[u as usize];
+        if c != u32::MAX {
+            if used.len() <= c as usize {
+                used.resize(c as usize + 1, false);
+            }
+            used[c as usize] = true;
+        }
+    }
+    (0..)
+        .find(|&c| {
+            !used.get(c).copied().unwrap_or(false)
+                && cap.is_none_or(|cap| {
+                    cap.needs[v].iter().all(|&x| {
+                        load[x as usize].get(c).copied().unwrap_or(0) < cap.caps[x as usize]
+                    })
+                })
+        })
+        .unwrap_or(0)
+}
+
+/// Records color `c` of `v` in the capacity loads.
+fn add_load(v: usize, c: usize, cap: Option<&Capacity>, load: &mut [Vec<u32>]) {
+    if let Some(cap) = cap {
+        for &x in &cap.needs[v] {
+            let l = &mut load[x as usize];
+            if l.len() <= c {
+                l.resize(c + 1, 0);
+            }
+            l[c] += 1;
+        }
+    }
+}
+
+/// Colors used by first fit over `order` (the smallest color no colored neighbour has and,
+/// with `cap`, with room in every set the group must cross).
+fn first_fit(
+    adj: &[Vec<u32>],
+    order: impl Iterator<Item = usize>,
+    cap: Option<&Capacity>,
+) -> usize {
     let mut color = vec![u32::MAX; adj.len()];
+    let mut load = vec![Vec::new(); cap.map_or(0, |c| c.caps.len())];
     let mut used: Vec<bool> = Vec::new();
     for v in order {
-        used.clear();
-        for &u in &adj[v] {
-            let c = color[u as usize];
-            if c != u32::MAX {
-                if used.len() <= c as usize {
-                    used.resize(c as usize + 1, false);
-                }
-                used[c as usize] = true;
-            }
-        }
-        color[v] = used.iter().position(|&b| !b).unwrap_or(used.len()) as u32;
+        let c = least_color(v, adj, &color, cap, &load, &mut used);
+        color[v] = c as u32;
+        add_load(v, c, cap, &mut load);
     }
     color
         .iter()
@@ -482,16 +568,20 @@ fn first_fit(adj: &[Vec<u32>], order: impl Iterator<Item = usize>) -> usize {
         .map_or(0, |&c| c as usize + 1)
 }
 
-/// Colors used by DSatur (Brélaz 1979): repeatedly color, with its smallest free color, the
-/// uncolored vertex with the most distinct neighbour colors (ties: most neighbours, then
-/// lowest index). O(n² + Σ degree · colors / 64).
-fn dsatur(adj: &[Vec<u32>]) -> usize {
+/// Colors used by DSatur (Brélaz 1979): repeatedly color, with its smallest free color (with
+/// `cap`, one with room in every set it must cross), the uncolored vertex with the most
+/// distinct neighbour colors (ties: most neighbours, then lowest index). Returns the colors
+/// used and the order colored. O(n² + Σ degree · colors).
+fn dsatur(adj: &[Vec<u32>], cap: Option<&Capacity>) -> (usize, Vec<usize>) {
     let n = adj.len();
     let mut color = vec![u32::MAX; n];
     // Per vertex, a bit set of the colors its neighbours have, and how many.
     let mut seen: Vec<Vec<u64>> = vec![Vec::new(); n];
     let mut sat = vec![0u32; n];
+    let mut load = vec![Vec::new(); cap.map_or(0, |c| c.caps.len())];
+    let mut used: Vec<bool> = Vec::new();
     let mut colors = 0;
+    let mut order = Vec::with_capacity(n);
     for _ in 0..n {
         let Some(v) = (0..n)
             .filter(|&v| color[v] == u32::MAX)
@@ -499,15 +589,10 @@ fn dsatur(adj: &[Vec<u32>]) -> usize {
         else {
             break;
         };
-        let words = &seen[v];
-        let c = words
-            .iter()
-            .enumerate()
-            .find(|&(_, &w)| w != u64::MAX)
-            .map_or(words.len() * 64, |(i, w)| {
-                i * 64 + w.trailing_ones() as usize
-            });
+        let c = least_color(v, adj, &color, cap, &load, &mut used);
         color[v] = c as u32;
+        order.push(v);
+        add_load(v, c, cap, &mut load);
         colors = colors.max(c + 1);
         for &u in &adj[v] {
             let w = &mut seen[u as usize];
@@ -520,7 +605,7 @@ fn dsatur(adj: &[Vec<u32>]) -> usize {
             }
         }
     }
-    colors
+    (colors, order)
 }
 
 /// Whether tabu search (TabuCol, Hertz and de Werra 1987) finds a `k`-coloring of `adj`
@@ -626,9 +711,11 @@ impl Experiment for McastColors {
                 let pname = pattern.name();
                 ctx.progress(&format!("mcast-colors: {} {pname}", topo.name));
                 let groups = pattern.groups(&fabric)?;
-                let (bound, adj) = forced_conflicts(&fabric, &groups);
-                let ff = first_fit(&adj, 0..adj.len());
-                let ds = dsatur(&adj);
+                let (bound, adj, cap) = forced_conflicts_and_capacity(&fabric, &groups);
+                let ff = first_fit(&adj, 0..adj.len(), None);
+                let (ds, ds_order) = dsatur(&adj, None);
+                let cap_ff = first_fit(&adj, 0..adj.len(), Some(&cap));
+                let cap_ds = dsatur(&adj, Some(&cap)).0;
                 let tabu = tabu_colors(&adj, ds, bound, TABU_MOVES);
                 let mut r = Router::new(&fabric, &hops, Config::mr4lms(Entries::Unlimited))
                     .map_err(|e| e.to_string())?;
@@ -637,6 +724,14 @@ impl Experiment for McastColors {
                         .map_err(|e| format!("{}: {e}", topo.name))?;
                 }
                 let st = r.stats();
+                // The same routing with the groups created in DSatur's order (offline).
+                let mut r = Router::new(&fabric, &hops, Config::mr4lms(Entries::Unlimited))
+                    .map_err(|e| e.to_string())?;
+                for &g in &ds_order {
+                    r.create_group(&groups[g])
+                        .map_err(|e| format!("{}: {e}", topo.name))?;
+                }
+                let offline = r.stats().colors_used;
                 let ratio = |c: usize| c as f64 / bound.max(1) as f64;
                 t.push(vec![
                     Cell::text(topo.name),
@@ -646,7 +741,10 @@ impl Experiment for McastColors {
                     Cell::count(ff),
                     Cell::count(ds),
                     Cell::count(tabu),
+                    Cell::count(cap_ff),
+                    Cell::count(cap_ds),
                     Cell::count(st.colors_used),
+                    Cell::count(offline),
                     Cell::float(ratio(st.colors_used), 2),
                     Cell::float(ratio(tabu), 2),
                 ]);
@@ -654,6 +752,8 @@ impl Experiment for McastColors {
         }
         t.note("forced conflicts: two groups with a member on one switch (every tree spanning either holds that switch, so their colors differ). Colorings of that graph ignore the conflicts trees add at aggregation and core switches: they are references, not lower bounds.");
         t.note(format!("forced_first_fit: first fit in arrival order (online, as MR4LMS colors); forced_dsatur: DSatur over the whole pattern (offline); forced_tabu: TabuCol from forced_dsatur down, {TABU_MOVES} moves per color count (offline)."));
+        t.note("capacity_*: the same with a second necessary condition: a group with two or more member switches crosses N(s) of each member switch s (on a fat tree, the pod's aggregation switches), and one color holds at most |N(s)| such trees. Neither captures that a fat-tree tree spanning several pods uses the same aggregation position in each.");
+        t.note("mr4lms_dsatur_order: MR4LMS (default configuration) with the groups created in forced_dsatur's order instead of arrival order (offline).");
         t.note("color_lower_bound: the most groups with a member on one switch (a clique of the forced-conflict graph); the target is mr4lms_colors <= 1.25x it.");
         Ok(vec![t])
     }
@@ -676,16 +776,16 @@ mod tests {
 
     #[test]
     fn colorings_of_small_graphs() {
-        assert_eq!(first_fit(&cycle5(), 0..5), 3);
-        assert_eq!(dsatur(&cycle5()), 3);
-        assert_eq!(dsatur(&k4()), 4);
+        assert_eq!(first_fit(&cycle5(), 0..5, None), 3);
+        assert_eq!(dsatur(&cycle5(), None).0, 3);
+        assert_eq!(dsatur(&k4(), None).0, 4);
         assert!(tabucol(&cycle5(), 3, 100) && !tabucol(&cycle5(), 2, 100));
         assert!(!tabucol(&k4(), 3, 100));
         assert_eq!(tabu_colors(&cycle5(), 5, 2, 100), 3);
         // First fit depends on the order: the path 0-2, 2-3, 3-1 in order 0, 1, 2, 3 needs 3.
         let path: Vec<Vec<u32>> = vec![vec![2], vec![3], vec![0, 3], vec![2, 1]];
-        assert_eq!(first_fit(&path, 0..4), 3);
-        assert_eq!(dsatur(&path), 2);
+        assert_eq!(first_fit(&path, 0..4, None), 3);
+        assert_eq!(dsatur(&path, None).0, 2);
     }
 
     #[test]
@@ -694,8 +794,24 @@ mod tests {
         let t = f.terminals();
         // Terminals 0 and 1 share a leaf switch; terminal 4 is in another pod.
         let groups = vec![vec![t[0], t[4]], vec![t[1]], vec![t[5]], vec![t[12]]];
-        let (bound, adj) = forced_conflicts(&f, &groups);
+        let (bound, adj, cap) = forced_conflicts_and_capacity(&f, &groups);
         assert_eq!(bound, 2);
         assert_eq!(adj, vec![vec![1, 2], vec![0], vec![0], vec![]]);
+        // Group 0 spans two pods: it crosses both pods' two aggregation switches.
+        assert_eq!(cap.caps, vec![2, 2]);
+        assert_eq!(cap.needs, vec![vec![0, 1], vec![], vec![], vec![]]);
+    }
+
+    #[test]
+    fn capacity_opens_a_color_when_a_set_is_full() {
+        // Three groups with no forced conflict, all crossing one set of two switches.
+        let adj = vec![Vec::new(); 3];
+        let cap = Capacity {
+            caps: vec![2],
+            needs: vec![vec![0]; 3],
+        };
+        assert_eq!(first_fit(&adj, 0..3, None), 1);
+        assert_eq!(first_fit(&adj, 0..3, Some(&cap)), 2);
+        assert_eq!(dsatur(&adj, Some(&cap)).0, 2);
     }
 }
