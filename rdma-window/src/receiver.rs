@@ -512,6 +512,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 len,
             });
         }
+        general_path();
         let improved = self.cfg.mode == Mode::Improved;
         let m = &mut slot.meta;
         let idx = psn.wrapping_sub(m.first_psn);
@@ -877,6 +878,11 @@ fn ack_due(cfg: &ReceiverConfig, m: &mut Meta, wbase: u32) -> (u32, Cid, u32) {
     m.ack_at = wbase.wrapping_add(ahead);
     (m.src_node, m.scid, wbase)
 }
+
+/// Marks the data path's general case as the less likely one (for the code layout).
+#[cold]
+#[inline]
+const fn general_path() {}
 
 /// Improved mode: records data packet `psn` as the newest arrival when it is.
 #[inline]
