@@ -647,7 +647,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// Sends the ACK of `WBASE` that falls due for `cid` (to its sender `to`, context
     /// `scid`): queued now, or, with [`ReceiverConfig::coalesce_acks`], marked as owed and
     /// built by `poll_transmit`.
-    #[inline]
+    #[inline(always)]
     fn send_ack(&mut self, cid: Cid, to: u32, scid: Cid, wbase: u32) {
         if self.cfg.coalesce_acks {
             let (word, bit) = (usize::from(cid.index) / 64, 1u64 << (cid.index % 64));
@@ -854,7 +854,7 @@ impl Meta {
 /// Improved mode: records data packet `psn` as the newest arrival when it is, and, when no
 /// hole evidence is pending and it shows holes not yet asked for, starts the evidence clock.
 /// Returns whether it did (the caller arms the loss timer).
-#[inline]
+#[inline(always)]
 fn note_arrival(m: &mut Meta, psn: u32, wbase: u32, now: u64) -> bool {
     note_newest(m, psn, now);
     if m.ev.is_none() && after(m.hi, wbase) && after(m.hi, m.batch_hi(wbase)) {
@@ -885,7 +885,7 @@ fn ack_due(cfg: &ReceiverConfig, m: &mut Meta, wbase: u32) -> (u32, Cid, u32) {
 const fn general_path() {}
 
 /// Improved mode: records data packet `psn` as the newest arrival when it is.
-#[inline]
+#[inline(always)]
 fn note_newest(m: &mut Meta, psn: u32, now: u64) {
     let next = psn.wrapping_add(1);
     if after(next, m.hi) {
