@@ -565,7 +565,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 }
                 if !after(m.ack_at, wbase) {
                     ack = Some(ack_due(&self.cfg, m, wbase));
-                    slot.refresh_until(self.cfg.mode);
+                    // Nothing is pending here (the common case): `until` is the next ACK
+                    // or the end.
+                    m.set_until_unblocked();
                 }
             }
             common
@@ -841,6 +843,16 @@ impl<const WORDS: usize> Receiver<WORDS> {
 }
 
 impl Meta {
+    /// `until` with nothing pending: the earlier of `ack_at` and `end_psn`.
+    #[inline(always)]
+    fn set_until_unblocked(&mut self) {
+        self.until = if after(self.end_psn, self.ack_at) {
+            self.ack_at
+        } else {
+            self.end_psn
+        };
+    }
+
     /// Holes below this sequence number have been asked for already.
     fn batch_hi(&self, wbase: u32) -> u32 {
         if self.nbatches == 0 {
@@ -868,7 +880,7 @@ fn note_arrival(m: &mut Meta, psn: u32, wbase: u32, now: u64) -> bool {
 /// An ACK of `wbase` falls due for the context of `m`: moves its `ack_at` on (to the next
 /// stride, or `OWED` ahead while a coalesced ACK waits to be built, so that `WBASE` cannot
 /// reach it meanwhile: a transfer is shorter than `OWED`) and returns what the ACK needs.
-#[inline]
+#[inline(always)]
 fn ack_due(cfg: &ReceiverConfig, m: &mut Meta, wbase: u32) -> (u32, Cid, u32) {
     let ahead = if cfg.coalesce_acks {
         OWED
@@ -951,13 +963,11 @@ impl<const WORDS: usize> Slot<WORDS> {
     #[inline]
     fn refresh_until(&mut self, mode: Mode) {
         let m = &mut self.meta;
-        m.until = if mode == Mode::Improved && (m.ev.is_some() || m.nbatches > 0) {
-            self.hot.window.wbase().wrapping_add(1)
-        } else if after(m.end_psn, m.ack_at) {
-            m.ack_at
+        if mode == Mode::Improved && (m.ev.is_some() || m.nbatches > 0) {
+            m.until = self.hot.window.wbase().wrapping_add(1);
         } else {
-            m.end_psn
-        };
+            m.set_until_unblocked();
+        }
     }
 
     /// The context's one timer: the earlier of the paper's `WBASE` timer and improved

@@ -101,7 +101,7 @@ impl<const WORDS: usize> Window<WORDS> {
     ///
     /// # Complexity
     /// O(`WORDS`) word operations, no loops over bits, no division.
-    #[inline]
+    #[inline(always)]
     pub fn on_data(&mut self, psn: u32) -> Arrival {
         let off = psn.wrapping_sub(self.wbase);
         if off == 0 {
