@@ -16,6 +16,16 @@
 //! NIC would. [`Receiver::handle`] runs the same path and queues the write as a
 //! [`RecvEvent::Write`] for users who prefer polling.
 //!
+//! Its common case, an in-order packet, is tested first: the packet is `WBASE`, nothing is
+//! held above it, it has the full size, and moving `WBASE` on by one does not reach the
+//! context's `until` — the next ACK falling due, the transfer's end, or (while improved
+//! mode has hole evidence or requests pending) `WBASE + 1`, kept up to date off this path
+//! so that the test is one compare. Then the packet is known to be inside the transfer and not its
+//! last, and all that is left is to move `WBASE`, restart the paper's timer (a stored time)
+//! and count the write: about 25 instructions with the lookup. The idle-timeout count is
+//! reset lazily (from the `WBASE` of the last expiry) rather than by each arrival. Anything
+//! else takes the general path, which a proptest checks the fast path against.
+//!
 //! ACKs can be lazy ([`ReceiverConfig::coalesce_acks`], off by default): a data packet that
 //! moves `WBASE` far enough then only marks its context in a fixed bitmap, and
 //! [`Receiver::poll_transmit`] builds one ACK per marked context from its state when polled,
