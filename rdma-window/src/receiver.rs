@@ -16,6 +16,16 @@
 //! NIC would. [`Receiver::handle`] runs the same path and queues the write as a
 //! [`RecvEvent::Write`] for users who prefer polling.
 //!
+//! Its common case, an in-order packet, is tested first: the packet is `WBASE`, nothing is
+//! held above it, it has the full size, and moving `WBASE` on by one does not reach the
+//! context's `until` — the next ACK falling due, the transfer's end, or (while improved
+//! mode has hole evidence or requests pending) `WBASE + 1`, kept up to date off this path
+//! so that the test is one compare. Then the packet is known to be inside the transfer and not its
+//! last, and all that is left is to move `WBASE`, restart the paper's timer (a stored time)
+//! and count the write: about 25 instructions with the lookup. The idle-timeout count is
+//! reset lazily (from the `WBASE` of the last expiry) rather than by each arrival. Anything
+//! else takes the general path, which a proptest checks the fast path against.
+//!
 //! ACKs can be lazy ([`ReceiverConfig::coalesce_acks`], off by default): a data packet that
 //! moves `WBASE` far enough then only marks its context in a fixed bitmap, and
 //! [`Receiver::poll_transmit`] builds one ACK per marked context from its state when polled,
@@ -137,8 +147,9 @@ const OWED: u32 = 1 << 30;
 const BATCHES: usize = 8;
 
 /// The transfer's description and the repair state, beside the hot part. `repr(C)` keeps
-/// what every data packet reads (the first 56 bytes) next to the hot part, so that with the
-/// table's generation a data packet touches two cache lines of its slot.
+/// what every data packet reads next to the hot part (the in-order fast path: the first 32
+/// bytes; the general path: the first 64), so that with the table's generation a data
+/// packet touches two cache lines of its slot.
 #[derive(Debug, Clone)]
 #[repr(C)]
 struct Meta {
@@ -148,6 +159,16 @@ struct Meta {
     last: u32,
     mtu: u32,
     last_len: u32,
+    /// The in-order fast path may move `WBASE` up to (not onto) this: the earlier of
+    /// `ack_at` and `end_psn`, or `WBASE + 1` (no fast path) while improved mode has hole
+    /// evidence or requests pending. Always after `WBASE` between calls, so that the fast
+    /// path's bound is one compare for equality. Kept by [`Slot::refresh_until`] after every
+    /// change off the fast path.
+    until: u32,
+    /// `WBASE` when the paper's timer last expired: `idle_timeouts` counts expiries at this
+    /// `WBASE` (a different `WBASE` means progress since, and the count starts again), so
+    /// that no arrival has to reset it.
+    idle_wbase: u32,
     dst_addr: u64,
     src_node: u32,
     /// The next ACK falls due once `WBASE` reaches this (`OWED` ahead while one is owed).
@@ -316,7 +337,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         match packet {
             Packet::Data { dcid, psn, len } => {
                 // The verdict is queued as an event (a write) or counted in the stats.
-                let _verdict = self.data::<true>(dcid, psn, len, now)?;
+                let _verdict = self.data::<true, true>(dcid, psn, len, now)?;
                 Ok(())
             }
             Packet::Req {
@@ -374,7 +395,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         let last_len64 = len - u64::from(packets - 1) * u64::from(mtu);
         #[expect(clippy::cast_possible_truncation, reason = "last_len ≤ mtu")]
         let last_len = last_len64 as u32;
-        let slot = Slot {
+        let mut slot = Slot {
             hot: RecvContext {
                 window: Window::new(first_psn),
                 armed_at: now,
@@ -389,6 +410,8 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 mtu,
                 last_len,
                 ack_at: first_psn.wrapping_add(self.cfg.ack_stride),
+                until: first_psn,
+                idle_wbase: first_psn,
                 idle_timeouts: 0,
                 loss_deadline: u64::MAX,
                 hi: first_psn,
@@ -398,6 +421,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 nbatches: 0,
             },
         };
+        slot.refresh_until(self.cfg.mode);
         let status = match self.table.insert(slot) {
             Ok(cid) => RspStatus::Granted(cid),
             Err(_) => {
@@ -434,21 +458,21 @@ impl<const WORDS: usize> Receiver<WORDS> {
         len: u32,
         now: u64,
     ) -> Result<DataVerdict, Error> {
-        self.data::<false>(dcid, psn, len, now)
+        self.data::<false, true>(dcid, psn, len, now)
     }
 
     /// The data path; `QUEUE` also queues the write as an event (for `handle`), before the
-    /// completion it may cause. Always inlined: it is small (the rest is out of line), and
-    /// inlined the verdict stays in registers.
+    /// completion it may cause; `FAST` takes the in-order fast path when it applies (off
+    /// only in the test that checks it against the general path). Always inlined: it is
+    /// small (the rest is out of line), and inlined the verdict stays in registers.
     #[inline(always)]
-    fn data<const QUEUE: bool>(
+    fn data<const QUEUE: bool, const FAST: bool>(
         &mut self,
         dcid: Cid,
         psn: u32,
         len: u32,
         now: u64,
     ) -> Result<DataVerdict, Error> {
-        let improved = self.cfg.mode == Mode::Improved;
         let Some(slot) = self.table.get_mut(dcid) else {
             // Errors are built here from scalars, and the cold helpers return nothing, so
             // that the result never has to live in memory.
@@ -461,6 +485,45 @@ impl<const WORDS: usize> Receiver<WORDS> {
             self.zombie(dcid);
             return Ok(DataVerdict::Stale);
         };
+        // The in-order fast path: the packet is WBASE, nothing is held above it, and moving
+        // WBASE on by one neither completes the transfer nor makes an ACK due (nor, in
+        // improved mode, is any hole evidence or request pending: `until` says all three).
+        // Then the packet is within the transfer and not its last, so a full-size payload
+        // is the only valid one, and what the general path does below reduces to: WBASE
+        // moves, the paper's timer restarts, the write is counted. (Improved mode's newest
+        // arrival is not noted here: with nothing held above WBASE it is only read after
+        // an arrival above WBASE has replaced it; see `note_newest`.)
+        let next = psn.wrapping_add(1);
+        // With `psn` = WBASE, `until` is at or after `next`: unequal means after.
+        if FAST
+            && psn == slot.hot.window.wbase()
+            && next != slot.meta.until
+            && len == slot.meta.mtu
+            && slot.hot.window.advance_in_order(psn)
+        {
+            slot.hot.armed_at = now;
+            let m = &slot.meta;
+            let addr = m
+                .dst_addr
+                .wrapping_add(u64::from(psn.wrapping_sub(m.first_psn)) * u64::from(len));
+            self.stats.written += 1;
+            if QUEUE {
+                self.events.push(RecvEvent::Write {
+                    cid: dcid,
+                    psn,
+                    addr,
+                    len,
+                });
+            }
+            return Ok(DataVerdict::Write {
+                cid: dcid,
+                psn,
+                addr,
+                len,
+            });
+        }
+        general_path();
+        let improved = self.cfg.mode == Mode::Improved;
         let m = &mut slot.meta;
         let idx = psn.wrapping_sub(m.first_psn);
         // A full-size packet before the last (the common case) needs two compares.
@@ -506,13 +569,15 @@ impl<const WORDS: usize> Receiver<WORDS> {
             if common {
                 // The paper's timer restarts (its deadline is derived when asked for);
                 // no loss timer is pending in the common case.
-                m.idle_timeouts = 0;
                 slot.hot.armed_at = now;
                 if improved {
                     note_newest(m, psn, now);
                 }
                 if !after(m.ack_at, wbase) {
                     ack = Some(ack_due(&self.cfg, m, wbase));
+                    // Nothing is pending here (the common case): `until` is the next ACK
+                    // or the end.
+                    m.set_until_unblocked();
                 }
             }
             common
@@ -522,6 +587,8 @@ impl<const WORDS: usize> Receiver<WORDS> {
             if improved && note_arrival(m, psn, slot.hot.window.wbase(), now) {
                 let d = m.hi_time.saturating_add(self.cfg.reorder_tolerance);
                 m.loss_deadline = m.loss_deadline.min(d);
+                // Hole evidence is pending: no fast path until it is dealt with.
+                m.until = slot.hot.window.wbase().wrapping_add(1);
             }
             true
         };
@@ -560,7 +627,6 @@ impl<const WORDS: usize> Receiver<WORDS> {
         }
         // `data` handles paper mode and improved mode's in-order case inline.
         debug_assert!(self.cfg.mode == Mode::Improved);
-        m.idle_timeouts = 0;
         slot.hot.armed_at = now;
         let ack = (!after(m.ack_at, wbase)).then(|| ack_due(&self.cfg, m, wbase));
         // Evidence and requests for holes WBASE has passed are stale.
@@ -575,6 +641,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         }
         note_arrival(m, psn, wbase, now);
         m.loss_deadline = loss_deadline(m, &self.cfg);
+        slot.refresh_until(self.cfg.mode);
         if let Some((to, scid, wbase)) = ack {
             self.send_ack(dcid, to, scid, wbase);
         }
@@ -592,7 +659,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// Sends the ACK of `WBASE` that falls due for `cid` (to its sender `to`, context
     /// `scid`): queued now, or, with [`ReceiverConfig::coalesce_acks`], marked as owed and
     /// built by `poll_transmit`.
-    #[inline]
+    #[inline(always)]
     fn send_ack(&mut self, cid: Cid, to: u32, scid: Cid, wbase: u32) {
         if self.cfg.coalesce_acks {
             let (word, bit) = (usize::from(cid.index) / 64, 1u64 << (cid.index % 64));
@@ -661,6 +728,11 @@ impl<const WORDS: usize> Receiver<WORDS> {
             let m = &mut slot.meta;
             if slot.hot.armed_at.saturating_add(cfg.resend_timeout) <= now {
                 self.stats.timeouts += 1;
+                if m.idle_wbase != wbase {
+                    // WBASE has moved since the last expiry: progress, count again.
+                    m.idle_wbase = wbase;
+                    m.idle_timeouts = 0;
+                }
                 m.idle_timeouts += 1;
                 if m.idle_timeouts > cfg.max_idle_timeouts {
                     abort = Some(cid);
@@ -690,6 +762,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
                     &mut self.stats,
                 );
                 m.loss_deadline = loss_deadline(m, &cfg);
+                slot.refresh_until(cfg.mode);
             }
         }
         if let Some(cid) = abort
@@ -743,6 +816,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         let slot = self.table.get_mut(Cid { index, generation })?;
         let wbase = slot.hot.window.wbase();
         slot.meta.ack_at = wbase.wrapping_add(self.cfg.ack_stride);
+        slot.refresh_until(self.cfg.mode);
         Some(Transmit {
             to: slot.meta.src_node,
             packet: Packet::Ack {
@@ -779,6 +853,16 @@ impl<const WORDS: usize> Receiver<WORDS> {
 }
 
 impl Meta {
+    /// `until` with nothing pending: the earlier of `ack_at` and `end_psn`.
+    #[inline(always)]
+    fn set_until_unblocked(&mut self) {
+        self.until = if after(self.end_psn, self.ack_at) {
+            self.ack_at
+        } else {
+            self.end_psn
+        };
+    }
+
     /// Holes below this sequence number have been asked for already.
     fn batch_hi(&self, wbase: u32) -> u32 {
         if self.nbatches == 0 {
@@ -792,7 +876,7 @@ impl Meta {
 /// Improved mode: records data packet `psn` as the newest arrival when it is, and, when no
 /// hole evidence is pending and it shows holes not yet asked for, starts the evidence clock.
 /// Returns whether it did (the caller arms the loss timer).
-#[inline]
+#[inline(always)]
 fn note_arrival(m: &mut Meta, psn: u32, wbase: u32, now: u64) -> bool {
     note_newest(m, psn, now);
     if m.ev.is_none() && after(m.hi, wbase) && after(m.hi, m.batch_hi(wbase)) {
@@ -806,7 +890,7 @@ fn note_arrival(m: &mut Meta, psn: u32, wbase: u32, now: u64) -> bool {
 /// An ACK of `wbase` falls due for the context of `m`: moves its `ack_at` on (to the next
 /// stride, or `OWED` ahead while a coalesced ACK waits to be built, so that `WBASE` cannot
 /// reach it meanwhile: a transfer is shorter than `OWED`) and returns what the ACK needs.
-#[inline]
+#[inline(always)]
 fn ack_due(cfg: &ReceiverConfig, m: &mut Meta, wbase: u32) -> (u32, Cid, u32) {
     let ahead = if cfg.coalesce_acks {
         OWED
@@ -817,8 +901,13 @@ fn ack_due(cfg: &ReceiverConfig, m: &mut Meta, wbase: u32) -> (u32, Cid, u32) {
     (m.src_node, m.scid, wbase)
 }
 
-/// Improved mode: records data packet `psn` as the newest arrival when it is.
+/// Marks the data path's general case as the less likely one (for the code layout).
+#[cold]
 #[inline]
+const fn general_path() {}
+
+/// Improved mode: records data packet `psn` as the newest arrival when it is.
+#[inline(always)]
 fn note_newest(m: &mut Meta, psn: u32, now: u64) {
     let next = psn.wrapping_add(1);
     if after(next, m.hi) {
@@ -864,6 +953,8 @@ impl<const WORDS: usize> Slot<WORDS> {
                 dst_addr: 0,
                 src_node: 0,
                 ack_at: 0,
+                until: 0,
+                idle_wbase: 0,
                 scid: Cid::from_bits(0),
                 idle_timeouts: 0,
                 loss_deadline: u64::MAX,
@@ -874,6 +965,18 @@ impl<const WORDS: usize> Slot<WORDS> {
                 nbatches: 0,
                 batches: [(0, 0); BATCHES],
             },
+        }
+    }
+
+    /// Recomputes `until`, the bound of the in-order fast path (see [`Meta::until`]), after
+    /// `WBASE`, `ack_at` or improved mode's evidence or requests changed.
+    #[inline]
+    fn refresh_until(&mut self, mode: Mode) {
+        let m = &mut self.meta;
+        if mode == Mode::Improved && (m.ev.is_some() || m.nbatches > 0) {
+            m.until = self.hot.window.wbase().wrapping_add(1);
+        } else {
+            m.set_until_unblocked();
         }
     }
 
@@ -1035,6 +1138,152 @@ mod tests {
         rx.table
             .iter()
             .all(|(_, s)| s.meta.loss_deadline == loss_deadline(&s.meta, &rx.cfg))
+    }
+
+    /// A receiver with one transfer of `packets` packets from `first` open at time 0.
+    fn open_one(cfg: ReceiverConfig, packets: u32, first: u32) -> (Receiver, Cid) {
+        let mut rx: Receiver = Receiver::new(cfg).unwrap();
+        rx.handle(
+            Packet::Req {
+                scid: Cid::from_bits(7),
+                src_node: 1,
+                dst_addr: 0x1000,
+                len: u64::from(packets) * 4096,
+                mtu: 4096,
+                first_psn: first,
+            },
+            0,
+        )
+        .unwrap();
+        let Some(Transmit {
+            packet:
+                Packet::Rsp {
+                    status: RspStatus::Granted(cid),
+                    ..
+                },
+            ..
+        }) = rx.poll_transmit()
+        else {
+            panic!("an empty table grants");
+        };
+        (rx, cid)
+    }
+
+    /// Everything a user can observe of a receiver after one call: what it queued, its
+    /// counters, its timer and the hot state of `cid`.
+    fn observe(
+        rx: &mut Receiver,
+        cid: Cid,
+    ) -> (
+        Vec<RecvEvent>,
+        Vec<Transmit>,
+        RecvStats,
+        Option<u64>,
+        Option<RecvContext>,
+    ) {
+        (
+            std::iter::from_fn(|| rx.poll_event()).collect(),
+            std::iter::from_fn(|| rx.poll_transmit()).collect(),
+            *rx.stats(),
+            rx.poll_timeout(),
+            rx.context(cid).copied(),
+        )
+    }
+
+    #[test]
+    fn idle_timeouts_count_only_expiries_without_progress() {
+        let cfg = ReceiverConfig {
+            max_idle_timeouts: 2,
+            resend_timeout: 100,
+            ..ReceiverConfig::default()
+        };
+        let (mut rx, cid) = open_one(cfg, 10, 5);
+        rx.handle_timeout(100);
+        rx.handle_timeout(200);
+        // Two expiries without progress, then WBASE moves (through the fast path).
+        assert!(matches!(
+            rx.handle_data(cid, 5, 4096, 250),
+            Ok(DataVerdict::Write { .. })
+        ));
+        rx.handle_timeout(350);
+        rx.handle_timeout(450);
+        assert_eq!(
+            rx.active(),
+            1,
+            "two expiries since the progress are allowed"
+        );
+        while rx.poll_event().is_some() {}
+        rx.handle_timeout(550);
+        assert_eq!(rx.active(), 0, "the third without progress aborts");
+        assert_eq!(rx.poll_event(), Some(RecvEvent::Aborted { cid }));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// The in-order fast path is an exact shortcut: a receiver taking it and one that
+        /// always runs the general path give the same verdicts, outputs, counters, timer and
+        /// window after every call, in both modes, with eager or lazy ACKs, under
+        /// reordering, duplication, loss, timeouts and polls at random points; and the fast
+        /// path's bound is always the one its definition gives.
+        #[test]
+        fn fast_path_equals_general_path(
+            improved in any::<bool>(),
+            coalesce_acks in any::<bool>(),
+            ack_stride in 1u32..6,
+            steps in proptest::collection::vec(
+                (0u32..70, 0u64..2_000, 0u8..8, any::<bool>()),
+                1..300,
+            ),
+        ) {
+            let cfg = ReceiverConfig {
+                mode: if improved { Mode::Improved } else { Mode::Paper },
+                reorder_tolerance: 300,
+                retry_interval: 2_000,
+                resend_timeout: 5_000,
+                max_idle_timeouts: 3,
+                ack_stride,
+                coalesce_acks,
+                ..ReceiverConfig::default()
+            };
+            let first = u32::MAX - 20;
+            let (mut fast, cid) = open_one(cfg, 64, first);
+            let (mut general, _) = open_one(cfg, 64, first);
+            let mut now = 0;
+            // Mostly in order (what the fast path is for), with jumps back and ahead.
+            let mut next = 0u32;
+            for (jump, dt, kind, poll) in steps {
+                now += dt / 4;
+                match kind {
+                    0 => {
+                        fast.handle_timeout(now);
+                        general.handle_timeout(now);
+                    }
+                    1 => next = jump,
+                    _ => {
+                        let off = if kind == 2 { jump } else { next };
+                        next = off + 1;
+                        let psn = first.wrapping_add(off);
+                        let a = fast.data::<true, true>(cid, psn, 4096, now);
+                        let b = general.data::<true, false>(cid, psn, 4096, now);
+                        prop_assert_eq!(a, b);
+                    }
+                }
+                if !poll {
+                    // Not polled now: lazy ACKs and queued outputs wait.
+                    continue;
+                }
+                prop_assert_eq!(observe(&mut fast, cid), observe(&mut general, cid));
+                for rx in [&fast, &general] {
+                    for (_, s) in rx.table.iter() {
+                        let mut again = s.clone();
+                        again.refresh_until(rx.cfg.mode);
+                        prop_assert_eq!(s.meta.until, again.meta.until);
+                        prop_assert!(after(s.meta.until, s.hot.window.wbase()));
+                    }
+                }
+            }
+        }
     }
 
     proptest! {

@@ -24,7 +24,7 @@ impl<T: Copy> Ring<T> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, v: T) {
         if self.tail.wrapping_sub(self.head) > self.mask {
             self.grow(v);
@@ -33,7 +33,7 @@ impl<T: Copy> Ring<T> {
         self.tail = self.tail.wrapping_add(1);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pop(&mut self) -> Option<T> {
         if self.head == self.tail {
             return None;

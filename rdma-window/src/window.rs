@@ -82,11 +82,26 @@ impl<const WORDS: usize> Window<WORDS> {
         self.bit(off.cast_unsigned() - 1)
     }
 
+    /// The in-order case of [`Window::on_data`] alone: when `psn` is `WBASE` and `WVEC` is
+    /// empty, `WBASE` moves on by one (`LOC = 0`) and it returns `true`; otherwise nothing
+    /// changes and it returns `false` (the caller takes the general path).
+    ///
+    /// # Complexity
+    /// O(`WORDS`) word operations.
+    #[inline]
+    pub(crate) fn advance_in_order(&mut self, psn: u32) -> bool {
+        if psn != self.wbase || self.wvec.iter().fold(0, |a, &w| a | w) != 0 {
+            return false;
+        }
+        self.wbase = psn.wrapping_add(1);
+        true
+    }
+
     /// Handles data packet `PIDX = psn` (paper Fig. 3).
     ///
     /// # Complexity
     /// O(`WORDS`) word operations, no loops over bits, no division.
-    #[inline]
+    #[inline(always)]
     pub fn on_data(&mut self, psn: u32) -> Arrival {
         let off = psn.wrapping_sub(self.wbase);
         if off == 0 {
