@@ -320,12 +320,26 @@ impl Experiment for DagSchedulers {
         ));
         let lp = &runs[3].res.lp;
         t.note(format!(
-            "{} machines at 1 Gbps; {} DAG jobs (one worker iteration each, 2 parameter servers, equal shares of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152) and {} file jobs of 5-40 Gb; Poisson arrivals, mean gap {} s; seed {}.",
+            "{} machines at 1 Gbps; {} DAG jobs (one worker iteration each, 2 parameter servers, equal shares of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152) and {} file jobs of 5-40 Gb; Poisson arrivals at offered load {MAIN_LOAD} (mean gap {:.4} s; load = mean bits per job / (gap x aggregate ingress capacity), see reproduce dag-load); seed {}.",
             MACHINES, cfg.dag_jobs, cfg.file_jobs, cfg.mean_interarrival, cfg.seed
         ));
         t.note(format!(
-            "JIT: alpha {}, slot {} s, min-max objective, microlp; {} jobs planned, {} widened, {} unplanned.",
-            jit.alpha, jit.slot, lp.planned, lp.relaxed, lp.unplanned
+            "Why load {MAIN_LOAD}: the paper gives no arrival rate but says data centres run many jobs in parallel (4.2) and that TensorFlow inflates the background files' JCT 2.23x (Fig. 9); in the steady-state sweep (reproduce dag-load --scale paper, 760 jobs) TensorFlow's file inflation is closest to that at this load. This run's {} jobs arrive within {:.1} s while files last 5-40 s, so ports see much less than the offered load here (TensorFlow's file inflation {:.3}).",
+            jobs.len(),
+            jobs.last().map_or(0.0, |j| j.arrival),
+            background_ratio(&runs[0].res)
+        ));
+        t.note(format!(
+            "JIT: alpha {}, slot {} s, min-max objective, microlp; {} jobs planned, {} widened, {} unplanned. The LP's transfers moved {:.1} % of their bits at their planned rates and {:.1} % catching up (a job arriving inside a slot whose plan starts at the slot's beginning); they never take spare capacity ahead of plan.",
+            jit.alpha,
+            jit.slot,
+            lp.planned,
+            lp.relaxed,
+            lp.unplanned,
+            100.0 * runs[3].res.lp_bits_on_plan
+                / (runs[3].res.lp_bits_on_plan + runs[3].res.lp_bits_catch_up),
+            100.0 * runs[3].res.lp_bits_catch_up
+                / (runs[3].res.lp_bits_on_plan + runs[3].res.lp_bits_catch_up)
         ));
         t.note("Speedup = TensorFlow JCT / scheduler JCT per DAG job (one worker's training iteration: its parameter pulls, forward and backward; paper 1.1 and 4.1), averaged. Background ratio = file-job JCT / its time alone.");
         t.note(format!(
@@ -346,14 +360,19 @@ impl Experiment for DagSchedulers {
         )
         .map_err(|e| e.to_string())?;
         let h = &slot_window.remaining;
+        let mut peaks = runs[3].res.lp_peaks.clone();
+        peaks.sort_by(f64::total_cmp);
         t.note(format!(
-            "With windows of one LP slot ({} s) instead of 1 s, JIT's remaining bandwidth has minimum {:.3}, 10th percentile {:.3} and median {:.3}.",
+            "With windows of one LP slot ({} s) instead of 1 s, JIT's remaining bandwidth has minimum {:.3}, 10th percentile {:.3} and median {:.3}. The plans' optimum U* (peak planned port load, earlier plans included) has median {:.3} and maximum {:.3} over the {} planned jobs; the rest of a slot's use is catch-up at line rate by transfers released inside a slot. (Before LP transfers followed their plan continuously, a transfer counted the whole current slot's bits as owed at the slot's start and sent them at line rate: minimum 0.009.)",
             jit.slot,
             h.first().copied().unwrap_or(f64::NAN),
             h.get(h.len() / 10).copied().unwrap_or(f64::NAN),
-            median(h)
+            median(h),
+            median(&peaks),
+            peaks.last().copied().unwrap_or(f64::NAN),
+            peaks.len(),
         ));
-        t.note("Sincronia and Varys treat each job's released, unfinished transfers as one coflow, ordered by BSSI or by smallest effective bottleneck (SEBF) and recomputed at every flow arrival and departure, with MADD rates inside a coflow (its flows finish together, as the paper describes Sincronia) and leftover capacity handed out in the same order. JIT sends the transfers outside its LP in LAT order on each channel. jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1; jit-lex-levels-3 refines the min-max plan lexicographically over 3 levels (reference dag.md 2.5).");
+        t.note("Sincronia and Varys treat each job's released, unfinished transfers as one coflow, ordered by BSSI or by smallest effective bottleneck (SEBF) and recomputed at every flow arrival and departure, with MADD rates inside a coflow (its flows finish together, as the paper describes Sincronia) and leftover capacity handed out in the same order. JIT sends the transfers outside its LP in LAT order on each channel, sharing what its plans leave with the files (background traffic, paper 3.4); jit-rest-lat-priority (an option, not the paper's reading) sends them instead by absolute LAT across jobs ahead of the files. jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1; jit-lex-levels-3 refines the min-max plan lexicographically over 3 levels (reference dag.md 2.5).");
         if ctx.plots_dir().is_some() {
             let named = ["tensorflow", "tictac", "sincronia", "jit"];
             let cats: Vec<String> = Model::PAPER
