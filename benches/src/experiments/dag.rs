@@ -11,7 +11,7 @@ use dag_sched::lp::{self, Backend, Objective, Reservations};
 use dag_sched::models::Model;
 use dag_sched::sim::{JitConfig, RestPolicy, Scheduler, SimConfig, SimResult, simulate};
 use dag_sched::workload::{
-    ComputeModel, JobKind, PsTraffic, WorkloadConfig, generate, ps_iteration,
+    ComputeModel, JobKind, PsTraffic, SimJob, WorkloadConfig, generate, ps_iteration,
 };
 use dag_sched::{Cluster, LatMethod, MachineId, lat};
 
@@ -158,6 +158,36 @@ fn rows(t: &mut Table, run: &Run, tf: &SimResult, paper: &dyn Fn(&str, &str) -> 
     }
 }
 
+/// One simulation (TensorFlow seed 7, 1 s usage windows), its time and size reported as
+/// progress with `label` after the scheduler's name.
+fn timed_sim(
+    ctx: &Context,
+    cluster: &Cluster,
+    jobs: &[SimJob],
+    scheduler: Scheduler,
+    label: &str,
+) -> Result<SimResult, String> {
+    let t0 = Instant::now();
+    let r = simulate(
+        cluster,
+        jobs,
+        &SimConfig {
+            scheduler,
+            seed: 7,
+            sample_window: 1.0,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    ctx.progress(&format!(
+        "  {}{label} done in {:.1}s ({} events, {} LPs)",
+        scheduler.name(),
+        t0.elapsed().as_secs_f64(),
+        r.events,
+        r.lp.solves
+    ));
+    Ok(r)
+}
+
 /// Mean file-job JCT over its time alone (paper Fig. 9).
 fn background_ratio(res: &SimResult) -> f64 {
     let bg: Vec<f64> = res
@@ -213,27 +243,7 @@ impl Experiment for DagSchedulers {
         let cluster = Cluster::uniform(MACHINES, GBPS).map_err(|e| e.to_string())?;
         let cfg = workload_at(ctx.scale, &cluster, MAIN_LOAD)?;
         let jobs = generate(&cluster, &cfg).map_err(|e| e.to_string())?;
-        let sim = |scheduler: Scheduler| -> Result<SimResult, String> {
-            let t0 = Instant::now();
-            let r = simulate(
-                &cluster,
-                &jobs,
-                &SimConfig {
-                    scheduler,
-                    seed: 7,
-                    sample_window: 1.0,
-                },
-            )
-            .map_err(|e| e.to_string())?;
-            ctx.progress(&format!(
-                "  {} done in {:.1}s ({} events, {} LPs)",
-                scheduler.name(),
-                t0.elapsed().as_secs_f64(),
-                r.events,
-                r.lp.solves
-            ));
-            Ok(r)
-        };
+        let sim = |scheduler: Scheduler| timed_sim(ctx, &cluster, &jobs, scheduler, "");
         let jit = JitConfig::default();
         let mut runs = vec![
             Run {
@@ -482,22 +492,8 @@ impl Experiment for DagLoad {
             let jobs = generate(&cluster, &cfg).map_err(|e| e.to_string())?;
             let mut tf: Option<SimResult> = None;
             for (name, scheduler) in sweep_schedulers() {
-                let t0 = Instant::now();
-                let res = simulate(
-                    &cluster,
-                    &jobs,
-                    &SimConfig {
-                        scheduler,
-                        seed: 7,
-                        sample_window: 1.0,
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                ctx.progress(&format!(
-                    "  load {load} at {} TFLOP/s, {name}: {:.1}s",
-                    flops / 1e12,
-                    t0.elapsed().as_secs_f64()
-                ));
+                let at = format!(" (load {load}, {} TFLOP/s)", flops / 1e12);
+                let res = timed_sim(ctx, &cluster, &jobs, scheduler, &at)?;
                 let base = tf.get_or_insert_with(|| res.clone());
                 let dag: Vec<usize> = (0..jobs.len())
                     .filter(|&j| matches!(jobs[j].kind, JobKind::Dag(_)))
