@@ -24,7 +24,9 @@
 //! - [`Scheduler::Jit`]: at a DAG job's arrival, LAT estimation, α-selection and the LP are run
 //!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
 //!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline
-//!   order, and all other flows share what is left as in the TensorFlow policy.
+//!   order (the gap to the plan counted continuously, so a flow at its planned rate is never
+//!   behind), and all other flows share what is left as in the TensorFlow policy
+//!   ([`RestPolicy::Background`], the paper's reading; [`RestPolicy::LatPriority`] is an option).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
@@ -40,6 +42,22 @@ use crate::lat::{self, LatMethod};
 use crate::lp::{self, Backend, LpTransfer, Objective, Reservations, Schedule};
 use crate::rates::{FlowDemand, madd, max_min_fair, priority_greedy};
 use crate::workload::{JobKind, SimJob};
+
+/// How JIT sends a DAG job's transfers that are not in its LP (the `1 − α` suffix, and every
+/// transfer of a job the LP could not plan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RestPolicy {
+    /// The paper's reading (§3.4 1)): they are background traffic that "uses the remaining
+    /// bandwidth", like the file jobs: after the LP's plans, every (job, sender, receiver)
+    /// channel shares what is left max-min fairly with the files' channels, each channel
+    /// sending its transfers one at a time in LAT order.
+    #[default]
+    Background,
+    /// Not in the paper, a sensitivity option: they go by strict priority in order of
+    /// absolute LAT (job arrival + LAT) across all jobs, ahead of the file jobs, which share
+    /// what is left after them.
+    LatPriority,
+}
 
 /// JIT's parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,6 +75,8 @@ pub struct JitConfig {
     /// How many times to double the LAT windows when the LP is infeasible before giving up
     /// on planning the job (its transfers then use what is left, like background traffic).
     pub max_relax: u32,
+    /// How the transfers outside the LP are sent.
+    pub rest: RestPolicy,
 }
 
 impl Default for JitConfig {
@@ -68,6 +88,7 @@ impl Default for JitConfig {
             objective: Objective::MinMax,
             backend: Backend::Microlp,
             max_relax: 4,
+            rest: RestPolicy::Background,
         }
     }
 }
@@ -182,6 +203,16 @@ pub struct SimResult {
     pub lp: LpStats,
     /// Largest port utilisation seen at any event (≤ 1 when capacities are kept).
     pub max_port_utilisation: f64,
+    /// JIT only: bits the LP's transfers moved at their planned rate of the current slot.
+    pub lp_bits_on_plan: f64,
+    /// JIT only: bits the LP's transfers moved beyond their plan while catching up with it
+    /// (released after their first planned slot began, or past their last one). Together with
+    /// `lp_bits_on_plan` this is all the LP transfers' bits: they never take spare capacity
+    /// ahead of their plan.
+    pub lp_bits_catch_up: f64,
+    /// JIT only: the LP optimum `U*` (peak planned port load, reservations of earlier jobs
+    /// included, as a fraction of capacity) of every planned job, in planning order.
+    pub lp_peaks: Vec<f64>,
     /// Largest relative difference between the bits a flow was credited and its size.
     pub max_conservation_error: f64,
     /// Number of events processed.
@@ -198,6 +229,8 @@ struct Flow {
     sent: f64,
     lp: Option<usize>,
     deadline_slot: i64,
+    /// JIT with [`RestPolicy::LatPriority`]: absolute LAT (s) of a DAG transfer outside the LP.
+    lat_abs: f64,
     channel: bool,
 }
 
@@ -221,6 +254,7 @@ struct JobState {
     prio: Vec<u32>,
     plan: Option<Schedule>,
     lp_index: Vec<u32>,
+    lat_abs: Vec<f64>,
     fifo: usize,
 }
 
@@ -253,13 +287,19 @@ struct Sim<'a> {
     usage_all: HashMap<(usize, i64), f64>,
     max_util: f64,
     unfinished: usize,
+    /// JIT: the planned (pass-1) part of each active flow's rate, as `rates` returned it.
+    on_plan: Vec<f64>,
+    lp_bits_on_plan: f64,
+    lp_bits_catch_up: f64,
+    lp_peaks: Vec<f64>,
 }
 
 impl<'a> Sim<'a> {
-    fn uses_channel(&self, lp: bool) -> bool {
+    fn uses_channel(&self, lp: bool, dag: bool) -> bool {
         match self.cfg.scheduler {
             Scheduler::TensorFlow => true,
-            Scheduler::Jit(_) => !lp,
+            // Not in the LP, and not a DAG transfer that LatPriority sends by LAT instead.
+            Scheduler::Jit(jit) => !(lp || (dag && jit.rest == RestPolicy::LatPriority)),
             Scheduler::TicTac | Scheduler::Sincronia | Scheduler::Varys => false,
         }
     }
@@ -303,6 +343,7 @@ impl<'a> Sim<'a> {
         });
         for (rank, &t) in by_lat.iter().enumerate() {
             self.st[j].tf_rank[t.index()] = rank as u32;
+            self.st[j].lat_abs[t.index()] = arrival + est.lat(t).unwrap_or(0.0);
         }
         let base = lp::job_transfers(job, self.cluster, &est, n_lp, arrival);
         if base.is_empty() {
@@ -333,6 +374,7 @@ impl<'a> Sim<'a> {
                     self.lp.planned += 1;
                     self.lp.relaxed += usize::from(relaxed);
                     self.lp.max_variables = self.lp.max_variables.max(s.variables);
+                    self.lp_peaks.push(s.min_max);
                     self.reserved.add_schedule(&ts, &s);
                     for (f, &t) in self.jobs[j].job.transfers()[..n_lp].iter().enumerate() {
                         self.st[j].lp_index[t.index()] = f as u32;
@@ -374,7 +416,8 @@ impl<'a> Sim<'a> {
                         (Some(p), Some(f)) => p.last_slot(f).unwrap_or(i64::MAX),
                         _ => i64::MAX,
                     };
-                    let channel = self.uses_channel(lp.is_some());
+                    let channel = self.uses_channel(lp.is_some(), self.jobs[j].job.has_compute());
+                    let lat_abs = self.st[j].lat_abs[n.index()];
                     let id = self.flows.len();
                     self.flows.push(Flow {
                         job: j,
@@ -386,6 +429,7 @@ impl<'a> Sim<'a> {
                         sent: 0.0,
                         lp,
                         deadline_slot,
+                        lat_abs,
                         channel,
                     });
                     self.active.push(id);
@@ -469,6 +513,8 @@ impl<'a> Sim<'a> {
         let (mut eg, mut ing) = self.capacities();
         let mut rate = vec![0.0; self.active.len()];
         let mut next = f64::INFINITY;
+        self.on_plan.clear();
+        self.on_plan.resize(self.active.len(), 0.0);
         match self.cfg.scheduler {
             Scheduler::TensorFlow => self.share_channels(&mut rate, &mut eg, &mut ing),
             Scheduler::TicTac | Scheduler::Sincronia | Scheduler::Varys => {
@@ -554,6 +600,7 @@ impl<'a> Sim<'a> {
                     .zip(&lp_idx)
                 {
                     rate[k] = r;
+                    self.on_plan[k] = r;
                 }
                 // Pass 2: flows behind their plan catch up, earliest deadline first.
                 let mut behind = Vec::new();
@@ -564,10 +611,14 @@ impl<'a> Sim<'a> {
                         continue;
                     };
                     let fi = f.lp.unwrap_or(0);
+                    // Bits planned up to now: whole slots before the current one, and the
+                    // current slot's rate for the part of it already elapsed (a flow that
+                    // moves at its planned rate is never behind).
+                    let into_slot = (self.now - k_now as f64 * slot).clamp(0.0, slot);
                     let cum: f64 = plan
                         .rates(fi)
                         .take_while(|&(s, _)| s <= k_now)
-                        .map(|(_, r)| r * slot)
+                        .map(|(s, r)| r * if s < k_now { slot } else { into_slot })
                         .sum();
                     let late = k_now > f.deadline_slot;
                     let tol = 1e-9 * f.size.max(1.0);
@@ -590,11 +641,41 @@ impl<'a> Sim<'a> {
                     .zip(&owed)
                 {
                     rate[k] += r;
-                    if rate[k] > 0.0 && o > 0.0 {
-                        next = next.min(self.now + o / rate[k]);
+                    // The gap to the plan closes at the catch-up rate on top of the plan. A
+                    // gap too small to move the clock closes within the next step anyway
+                    // (and an event at `now` would repeat forever).
+                    let at = self.now + o / r;
+                    if r > 0.0 && at > self.now {
+                        next = next.min(at);
                     }
                 }
-                // Pass 3: everything else shares what is left, channel by channel.
+                // Pass 3 (RestPolicy::LatPriority only): the DAG transfers outside the LP by
+                // absolute LAT, strict priority.
+                if jit.rest == RestPolicy::LatPriority {
+                    let mut rest: Vec<usize> = (0..self.active.len())
+                        .filter(|&k| {
+                            let f = &self.flows[self.active[k]];
+                            f.lp.is_none() && !f.channel
+                        })
+                        .collect();
+                    rest.sort_by(|&a, &b| {
+                        let (fa, fb) = (&self.flows[self.active[a]], &self.flows[self.active[b]]);
+                        fa.lat_abs
+                            .total_cmp(&fb.lat_abs)
+                            .then(self.active[a].cmp(&self.active[b]))
+                    });
+                    let d: Vec<FlowDemand> = rest
+                        .iter()
+                        .map(|&k| self.flows[self.active[k]].demand(f64::INFINITY))
+                        .collect();
+                    for (r, &k) in priority_greedy(&d, &mut eg, &mut ing)
+                        .into_iter()
+                        .zip(&rest)
+                    {
+                        rate[k] = r;
+                    }
+                }
+                // Pass 4: everything else shares what is left, channel by channel.
                 self.share_channels(&mut rate, &mut eg, &mut ing);
             }
         }
@@ -791,6 +872,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
             prio,
             plan: None,
             lp_index: vec![NONE; n],
+            lat_abs: vec![f64::INFINITY; n],
             fifo: order.iter().position(|&o| o == j).unwrap_or(j),
         });
     }
@@ -814,6 +896,10 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         usage_all: HashMap::new(),
         max_util: 0.0,
         unfinished: jobs.len(),
+        on_plan: Vec::new(),
+        lp_bits_on_plan: 0.0,
+        lp_bits_catch_up: 0.0,
+        lp_peaks: Vec::new(),
     };
     let mut next_job = 0;
     let mut events = 0usize;
@@ -868,7 +954,15 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
             let moved = (rate[k] * dt).min(f.remaining);
             let finishing =
                 sim.now + f.remaining / rate[k] <= t_next || f.remaining - moved <= 1e-9 * f.size;
-            f.sent += if finishing { f.remaining } else { moved };
+            let delta = if finishing { f.remaining } else { moved };
+            if f.lp.is_some() {
+                // Split what moved between the planned rate and the catch-up on top of it.
+                let planned = sim.on_plan.get(k).copied().unwrap_or(0.0).min(rate[k]);
+                let plan_part = delta * planned / rate[k];
+                sim.lp_bits_on_plan += plan_part;
+                sim.lp_bits_catch_up += delta - plan_part;
+            }
+            f.sent += delta;
             f.remaining = if finishing { 0.0 } else { f.remaining - moved };
             if finishing {
                 done.push(id);
@@ -927,6 +1021,9 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         remaining_all_dag,
         lp: sim.lp,
         max_port_utilisation: sim.max_util,
+        lp_bits_on_plan: sim.lp_bits_on_plan,
+        lp_bits_catch_up: sim.lp_bits_catch_up,
+        lp_peaks: sim.lp_peaks,
         max_conservation_error: max_err,
         events,
     })
@@ -940,7 +1037,7 @@ mod tests {
     use crate::workload::{ComputeModel, PsTraffic, WorkloadConfig, file_job, generate, ps_job};
     use proptest::prelude::*;
 
-    fn all_schedulers() -> [Scheduler; 5] {
+    fn all_schedulers() -> [Scheduler; 6] {
         [
             Scheduler::TensorFlow,
             Scheduler::TicTac,
@@ -948,6 +1045,11 @@ mod tests {
             Scheduler::Varys,
             Scheduler::Jit(JitConfig {
                 slot: 0.5,
+                ..JitConfig::default()
+            }),
+            Scheduler::Jit(JitConfig {
+                slot: 0.5,
+                rest: RestPolicy::LatPriority,
                 ..JitConfig::default()
             }),
         ]
@@ -1118,6 +1220,162 @@ mod tests {
         assert!(r.remaining_all_dag[0] <= r.remaining[0] + 1e-12);
         let tf = run(&cluster, &jobs, Scheduler::TensorFlow);
         assert_eq!(tf.remaining, tf.remaining_all_dag);
+    }
+
+    /// When a transfer's planned bits reach its size, from its LP rates (bits, slot length).
+    fn planned_finish(plan: &Schedule, f: usize, size: f64) -> f64 {
+        let mut cum = 0.0;
+        for (k, r) in plan.rates(f) {
+            let bits = r * plan.slot();
+            if r > 0.0 && cum + bits >= size - 1e-9 {
+                return k as f64 * plan.slot() + (size - cum) / r;
+            }
+            cum += bits;
+        }
+        f64::INFINITY
+    }
+
+    #[test]
+    fn jit_lp_transfers_follow_their_plan_and_background_gets_the_rest() {
+        // T1 (1 bit) -> C1 (4 s) -> C2 (1 s) <- T2 (2 bits), both into machine 2 at capacity 1;
+        // α = 1 puts both in the LP. Algorithm 1: l1 = 1, l2 = 1 + 4 + 2 = 7. A 4-bit file
+        // from machine 3 into machine 2 is background traffic.
+        let cluster = Cluster::uniform(4, 1.0).unwrap();
+        let mut b = JobBuilder::new();
+        let t1 = b.transfer(1.0, MachineId(0), MachineId(2));
+        let t2 = b.transfer(2.0, MachineId(1), MachineId(2));
+        let c1 = b.compute(4.0);
+        let c2 = b.compute(1.0);
+        b.edge(t1, c1).edge(c1, c2).edge(t2, c2);
+        let job = b.build(&cluster).unwrap();
+        let jit = JitConfig {
+            alpha: 1.0,
+            slot: 1.0,
+            objective: Objective::LexLevels { levels: 3 },
+            ..JitConfig::default()
+        };
+        // The plan the simulator makes at the job's arrival (time 0, nothing reserved).
+        let est = lat::estimate(&job, &cluster, jit.lat);
+        let ts = lp::job_transfers(&job, &cluster, &est, 2, 0.0);
+        let plan = lp::solve(
+            &cluster,
+            &ts,
+            &Reservations::new(),
+            jit.slot,
+            jit.objective,
+            jit.backend,
+        )
+        .unwrap();
+        let (f1, f2) = (planned_finish(&plan, 0, 1.0), planned_finish(&plan, 1, 2.0));
+        assert!(f2 <= 7.0 + 1e-9, "{f2}");
+        let expected_jct = (f1 + 4.0).max(f2) + 1.0;
+        let dag = SimJob {
+            arrival: 0.0,
+            job,
+            kind: JobKind::Dag(Model::LeNet),
+        };
+        let file = SimJob {
+            arrival: 0.0,
+            job: file_job(4.0, MachineId(3), MachineId(2), &cluster).unwrap(),
+            kind: JobKind::File,
+        };
+        // Alone and beside the file, the LP's transfers move exactly at their planned rates
+        // (none of the idle capacity ahead of plan), so the job ends as the plan says.
+        for jobs in [vec![dag.clone()], vec![dag.clone(), file]] {
+            let r = run(&cluster, &jobs, Scheduler::Jit(jit));
+            assert_eq!(r.lp.planned, 1);
+            assert!(
+                (r.jobs[0].jct() - expected_jct).abs() < 1e-9,
+                "{:?}",
+                r.jobs[0]
+            );
+            assert!(
+                (r.lp_bits_on_plan - 3.0).abs() < 1e-9,
+                "{}",
+                r.lp_bits_on_plan
+            );
+            assert!(r.lp_bits_catch_up.abs() < 1e-9, "{}", r.lp_bits_catch_up);
+            assert_eq!(r.lp_peaks.len(), 1);
+            assert!((r.lp_peaks[0] - plan.min_max).abs() < 1e-9);
+            if jobs.len() == 2 {
+                // The file takes everything the plan leaves on machine 2's ingress: 7 s of
+                // capacity hold the plan's 3 bits (all planned before l2 = 7) and its 4 bits.
+                assert!((r.jobs[1].finish - 7.0).abs() < 1e-9, "{:?}", r.jobs[1]);
+            }
+        }
+        // A baseline has no plan.
+        let tf = run(&cluster, &[dag], Scheduler::TensorFlow);
+        assert_eq!((tf.lp_bits_on_plan, tf.lp_bits_catch_up), (0.0, 0.0));
+        assert!(tf.lp_peaks.is_empty());
+    }
+
+    #[test]
+    fn jit_rest_is_background_or_lat_priority() {
+        // α = 0: the DAG job's 4-bit transfer (-> 1 s compute) is outside the LP; a 4-bit file
+        // shares machine 2's ingress (capacity 1) from time 0.
+        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let mut b = JobBuilder::new();
+        let t = b.transfer(4.0, MachineId(0), MachineId(2));
+        let c = b.compute(1.0);
+        b.edge(t, c);
+        let jobs = [
+            SimJob {
+                arrival: 0.0,
+                job: b.build(&cluster).unwrap(),
+                kind: JobKind::Dag(Model::LeNet),
+            },
+            SimJob {
+                arrival: 0.0,
+                job: file_job(4.0, MachineId(1), MachineId(2), &cluster).unwrap(),
+                kind: JobKind::File,
+            },
+        ];
+        let jit = |rest| {
+            Scheduler::Jit(JitConfig {
+                alpha: 0.0,
+                slot: 1.0,
+                rest,
+                ..JitConfig::default()
+            })
+        };
+        // The paper's reading: background traffic, fair with the file: both land at 8.
+        let r = run(&cluster, &jobs, jit(RestPolicy::Background));
+        assert!((r.jobs[0].finish - 9.0).abs() < 1e-9 && (r.jobs[1].finish - 8.0).abs() < 1e-9);
+        // The option: the DAG transfer goes first (4), the file after it (8).
+        let r = run(&cluster, &jobs, jit(RestPolicy::LatPriority));
+        assert!((r.jobs[0].finish - 5.0).abs() < 1e-9 && (r.jobs[1].finish - 8.0).abs() < 1e-9);
+        assert_eq!(r.lp.planned, 0);
+    }
+
+    #[test]
+    fn tictac_is_fifo_across_jobs_and_tac_inside() {
+        // Two jobs of the Fig. 1 shape, T2 -> C2 <- C1 <- T1 with T2 added first (so it leads
+        // the topological order), all into machine 2 at capacity 1; job B arrives at 0.5.
+        // TAC sends T1 first (it unlocks C1's 3 s); FIFO serves all of A before any of B:
+        // A: T1 0..1, T2 1..2, C1 1..4, C2 4..5; B: T1 2..3, T2 3..4, C1 3..6, C2 6..7.
+        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let shape = || {
+            let mut b = JobBuilder::new();
+            let t2 = b.transfer(1.0, MachineId(1), MachineId(2));
+            let t1 = b.transfer(1.0, MachineId(0), MachineId(2));
+            let c1 = b.compute(3.0);
+            let c2 = b.compute(1.0);
+            b.edge(t1, c1).edge(c1, c2).edge(t2, c2);
+            b.build(&cluster).unwrap()
+        };
+        let jobs: Vec<SimJob> = [0.0, 0.5]
+            .iter()
+            .map(|&arrival| SimJob {
+                arrival,
+                job: shape(),
+                kind: JobKind::Dag(Model::LeNet),
+            })
+            .collect();
+        let r = run(&cluster, &jobs, Scheduler::TicTac);
+        assert!((r.jobs[0].finish - 5.0).abs() < 1e-9, "{:?}", r.jobs[0]);
+        assert!((r.jobs[1].finish - 7.0).abs() < 1e-9, "{:?}", r.jobs[1]);
+        // The later job's wait: its T2 lands at 4, C2 starts at 6.
+        assert!((r.jobs[1].mean_wait.unwrap() - 1.0).abs() < 1e-9);
     }
 
     #[test]

@@ -262,6 +262,102 @@ impl Default for WorkloadConfig {
     }
 }
 
+impl WorkloadConfig {
+    /// Bits one DAG job of `model` moves: every parameter tensor pulled once (and pushed once
+    /// with [`PsTraffic::PullsAndPushes`]).
+    ///
+    /// # Complexity
+    /// O(layers of the model).
+    #[must_use]
+    pub fn model_bits(&self, model: Model) -> f64 {
+        let params: u64 = model
+            .layers()
+            .iter()
+            .flat_map(|l| l.params.iter().map(|(_, n)| *n))
+            .sum();
+        let per_direction = params as f64 * self.compute.bytes_per_param * 8.0;
+        match self.traffic {
+            PsTraffic::Pulls => per_direction,
+            PsTraffic::PullsAndPushes => 2.0 * per_direction,
+        }
+    }
+
+    /// Mean bits of one job of the mix: the DAG jobs as [`generate`] assigns their models
+    /// (job `i` runs `models[i mod len]`) and the file jobs at the mean of `file_sizes` (each
+    /// size is drawn uniformly). `0` for an empty mix.
+    ///
+    /// # Complexity
+    /// O(dag_jobs + layers of the models + file sizes).
+    #[must_use]
+    pub fn mean_job_bits(&self) -> f64 {
+        let jobs = self.dag_jobs + self.file_jobs;
+        if jobs == 0 {
+            return 0.0;
+        }
+        let per_model: Vec<f64> = self.models.iter().map(|&m| self.model_bits(m)).collect();
+        let dag: f64 = (0..self.dag_jobs)
+            .map(|i| {
+                per_model
+                    .get(i % per_model.len().max(1))
+                    .copied()
+                    .unwrap_or(0.0)
+            })
+            .sum();
+        let file_mean = if self.file_sizes.is_empty() {
+            0.0
+        } else {
+            self.file_sizes.iter().sum::<f64>() / self.file_sizes.len() as f64
+        };
+        (dag + self.file_jobs as f64 * file_mean) / jobs as f64
+    }
+
+    /// The offered load of the mix on `cluster`: the bits per second the Poisson arrivals
+    /// offer, `mean_job_bits / mean_interarrival`, over the aggregate ingress capacity
+    /// `Σ_m ingress(m)`. Every bit crosses one egress and one ingress port, and [`generate`]
+    /// draws both ends uniformly at random, so on a uniform cluster this is also every
+    /// single port's expected utilisation (egress or ingress) in steady state; at load ρ
+    /// the network alone would be busy a fraction ρ of the time if no scheduler wasted
+    /// capacity. Not a measurement: a run of finitely many jobs starts empty and ends
+    /// draining.
+    ///
+    /// # Complexity
+    /// As [`WorkloadConfig::mean_job_bits`].
+    #[must_use]
+    pub fn offered_load(&self, cluster: &Cluster) -> f64 {
+        let capacity: f64 = cluster.machines().iter().map(|m| m.ingress).sum();
+        self.mean_job_bits() / self.mean_interarrival / capacity
+    }
+
+    /// This mix with `mean_interarrival` set so that [`WorkloadConfig::offered_load`] on
+    /// `cluster` is `load` (reference `dag.md` §6 item 4 sweeps 0.3–0.9).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] (`load`) unless `load` is positive and finite, or when the
+    /// mix moves no bits (then no rate gives a load).
+    pub fn at_load(&self, cluster: &Cluster, load: f64) -> Result<Self, Error> {
+        if !(load.is_finite() && load > 0.0) {
+            return Err(Error::InvalidParameter {
+                name: "load",
+                value: load,
+                reason: "must be positive and finite",
+            });
+        }
+        let capacity: f64 = cluster.machines().iter().map(|m| m.ingress).sum();
+        let bits = self.mean_job_bits();
+        if !(bits > 0.0 && capacity > 0.0) {
+            return Err(Error::InvalidParameter {
+                name: "load",
+                value: load,
+                reason: "the mix moves no bits, so no arrival rate gives a load",
+            });
+        }
+        Ok(Self {
+            mean_interarrival: bits / (load * capacity),
+            ..self.clone()
+        })
+    }
+}
+
 /// Draws the job set: kinds shuffled, Poisson arrivals, machines chosen at random (a DAG job's
 /// worker and parameter servers are distinct machines; a file job's ends are distinct).
 ///
@@ -444,6 +540,65 @@ mod tests {
         )
         .unwrap();
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn offered_load_from_the_mix() {
+        let cluster = Cluster::uniform(10, 1e9).unwrap();
+        // VGG16 pulls: 138,357,544 parameters × 32 bits; with pushes twice that.
+        let cfg = WorkloadConfig {
+            dag_jobs: 2,
+            file_jobs: 2,
+            models: vec![Model::Vgg16],
+            file_sizes: vec![1e9, 3e9],
+            mean_interarrival: 2.0,
+            ..WorkloadConfig::default()
+        };
+        let vgg = 138_357_544.0 * 32.0;
+        assert_eq!(cfg.model_bits(Model::Vgg16), vgg);
+        let pushes = WorkloadConfig {
+            traffic: PsTraffic::PullsAndPushes,
+            ..cfg.clone()
+        };
+        assert_eq!(pushes.model_bits(Model::Vgg16), 2.0 * vgg);
+        // Mean job: (2 VGG16 + 2 files of mean 2 Gb) / 4.
+        let mean = (2.0 * vgg + 2.0 * 2e9) / 4.0;
+        assert!((cfg.mean_job_bits() - mean).abs() < 1e-6);
+        assert!((cfg.offered_load(&cluster) - mean / 2.0 / 1e10).abs() < 1e-12);
+        // at_load inverts offered_load.
+        for load in [0.3, 0.6, 0.9] {
+            let c = cfg.at_load(&cluster, load).unwrap();
+            assert!((c.offered_load(&cluster) - load).abs() < 1e-12);
+            assert_eq!(c.dag_jobs, cfg.dag_jobs);
+        }
+        // Twice the load, half the gap; the generated arrivals follow.
+        let a = cfg.at_load(&cluster, 0.4).unwrap();
+        let b = cfg.at_load(&cluster, 0.8).unwrap();
+        assert!((a.mean_interarrival - 2.0 * b.mean_interarrival).abs() < 1e-12);
+        let last = |c: &WorkloadConfig| generate(&cluster, c).unwrap().last().unwrap().arrival;
+        assert!((last(&a) - 2.0 * last(&b)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn load_errors() {
+        let cluster = Cluster::uniform(10, 1e9).unwrap();
+        let cfg = WorkloadConfig::default();
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(matches!(
+                cfg.at_load(&cluster, bad),
+                Err(Error::InvalidParameter { name: "load", .. })
+            ));
+        }
+        let empty = WorkloadConfig {
+            dag_jobs: 0,
+            file_jobs: 0,
+            ..cfg
+        };
+        assert_eq!(empty.mean_job_bits(), 0.0);
+        assert!(matches!(
+            empty.at_load(&cluster, 0.5),
+            Err(Error::InvalidParameter { name: "load", .. })
+        ));
     }
 
     #[test]

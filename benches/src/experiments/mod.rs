@@ -23,6 +23,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(topo::TopoBcast),
         Box::new(rdma::Rdma),
         Box::new(dag::DagSchedulers),
+        Box::new(dag::DagLoad),
         Box::new(dag::DagLp),
         Box::new(pmix::PmixCodec),
         Box::new(pmix::PmixLock),
