@@ -269,6 +269,112 @@ impl Scratch {
         left == 0
     }
 
+    /// The largest BFS distance from each switch of `comp` to `sources`, over switches for
+    /// which `avail` holds, into `far` (indexed by switch; entries outside `comp` untouched),
+    /// `u32::MAX` where it exceeds `max_depth`. `comp` must be the whole connected component
+    /// of the sources among those switches and `sources` distinct. One bit-parallel BFS from
+    /// every source at once (64 sources a word): a switch's bits are the sources that have
+    /// reached it, and it is pushed on at the levels where new ones arrive, so `far` is the
+    /// level of its last arrival.
+    ///
+    /// Complexity: O(k·(S + L)·⌈|sources|/64⌉) over the component, k ≤ `max_depth` the
+    /// number of distinct distances a switch has to the sources, against
+    /// O(|sources|·(S + L)) for one BFS a source.
+    pub(crate) fn farthest(
+        &mut self,
+        g: &SwitchGraph,
+        sources: &[u32],
+        avail: impl Fn(u32) -> bool,
+        comp: &[u32],
+        max_depth: u32,
+        far: &mut [u32],
+    ) {
+        let w = sources.len().div_ceil(64);
+        // Component switch -> its row in the bit arrays.
+        for (i, &x) in comp.iter().enumerate() {
+            self.hops[x as usize] = i as u32;
+            far[x as usize] = 0;
+        }
+        let n = comp.len();
+        // The component's links in compressed rows of row numbers (`avail` read once a link).
+        let mut start: Vec<u32> = Vec::with_capacity(n + 1);
+        let mut adj: Vec<u32> = Vec::new();
+        start.push(0);
+        for &x in comp {
+            adj.extend(
+                g.adj(x)
+                    .iter()
+                    .filter(|a| avail(a.peer))
+                    .map(|a| self.hops[a.peer as usize]),
+            );
+            start.push(adj.len() as u32);
+        }
+        let mut seen = vec![0u64; n * w];
+        let mut front = vec![0u64; n * w];
+        let mut next = vec![0u64; n * w];
+        let mut active: Vec<u32> = Vec::new();
+        let mut reached: Vec<u32> = Vec::new();
+        for (i, &src) in sources.iter().enumerate() {
+            let p = self.hops[src as usize] as usize;
+            let bit = 1u64 << (i % 64);
+            seen[p * w + i / 64] |= bit;
+            front[p * w + i / 64] |= bit;
+            active.push(p as u32);
+        }
+        let mut level = 0;
+        while !active.is_empty() && level < max_depth {
+            level += 1;
+            self.collected.begin();
+            reached.clear();
+            for &p in &active {
+                let p = p as usize;
+                let fp = &front[p * w..(p + 1) * w];
+                for &q in &adj[start[p] as usize..start[p + 1] as usize] {
+                    let r = q as usize * w..(q as usize + 1) * w;
+                    let mut new = 0;
+                    for ((nx, &f), &sn) in next[r.clone()].iter_mut().zip(fp).zip(&seen[r]) {
+                        let b = f & !sn;
+                        *nx |= b;
+                        new |= b;
+                    }
+                    if new != 0 && !self.collected.get(q) {
+                        self.collected.set(q);
+                        reached.push(q);
+                    }
+                }
+            }
+            for &p in &active {
+                front[p as usize * w..(p as usize + 1) * w].fill(0);
+            }
+            for &q in &reached {
+                let q = q as usize;
+                for k in q * w..(q + 1) * w {
+                    seen[k] |= next[k];
+                    front[k] = next[k];
+                    next[k] = 0;
+                }
+                far[comp[q] as usize] = level;
+            }
+            std::mem::swap(&mut active, &mut reached);
+        }
+        if !active.is_empty() {
+            // Stopped at `max_depth`: switches some source has not reached are farther.
+            let all = |k: usize| {
+                let bits = sources.len() - 64 * k;
+                if bits >= 64 {
+                    u64::MAX
+                } else {
+                    (1 << bits) - 1
+                }
+            };
+            for (p, row) in seen.chunks_exact(w).enumerate() {
+                if row.iter().enumerate().any(|(k, &b)| b != all(k)) {
+                    far[comp[p] as usize] = u32::MAX;
+                }
+            }
+        }
+    }
+
     /// Dijkstra from `root` over the switches for which `avail` holds, with the key
     /// (hops, Σ EFI) compared lexicographically so that every path is a least-hop path and,
     /// among those, the least loaded; paths longer than `max_hops` are not followed. With
@@ -416,6 +522,46 @@ mod tests {
     use fabric_model::{HopTable, generators};
 
     use super::*;
+
+    /// The bit-parallel search gives every switch of the component its largest distance to
+    /// the sources, as one BFS a source does, with more sources than a word holds; with a
+    /// depth bound the switches beyond it read `u32::MAX` and the others are unchanged.
+    #[test]
+    fn farthest_matches_one_bfs_a_source() {
+        let f = generators::torus(&[9, 8, 3], 1).unwrap();
+        let g = SwitchGraph::new(&f);
+        let n = g.len() as u32;
+        let mut s = Scratch::new(n as usize);
+        for seed in 0..6u32 {
+            let avail = |x: u32| !(x * 29 + seed * 11).is_multiple_of(5);
+            let start = (0..n).find(|&x| avail(x)).unwrap();
+            s.bfs(&g, start, u32::MAX, avail, &[], false);
+            let comp = s.queue.clone();
+            // Every other switch of the component (over 64 of them), or a few.
+            let step = if seed % 2 == 0 { 2 } else { 23 };
+            let sources: Vec<u32> = comp.iter().copied().step_by(step).collect();
+            let mut want = vec![0u32; n as usize];
+            for &src in &sources {
+                s.bfs(&g, src, u32::MAX, avail, &[], false);
+                assert_eq!(s.queue.len(), comp.len());
+                for &x in &s.queue {
+                    want[x as usize] = want[x as usize].max(s.hops[x as usize]);
+                }
+            }
+            assert!(seed % 2 == 1 || sources.len() > 64, "{}", sources.len());
+            let mut far = vec![7u32; n as usize];
+            s.farthest(&g, &sources, avail, &comp, u32::MAX, &mut far);
+            for &x in &comp {
+                assert_eq!(far[x as usize], want[x as usize], "seed {seed} switch {x}");
+            }
+            let radius = comp.iter().map(|&x| want[x as usize]).min().unwrap();
+            s.farthest(&g, &sources, avail, &comp, radius, &mut far);
+            for &x in &comp {
+                let w = want[x as usize];
+                assert_eq!(far[x as usize], if w > radius { u32::MAX } else { w });
+            }
+        }
+    }
 
     /// Pruning by the distance to the targets changes what is searched, never the answer:
     /// bounded BFS and Dijkstra from every switch to pseudo-random target sets over a

@@ -1,5 +1,8 @@
 //! Candidate roots (Alg. 1 step ①) and the bottom-up build (Alg. 2).
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use crate::Router;
 use crate::colors::ColorTable;
 use crate::tree::Edge;
@@ -25,9 +28,10 @@ impl Router<'_> {
     /// Alg. 1 step ①: the switches whose largest distance to the members is `d` (the least,
     /// from [`max_dist`](Self::max_dist)), without those whose MFT is full when `skip_full`,
     /// in order of load: entries in use, then the summed EFI of their switch links, then
-    /// index. The order is produced lazily: the first root costs O(S), the rest a sort.
+    /// index. The order is produced lazily: the first root costs O(S), the rest a heap.
     ///
-    /// Complexity: O(S + R log R) for R candidates, O(S) when only the first is taken.
+    /// Complexity: O(S + R + k log R) for R candidates of which k are taken, O(S) when only
+    /// the first is.
     pub(crate) fn candidate_roots(&self, d: u8, skip_full: bool) -> Roots {
         let keys: Vec<(usize, u64, u32)> = self
             .s
@@ -39,7 +43,7 @@ impl Router<'_> {
             .collect();
         Roots {
             keys,
-            sorted: false,
+            rest: BinaryHeap::new(),
             next: 0,
         }
     }
@@ -191,11 +195,14 @@ impl Router<'_> {
     }
 }
 
-/// Candidate roots in order of load, sorted only when more than the first is asked for.
+/// Candidate roots in order of load, produced lazily: the first by a linear minimum, the
+/// next ones from a heap built in O(R) on the second call (FBTC takes a few of many roots, so
+/// sorting them all would cost more than the trees).
 #[derive(Debug)]
 pub(crate) struct Roots {
     keys: Vec<(usize, u64, u32)>,
-    sorted: bool,
+    /// The candidates after the first, once more than the first was asked for.
+    rest: BinaryHeap<Reverse<(usize, u64, u32)>>,
     next: usize,
 }
 
@@ -223,19 +230,18 @@ impl Iterator for Roots {
     type Item = u32;
 
     fn next(&mut self) -> Option<u32> {
-        if self.next == 0 && !self.sorted {
+        if self.next == 0 {
             // The first root: a linear minimum, no sort.
             let (i, _) = self.keys.iter().enumerate().min_by_key(|&(_, k)| *k)?;
             self.keys.swap(0, i);
             self.next = 1;
             return Some(self.keys[0].2);
         }
-        if !self.sorted {
-            self.keys[self.next..].sort_unstable();
-            self.sorted = true;
+        if self.next == 1 {
+            // Keys are distinct (they end with the switch), so the heap's order is the sort's.
+            self.rest = self.keys.drain(1..).map(Reverse).collect();
+            self.next = 2;
         }
-        let k = self.keys.get(self.next)?;
-        self.next += 1;
-        Some(k.2)
+        self.rest.pop().map(|Reverse(k)| k.2)
     }
 }
