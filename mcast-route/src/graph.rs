@@ -149,6 +149,8 @@ pub(crate) struct Scratch {
     pub(crate) hops: Vec<u32>,
     pub(crate) cost: Vec<u64>,
     parent: Vec<u32>,
+    /// Per switch, its parent switch in the last layered search.
+    via: Vec<u32>,
     /// Per switch, the adjacency index of its chosen next hop (least-load bottom-up build).
     pub(crate) choice: Vec<u32>,
     /// Nodes reached by the last BFS, in BFS order.
@@ -174,6 +176,7 @@ impl Scratch {
             hops: vec![0; n],
             cost: vec![0; n],
             parent: vec![NO_SLOT; n],
+            via: vec![0; n],
             choice: vec![0; n],
             queue: Vec::with_capacity(n),
             heap: BinaryHeap::new(),
@@ -206,6 +209,7 @@ impl Scratch {
             + self.collected.v.capacity()
             + self.hops.capacity()
             + self.parent.capacity()
+            + self.via.capacity()
             + self.choice.capacity()
             + self.queue.capacity())
             * 4
@@ -403,6 +407,26 @@ impl Scratch {
         prune: bool,
     ) -> bool {
         debug_assert!(!prune || (old.is_none() && !whole));
+        if old.is_none() && !whole {
+            return self.layered(g, efi, root, avail, targets, max_hops, prune);
+        }
+        self.dijkstra_heap(g, efi, root, avail, targets, max_hops, whole, old, prune)
+    }
+
+    /// [`dijkstra`](Self::dijkstra) with a heap: settles switches by (hops, Σ EFI, switch).
+    #[allow(clippy::too_many_arguments)]
+    fn dijkstra_heap(
+        &mut self,
+        g: &SwitchGraph,
+        efi: &[u32],
+        root: u32,
+        avail: impl Fn(u32) -> bool,
+        targets: &[u32],
+        max_hops: u32,
+        whole: bool,
+        old: Option<(&[Tree], &BTreeMap<u32, usize>)>,
+        prune: bool,
+    ) -> bool {
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.done.begin();
@@ -491,6 +515,84 @@ impl Scratch {
         left == 0
     }
 
+    /// [`dijkstra`](Self::dijkstra) without old trees and without `whole`, by BFS layers:
+    /// the key is (hops, Σ EFI), so the heap settles every switch of one hop count before
+    /// the next, and within a count by (Σ EFI, switch), relaxing links in adjacency order
+    /// and keeping a parent unless a strictly cheaper one comes. A switch's parent is thus
+    /// the least (Σ EFI through it, parent's Σ EFI, parent, adjacency slot) over the
+    /// previous layer, which a plain BFS finds by comparing those keys: the same parents
+    /// with no heap and no sort. It stops after the layer that reaches the last target (the
+    /// heap stops within it; the parents of the targets and their ancestors are the same).
+    ///
+    /// Complexity: O(S + L) over the part searched.
+    #[allow(clippy::too_many_arguments)]
+    fn layered(
+        &mut self,
+        g: &SwitchGraph,
+        efi: &[u32],
+        root: u32,
+        avail: impl Fn(u32) -> bool,
+        targets: &[u32],
+        max_hops: u32,
+        prune: bool,
+    ) -> bool {
+        let mut left = self.target.begin_with(targets);
+        self.seen.begin();
+        self.seen.set(root);
+        self.hops[root as usize] = 0;
+        self.cost[root as usize] = 0;
+        self.parent[root as usize] = NO_SLOT;
+        if self.target.get(root) {
+            left -= 1;
+        }
+        self.queue.clear();
+        self.queue.push(root);
+        // `queue[start..]` is the current layer.
+        let mut start = 0;
+        let mut h = 0;
+        while left > 0 && start < self.queue.len() && h < max_hops {
+            let end = self.queue.len();
+            for i in start..end {
+                let x = self.queue[i];
+                let cx = self.cost[x as usize];
+                for (k, a) in g.adj(x).iter().enumerate() {
+                    let v = a.peer as usize;
+                    // Settled (an earlier layer) or in this layer: no shorter key through x.
+                    if self.seen.get(a.peer) && self.hops[v] <= h {
+                        continue;
+                    }
+                    if !avail(a.peer) || self.pruned(prune, h + 1, a.peer, max_hops) {
+                        continue;
+                    }
+                    let c = cx + u64::from(efi[a.link.index()]);
+                    if !self.seen.get(a.peer) {
+                        self.seen.set(a.peer);
+                        self.hops[v] = h + 1;
+                        self.queue.push(a.peer);
+                    } else {
+                        let p = self.via[v];
+                        // The heap's order: cheaper, then by the parent's key; the first
+                        // slot of one parent stays.
+                        if (c, cx, x) >= (self.cost[v], self.cost[p as usize], p) {
+                            continue;
+                        }
+                    }
+                    self.cost[v] = c;
+                    self.parent[v] = g.slot(x, k);
+                    self.via[v] = x;
+                }
+            }
+            for &v in &self.queue[end..] {
+                if self.target.get(v) {
+                    left -= 1;
+                }
+            }
+            start = end;
+            h += 1;
+        }
+        left == 0
+    }
+
     /// The union of the tree paths from each of `ends` up to the root of the last
     /// [`dijkstra`](Self::dijkstra): `(child, edge to parent)` for every switch but the root.
     pub(crate) fn collect_paths(
@@ -522,6 +624,59 @@ mod tests {
     use fabric_model::{HopTable, generators};
 
     use super::*;
+
+    /// The layered search sets the same parents as the heap's Dijkstra (ties in hops and
+    /// load included: loads drawn from a few values make many), pruned or not, bounded or
+    /// not: the same paths to the targets, with the same hops and loads.
+    #[test]
+    fn layered_search_builds_the_heaps_paths() {
+        layered_as_heap(&generators::torus(&[7, 6, 4], 1).unwrap(), |l| l * 11 % 3);
+        // A ring of two switches joins them by two links and no load anywhere: every
+        // parent is decided by the tie rules (parent's key, then the first of two links).
+        layered_as_heap(&generators::torus(&[7, 2, 3], 1).unwrap(), |_| 0);
+    }
+
+    fn layered_as_heap(f: &Fabric, load: impl Fn(u32) -> u32) {
+        let h = HopTable::new(f).unwrap();
+        let g = SwitchGraph::new(f);
+        let n = g.len() as u32;
+        let efi: Vec<u32> = (0..f.link_count() as u32).map(load).collect();
+        let mut s = Scratch::new(n as usize);
+        let mut found = 0;
+        for seed in 0..30u32 {
+            let avail = |x: u32| !(x * 37 + seed * 13).is_multiple_of(6);
+            let targets: Vec<u32> = (0..5)
+                .map(|k| (seed * 17 + k * 41) % n)
+                .filter(|&t| avail(t))
+                .collect();
+            s.fill_near(&h, &targets);
+            for root in (0..n).filter(|&x| avail(x)).step_by(5) {
+                for (depth, prune) in [(3, true), (5, true), (5, false), (u32::MAX, false)] {
+                    let mut run = |layered: bool| {
+                        let ok = if layered {
+                            s.dijkstra(&g, &efi, root, avail, &targets, depth, false, None, prune)
+                        } else {
+                            s.dijkstra_heap(
+                                &g, &efi, root, avail, &targets, depth, false, None, prune,
+                            )
+                        };
+                        if !ok {
+                            return None;
+                        }
+                        let keys: Vec<(u32, u64)> = targets
+                            .iter()
+                            .map(|&t| (s.hops[t as usize], s.cost[t as usize]))
+                            .collect();
+                        Some((keys, s.collect_paths(&g, targets.iter().copied())))
+                    };
+                    let (a, b) = (run(true), run(false));
+                    found += usize::from(a.is_some());
+                    assert_eq!(a, b, "seed {seed} root {root} depth {depth}");
+                }
+            }
+        }
+        assert!(found > 100, "{found}");
+    }
 
     /// The bit-parallel search gives every switch of the component its largest distance to
     /// the sources, as one BFS a source does, with more sources than a word holds; with a
