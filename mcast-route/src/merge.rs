@@ -10,9 +10,7 @@ use crate::tree::Tree;
 use crate::{GroupId, MergeRoot, MergeStrategy, Regraft, Router, TreeId};
 
 /// Switches [`merge_root`](Router::merge_root) examines one BFS each before it computes every
-/// switch's largest distance at once: on a `G_color` cut up enough that the hop-table bound
-/// lets more through, the bit-parallel search of all member switches costs less (dragonfly
-/// (18, 9, 9), 4 processes a terminal at 256 entries: 5.0 → 1.9 ms a group).
+/// switch's largest distance at once when none has reached every member switch yet.
 const MERGE_ROOT_TRIES: usize = 4;
 
 impl Router<'_> {
@@ -186,13 +184,16 @@ impl Router<'_> {
     /// The paper's argmin is found without one BFS per member when it can be: switches are
     /// tried in order of their hop-table distance (a lower bound of the `G_color` one), each
     /// with one BFS bounded by the best found and pruned by the distance to the members,
-    /// until the bound passes the best. When `G_color` is so cut up that more than
-    /// [`MERGE_ROOT_TRIES`] switches must be tried, the paper's way (a BFS from each member
-    /// switch over the component, all at once bit-parallel, no deeper than the best found) is
-    /// cheaper and is used instead; both give the same root.
+    /// until the bound passes the best. When `G_color` is so cut up that more switches are
+    /// left to try than the all-at-once search costs BFSs (about one a level and 64 member
+    /// switches), or more than [`MERGE_ROOT_TRIES`] reach no member, the paper's way (a BFS
+    /// from each member switch over the component, all at once bit-parallel, no deeper than
+    /// the best found) is used instead; both give the same root. On the dragonfly
+    /// (18, 9, 9) with 4 processes a terminal at 256 entries this took the time a group from
+    /// 5.0 to 1.2 ms.
     ///
-    /// Complexity: O(S·M + min(k, 5)·(S + L)) for k switches tried (usually one or two), then
-    /// [`merge_root_by_members`](Self::merge_root_by_members)'s when k > 5.
+    /// Complexity: O(S·M + k·(S + L)) for k switches tried (usually one or two), then
+    /// [`merge_root_by_members`](Self::merge_root_by_members)'s when it is cheaper.
     fn merge_root(&mut self, color: u32, vm_sw: &[u32]) -> u32 {
         let colors = &self.colors;
         let free = |x: u32| !colors.is_busy(x, color);
@@ -216,6 +217,7 @@ impl Router<'_> {
         let colors = &self.colors;
         let free = |x: u32| !colors.is_busy(x, color);
         let mut best: Option<(u32, usize, u32)> = None;
+        let words = vm_sw.len().div_ceil(64);
         let mut tried = 0;
         while let Some(Reverse((lb, load, x))) = order.pop() {
             let tries = tried;
@@ -225,9 +227,8 @@ impl Router<'_> {
             {
                 break;
             }
-            if tries > MERGE_ROOT_TRIES {
-                let bound = best.map_or(u32::MAX, |b| b.0);
-                return self.merge_root_by_members(color, vm_sw, &comp, bound);
+            if best.is_none() && tries > MERGE_ROOT_TRIES {
+                return self.merge_root_by_members(color, vm_sw, &comp, u32::MAX);
             }
             let depth = best.map_or(u32::MAX, |b| b.0);
             if !self.s.bfs(&self.g, x, depth, free, vm_sw, true) {
@@ -240,6 +241,12 @@ impl Router<'_> {
                 .unwrap_or(0);
             if best.is_none_or(|b| (far, load, x) < b) {
                 best = Some((far, load, x));
+                // The switches still to try, one BFS each, against the search of all member
+                // switches at once: about one BFS a level and 64 member switches.
+                let left = order.iter().filter(|r| r.0 < (far, load, x)).count();
+                if left > (far as usize + 1) * words {
+                    return self.merge_root_by_members(color, vm_sw, &comp, far);
+                }
             }
         }
         best.expect("vMcg's first switch is in its own component").2
