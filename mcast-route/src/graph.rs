@@ -295,22 +295,27 @@ impl Scratch {
     ) {
         let w = sources.len().div_ceil(64);
         // Component switch -> its row in the bit arrays.
+        self.done.begin();
+        let mut links = 0;
         for (i, &x) in comp.iter().enumerate() {
             self.hops[x as usize] = i as u32;
+            self.done.set(x);
             far[x as usize] = 0;
+            links += g.adj(x).len();
         }
+        debug_assert!(comp.iter().all(|&x| avail(x)));
         let n = comp.len();
-        // The component's links in compressed rows of row numbers (`avail` read once a link).
+        // The component's links in compressed rows of row numbers. A neighbour of the
+        // component is in it exactly when `avail` holds for it.
         let mut start: Vec<u32> = Vec::with_capacity(n + 1);
-        let mut adj: Vec<u32> = Vec::new();
+        let mut adj: Vec<u32> = Vec::with_capacity(links);
         start.push(0);
         for &x in comp {
-            adj.extend(
-                g.adj(x)
-                    .iter()
-                    .filter(|a| avail(a.peer))
-                    .map(|a| self.hops[a.peer as usize]),
-            );
+            for a in g.adj(x) {
+                if self.done.get(a.peer) {
+                    adj.push(self.hops[a.peer as usize]);
+                }
+            }
             start.push(adj.len() as u32);
         }
         let mut seen = vec![0u64; n * w];
