@@ -415,23 +415,7 @@ impl Scratch {
         if old.is_none() && !whole {
             return self.layered(g, efi, root, avail, targets, max_hops, prune);
         }
-        self.dijkstra_heap(g, efi, root, avail, targets, max_hops, whole, old, prune)
-    }
-
-    /// [`dijkstra`](Self::dijkstra) with a heap: settles switches by (hops, Σ EFI, switch).
-    #[allow(clippy::too_many_arguments)]
-    fn dijkstra_heap(
-        &mut self,
-        g: &SwitchGraph,
-        efi: &[u32],
-        root: u32,
-        avail: impl Fn(u32) -> bool,
-        targets: &[u32],
-        max_hops: u32,
-        whole: bool,
-        old: Option<(&[Tree], &BTreeMap<u32, usize>)>,
-        prune: bool,
-    ) -> bool {
+        // With a heap: settle switches by (hops, Σ EFI, switch).
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.done.begin();
@@ -632,7 +616,8 @@ mod tests {
 
     /// The layered search sets the same parents as the heap's Dijkstra (ties in hops and
     /// load included: loads drawn from a few values make many), pruned or not, bounded or
-    /// not: the same paths to the targets, with the same hops and loads.
+    /// not: the same paths to the targets, with the same hops and loads (pruning removes
+    /// no switch of a path within the bound).
     #[test]
     fn layered_search_builds_the_heaps_paths() {
         layered_as_heap(&generators::torus(&[7, 6, 4], 1).unwrap(), |l| l * 11 % 3);
@@ -657,13 +642,13 @@ mod tests {
             s.fill_near(&h, &targets);
             for root in (0..n).filter(|&x| avail(x)).step_by(5) {
                 for (depth, prune) in [(3, true), (5, true), (5, false), (u32::MAX, false)] {
+                    // `whole` takes the heap, which settles every switch in reach; the
+                    // parents it sets on the way to the targets are those it stops with.
                     let mut run = |layered: bool| {
                         let ok = if layered {
                             s.dijkstra(&g, &efi, root, avail, &targets, depth, false, None, prune)
                         } else {
-                            s.dijkstra_heap(
-                                &g, &efi, root, avail, &targets, depth, false, None, prune,
-                            )
+                            s.dijkstra(&g, &efi, root, avail, &targets, depth, true, None, false)
                         };
                         if !ok {
                             return None;
