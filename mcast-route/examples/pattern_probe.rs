@@ -6,8 +6,8 @@
 //! where `<topology>` is `bluelight` (tapered 32×272, 8 up-paths), `taihulight` (32×1280, 2),
 //! `fat_tree` (k = 40), `torus` (30×20×20), `dragonfly` (18, 9, 9) or `random` (2048 switches
 //! of radix 40). `<x,y[,z]>` may also be `random-<count>x<size>` (seeded random groups, as in
-//! `reproduce mcast`). `PROBE_ONLY=<label prefix>` runs only the configurations whose label
-//! starts with it (e.g. `mr4lms limited` under callgrind).
+//! `reproduce mcast`). `PROBE_ONLY=<label prefix>[,<prefix>…]` runs only the configurations
+//! whose label starts with one of them (e.g. `mr4lms limited` under callgrind).
 
 use std::time::Instant;
 
@@ -72,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
     ];
     for (label, mut cfg) in configs {
-        if !label.starts_with(only.as_str()) {
+        if !only.split(',').any(|o| label.starts_with(o)) {
             continue;
         }
         if let Some(t) = tries {
