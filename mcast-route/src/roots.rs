@@ -31,12 +31,22 @@ impl Router<'_> {
     /// Complexity: O(S + ⌈k/16⌉·R) for R candidates of which k are taken, O(S) when only
     /// the first is.
     pub(crate) fn candidate_roots(&self, d: u8, skip_full: bool) -> Roots {
-        let mut keys: Vec<u128> =
-            Vec::with_capacity(self.s.maxd.iter().filter(|&&m| m == d).count());
-        for (s, &m) in self.s.maxd.iter().enumerate() {
-            let s = s as u32;
-            if m == d && !(skip_full && self.colors.is_full(s)) {
-                keys.push(root_key(self.colors.in_use(s), self.sw_load[s as usize], s));
+        const CHUNK: usize = 32;
+        let maxd = &self.s.maxd;
+        // Switches at the least distance in a chunk (a test without branches a byte).
+        let at_d = |chunk: &[u8]| chunk.iter().fold(0u8, |n, &m| n + u8::from(m == d));
+        let total: usize = maxd.chunks(CHUNK).map(|c| usize::from(at_d(c))).sum();
+        let mut keys: Vec<u128> = Vec::with_capacity(total);
+        // Few switches are at the least distance: skip the chunks without one.
+        for (c, chunk) in maxd.chunks(CHUNK).enumerate() {
+            if at_d(chunk) == 0 {
+                continue;
+            }
+            for (i, &m) in chunk.iter().enumerate() {
+                let s = (c * CHUNK + i) as u32;
+                if m == d && !(skip_full && self.colors.is_full(s)) {
+                    keys.push(root_key(self.colors.in_use(s), self.sw_load[s as usize], s));
+                }
             }
         }
         Roots {
