@@ -4,7 +4,10 @@
 //!
 //! `cargo run --release -p mcast-route --example pattern_probe -- <topology> <x,y[,z]> [ppt] [n_colors] [fbtc_root_tries] [fctb|least]`
 //! where `<topology>` is `bluelight` (tapered 32×272, 8 up-paths), `taihulight` (32×1280, 2),
-//! `fat_tree` (k = 40), `torus` (30×20×20) or `random` (2048 switches of radix 40).
+//! `fat_tree` (k = 40), `torus` (30×20×20), `dragonfly` (18, 9, 9) or `random` (2048 switches
+//! of radix 40). `<x,y[,z]>` may also be `random-<count>x<size>` (seeded random groups, as in
+//! `reproduce mcast`). `PROBE_ONLY=<label prefix>[,<prefix>…]` runs only the configurations
+//! whose label starts with one of them (e.g. `mr4lms limited` under callgrind).
 
 use std::time::Instant;
 
@@ -18,6 +21,7 @@ fn topology(name: &str) -> Result<Fabric, Box<dyn std::error::Error>> {
         "fat_tree" => generators::fat_tree(40)?,
         "torus" => generators::torus(&[30, 20, 20], 2)?,
         "random" => generators::random_regular(2048, 40, 20, 1)?,
+        "dragonfly" => generators::dragonfly(18, 9, 9)?,
         other => return Err(format!("unknown topology {other:?}").into()),
     })
 }
@@ -25,12 +29,7 @@ fn topology(name: &str) -> Result<Fabric, Box<dyn std::error::Error>> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let name = args.first().map_or("bluelight", String::as_str);
-    let dims: Vec<u32> = args
-        .get(1)
-        .map_or("64,16,34", String::as_str)
-        .split(',')
-        .map(str::parse)
-        .collect::<Result<_, _>>()?;
+    let shape = args.get(1).map_or("64,16,34", String::as_str);
     let ppt: u32 = args.get(2).map_or(Ok(4), |a| a.parse())?;
     let n: u32 = args.get(3).map_or(Ok(128), |a| a.parse())?;
     let tries: Option<u32> = args.get(4).map(|a| a.parse()).transpose()?;
@@ -38,7 +37,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let variant = args.get(5).map_or("", String::as_str);
     let fabric = topology(name)?;
     let hops = HopTable::new(&fabric)?;
-    let groups = patterns::grid(&fabric, &dims, ppt)?;
+    let (dims, groups) = if let Some(rest) = shape.strip_prefix("random-") {
+        let (count, size) = rest.split_once('x').ok_or("random-<count>x<size>")?;
+        let groups = patterns::random_groups(&fabric, count.parse()?, size.parse()?, 7)?;
+        (Vec::new(), groups)
+    } else {
+        let dims: Vec<u32> = shape.split(',').map(str::parse).collect::<Result<_, _>>()?;
+        let groups = patterns::grid(&fabric, &dims, ppt)?;
+        (dims, groups)
+    };
+    let only = std::env::var("PROBE_ONLY").unwrap_or_default();
     let limited = |merge| Config {
         merge,
         ..Config::mr4lms(Entries::Limit(n))
@@ -64,6 +72,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
     ];
     for (label, mut cfg) in configs {
+        if !only.split(',').any(|o| label.starts_with(o)) {
+            continue;
+        }
         if let Some(t) = tries {
             cfg.fbtc_root_tries = t;
         }

@@ -22,7 +22,8 @@ impl Router<'_> {
     /// Alg. 3. For each color (step ②): BFS in `G_color` from one member (step ③), next color
     /// if a member is unreachable (step ④); otherwise the first candidate root reachable in
     /// `G_color` whose `G_color` distance to every member is at most its hop-table distance
-    /// (step ⑤); then Dijkstra in `G_color` from that root (step ⑨, Alg. 5 without old trees).
+    /// (step ⑤); then Dijkstra in `G_color` from that root (step ⑨, Alg. 5 without old trees),
+    /// which is the search of step ⑤ itself (its bounded layered form answers as the BFS).
     /// When the member's island is an existing tree of that color holding every member as a
     /// leaf, the group uses that tree (if it is no higher than the least height).
     ///
@@ -30,7 +31,7 @@ impl Router<'_> {
     /// color (or both busy on the same tree), a switch–terminal link when the switch is free
     /// or its tree already has the terminal as a leaf.
     ///
-    /// Complexity: O(C·(S + L)) for the BFS over C colors, O((S + L) log S) for Dijkstra.
+    /// Complexity: O(C·(S + L)) for the searches over C colors.
     pub(crate) fn fctb(&mut self, m: &Members, d: u8) -> Option<Built> {
         let roots = self.candidate_roots(d, true).all();
         self.s.fill_near(self.hops, &m.sw);
@@ -70,20 +71,20 @@ impl Router<'_> {
                 }
                 reachable_roots.retain(|&r| self.s.seen.get(r));
             }
-            // Step ⑤.
+            // Step ⑤, with step ⑨'s search: Dijkstra bounded by d goes by BFS layers, so it
+            // reaches every member exactly when the BFS would, and leaves the tree's paths.
             let mut chosen = None;
             for &r in &reachable_roots {
-                if self.s.bfs(&self.g, r, d, free, &m.sw, true) {
+                if self
+                    .s
+                    .dijkstra(&self.g, &self.efi, r, free, &m.sw, d, false, None, true)
+                {
                     chosen = Some(r);
                     break;
                 }
             }
             let Some(root) = chosen else { continue };
-            // Step ⑨.
-            let ok = self
-                .s
-                .dijkstra(&self.g, &self.efi, root, free, &m.sw, d, false, None, true);
-            debug_assert!(ok, "the BFS found every member within d");
+            // Step ⑨: the paths of the search from the root.
             let parents = self.s.collect_paths(&self.g, m.sw.iter().copied());
             let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
             return Some(Built::New(Tree::from_parts(c, root, &parents, &leaves)));

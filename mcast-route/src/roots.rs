@@ -25,21 +25,33 @@ impl Router<'_> {
     /// Alg. 1 step ①: the switches whose largest distance to the members is `d` (the least,
     /// from [`max_dist`](Self::max_dist)), without those whose MFT is full when `skip_full`,
     /// in order of load: entries in use, then the summed EFI of their switch links, then
-    /// index. The order is produced lazily: the first root costs O(S), the rest a sort.
+    /// index. The order is produced lazily: the first root costs O(S), the next ones a
+    /// linear selection every [`ROOT_BATCH`].
     ///
-    /// Complexity: O(S + R log R) for R candidates, O(S) when only the first is taken.
+    /// Complexity: O(S + ⌈k/16⌉·R) for R candidates of which k are taken, O(S) when only
+    /// the first is.
     pub(crate) fn candidate_roots(&self, d: u8, skip_full: bool) -> Roots {
-        let keys: Vec<(usize, u64, u32)> = self
-            .s
-            .maxd
-            .iter()
-            .enumerate()
-            .filter(|&(s, &m)| m == d && !(skip_full && self.colors.is_full(s as u32)))
-            .map(|(s, _)| (self.colors.in_use(s as u32), self.sw_load[s], s as u32))
-            .collect();
+        const CHUNK: usize = 32;
+        let maxd = &self.s.maxd;
+        // Switches at the least distance in a chunk (a test without branches a byte).
+        let at_d = |chunk: &[u8]| chunk.iter().fold(0u8, |n, &m| n + u8::from(m == d));
+        let total: usize = maxd.chunks(CHUNK).map(|c| usize::from(at_d(c))).sum();
+        let mut keys: Vec<u128> = Vec::with_capacity(total);
+        // Few switches are at the least distance: skip the chunks without one.
+        for (c, chunk) in maxd.chunks(CHUNK).enumerate() {
+            if at_d(chunk) == 0 {
+                continue;
+            }
+            for (i, &m) in chunk.iter().enumerate() {
+                let s = (c * CHUNK + i) as u32;
+                if m == d && !(skip_full && self.colors.is_full(s)) {
+                    keys.push(root_key(self.colors.in_use(s), self.sw_load[s as usize], s));
+                }
+            }
+        }
         Roots {
             keys,
-            sorted: false,
+            ordered: 0,
             next: 0,
         }
     }
@@ -85,7 +97,13 @@ impl Router<'_> {
         let row = self.hops.row(root as usize);
         let seen = &mut self.s.seen;
         seen.begin();
-        let mut parents = Vec::new();
+        // Each member's walk adds at most its hops to the root.
+        let mut parents = Vec::with_capacity(
+            member_sw
+                .iter()
+                .map(|&m| usize::from(row[m as usize]))
+                .sum(),
+        );
         for &m in member_sw {
             let mut cur = m;
             // Step ④.
@@ -207,11 +225,30 @@ impl Router<'_> {
     }
 }
 
-/// Candidate roots in order of load, sorted only when more than the first is asked for.
+/// A candidate root's key, `(entries in use, load, switch)` packed so that the integers
+/// order as the tuples do (a switch has fewer than 2³² entries: colors are `u32`).
+fn root_key(in_use: usize, load: u64, sw: u32) -> u128 {
+    (in_use as u128) << 96 | u128::from(load) << 32 | u128::from(sw)
+}
+
+/// The switch of a [`root_key`].
+fn key_switch(key: u128) -> u32 {
+    key as u32
+}
+
+/// Candidates [`Roots`] orders at a time after the first: FBTC takes up to
+/// [`Config::fbtc_root_tries`](crate::Config::fbtc_root_tries) (16 by default) of hundreds.
+const ROOT_BATCH: usize = 16;
+
+/// Candidate roots in order of load, produced lazily: the first by a linear minimum, the
+/// next ones [`ROOT_BATCH`] at a time by a linear selection and a sort of the batch (FBTC
+/// takes a few of many roots, so sorting them all would cost more than the trees).
 #[derive(Debug)]
 pub(crate) struct Roots {
-    keys: Vec<(usize, u64, u32)>,
-    sorted: bool,
+    /// [`root_key`]s.
+    keys: Vec<u128>,
+    /// `keys[..ordered]` are the least keys, in order.
+    ordered: usize,
     next: usize,
 }
 
@@ -221,17 +258,17 @@ impl Roots {
     pub(crate) fn free_first(mut self, colors: &ColorTable, color: u32) -> Option<u32> {
         self.keys
             .iter()
-            .filter(|k| !colors.is_busy(k.2, color))
+            .filter(|&&k| !colors.is_busy(key_switch(k), color))
             .min()
             .or_else(|| self.keys.iter().min())
-            .map(|k| k.2)
+            .map(|&k| key_switch(k))
             .or_else(|| self.next())
     }
 
     /// Every candidate, in order.
     pub(crate) fn all(mut self) -> Vec<u32> {
         self.keys.sort_unstable();
-        self.keys.into_iter().map(|k| k.2).collect()
+        self.keys.into_iter().map(key_switch).collect()
     }
 }
 
@@ -239,19 +276,66 @@ impl Iterator for Roots {
     type Item = u32;
 
     fn next(&mut self) -> Option<u32> {
-        if self.next == 0 && !self.sorted {
-            // The first root: a linear minimum, no sort.
-            let (i, _) = self.keys.iter().enumerate().min_by_key(|&(_, k)| *k)?;
-            self.keys.swap(0, i);
-            self.next = 1;
-            return Some(self.keys[0].2);
+        if self.next == self.ordered {
+            let rest = self.keys.get_mut(self.next..).filter(|r| !r.is_empty())?;
+            if self.next == 0 {
+                // The first root: a linear minimum, no sort.
+                let (i, _) = rest.iter().enumerate().min_by_key(|&(_, k)| *k)?;
+                rest.swap(0, i);
+                self.ordered = 1;
+            } else {
+                // Keys are distinct (they end with the switch): the order is the sort's.
+                let batch = ROOT_BATCH.min(rest.len());
+                // The batch's largest key, by one pass keeping the least keys seen in order.
+                let mut least: Vec<u128> = Vec::with_capacity(batch + 1);
+                for &k in rest.iter() {
+                    if least.len() < batch || k < least[batch - 1] {
+                        let at = least.partition_point(|&x| x < k);
+                        least.insert(at, k);
+                        least.truncate(batch);
+                    }
+                }
+                let last = least[batch - 1];
+                let mut front = 0;
+                for i in 0..rest.len() {
+                    if rest[i] <= last {
+                        rest.swap(i, front);
+                        front += 1;
+                    }
+                }
+                rest[..batch].copy_from_slice(&least);
+                self.ordered += batch;
+            }
         }
-        if !self.sorted {
-            self.keys[self.next..].sort_unstable();
-            self.sorted = true;
-        }
-        let k = self.keys.get(self.next)?;
+        let k = self.keys[self.next];
         self.next += 1;
-        Some(k.2)
+        Some(key_switch(k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Taken one at a time, over several batches, the roots come in the order of a full
+    /// sort of their keys (ties in entries and load broken by the switch).
+    #[test]
+    fn roots_come_in_sorted_order_batch_by_batch() {
+        let tuples: Vec<(usize, u64, u32)> = (0..100u32)
+            .map(|s| ((s * 7 % 5) as usize, u64::from(s * 13 % 11) << 30, s))
+            .collect();
+        let keys: Vec<u128> = tuples.iter().map(|&(u, l, s)| root_key(u, l, s)).collect();
+        let mut want = tuples.clone();
+        want.sort_unstable();
+        let want: Vec<u32> = want.iter().map(|k| k.2).collect();
+        let roots = |keys: &[_]| Roots {
+            keys: keys.to_vec(),
+            ordered: 0,
+            next: 0,
+        };
+        assert_eq!(roots(&keys).collect::<Vec<_>>(), want);
+        assert_eq!(roots(&keys).all(), want);
+        assert_eq!(roots(&keys[..1]).collect::<Vec<_>>(), [0]);
+        assert_eq!(roots(&[]).next(), None);
     }
 }

@@ -73,18 +73,19 @@ impl Tree {
         parents: &[(u32, Edge)],
         leaves: &[(u32, Leaf)],
     ) -> Self {
-        let mut sw: Vec<u32> = Vec::with_capacity(parents.len() * 2 + leaves.len() + 1);
+        // Every parent and every leaf's switch reaches the root, so is the root or a child:
+        // the switches are those (the lookups below check it).
+        let mut sw: Vec<u32> = Vec::with_capacity(parents.len() + 1);
         sw.push(root);
-        for &(child, e) in parents {
-            sw.push(child);
-            sw.push(e.parent);
-        }
-        sw.extend(leaves.iter().map(|&(s, _)| s));
+        sw.extend(parents.iter().map(|&(child, _)| child));
         sw.sort_unstable();
         sw.dedup();
         sw.shrink_to_fit();
         let n = sw.len();
-        let at = |s: u32| sw.binary_search(&s).expect("listed above") as u32;
+        let at = |s: u32| {
+            sw.binary_search(&s)
+                .expect("a parent or leaf switch is the root or a child") as u32
+        };
         let mut up = vec![ROOT_EDGE; n];
         // (parent node, down port, child node), sorted: the children rows.
         let mut pairs: Vec<(u32, PortNo, u32)> = Vec::with_capacity(parents.len());
