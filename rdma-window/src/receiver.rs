@@ -16,13 +16,15 @@
 //! NIC would. [`Receiver::handle`] runs the same path and queues the write as a
 //! [`RecvEvent::Write`] for users who prefer polling.
 //!
-//! Its common case, an in-order packet, is tested first: the packet is `WBASE`, nothing is
-//! held above it, it has the full size, and moving `WBASE` on by one does not reach the
-//! context's `until` — the next ACK falling due, the transfer's end, or (while improved
-//! mode has hole evidence or requests pending) `WBASE + 1`, kept up to date off this path
-//! so that the test is one compare. Then the packet is known to be inside the transfer and not its
-//! last, and all that is left is to move `WBASE`, restart the paper's timer (a stored time)
-//! and count the write: about 25 instructions with the lookup. The idle-timeout count is
+//! Its common case, an in-order packet, is tested first: the packet is `WBASE`, it has the
+//! full size, and moving `WBASE` on by one does not reach the context's `until` — the next
+//! ACK falling due, the transfer's end, or (while a packet is held above `WBASE`, or
+//! improved mode has hole evidence or requests pending) `WBASE + 1`, kept up to date off
+//! this path so that the test is one compare. Then the packet is known to be inside the
+//! transfer and not its last, and all that is left is to move `WBASE` (to the packet's
+//! sequence number plus one, an input, so that packets do not chain through memory),
+//! restart the paper's timer (a stored time) and count the write: about 20 instructions
+//! with the lookup. The idle-timeout count is
 //! reset lazily (from the `WBASE` of the last expiry) rather than by each arrival. Anything
 //! else takes the general path, which a proptest checks the fast path against.
 //!
@@ -160,10 +162,10 @@ struct Meta {
     mtu: u32,
     last_len: u32,
     /// The in-order fast path may move `WBASE` up to (not onto) this: the earlier of
-    /// `ack_at` and `end_psn`, or `WBASE + 1` (no fast path) while improved mode has hole
-    /// evidence or requests pending. Always after `WBASE` between calls, so that the fast
-    /// path's bound is one compare for equality. Kept by [`Slot::refresh_until`] after every
-    /// change off the fast path.
+    /// `ack_at` and `end_psn`, or `WBASE + 1` (no fast path) while a packet is held above
+    /// `WBASE` (`WVEC` not empty) or improved mode has hole evidence or requests pending.
+    /// Always after `WBASE` between calls, so that the fast path's bound is one compare for
+    /// equality. Kept by [`Slot::refresh_until`] after every change off the fast path.
     until: u32,
     /// `WBASE` when the paper's timer last expired: `idle_timeouts` counts expiries at this
     /// `WBASE` (a different `WBASE` means progress since, and the count starts again), so
@@ -487,7 +489,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         };
         // The in-order fast path: the packet is WBASE, nothing is held above it, and moving
         // WBASE on by one neither completes the transfer nor makes an ACK due (nor, in
-        // improved mode, is any hole evidence or request pending: `until` says all three).
+        // improved mode, is any hole evidence or request pending: `until` says all four).
         // Then the packet is within the transfer and not its last, so a full-size payload
         // is the only valid one, and what the general path does below reduces to: WBASE
         // moves, the paper's timer restarts, the write is counted. (Improved mode's newest
@@ -495,12 +497,11 @@ impl<const WORDS: usize> Receiver<WORDS> {
         // an arrival above WBASE has replaced it; see `note_newest`.)
         let next = psn.wrapping_add(1);
         // With `psn` = WBASE, `until` is at or after `next`: unequal means after.
-        if FAST
-            && psn == slot.hot.window.wbase()
-            && next != slot.meta.until
-            && len == slot.meta.mtu
-            && slot.hot.window.advance_in_order(psn)
+        if FAST && psn == slot.hot.window.wbase() && next != slot.meta.until && len == slot.meta.mtu
         {
+            // `until` is `WBASE + 1` while anything is held above `WBASE`: `LOC` is 0 here
+            // and the (empty) `WVEC` stays as it is.
+            slot.hot.window.advance_in_order(next);
             slot.hot.armed_at = now;
             let m = &slot.meta;
             let addr = m
@@ -575,9 +576,13 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 }
                 if !after(m.ack_at, wbase) {
                     ack = Some(ack_due(&self.cfg, m, wbase));
-                    // Nothing is pending here (the common case): `until` is the next ACK
-                    // or the end.
+                }
+                // Nothing is pending here (the common case): `until` is the next ACK or the
+                // end, or `WBASE + 1` while packets are still held above `WBASE`.
+                if slot.hot.window.is_empty() {
                     m.set_until_unblocked();
+                } else {
+                    m.until = wbase.wrapping_add(1);
                 }
             }
             common
@@ -587,9 +592,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
             if improved && note_arrival(m, psn, slot.hot.window.wbase(), now) {
                 let d = m.hi_time.saturating_add(self.cfg.reorder_tolerance);
                 m.loss_deadline = m.loss_deadline.min(d);
-                // Hole evidence is pending: no fast path until it is dealt with.
-                m.until = slot.hot.window.wbase().wrapping_add(1);
             }
+            // A packet is held above WBASE: no fast path until WBASE has passed it.
+            m.until = slot.hot.window.wbase().wrapping_add(1);
             true
         };
         self.stats.written += 1;
@@ -969,11 +974,13 @@ impl<const WORDS: usize> Slot<WORDS> {
     }
 
     /// Recomputes `until`, the bound of the in-order fast path (see [`Meta::until`]), after
-    /// `WBASE`, `ack_at` or improved mode's evidence or requests changed.
+    /// `WBASE`, `WVEC`, `ack_at` or improved mode's evidence or requests changed.
     #[inline]
     fn refresh_until(&mut self, mode: Mode) {
         let m = &mut self.meta;
-        if mode == Mode::Improved && (m.ev.is_some() || m.nbatches > 0) {
+        if !self.hot.window.is_empty()
+            || (mode == Mode::Improved && (m.ev.is_some() || m.nbatches > 0))
+        {
             m.until = self.hot.window.wbase().wrapping_add(1);
         } else {
             m.set_until_unblocked();
