@@ -40,6 +40,7 @@
 //! receiver only when the reverse link is idle, where coalescing would change the sender's
 //! pacing and the `reproduce rdma` tables. `RDMA_RESEND`s (rare) are still queued.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use crate::Error;
@@ -243,6 +244,8 @@ pub struct Receiver<const WORDS: usize = 2> {
     ack_due: Box<[u64]>,
     /// Bits set in `ack_due`.
     acks_due: usize,
+    /// The counters, `written` holding only the writes of freed contexts (see
+    /// [`Receiver::stats`]).
     stats: RecvStats,
 }
 
@@ -302,9 +305,23 @@ impl<const WORDS: usize> Receiver<WORDS> {
     }
 
     /// Counters so far.
+    ///
+    /// `written` is not counted per packet (on the in-order fast path that would be a
+    /// load-add-store on one address per packet, a chain through memory): it is summed when
+    /// asked, from the writes of the freed contexts plus, for each live one, the packets below
+    /// its `WBASE` and those held in its `WVEC` (each written exactly once). The counters are
+    /// returned as an owned value behind a [`Cow`], so that callers that dereference or
+    /// borrow them, as when this returned a reference, read them the same way.
+    ///
+    /// # Complexity
+    /// O(capacity × `WORDS`).
     #[must_use]
-    pub const fn stats(&self) -> &RecvStats {
-        &self.stats
+    pub fn stats(&self) -> Cow<'_, RecvStats> {
+        let live: u64 = self.table.iter().map(|(_, s)| s.written()).sum();
+        Cow::Owned(RecvStats {
+            written: self.stats.written + live,
+            ..self.stats
+        })
     }
 
     /// Contexts in use.
@@ -507,7 +524,6 @@ impl<const WORDS: usize> Receiver<WORDS> {
             let addr = m
                 .dst_addr
                 .wrapping_add(u64::from(psn.wrapping_sub(m.first_psn)) * u64::from(len));
-            self.stats.written += 1;
             if QUEUE {
                 self.events.push(RecvEvent::Write {
                     cid: dcid,
@@ -597,7 +613,6 @@ impl<const WORDS: usize> Receiver<WORDS> {
             m.until = slot.hot.window.wbase().wrapping_add(1);
             true
         };
-        self.stats.written += 1;
         if QUEUE {
             self.events.push(RecvEvent::Write {
                 cid,
@@ -697,6 +712,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
     fn complete(&mut self, cid: Cid) {
         if let Some(slot) = self.table.remove(cid) {
             self.clear_ack(cid.index);
+            self.stats.written += slot.written();
             let m = slot.meta;
             if self.finished.len() >= self.cfg.completions_kept {
                 self.finished.pop_front();
@@ -771,8 +787,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
             }
         }
         if let Some(cid) = abort
-            && self.table.remove(cid).is_some()
+            && let Some(slot) = self.table.remove(cid)
         {
+            self.stats.written += slot.written();
             self.clear_ack(cid.index);
             self.events.push(RecvEvent::Aborted { cid });
         }
@@ -971,6 +988,13 @@ impl<const WORDS: usize> Slot<WORDS> {
                 batches: [(0, 0); BATCHES],
             },
         }
+    }
+
+    /// Payloads written to this context: every packet below `WBASE` and every one held in
+    /// `WVEC`, each written exactly once.
+    fn written(&self) -> u64 {
+        let below = self.hot.window.wbase().wrapping_sub(self.meta.first_psn);
+        u64::from(below) + u64::from(self.hot.window.held())
     }
 
     /// Recomputes `until`, the bound of the in-order fast path (see [`Meta::until`]), after
@@ -1195,6 +1219,51 @@ mod tests {
             rx.poll_timeout(),
             rx.context(cid).copied(),
         )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// `written`, summed from the windows when asked rather than counted per packet, is
+        /// always the number of writes the receiver has told its user about (verdicts and
+        /// events), through duplicates, packets beyond the window, completion and aborts.
+        #[test]
+        fn derived_written_counts_every_write(
+            improved in any::<bool>(),
+            whole in any::<bool>(),
+            steps in proptest::collection::vec((0u32..48, 0u64..3_000, 0u8..20), 1..300),
+        ) {
+            let cfg = ReceiverConfig {
+                mode: if improved { Mode::Improved } else { Mode::Paper },
+                resend_timeout: 4_000,
+                max_idle_timeouts: 2,
+                ..ReceiverConfig::default()
+            };
+            let first = u32::MAX - 30;
+            let (mut rx, cid) = open_one(cfg, 40, first);
+            let (mut now, mut writes, mut next) = (0, 0u64, 0u32);
+            for (jump, dt, kind) in steps {
+                now += dt;
+                // Mostly in order (so that transfers complete), with jumps back and ahead.
+                let off = if kind > 2 { next } else { jump };
+                next = off + 1;
+                if kind == 0 {
+                    rx.handle_timeout(now);
+                } else if whole {
+                    let data = Packet::Data { dcid: cid, psn: first.wrapping_add(off), len: 4096 };
+                    let _ = rx.handle(data, now);
+                } else if let Ok(DataVerdict::Write { .. }) =
+                    rx.handle_data(cid, first.wrapping_add(off.min(39)), 4096, now)
+                {
+                    writes += 1;
+                }
+                while let Some(e) = rx.poll_event() {
+                    writes += u64::from(matches!(e, RecvEvent::Write { .. }));
+                }
+                while rx.poll_transmit().is_some() {}
+                prop_assert_eq!(rx.stats().written, writes);
+            }
+        }
     }
 
     #[test]

@@ -92,6 +92,15 @@ impl<const WORDS: usize> Window<WORDS> {
         self.wvec.iter().fold(0, |a, &w| a | w) == 0
     }
 
+    /// The number of packets held above `WBASE` (bits set in `WVEC`).
+    ///
+    /// # Complexity
+    /// O(`WORDS`) word operations.
+    #[must_use]
+    pub fn held(&self) -> u32 {
+        self.wvec.iter().map(|w| w.count_ones()).sum()
+    }
+
     /// The in-order case of [`Window::on_data`] alone, for a caller that already knows the
     /// packet is `WBASE` and `WVEC` is empty (`LOC = 0`): `WBASE` becomes `next`, the
     /// packet's sequence number plus one (stored from the input rather than from `WBASE`,
