@@ -548,6 +548,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
         if (idx >= last || len != m.mtu) && (idx != last || len != m.last_len) {
             return Err(bad_data(dcid, psn, len, m));
         }
+        // `WBASE` before the arrival (unchanged when the packet is stored above it), kept in
+        // a register rather than reloaded after the `WVEC` store.
+        let wbase0 = slot.hot.window.wbase();
         let advanced = match slot.hot.window.on_data(psn) {
             Arrival::Stored => false,
             Arrival::Advanced { .. } => true,
@@ -605,12 +608,12 @@ impl<const WORDS: usize> Receiver<WORDS> {
         } else {
             // Stored above WBASE: the paper's timer stays as it is; improved mode notes the
             // newest arrival and, when it first shows a hole, arms the loss timer.
-            if improved && note_arrival(m, psn, slot.hot.window.wbase(), now) {
+            if improved && note_arrival(m, psn, wbase0, now) {
                 let d = m.hi_time.saturating_add(self.cfg.reorder_tolerance);
                 m.loss_deadline = m.loss_deadline.min(d);
             }
             // A packet is held above WBASE: no fast path until WBASE has passed it.
-            m.until = slot.hot.window.wbase().wrapping_add(1);
+            m.until = wbase0.wrapping_add(1);
             true
         };
         if QUEUE {
