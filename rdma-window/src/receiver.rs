@@ -23,10 +23,11 @@
 //! this path so that the test is one compare. Then the packet is known to be inside the
 //! transfer and not its last, and all that is left is to move `WBASE` (to the packet's
 //! sequence number plus one, an input, so that packets do not chain through memory),
-//! restart the paper's timer (a stored time) and count the write: about 20 instructions
-//! with the lookup. The idle-timeout count is
-//! reset lazily (from the `WBASE` of the last expiry) rather than by each arrival. Anything
-//! else takes the general path, which a proptest checks the fast path against.
+//! and restart the paper's timer (a stored time): about 19 instructions with the lookup.
+//! Nothing is counted per packet: the writes are summed from the windows when
+//! [`Receiver::stats`] is asked, and the idle-timeout count is reset lazily (from the
+//! `WBASE` of the last expiry) rather than by each arrival. Anything else takes the general
+//! path, which a proptest checks the fast path against.
 //!
 //! ACKs can be lazy ([`ReceiverConfig::coalesce_acks`], off by default): a data packet that
 //! moves `WBASE` far enough then only marks its context in a fixed bitmap, and
@@ -509,7 +510,8 @@ impl<const WORDS: usize> Receiver<WORDS> {
         // improved mode, is any hole evidence or request pending: `until` says all four).
         // Then the packet is within the transfer and not its last, so a full-size payload
         // is the only valid one, and what the general path does below reduces to: WBASE
-        // moves, the paper's timer restarts, the write is counted. (Improved mode's newest
+        // moves and the paper's timer restarts (the write is counted from the window when
+        // the stats are asked for). (Improved mode's newest
         // arrival is not noted here: with nothing held above WBASE it is only read after
         // an arrival above WBASE has replaced it; see `note_newest`.)
         let next = psn.wrapping_add(1);
