@@ -26,8 +26,11 @@
 //! and restart the paper's timer (a stored time): about 19 instructions with the lookup.
 //! Nothing is counted per packet: the writes are summed from the windows when
 //! [`Receiver::stats`] is asked, and the idle-timeout count is reset lazily (from the
-//! `WBASE` of the last expiry) rather than by each arrival. Anything else takes the general
-//! path, which a proptest checks the fast path against.
+//! `WBASE` of the last expiry) rather than by each arrival. When the bound it reached is
+//! only the next ACK falling due (nothing held or pending, not the last packet), a second
+//! test does the same plus the ACK (marked, or queued) without the general path's other
+//! tests. Anything else takes the general path, which a proptest checks the fast path
+//! against.
 //!
 //! ACKs can be lazy ([`ReceiverConfig::coalesce_acks`], off by default): a data packet that
 //! moves `WBASE` far enough then only marks its context in a fixed bitmap, and
@@ -515,14 +518,33 @@ impl<const WORDS: usize> Receiver<WORDS> {
         // arrival is not noted here: with nothing held above WBASE it is only read after
         // an arrival above WBASE has replaced it; see `note_newest`.)
         let next = psn.wrapping_add(1);
-        // With `psn` = WBASE, `until` is at or after `next`: unequal means after.
-        if FAST && psn == slot.hot.window.wbase() && next != slot.meta.until && len == slot.meta.mtu
-        {
+        let improved = self.cfg.mode == Mode::Improved;
+        'fast: {
+            if !(FAST && psn == slot.hot.window.wbase() && len == slot.meta.mtu) {
+                break 'fast;
+            }
+            let m = &mut slot.meta;
+            // With `psn` = WBASE, `until` is at or after `next`: unequal means after.
+            let ack = if next != m.until {
+                None
+            } else if next == m.ack_at
+                && next != m.end_psn
+                && slot.hot.window.is_empty()
+                && (!improved || (m.ev.is_none() && m.nbatches == 0))
+            {
+                // Only the ACK falls due (nothing held or pending, not the last packet):
+                // the general path's common case below, without its other tests.
+                ack_falls_due();
+                let ack = ack_due(&self.cfg, m, next);
+                m.set_until_unblocked();
+                Some(ack)
+            } else {
+                break 'fast;
+            };
             // `until` is `WBASE + 1` while anything is held above `WBASE`: `LOC` is 0 here
             // and the (empty) `WVEC` stays as it is.
             slot.hot.window.advance_in_order(next);
             slot.hot.armed_at = now;
-            let m = &slot.meta;
             let addr = m
                 .dst_addr
                 .wrapping_add(u64::from(psn.wrapping_sub(m.first_psn)) * u64::from(len));
@@ -534,6 +556,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
                     len,
                 });
             }
+            if let Some((to, scid, wbase)) = ack {
+                self.send_ack(dcid, to, scid, wbase);
+            }
             return Ok(DataVerdict::Write {
                 cid: dcid,
                 psn,
@@ -542,7 +567,6 @@ impl<const WORDS: usize> Receiver<WORDS> {
             });
         }
         general_path();
-        let improved = self.cfg.mode == Mode::Improved;
         let m = &mut slot.meta;
         let idx = psn.wrapping_sub(m.first_psn);
         // A full-size packet before the last (the common case) needs two compares.
@@ -932,6 +956,11 @@ fn ack_due(cfg: &ReceiverConfig, m: &mut Meta, wbase: u32) -> (u32, Cid, u32) {
 #[cold]
 #[inline]
 const fn general_path() {}
+
+/// Marks the in-order path's ACK case as the less likely one (for the code layout).
+#[cold]
+#[inline]
+const fn ack_falls_due() {}
 
 /// Improved mode: records data packet `psn` as the newest arrival when it is.
 #[inline(always)]
