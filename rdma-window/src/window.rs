@@ -82,19 +82,33 @@ impl<const WORDS: usize> Window<WORDS> {
         self.bit(off.cast_unsigned() - 1)
     }
 
-    /// The in-order case of [`Window::on_data`] alone: when `psn` is `WBASE` and `WVEC` is
-    /// empty, `WBASE` moves on by one (`LOC = 0`) and it returns `true`; otherwise nothing
-    /// changes and it returns `false` (the caller takes the general path).
+    /// Whether `WVEC` is empty: nothing is held above `WBASE`.
     ///
     /// # Complexity
     /// O(`WORDS`) word operations.
     #[inline]
-    pub(crate) fn advance_in_order(&mut self, psn: u32) -> bool {
-        if psn != self.wbase || self.wvec.iter().fold(0, |a, &w| a | w) != 0 {
-            return false;
-        }
-        self.wbase = psn.wrapping_add(1);
-        true
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.wvec.iter().fold(0, |a, &w| a | w) == 0
+    }
+
+    /// The number of packets held above `WBASE` (bits set in `WVEC`).
+    ///
+    /// # Complexity
+    /// O(`WORDS`) word operations.
+    #[must_use]
+    pub fn held(&self) -> u32 {
+        self.wvec.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// The in-order case of [`Window::on_data`] alone, for a caller that already knows the
+    /// packet is `WBASE` and `WVEC` is empty (`LOC = 0`): `WBASE` becomes `next`, the
+    /// packet's sequence number plus one (stored from the input rather than from `WBASE`,
+    /// so that consecutive packets do not chain through memory).
+    #[inline]
+    pub(crate) fn advance_in_order(&mut self, next: u32) {
+        debug_assert!(next == self.wbase.wrapping_add(1) && self.is_empty());
+        self.wbase = next;
     }
 
     /// Handles data packet `PIDX = psn` (paper Fig. 3).
@@ -106,7 +120,7 @@ impl<const WORDS: usize> Window<WORDS> {
         let off = psn.wrapping_sub(self.wbase);
         if off == 0 {
             // Step "PIDX = WBASE": WBASE += 1 + LOC(WVEC), WVEC shifted down as much.
-            if self.wvec.iter().fold(0, |a, &w| a | w) == 0 {
+            if self.is_empty() {
                 // In order: LOC = 0 and the shift leaves the empty vector empty.
                 self.wbase = self.wbase.wrapping_add(1);
                 return Arrival::Advanced { by: 1 };
