@@ -44,7 +44,6 @@
 //! receiver only when the reverse link is idle, where coalescing would change the sender's
 //! pacing and the `reproduce rdma` tables. `RDMA_RESEND`s (rare) are still queued.
 
-use std::borrow::Cow;
 use std::collections::VecDeque;
 
 use crate::Error;
@@ -313,19 +312,18 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// `written` is not counted per packet (on the in-order fast path that would be a
     /// load-add-store on one address per packet, a chain through memory): it is summed when
     /// asked, from the writes of the freed contexts plus, for each live one, the packets below
-    /// its `WBASE` and those held in its `WVEC` (each written exactly once). The counters are
-    /// returned as an owned value behind a [`Cow`], so that callers that dereference or
-    /// borrow them, as when this returned a reference, read them the same way.
+    /// its `WBASE` and those held in its `WVEC` (each written exactly once); hence a copy,
+    /// not a reference.
     ///
     /// # Complexity
     /// O(capacity × `WORDS`).
     #[must_use]
-    pub fn stats(&self) -> Cow<'_, RecvStats> {
+    pub fn stats(&self) -> RecvStats {
         let live: u64 = self.table.iter().map(|(_, s)| s.written()).sum();
-        Cow::Owned(RecvStats {
+        RecvStats {
             written: self.stats.written + live,
             ..self.stats
-        })
+        }
     }
 
     /// Contexts in use.
@@ -1249,7 +1247,7 @@ mod tests {
         (
             std::iter::from_fn(|| rx.poll_event()).collect(),
             std::iter::from_fn(|| rx.poll_transmit()).collect(),
-            *rx.stats(),
+            rx.stats(),
             rx.poll_timeout(),
             rx.context(cid).copied(),
         )

@@ -186,7 +186,7 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         t.done_at.iter().all(Option::is_some) || t.failed
     });
     let st = *tx.s.stats();
-    let rs = *rx.r.stats();
+    let rs = rx.r.stats();
     Report {
         finished: finished && !tx.failed,
         completion_ns: end,
