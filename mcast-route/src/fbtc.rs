@@ -104,6 +104,8 @@ mod tests {
 
     use super::GATE_SLACK;
     use crate::fctb::Built;
+    use crate::router::Members;
+    use crate::tree::Tree;
     use crate::{Config, Entries, Policy, Router, patterns};
 
     /// With every root allowed, FBTC's color is the least first-fit color over all
@@ -146,6 +148,20 @@ mod tests {
         assert!(colored > 20 && failed > 0, "{colored} {failed}");
     }
 
+    /// FBTC's tree for `m` from the router's state with `BottomUp::Greedy` and with
+    /// `BottomUp::BestOfBoth` (unlimited entries: both color).
+    fn greedy_and_both(r: &mut Router<'_>, m: &Members, d: u8) -> (Tree, Tree) {
+        let build = |r: &mut Router<'_>, b| {
+            r.config.bottom_up = b;
+            match r.fbtc(m, d) {
+                Some(Built::New(t)) => t,
+                other => panic!("unlimited entries always color: {other:?}"),
+            }
+        };
+        let greedy = build(r, crate::BottomUp::Greedy);
+        (greedy, build(r, crate::BottomUp::BestOfBoth))
+    }
+
     /// `BottomUp::BestOfBoth`: from the same state, FBTC's tree is never worse than the
     /// greedy build's by (color, largest link EFI, summed link EFI), has the same root and
     /// the least height, and is better for some groups.
@@ -155,7 +171,7 @@ mod tests {
         let h = HopTable::new(&f).unwrap();
         let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
         assert_eq!(r.config.bottom_up, crate::BottomUp::BestOfBoth);
-        let key = |r: &Router<'_>, t: &crate::tree::Tree| {
+        let key = |r: &Router<'_>, t: &Tree| {
             let e: Vec<u32> = t
                 .parents()
                 .filter_map(|(_, e)| e.map(|e| r.efi[e.link.index()]))
@@ -167,14 +183,7 @@ mod tests {
         for g in patterns::random_groups(&f, 60, 4, 5).unwrap() {
             let m = r.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
-            r.config.bottom_up = crate::BottomUp::Greedy;
-            let Some(Built::New(greedy)) = r.fbtc(&m, d) else {
-                panic!("unlimited entries always color")
-            };
-            r.config.bottom_up = crate::BottomUp::BestOfBoth;
-            let Some(Built::New(both)) = r.fbtc(&m, d) else {
-                panic!("unlimited entries always color")
-            };
+            let (greedy, both) = greedy_and_both(&mut r, &m, d);
             assert_eq!(both.root, greedy.root, "group {g:?}");
             assert_eq!(both.max_depth(&m.sw), Some(u32::from(d)), "group {g:?}");
             let (kb, kg) = (key(&r, &both), key(&r, &greedy));
@@ -226,14 +235,7 @@ mod tests {
         for g in patterns::random_groups(&f, 80, 4, 5).unwrap() {
             let m = r.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
-            r.config.bottom_up = crate::BottomUp::Greedy;
-            let Some(Built::New(greedy)) = r.fbtc(&m, d) else {
-                panic!("unlimited entries always color")
-            };
-            r.config.bottom_up = crate::BottomUp::BestOfBoth;
-            let Some(Built::New(both)) = r.fbtc(&m, d) else {
-                panic!("unlimited entries always color")
-            };
+            let (greedy, both) = greedy_and_both(&mut r, &m, d);
             let greedy_max = greedy
                 .parents()
                 .filter_map(|(_, e)| e.map(|e| r.efi[e.link.index()]))

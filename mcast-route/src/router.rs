@@ -655,6 +655,7 @@ impl<'f> Router<'f> {
             + self.g.memory_bytes()
             + self.s.memory_bytes()
             + vec_bytes(&self.efi)
+            + vec_bytes(&self.efi_hist)
             + vec_bytes(&self.attach)
             + vec_bytes(&self.link_sw)
             + vec_bytes(&self.sw_load)
