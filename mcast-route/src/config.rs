@@ -55,7 +55,7 @@ pub enum Policy {
     FbtcOnly,
     /// FCTB (Alg. 3) always. Slower, but its trees avoid busy switches and loaded links: on
     /// `torus(&[30, 20, 20], 2)` with the 28×28×28 grid and unlimited entries it needs 197
-    /// colors and max EFI 38 where the adaptive policy (FBTC throughout) needs 481 and 32
+    /// colors and max EFI 38 where the adaptive policy (FBTC throughout) needs 514 and 38
     /// with the default [`BottomUp::BestOfBoth`] and 557 and 64 with [`BottomUp::Greedy`]
     /// (SSSP-MC: 43), at about 5 times the time per group of the latter.
     FctbOnly,
@@ -127,12 +127,15 @@ pub enum BottomUp {
     /// [`Greedy`](Self::Greedy) (Alg. 1 steps ②–⑦ choose the root as the paper does), then
     /// builds the chosen root's tree once more with [`LeastLoadPath`](Self::LeastLoadPath) and
     /// keeps whichever of the two trees is least by (first-fit color, largest EFI over its
-    /// links, summed EFI over its links; ties to the least-load tree). The second build is skipped when no switch of the
-    /// greedy walk had a choice of parent (both builds would give the same tree, as on fat
-    /// trees). Both trees have the least height, so the kept one does too. Other builds (the
-    /// pessimistic merge's temporary tree) use [`Greedy`](Self::Greedy). On
-    /// `torus(&[30, 20, 20], 2)` with the 28×28×28 grid and unlimited entries: max EFI 32 and
-    /// 481 colors instead of 64 and 557 (SSSP-MC 43), for one least-load build per group;
+    /// links, summed EFI over its links; ties to the least-load tree). The second build is
+    /// skipped when no switch of the greedy walk had a choice of parent (both builds would
+    /// give the same tree, as on fat trees), and when every link of the greedy tree has an
+    /// EFI at least 2 below the fabric's largest (adding the group then cannot raise the
+    /// largest EFI). Both trees have the least height, so the kept one does too. Other builds
+    /// (the pessimistic merge's temporary tree) use [`Greedy`](Self::Greedy). On
+    /// `torus(&[30, 20, 20], 2)` with the 28×28×28 grid and unlimited entries: max EFI 38 and
+    /// 514 colors instead of 64 and 557 (SSSP-MC 43, MINIHOP-MC 94); without the gate (a
+    /// least-load build for every group) 32 and 481 at 1.6 times the instructions;
     /// taking the least-load tree whenever its color is no higher gives 36 there but raises
     /// the 240×100 grid's max EFI from 5 to 9 (MINIHOP-MC's), hence the EFI comparison.
     #[default]

@@ -104,6 +104,12 @@ pub struct Router<'f> {
     pub(crate) attach_count: Vec<u32>,
     /// Per switch, the summed EFI of its switch–switch links (the candidate roots' load).
     pub(crate) sw_load: Vec<u64>,
+    /// Per EFI value v > 0, how many switch–switch links carry EFI v (keeps `max_efi` exact
+    /// when trees are taken out).
+    pub(crate) efi_hist: Vec<u32>,
+    /// The largest EFI over the switch–switch links ([`Stats::max_efi`](crate::Stats::max_efi)),
+    /// kept up to date by install and uninstall ([`BottomUp::BestOfBoth`](crate::BottomUp::BestOfBoth)'s gate).
+    pub(crate) max_efi: u32,
     /// Per link, its two switch indices when it joins two switches.
     pub(crate) link_sw: Vec<Option<(u32, u32)>>,
     pub(crate) current: Current,
@@ -163,6 +169,8 @@ impl<'f> Router<'f> {
             efi: vec![0; fabric.link_count()],
             attach_count: vec![0; s],
             sw_load: vec![0; s],
+            efi_hist: Vec::new(),
+            max_efi: 0,
             link_sw: fabric
                 .links()
                 .iter()
@@ -269,10 +277,12 @@ impl<'f> Router<'f> {
             self.colors.set(sw, tree.color, id);
         }
         for l in tree.links() {
+            let old = self.efi[l.index()];
             self.efi[l.index()] += tfi;
             if let Some((a, b)) = self.link_sw[l.index()] {
                 self.sw_load[a as usize] += u64::from(tfi);
                 self.sw_load[b as usize] += u64::from(tfi);
+                self.move_efi(old, old + tfi);
             }
         }
         self.colors.count(tree.color, 1, i64::from(tfi));
@@ -281,6 +291,23 @@ impl<'f> Router<'f> {
             self.trees.resize(slot + 1, None);
         }
         self.trees[slot] = Some(tree);
+    }
+
+    /// Moves one switch–switch link from EFI `old` to EFI `new` in `efi_hist`, raising
+    /// `max_efi` to `new` when it is larger (uninstall lowers it after its loop).
+    ///
+    /// Complexity: O(1) amortized.
+    fn move_efi(&mut self, old: u32, new: u32) {
+        if old > 0 {
+            self.efi_hist[old as usize] -= 1;
+        }
+        if new > 0 {
+            if self.efi_hist.len() <= new as usize {
+                self.efi_hist.resize(new as usize + 1, 0);
+            }
+            self.efi_hist[new as usize] += 1;
+        }
+        self.max_efi = self.max_efi.max(new);
     }
 
     /// Takes tree `id` out of the MFTs and link loads.
@@ -293,11 +320,16 @@ impl<'f> Router<'f> {
             self.colors.clear(sw, tree.color);
         }
         for l in tree.links() {
+            let old = self.efi[l.index()];
             self.efi[l.index()] -= tfi;
             if let Some((a, b)) = self.link_sw[l.index()] {
                 self.sw_load[a as usize] -= u64::from(tfi);
                 self.sw_load[b as usize] -= u64::from(tfi);
+                self.move_efi(old, old - tfi);
             }
+        }
+        while self.max_efi > 0 && self.efi_hist[self.max_efi as usize] == 0 {
+            self.max_efi -= 1;
         }
         self.colors.count(tree.color, -1, -i64::from(tfi));
         tree
@@ -623,6 +655,7 @@ impl<'f> Router<'f> {
             + self.g.memory_bytes()
             + self.s.memory_bytes()
             + vec_bytes(&self.efi)
+            + vec_bytes(&self.efi_hist)
             + vec_bytes(&self.attach)
             + vec_bytes(&self.link_sw)
             + vec_bytes(&self.sw_load)
