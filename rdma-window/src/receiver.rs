@@ -512,9 +512,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
         // Then the packet is within the transfer and not its last, so a full-size payload
         // is the only valid one, and what the general path does below reduces to: WBASE
         // moves and the paper's timer restarts (the write is counted from the window when
-        // the stats are asked for). (Improved mode's newest
-        // arrival is not noted here: with nothing held above WBASE it is only read after
-        // an arrival above WBASE has replaced it; see `note_newest`.)
+        // the stats are asked for). Improved mode's newest arrival is not noted here: with
+        // nothing held above WBASE it is only read after an arrival above WBASE has
+        // replaced it (see `note_newest`).
         let next = psn.wrapping_add(1);
         let improved = self.cfg.mode == Mode::Improved;
         'fast: {
