@@ -11,48 +11,15 @@ impl Router<'_> {
     ///
     /// Complexity: O(S·M) byte operations for S switches and M member switches.
     pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
-        /// Switches done at a time: their running maxima stay in registers while every
-        /// member's row goes by (the loops compile to byte-wise vector maxima).
-        const BLOCK: usize = 64;
-        // The hop table is symmetric: row m holds the distances from every switch to m.
-        let rows: Vec<&[u8]> = member_sw
-            .iter()
-            .map(|&m| self.hops.row(m as usize))
-            .collect();
         let maxd = &mut self.s.maxd;
-        // Per lane, the least maximum over the full blocks (an element-wise minimum
-        // vectorizes where a reduction per block would not).
-        let mut lanes = [u8::MAX; BLOCK];
-        let mut least = u8::MAX;
-        for (b, out) in maxd.chunks_mut(BLOCK).enumerate() {
-            let lo = b * BLOCK;
-            if let Ok(out) = <&mut [u8; BLOCK]>::try_from(&mut *out) {
-                let mut acc = [0u8; BLOCK];
-                for row in &rows {
-                    let row: &[u8; BLOCK] = row[lo..lo + BLOCK].try_into().expect("a full block");
-                    for i in 0..BLOCK {
-                        acc[i] = acc[i].max(row[i]);
-                    }
-                }
-                *out = acc;
-                for i in 0..BLOCK {
-                    lanes[i] = lanes[i].min(acc[i]);
-                }
-            } else {
-                out.fill(0);
-                for row in &rows {
-                    for (a, &h) in out.iter_mut().zip(&row[lo..]) {
-                        *a = (*a).max(h);
-                    }
-                }
-                least = out.iter().fold(least, |l, &a| l.min(a));
+        maxd.fill(0);
+        for &m in member_sw {
+            // The hop table is symmetric: row m holds the distances from every switch to m.
+            for (acc, &h) in maxd.iter_mut().zip(self.hops.row(m as usize)) {
+                *acc = (*acc).max(h);
             }
         }
-        if maxd.is_empty() {
-            0
-        } else {
-            lanes.iter().fold(least, |l, &a| l.min(a))
-        }
+        maxd.iter().copied().min().unwrap_or(0)
     }
 
     /// Alg. 1 step ①: the switches whose largest distance to the members is `d` (the least,
@@ -370,27 +337,6 @@ impl Iterator for Roots {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// `max_dist` over full blocks and a partial one (90 switches) gives every switch's
-    /// largest hop distance to the members and their least, as a plain scan does.
-    #[test]
-    fn max_dist_matches_a_plain_scan() {
-        use fabric_model::{HopTable, generators};
-
-        use crate::{Config, Entries, patterns};
-        let f = generators::torus(&[10, 9], 1).unwrap();
-        let h = HopTable::new(&f).unwrap();
-        let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
-        for g in patterns::random_groups(&f, 20, 5, 4).unwrap() {
-            let m = r.validate(&g).unwrap();
-            let d = r.max_dist(&m.sw);
-            let want: Vec<u8> = (0..90)
-                .map(|s| m.sw.iter().map(|&x| h.row(x as usize)[s]).max().unwrap())
-                .collect();
-            assert_eq!(r.s.maxd, want, "group {g:?}");
-            assert_eq!(d, want.iter().copied().min().unwrap(), "group {g:?}");
-        }
-    }
 
     /// Taken one at a time, over several batches, the roots come in the order of a full
     /// sort of their keys (ties in entries and load broken by the switch).
