@@ -103,6 +103,26 @@ impl ColorTable {
             .unwrap_or_else(|| self.trees_per_color.len() as u32 + 1)
     }
 
+    /// Whether every color is allowed (unlimited entries): then first-fit always finds one.
+    pub(crate) fn is_unlimited(&self) -> bool {
+        self.limit.is_none()
+    }
+
+    /// ORs the first `acc.len()` words of `sw`'s busy bitmap into `acc`, and returns whether
+    /// every color below `below` is then busy in `acc` (`acc` holds at least `below` bits):
+    /// a tree holding the switches OR-ed so far cannot be colored below `below`.
+    ///
+    /// Complexity: O(`below` / 64).
+    #[inline]
+    pub(crate) fn or_busy_covers(&self, sw: u32, acc: &mut [u64], below: u32) -> bool {
+        for (a, w) in acc.iter_mut().zip(&self.busy[sw as usize]) {
+            *a |= w;
+        }
+        let (full, rest) = (below as usize / 64, below % 64);
+        acc[..full].iter().all(|&w| w == u64::MAX)
+            && (rest == 0 || acc[full] | (u64::MAX << rest) == u64::MAX)
+    }
+
     /// Alg. 1 step ④ (`color_mcast_tree`): the first color free on every switch of `switches`,
     /// found by OR-ing their busy bitmaps. `None` when all colors within the limit are taken.
     ///

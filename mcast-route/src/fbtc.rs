@@ -45,10 +45,24 @@ impl Router<'_> {
         let mut best: Option<Candidate> = None;
         let mut tried = 0;
         for root in roots {
-            let (parents, branched) = if self.config.bottom_up == BottomUp::LeastLoadPath {
-                (self.bottom_up_least_load(root, &m.sw, None), false)
+            // With unlimited entries every tree is colored: a greedy build that can no
+            // longer beat the best color (ties go to the earlier root) stops early, and
+            // counts as a try as the finished tree would.
+            let cutoff = best
+                .as_ref()
+                .filter(|_| self.colors.is_unlimited())
+                .map(|b| b.0);
+            let built = if self.config.bottom_up == BottomUp::LeastLoadPath {
+                Some((self.bottom_up_least_load(root, &m.sw, None), false))
             } else {
-                self.bottom_up_greedy(root, &m.sw, None)
+                self.bottom_up_greedy(root, &m.sw, None, cutoff)
+            };
+            let Some((parents, branched)) = built else {
+                tried += 1;
+                if tried >= tries {
+                    break;
+                }
+                continue;
             };
             let color = self
                 .colors
@@ -146,6 +160,41 @@ mod tests {
             r.create_group(&g).unwrap();
         }
         assert!(colored > 20 && failed > 0, "{colored} {failed}");
+    }
+
+    /// The greedy build's cut-off: it gives up exactly when the finished tree's first-fit
+    /// color would be at least the cut-off, and otherwise builds the same tree.
+    #[test]
+    fn greedy_cutoff_stops_exactly_when_the_tree_cannot_beat_it() {
+        let f = generators::torus(&[7, 6], 1).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
+        let (mut cut, mut kept) = (0, 0);
+        for g in patterns::random_groups(&f, 60, 4, 5).unwrap() {
+            let m = r.validate(&g).unwrap();
+            let d = r.max_dist(&m.sw);
+            for root in r.candidate_roots(d, true).all().into_iter().take(4) {
+                let full = r.bottom_up_greedy(root, &m.sw, None, None).unwrap();
+                let color = r
+                    .colors
+                    .first_fit(iter::once(root).chain(full.0.iter().map(|p| p.0)))
+                    .unwrap();
+                for c in [1, color, color + 1, 70] {
+                    match r.bottom_up_greedy(root, &m.sw, None, Some(c)) {
+                        None => {
+                            assert!(color >= c, "group {g:?} root {root} cut {c}");
+                            cut += 1;
+                        }
+                        Some(t) => {
+                            assert!(color < c && t == full, "group {g:?} root {root} cut {c}");
+                            kept += 1;
+                        }
+                    }
+                }
+            }
+            r.create_group(&g).unwrap();
+        }
+        assert!(cut > 0 && kept > 0, "{cut} {kept}");
     }
 
     /// FBTC's tree for `m` from the router's state with `BottomUp::Greedy` and with

@@ -164,6 +164,8 @@ pub(crate) struct Scratch {
     /// many hops to a target passes through it. `G_color` paths are no shorter than
     /// hop-table ones, so the pruning is exact.
     pub(crate) near: Vec<u8>,
+    /// The busy colors of a tree being built, OR-ed as it grows (FBTC's cut-off).
+    pub(crate) busy_or: Vec<u64>,
 }
 
 impl Scratch {
@@ -182,6 +184,7 @@ impl Scratch {
             heap: BinaryHeap::new(),
             maxd: vec![0; n],
             near: vec![0; n],
+            busy_or: Vec::new(),
         }
     }
 
@@ -213,7 +216,7 @@ impl Scratch {
             + self.choice.capacity()
             + self.queue.capacity())
             * 4
-            + self.cost.capacity() * 8
+            + (self.cost.capacity() + self.busy_or.capacity()) * 8
             + self.heap.capacity() * size_of::<Reverse<(u32, u64, u32)>>()
             + self.maxd.capacity()
             + self.near.capacity()

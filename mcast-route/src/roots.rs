@@ -77,22 +77,40 @@ impl Router<'_> {
         if self.config.bottom_up == crate::BottomUp::LeastLoadPath {
             return self.bottom_up_least_load(root, member_sw, avoid);
         }
-        self.bottom_up_greedy(root, member_sw, avoid).0
+        self.bottom_up_greedy(root, member_sw, avoid, None)
+            .expect("no cut-off")
+            .0
     }
 
     /// Alg. 2 with the paper's step ⑧ (see [`bottom_up`](Self::bottom_up)), and whether some
     /// switch of the walk had two or more neighbours one hop nearer the root (when none had,
     /// every bottom-up build from this root gives this tree).
     ///
-    /// Complexity: O(T·P) for a tree of T switches of P ports.
+    /// With `cutoff = Some(c)`, the build stops and returns `None` as soon as every color
+    /// below `c` is busy on some switch of the tree so far: the finished tree could not be
+    /// colored below `c` (FBTC's tries that cannot beat the best tree found).
+    ///
+    /// Complexity: O(T·P) for a tree of T switches of P ports, plus O(T·c/64) with a
+    /// cut-off.
     pub(crate) fn bottom_up_greedy(
         &mut self,
         root: u32,
         member_sw: &[u32],
         avoid: Option<u32>,
-    ) -> (Vec<(u32, Edge)>, bool) {
+        cutoff: Option<u32>,
+    ) -> Option<(Vec<(u32, Edge)>, bool)> {
         let mut branched = false;
         let colors = &self.colors;
+        let acc = &mut self.s.busy_or;
+        acc.clear();
+        if let Some(c) = cutoff {
+            acc.resize(c as usize / 64 + 1, 0);
+            if colors.or_busy_covers(root, acc, c) {
+                return None;
+            }
+        }
+        // Whether the tree so far, with `sw`, can no longer be colored below the cut-off.
+        let mut covered = |sw: u32| cutoff.is_some_and(|c| colors.or_busy_covers(sw, acc, c));
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
         let row = self.hops.row(root as usize);
         let seen = &mut self.s.seen;
@@ -126,10 +144,13 @@ impl Router<'_> {
                 let (_, a) = best.expect("a switch off the root has a neighbour one hop nearer");
                 // Steps ⑨–⑩.
                 parents.push((cur, a.up_edge()));
+                if covered(cur) {
+                    return None;
+                }
                 cur = a.peer;
             }
         }
-        (parents, branched)
+        Some((parents, branched))
     }
 }
 
