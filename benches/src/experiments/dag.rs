@@ -66,24 +66,15 @@ fn workload_at(scale: Scale, cluster: &Cluster, load: f64) -> Result<WorkloadCon
         .map_err(|e| e.to_string())
 }
 
-/// The job mix of `dag-load`: at `--scale paper` four times the paper-scale `dag` mix, so that
-/// arrivals last longer than the largest file (about 64 s at load 0.7) and the ports reach
-/// the offered load; at small scale the `dag` mix (which drains before it gets there).
-fn load_mix(scale: Scale, cluster: &Cluster, load: f64) -> Result<WorkloadConfig, String> {
-    let mut cfg = workload_at(scale, cluster, load)?;
-    if scale == Scale::Paper {
-        cfg.dag_jobs *= 4;
-        cfg.file_jobs *= 4;
-        cfg = cfg.at_load(cluster, load).map_err(|e| e.to_string())?;
-    }
-    Ok(cfg)
-}
-
-/// The job mix of `scale`; its arrival rate is set from a load by [`workload_at`].
+/// The job mix of `dag` and `dag-load` at `scale`; its arrival rate is set from a load by
+/// [`workload_at`]. At `--scale paper`, 120 jobs of each of the five models and 160 files, so
+/// that arrivals last longer than the largest file (about 64 s at load 0.7) and the ports
+/// reach the offered load; at small scale a twentieth of the DAG jobs (which drain before they
+/// get there).
 fn workload(scale: Scale) -> WorkloadConfig {
     let (per_model, files) = match scale {
         Scale::Small => (6, 10),
-        Scale::Paper => (30, 40),
+        Scale::Paper => (120, 160),
     };
     WorkloadConfig {
         dag_jobs: per_model * Model::PAPER.len(),
@@ -282,8 +273,8 @@ impl Experiment for DagSchedulers {
             res: sim(Scheduler::Varys)?,
         });
         runs.push(Run {
-            name: "jit-rest-lat-priority".into(),
-            res: sim(Scheduler::Jit(jit_lat_priority()))?,
+            name: "jit-rest-background".into(),
+            res: sim(Scheduler::Jit(jit_rest_background()))?,
         });
         for a in [0.1, 0.2, 0.3, 0.4, 0.5, 0.6] {
             let res = if (a - jit.alpha).abs() < 1e-12 {
@@ -334,13 +325,13 @@ impl Experiment for DagSchedulers {
             MACHINES, cfg.dag_jobs, cfg.file_jobs, cfg.mean_interarrival, cfg.seed
         ));
         t.note(format!(
-            "Why load {MAIN_LOAD}: the paper gives no arrival rate but says data centres run many jobs in parallel (4.2) and that TensorFlow inflates the background files' JCT 2.23x (Fig. 9); in the steady-state sweep (reproduce dag-load --scale paper, 760 jobs) TensorFlow's file inflation is closest to that at this load. This run's {} jobs arrive within {:.1} s while files last 5-40 s, so ports see much less than the offered load here (TensorFlow's file inflation {:.3}).",
+            "Why load {MAIN_LOAD}: the paper gives no arrival rate but says data centres run many jobs in parallel (4.2) and that TensorFlow inflates the background files' JCT 2.23x (Fig. 9); in the sweep over loads (reproduce dag-load --scale paper, the same 760 jobs) TensorFlow's file inflation is closest to that at this load. This run's {} jobs arrive within {:.1} s; files last 5-40 s, so at --scale paper (arrivals over about a minute) the ports reach the offered load, while the small mix drains before it does (TensorFlow's file inflation here {:.3}).",
             jobs.len(),
             jobs.last().map_or(0.0, |j| j.arrival),
             background_ratio(&runs[0].res)
         ));
         t.note(format!(
-            "JIT: alpha {}, slot {} s, min-max objective, microlp; {} jobs planned, {} widened, {} unplanned. The LP's transfers moved {:.1} % of their bits at their planned rates and {:.1} % catching up (a job arriving inside a slot whose plan starts at the slot's beginning); they never take spare capacity ahead of plan. The LP's transfers (the first {:.0} % of each job's pulls in forward order) hold only {:.1} % of the DAG jobs' bits: the large tensors (VGG16's and AlexNet's fully connected layers) come last, so the background share decides a job's JCT.",
+            "JIT: alpha {}, slot {} s, min-max objective, microlp; {} jobs planned, {} widened, {} unplanned. The LP's transfers moved {:.1} % of their bits at their planned rates and {:.1} % catching up (a job arriving inside a slot whose plan starts at the slot's beginning); they never take spare capacity ahead of plan. The LP's transfers (the first {:.0} % of each job's pulls in forward order) hold only {:.1} % of the DAG jobs' bits: the large tensors (VGG16's and AlexNet's fully connected layers) come last, so how the rest is sent decides a job's JCT (by absolute LAT ahead of the files by default; row jit-rest-background shares it with the files).",
             jit.alpha,
             jit.slot,
             lp.planned,
@@ -360,7 +351,7 @@ impl Experiment for DagSchedulers {
         ));
         t.note("Speedup = TensorFlow JCT / scheduler JCT per DAG job (one worker's training iteration: its parameter pulls, forward and backward; paper 1.1 and 4.1), averaged. Background ratio = file-job JCT / its time alone.");
         t.note(format!(
-            "Remaining bandwidth (paper (18), Fig. 8: what is left after the scheduler has allocated the DAG jobs' bandwidth) = 1 - bits of the DAG transfers the scheduler schedules / capacity, per port and 1 s window where it allocated some: all DAG transfers for the baselines, the LP's transfers for JIT (the rest of a job's transfers are background traffic, paper 3.4). Over all DAG traffic JIT's minimum is {:.3} (median {:.3}).",
+            "Remaining bandwidth (paper (18), Fig. 8: what is left after the scheduler has allocated the DAG jobs' bandwidth) = 1 - bits of the DAG transfers the scheduler schedules / capacity, per port and 1 s window where it allocated some: all DAG transfers for the baselines, the LP's transfers for JIT (the rest of a job's transfers use what is left, paper 3.4, by absolute LAT by default). Over all DAG traffic JIT's minimum is {:.3} (median {:.3}).",
             runs[3].res.remaining_all_dag.first().copied().unwrap_or(f64::NAN),
             median(&runs[3].res.remaining_all_dag)
         ));
@@ -389,7 +380,7 @@ impl Experiment for DagSchedulers {
             peaks.last().copied().unwrap_or(f64::NAN),
             peaks.len(),
         ));
-        t.note("Sincronia and Varys treat each job's released, unfinished transfers as one coflow, ordered by BSSI or by smallest effective bottleneck (SEBF) and recomputed at every flow arrival and departure, with MADD rates inside a coflow (its flows finish together, as the paper describes Sincronia) and leftover capacity handed out in the same order. JIT sends the transfers outside its LP in LAT order on each channel, sharing what its plans leave with the files (background traffic, paper 3.4); jit-rest-lat-priority (an option, not the paper's reading) sends them instead by absolute LAT across jobs ahead of the files. jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1; jit-lex-levels-3 refines the min-max plan lexicographically over 3 levels (reference dag.md 2.5).");
+        t.note("Sincronia and Varys treat each job's released, unfinished transfers as one coflow, ordered by BSSI or by smallest effective bottleneck (SEBF) and recomputed at every flow arrival and departure, with MADD rates inside a coflow (its flows finish together, as the paper describes Sincronia) and leftover capacity handed out in the same order. JIT sends the transfers outside its LP in what its plans leave (paper 3.4; the paper lets the administrator choose how, 3.1): by default by strict priority in order of absolute LAT across jobs ahead of the files, which have no LAT (the paper: a smaller LAT means a higher priority, 3.4); jit-rest-background (an option) sends them in LAT order on each channel, sharing max-min fairly with the files' channels as background traffic. jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1; jit-lex-levels-3 refines the min-max plan lexicographically over 3 levels (reference dag.md 2.5).");
         if ctx.plots_dir().is_some() {
             let named = ["tensorflow", "tictac", "sincronia", "jit"];
             let cats: Vec<String> = Model::PAPER
@@ -447,11 +438,11 @@ impl Experiment for DagSchedulers {
     }
 }
 
-/// JIT with the transfers outside its LP sent by absolute LAT ahead of the files (an option,
-/// not the paper's reading).
-fn jit_lat_priority() -> JitConfig {
+/// JIT with the transfers outside its LP sharing what its plans leave fairly with the files
+/// (an option; the default sends them by absolute LAT ahead of the files).
+fn jit_rest_background() -> JitConfig {
     JitConfig {
-        rest: RestPolicy::LatPriority,
+        rest: RestPolicy::Background,
         ..JitConfig::default()
     }
 }
@@ -465,7 +456,7 @@ fn sweep_schedulers() -> [(&'static str, Scheduler); 6] {
         ("sincronia", Scheduler::Sincronia),
         ("varys", Scheduler::Varys),
         ("jit", Scheduler::Jit(JitConfig::default())),
-        ("jit-rest-lat-priority", Scheduler::Jit(jit_lat_priority())),
+        ("jit-rest-background", Scheduler::Jit(jit_rest_background())),
     ]
 }
 
@@ -494,7 +485,7 @@ impl Experiment for DagLoad {
             .chain([(MAIN_LOAD, 5e12)])
             .collect();
         for (load, flops) in points {
-            let mut cfg = load_mix(ctx.scale, &cluster, load)?;
+            let mut cfg = workload_at(ctx.scale, &cluster, load)?;
             cfg.compute.flops = flops;
             let jobs = generate(&cluster, &cfg).map_err(|e| e.to_string())?;
             let mut tf: Option<SimResult> = None;
@@ -546,7 +537,7 @@ impl Experiment for DagLoad {
                 ]);
             }
         }
-        let cfg = load_mix(ctx.scale, &cluster, MAIN_LOAD)?;
+        let cfg = workload_at(ctx.scale, &cluster, MAIN_LOAD)?;
         t.note(format!(
             "Offered load = (mean bits of one job of the mix) / (mean interarrival x aggregate ingress capacity, {MACHINES} x 1 Gbps); every bit crosses one ingress and one egress port and both ends are uniform, so it is also each port's expected utilisation. The mix: {} DAG jobs (pulls only, equal shares of the five models) and {} files of 5-40 Gb, mean {:.2} Gb per job; the same seed at every load, so only the arrival times scale.",
             cfg.dag_jobs,
