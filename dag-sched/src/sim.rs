@@ -1394,6 +1394,33 @@ mod tests {
     }
 
     #[test]
+    fn tictac_key_separates_what_the_order_reads() {
+        // Equal shapes share a key; a different load, size, capacity or edge does not.
+        let shape = |load: f64, size: f64, edge: bool| {
+            let cluster = Cluster::uniform(3, 1.0).unwrap();
+            let mut b = JobBuilder::new();
+            let t1 = b.transfer(size, MachineId(0), MachineId(2));
+            let t2 = b.transfer(1.0, MachineId(1), MachineId(2));
+            let c1 = b.compute(load);
+            let c2 = b.compute(1.0);
+            b.edge(t1, c1);
+            b.edge(t2, c2);
+            if edge {
+                b.edge(c1, c2);
+            }
+            b.build(&cluster).unwrap()
+        };
+        let c1 = Cluster::uniform(3, 1.0).unwrap();
+        let c2 = Cluster::uniform(3, 2.0).unwrap();
+        let base = tictac_key(&shape(3.0, 1.0, true), &c1);
+        assert_eq!(base, tictac_key(&shape(3.0, 1.0, true), &c1));
+        assert_ne!(base, tictac_key(&shape(2.0, 1.0, true), &c1));
+        assert_ne!(base, tictac_key(&shape(3.0, 2.0, true), &c1));
+        assert_ne!(base, tictac_key(&shape(3.0, 1.0, false), &c1));
+        assert_ne!(base, tictac_key(&shape(3.0, 1.0, true), &c2));
+    }
+
+    #[test]
     fn tictac_is_fifo_across_jobs_and_tac_inside() {
         // Two jobs of the Fig. 1 shape, T2 -> C2 <- C1 <- T1 with T2 added first (so it leads
         // the topological order), all into machine 2 at capacity 1; job B arrives at 0.5.
