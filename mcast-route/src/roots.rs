@@ -86,9 +86,12 @@ impl Router<'_> {
     /// switch of the walk had two or more neighbours one hop nearer the root (when none had,
     /// every bottom-up build from this root gives this tree).
     ///
-    /// With `cutoff = Some(c)`, the build stops and returns `None` as soon as every color
-    /// below `c` is busy on some switch of the tree so far: the finished tree could not be
-    /// colored below `c` (FBTC's tries that cannot beat the best tree found).
+    /// With `cutoff = Some((c, members_busy))`, where `members_busy` holds the colors busy
+    /// on some member switch (as [`ColorTable::last_fit_busy`] words), the build stops and
+    /// returns `None` as soon as every color below `c` is busy on some switch of the tree
+    /// so far, the member switches counted from the start (every tree holds them): the
+    /// finished tree could not be colored below `c` (FBTC's tries that cannot beat the best
+    /// tree found).
     ///
     /// Complexity: O(T·P) for a tree of T switches of P ports, plus O(T·c/64) with a
     /// cut-off.
@@ -97,20 +100,27 @@ impl Router<'_> {
         root: u32,
         member_sw: &[u32],
         avoid: Option<u32>,
-        cutoff: Option<u32>,
+        cutoff: Option<(u32, &[u64])>,
     ) -> Option<(Vec<(u32, Edge)>, bool)> {
         let mut branched = false;
         let colors = &self.colors;
         let acc = &mut self.s.busy_or;
         acc.clear();
-        if let Some(c) = cutoff {
+        // The leading words of `acc` all busy.
+        let mut full = 0;
+        if let Some((c, members_busy)) = cutoff {
             acc.resize(c as usize / 64 + 1, 0);
-            if colors.or_busy_covers(root, acc, c) {
+            for (a, &w) in acc.iter_mut().zip(members_busy) {
+                *a = w;
+            }
+            if colors.or_busy_covers(root, acc, &mut full, c) {
                 return None;
             }
         }
+        let cutoff = cutoff.map(|c| c.0);
         // Whether the tree so far, with `sw`, can no longer be colored below the cut-off.
-        let mut covered = |sw: u32| cutoff.is_some_and(|c| colors.or_busy_covers(sw, acc, c));
+        let mut covered =
+            |sw: u32| cutoff.is_some_and(|c| colors.or_busy_covers(sw, acc, &mut full, c));
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
         let row = self.hops.row(root as usize);
         let seen = &mut self.s.seen;
