@@ -184,61 +184,54 @@ impl Router<'_> {
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
         let row = self.hops.row(root as usize);
         let s = &mut self.s;
-        // The switches on least-hop paths to the root.
-        let mut area: Vec<u32> = Vec::new();
+        // Least load to the root of every switch on least-hop paths from the members, by a
+        // depth-first search toward the root that settles a switch once every neighbour one
+        // hop nearer is settled (`done`: `cost` and `choice` known). Frames: switch, next
+        // adjacency slot to look at, least cost so far and its slot.
         s.done.begin();
+        s.done.set(root);
+        s.cost[root as usize] = 0;
+        let mut stack: Vec<(u32, u32, u64, u32)> = Vec::new();
         for &m in member_sw {
             if !s.done.get(m) {
-                s.done.set(m);
-                area.push(m);
+                stack.push((m, 0, u64::MAX, 0));
             }
-        }
-        let mut head = 0;
-        while head < area.len() {
-            let v = area[head];
-            head += 1;
-            let least = row[v as usize];
-            for a in self.g.adj(v) {
-                if row[a.peer as usize].wrapping_add(1) == least && !s.done.get(a.peer) {
-                    s.done.set(a.peer);
-                    area.push(a.peer);
-                }
-            }
-        }
-        // Least load to the root, nearest the root first (a counting sort by hops).
-        let mut start = [0u32; 257];
-        for &v in &area {
-            start[usize::from(row[v as usize]) + 1] += 1;
-        }
-        for i in 0..256 {
-            start[i + 1] += start[i];
-        }
-        let mut order = vec![0u32; area.len()];
-        for &v in &area {
-            let h = usize::from(row[v as usize]);
-            order[start[h] as usize] = v;
-            start[h] += 1;
-        }
-        for &v in &order {
-            if v == root {
-                s.cost[v as usize] = 0;
-                continue;
-            }
-            let least = row[v as usize];
-            let mut best: Option<(u64, u32)> = None;
-            for (k, a) in self.g.adj(v).iter().enumerate() {
-                if row[a.peer as usize].wrapping_add(1) == least {
-                    let c = s.cost[a.peer as usize]
-                        + u64::from(self.efi[a.link.index()])
-                        + if busy(a.peer) { BUSY } else { 0 };
-                    if best.is_none_or(|(bc, _)| c < bc) {
-                        best = Some((c, k as u32));
+            while let Some(&(v, mut k, mut bc, mut bk)) = stack.last() {
+                let adj = self.g.adj(v);
+                let least = row[v as usize];
+                let mut deeper = None;
+                while let Some(a) = adj.get(k as usize) {
+                    if row[a.peer as usize].wrapping_add(1) == least {
+                        if !s.done.get(a.peer) {
+                            deeper = Some(a.peer);
+                            break;
+                        }
+                        // Ties to the first slot, as a scan in adjacency order.
+                        let c = s.cost[a.peer as usize]
+                            + u64::from(self.efi[a.link.index()])
+                            + if busy(a.peer) { BUSY } else { 0 };
+                        if c < bc {
+                            (bc, bk) = (c, k);
+                        }
                     }
+                    k += 1;
+                }
+                let top = stack.len() - 1;
+                if let Some(p) = deeper {
+                    // Come back to slot k once `p` is settled.
+                    stack[top] = (v, k, bc, bk);
+                    stack.push((p, 0, u64::MAX, 0));
+                } else {
+                    assert!(
+                        bc != u64::MAX,
+                        "a switch off the root has a neighbour one hop nearer"
+                    );
+                    s.cost[v as usize] = bc;
+                    s.choice[v as usize] = bk;
+                    s.done.set(v);
+                    stack.pop();
                 }
             }
-            let (c, k) = best.expect("a switch off the root has a neighbour one hop nearer");
-            s.cost[v as usize] = c;
-            s.choice[v as usize] = k;
         }
         // Steps ④–⑩ along the chosen next hops.
         s.seen.begin();
@@ -358,6 +351,82 @@ impl Iterator for Roots {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The least-load build's depth-first search settles every switch on least-hop paths
+    /// from the members with the least cost to the root over its nearer neighbours (link
+    /// EFI, plus a large step per switch busy in the avoided color) and the first slot of
+    /// that least cost: the equations that define the least loads, checked over the whole
+    /// area found by a plain search.
+    #[test]
+    fn least_load_search_settles_the_area_with_least_costs() {
+        use crate::{Config, Entries, Router, patterns};
+        use fabric_model::{HopTable, generators};
+        let fabrics = [
+            generators::torus(&[7, 6], 1).unwrap(),
+            generators::random_regular(24, 8, 2, 3).unwrap(),
+        ];
+        for f in &fabrics {
+            let h = HopTable::new(f).unwrap();
+            let mut r = Router::new(f, &h, Config::mr4lms(Entries::Limit(4))).unwrap();
+            let mut checked = 0;
+            for (i, g) in patterns::random_groups(f, 40, 4, 11)
+                .unwrap()
+                .iter()
+                .enumerate()
+            {
+                let m = r.validate(g).unwrap();
+                let d = r.max_dist(&m.sw);
+                let avoid = (i % 2 == 1).then_some(0);
+                for root in r.candidate_roots(d, false).all().into_iter().take(3) {
+                    let parents = r.bottom_up_least_load(root, &m.sw, avoid);
+                    let row = h.row(root as usize);
+                    // The area: every switch reached from the members by nearer neighbours.
+                    let mut area = m.sw.clone();
+                    let mut head = 0;
+                    while head < area.len() {
+                        let v = area[head];
+                        head += 1;
+                        for a in r.g.adj(v) {
+                            if row[a.peer as usize] + 1 == row[v as usize]
+                                && !area.contains(&a.peer)
+                            {
+                                area.push(a.peer);
+                            }
+                        }
+                    }
+                    for &v in area.iter().filter(|&&v| v != root) {
+                        let want =
+                            r.g.adj(v)
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, a)| row[a.peer as usize] + 1 == row[v as usize])
+                                .map(|(k, a)| {
+                                    let peer = if a.peer == root {
+                                        0
+                                    } else {
+                                        r.s.cost[a.peer as usize]
+                                    };
+                                    let busy = avoid.is_some_and(|c| r.colors.is_busy(a.peer, c));
+                                    let c = peer
+                                        + u64::from(r.efi[a.link.index()])
+                                        + if busy { 1 << 40 } else { 0 };
+                                    (c, k as u32)
+                                })
+                                .min()
+                                .unwrap();
+                        assert_eq!((r.s.cost[v as usize], r.s.choice[v as usize]), want);
+                        checked += 1;
+                    }
+                    // The tree follows the choices.
+                    for &(x, e) in &parents {
+                        assert_eq!(e.parent, r.g.adj(x)[r.s.choice[x as usize] as usize].peer);
+                    }
+                }
+                r.create_group(g).unwrap();
+            }
+            assert!(checked > 100, "{checked}");
+        }
+    }
 
     /// Taken one at a time, over several batches, the roots come in the order of a full
     /// sort of their keys (ties in entries and load broken by the switch).
