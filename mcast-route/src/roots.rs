@@ -12,8 +12,13 @@ impl Router<'_> {
     /// Complexity: O(S·M) byte operations for S switches and M member switches.
     pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
         let maxd = &mut self.s.maxd;
-        maxd.fill(0);
-        for &m in member_sw {
+        // The first member's row as it is, then the others' maxima.
+        let Some((&first, rest)) = member_sw.split_first() else {
+            maxd.fill(0);
+            return 0;
+        };
+        maxd.copy_from_slice(self.hops.row(first as usize));
+        for &m in rest {
             // The hop table is symmetric: row m holds the distances from every switch to m.
             for (acc, &h) in maxd.iter_mut().zip(self.hops.row(m as usize)) {
                 *acc = (*acc).max(h);
