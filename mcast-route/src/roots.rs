@@ -54,11 +54,7 @@ impl Router<'_> {
                 }
             }
         }
-        Roots {
-            keys,
-            ordered: 0,
-            next: 0,
-        }
+        Roots::new(keys)
     }
 
     /// Alg. 2 (`build_mct_from_down_to_up`): from every member switch, walk toward `root`;
@@ -276,23 +272,40 @@ fn key_switch(key: u128) -> u32 {
     key as u32
 }
 
-/// Candidates [`Roots`] orders at a time after the first: FBTC takes up to
+/// Candidates [`Roots`] orders at a time after the first ones: FBTC takes up to
 /// [`Config::fbtc_root_tries`](crate::Config::fbtc_root_tries) (16 by default) of hundreds.
 const ROOT_BATCH: usize = 16;
 
-/// Candidate roots in order of load, produced lazily: the first by a linear minimum, the
-/// next ones [`ROOT_BATCH`] at a time by a linear selection and a sort of the batch (FBTC
-/// takes a few of many roots, so sorting them all would cost more than the trees).
+/// Candidates [`Roots`] orders on its first call: the first root and a batch, so that FBTC's
+/// default tries cost one pass over the keys.
+const FIRST: usize = 1 + ROOT_BATCH;
+
+/// Candidate roots in order of load, produced lazily: the first [`FIRST`] by one pass
+/// keeping the least keys seen in order, the next ones [`ROOT_BATCH`] at a time by a linear
+/// selection and a sort of the batch (FBTC takes a few of many roots, so sorting them all
+/// would cost more than the trees).
 #[derive(Debug)]
 pub(crate) struct Roots {
-    /// [`root_key`]s.
+    /// [`root_key`]s: every candidate; once `head` is used up, those not in it, with
+    /// `keys[..ordered]` the least of them, in order.
     keys: Vec<u128>,
-    /// `keys[..ordered]` are the least keys, in order.
+    /// The least keys, in order (up to [`FIRST`]), from the first call on.
+    head: Vec<u128>,
     ordered: usize,
+    /// Roots handed out.
     next: usize,
 }
 
 impl Roots {
+    fn new(keys: Vec<u128>) -> Self {
+        Self {
+            keys,
+            head: Vec::new(),
+            ordered: 0,
+            next: 0,
+        }
+    }
+
     /// The first candidate free in `color`, or the first of all when every one is busy
     /// (Alg. 4 step ⑤: a temporary root free in the color merges no tree by itself).
     pub(crate) fn free_first(mut self, colors: &ColorTable, color: u32) -> Option<u32> {
@@ -312,42 +325,55 @@ impl Roots {
     }
 }
 
+/// The `n` least of `keys` (or all), in order, by one pass keeping the least seen.
+///
+/// Complexity: O(K + m·n) for K keys of which m were among the least so far when met.
+fn least_keys(keys: &[u128], n: usize) -> Vec<u128> {
+    let mut least: Vec<u128> = Vec::with_capacity(n + 1);
+    for &k in keys {
+        if least.len() < n || least.last().is_some_and(|&l| k < l) {
+            let at = least.partition_point(|&x| x < k);
+            least.insert(at, k);
+            least.truncate(n);
+        }
+    }
+    least
+}
+
 impl Iterator for Roots {
     type Item = u32;
 
     fn next(&mut self) -> Option<u32> {
-        if self.next == self.ordered {
-            let rest = self.keys.get_mut(self.next..).filter(|r| !r.is_empty())?;
-            if self.next == 0 {
-                // The first root: a linear minimum, no sort.
-                let (i, _) = rest.iter().enumerate().min_by_key(|&(_, k)| *k)?;
-                rest.swap(0, i);
-                self.ordered = 1;
-            } else {
-                // Keys are distinct (they end with the switch): the order is the sort's.
-                let batch = ROOT_BATCH.min(rest.len());
-                // The batch's largest key, by one pass keeping the least keys seen in order.
-                let mut least: Vec<u128> = Vec::with_capacity(batch + 1);
-                for &k in rest.iter() {
-                    if least.len() < batch || k < least[batch - 1] {
-                        let at = least.partition_point(|&x| x < k);
-                        least.insert(at, k);
-                        least.truncate(batch);
-                    }
-                }
-                let last = least[batch - 1];
-                let mut front = 0;
-                for i in 0..rest.len() {
-                    if rest[i] <= last {
-                        rest.swap(i, front);
-                        front += 1;
-                    }
-                }
-                rest[..batch].copy_from_slice(&least);
-                self.ordered += batch;
-            }
+        if self.next == 0 {
+            self.head = least_keys(&self.keys, FIRST);
         }
-        let k = self.keys[self.next];
+        if let Some(&k) = self.head.get(self.next) {
+            self.next += 1;
+            return Some(key_switch(k));
+        }
+        // Past the head: the keys not in it (all were, when fewer than FIRST).
+        let last = *self.head.last().filter(|_| self.head.len() == FIRST)?;
+        if self.next == FIRST {
+            self.keys.retain(|&k| k > last);
+        }
+        let at = self.next - FIRST;
+        if at == self.ordered {
+            let rest = self.keys.get_mut(at..).filter(|r| !r.is_empty())?;
+            // Keys are distinct (they end with the switch): the order is the sort's.
+            let batch = ROOT_BATCH.min(rest.len());
+            let least = least_keys(rest, batch);
+            let last = least[batch - 1];
+            let mut front = 0;
+            for i in 0..rest.len() {
+                if rest[i] <= last {
+                    rest.swap(i, front);
+                    front += 1;
+                }
+            }
+            rest[..batch].copy_from_slice(&least);
+            self.ordered += batch;
+        }
+        let k = self.keys[at];
         self.next += 1;
         Some(key_switch(k))
     }
@@ -444,14 +470,23 @@ mod tests {
         let mut want = tuples.clone();
         want.sort_unstable();
         let want: Vec<u32> = want.iter().map(|k| k.2).collect();
-        let roots = |keys: &[_]| Roots {
-            keys: keys.to_vec(),
-            ordered: 0,
-            next: 0,
-        };
+        let roots = |keys: &[_]| Roots::new(keys.to_vec());
         assert_eq!(roots(&keys).collect::<Vec<_>>(), want);
         assert_eq!(roots(&keys).all(), want);
         assert_eq!(roots(&keys[..1]).collect::<Vec<_>>(), [0]);
         assert_eq!(roots(&[]).next(), None);
+        // Around the first call's FIRST keys and the batches after it.
+        for n in [
+            FIRST - 1,
+            FIRST,
+            FIRST + 1,
+            FIRST + ROOT_BATCH,
+            FIRST + ROOT_BATCH + 3,
+        ] {
+            let mut want: Vec<_> = tuples[..n].to_vec();
+            want.sort_unstable();
+            let want: Vec<u32> = want.iter().map(|k| k.2).collect();
+            assert_eq!(roots(&keys[..n]).collect::<Vec<_>>(), want, "{n} keys");
+        }
     }
 }
