@@ -112,15 +112,33 @@ impl ColorTable {
     /// every color below `below` is then busy in `acc` (`acc` holds at least `below` bits):
     /// a tree holding the switches OR-ed so far cannot be colored below `below`.
     ///
-    /// Complexity: O(`below` / 64).
+    /// `full` counts the leading words of `acc` known to be all busy (start it at 0 for a
+    /// fresh `acc`): those are skipped, since OR-ing into them changes nothing, and it is
+    /// advanced past the words that become all busy.
+    ///
+    /// Complexity: O(`below` / 64 − `full`) words.
     #[inline]
-    pub(crate) fn or_busy_covers(&self, sw: u32, acc: &mut [u64], below: u32) -> bool {
-        for (a, w) in acc.iter_mut().zip(&self.busy[sw as usize]) {
-            *a |= w;
+    pub(crate) fn or_busy_covers(
+        &self,
+        sw: u32,
+        acc: &mut [u64],
+        full: &mut usize,
+        below: u32,
+    ) -> bool {
+        let busy = &self.busy[sw as usize];
+        if let (Some(a), Some(w)) = (acc.get_mut(*full..), busy.get(*full..)) {
+            for (a, w) in a.iter_mut().zip(w) {
+                *a |= w;
+            }
         }
-        let (full, rest) = (below as usize / 64, below % 64);
-        acc[..full].iter().all(|&w| w == u64::MAX)
-            && (rest == 0 || acc[full] | (u64::MAX << rest) == u64::MAX)
+        while acc.get(*full) == Some(&u64::MAX) {
+            *full += 1;
+        }
+        // The first color free on every switch OR-ed so far.
+        let free = acc
+            .get(*full)
+            .map_or(acc.len() * 64, |w| *full * 64 + w.trailing_ones() as usize);
+        free >= below as usize
     }
 
     /// Alg. 1 step ④ (`color_mcast_tree`): the first color free on every switch of `switches`,
@@ -150,6 +168,12 @@ impl ColorTable {
             Some(l) if free >= l => None,
             _ => Some(free),
         }
+    }
+
+    /// The colors busy on some switch of the last [`first_fit`](Self::first_fit)'s
+    /// switches, as bitmap words (colors past the end are free on all of them).
+    pub(crate) fn last_fit_busy(&self) -> &[u64] {
+        &self.scratch
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {

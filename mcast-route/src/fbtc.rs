@@ -39,6 +39,7 @@ impl Router<'_> {
         // colored (the paper finds this out by trying every root), and a tree colored with
         // the first color free on them cannot be beaten.
         let floor = self.colors.first_fit(m.sw.iter().copied())?;
+        let members_busy = self.colors.last_fit_busy().to_vec();
         let roots = self.candidate_roots(d, true);
         let tries = self.config.fbtc_root_tries.max(1);
         // (color, root, parent edges, branched) of the best tree so far.
@@ -51,7 +52,7 @@ impl Router<'_> {
             let cutoff = best
                 .as_ref()
                 .filter(|_| self.colors.is_unlimited())
-                .map(|b| b.0);
+                .map(|b| (b.0, members_busy.as_slice()));
             let built = if self.config.bottom_up == BottomUp::LeastLoadPath {
                 Some((self.bottom_up_least_load(root, &m.sw, None), false))
             } else {
@@ -173,6 +174,8 @@ mod tests {
         for g in patterns::random_groups(&f, 60, 4, 5).unwrap() {
             let m = r.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
+            r.colors.first_fit(m.sw.iter().copied());
+            let members_busy = r.colors.last_fit_busy().to_vec();
             for root in r.candidate_roots(d, true).all().into_iter().take(4) {
                 let full = r.bottom_up_greedy(root, &m.sw, None, None).unwrap();
                 let color = r
@@ -180,14 +183,17 @@ mod tests {
                     .first_fit(iter::once(root).chain(full.0.iter().map(|p| p.0)))
                     .unwrap();
                 for c in [1, color, color + 1, 70] {
-                    match r.bottom_up_greedy(root, &m.sw, None, Some(c)) {
-                        None => {
-                            assert!(color >= c, "group {g:?} root {root} cut {c}");
-                            cut += 1;
-                        }
-                        Some(t) => {
-                            assert!(color < c && t == full, "group {g:?} root {root} cut {c}");
-                            kept += 1;
+                    // With the member switches' colors counted from the start, and without.
+                    for busy in [&members_busy[..], &[]] {
+                        match r.bottom_up_greedy(root, &m.sw, None, Some((c, busy))) {
+                            None => {
+                                assert!(color >= c, "group {g:?} root {root} cut {c}");
+                                cut += 1;
+                            }
+                            Some(t) => {
+                                assert!(color < c && t == full, "group {g:?} root {root} cut {c}");
+                                kept += 1;
+                            }
                         }
                     }
                 }

@@ -12,8 +12,13 @@ impl Router<'_> {
     /// Complexity: O(S·M) byte operations for S switches and M member switches.
     pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
         let maxd = &mut self.s.maxd;
-        maxd.fill(0);
-        for &m in member_sw {
+        // The first member's row as it is, then the others' maxima.
+        let Some((&first, rest)) = member_sw.split_first() else {
+            maxd.fill(0);
+            return 0;
+        };
+        maxd.copy_from_slice(self.hops.row(first as usize));
+        for &m in rest {
             // The hop table is symmetric: row m holds the distances from every switch to m.
             for (acc, &h) in maxd.iter_mut().zip(self.hops.row(m as usize)) {
                 *acc = (*acc).max(h);
@@ -49,11 +54,7 @@ impl Router<'_> {
                 }
             }
         }
-        Roots {
-            keys,
-            ordered: 0,
-            next: 0,
-        }
+        Roots::new(keys)
     }
 
     /// Alg. 2 (`build_mct_from_down_to_up`): from every member switch, walk toward `root`;
@@ -86,9 +87,12 @@ impl Router<'_> {
     /// switch of the walk had two or more neighbours one hop nearer the root (when none had,
     /// every bottom-up build from this root gives this tree).
     ///
-    /// With `cutoff = Some(c)`, the build stops and returns `None` as soon as every color
-    /// below `c` is busy on some switch of the tree so far: the finished tree could not be
-    /// colored below `c` (FBTC's tries that cannot beat the best tree found).
+    /// With `cutoff = Some((c, members_busy))`, where `members_busy` holds the colors busy
+    /// on some member switch (as [`ColorTable::last_fit_busy`] words), the build stops and
+    /// returns `None` as soon as every color below `c` is busy on some switch of the tree
+    /// so far, the member switches counted from the start (every tree holds them): the
+    /// finished tree could not be colored below `c` (FBTC's tries that cannot beat the best
+    /// tree found).
     ///
     /// Complexity: O(T·P) for a tree of T switches of P ports, plus O(T·c/64) with a
     /// cut-off.
@@ -97,22 +101,29 @@ impl Router<'_> {
         root: u32,
         member_sw: &[u32],
         avoid: Option<u32>,
-        cutoff: Option<u32>,
+        cutoff: Option<(u32, &[u64])>,
     ) -> Option<(Vec<(u32, Edge)>, bool)> {
         let mut branched = false;
         let colors = &self.colors;
         let acc = &mut self.s.busy_or;
         acc.clear();
-        if let Some(c) = cutoff {
+        // The leading words of `acc` all busy.
+        let mut full = 0;
+        if let Some((c, members_busy)) = cutoff {
             acc.resize(c as usize / 64 + 1, 0);
-            if colors.or_busy_covers(root, acc, c) {
+            for (a, &w) in acc.iter_mut().zip(members_busy) {
+                *a = w;
+            }
+            if colors.or_busy_covers(root, acc, &mut full, c) {
                 return None;
             }
         }
+        let cutoff = cutoff.map(|c| c.0);
         // Whether the tree so far, with `sw`, can no longer be colored below the cut-off.
-        let mut covered = |sw: u32| cutoff.is_some_and(|c| colors.or_busy_covers(sw, acc, c));
+        let mut covered =
+            |sw: u32| cutoff.is_some_and(|c| colors.or_busy_covers(sw, acc, &mut full, c));
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
-        let row = self.hops.row(root as usize);
+        let row = warm(self.hops.row(root as usize));
         let seen = &mut self.s.seen;
         seen.begin();
         // Each member's walk adds at most its hops to the root.
@@ -174,61 +185,54 @@ impl Router<'_> {
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
         let row = self.hops.row(root as usize);
         let s = &mut self.s;
-        // The switches on least-hop paths to the root.
-        let mut area: Vec<u32> = Vec::new();
+        // Least load to the root of every switch on least-hop paths from the members, by a
+        // depth-first search toward the root that settles a switch once every neighbour one
+        // hop nearer is settled (`done`: `cost` and `choice` known). Frames: switch, next
+        // adjacency slot to look at, least cost so far and its slot.
         s.done.begin();
+        s.done.set(root);
+        s.cost[root as usize] = 0;
+        let mut stack: Vec<(u32, u32, u64, u32)> = Vec::new();
         for &m in member_sw {
             if !s.done.get(m) {
-                s.done.set(m);
-                area.push(m);
+                stack.push((m, 0, u64::MAX, 0));
             }
-        }
-        let mut head = 0;
-        while head < area.len() {
-            let v = area[head];
-            head += 1;
-            let least = row[v as usize];
-            for a in self.g.adj(v) {
-                if row[a.peer as usize].wrapping_add(1) == least && !s.done.get(a.peer) {
-                    s.done.set(a.peer);
-                    area.push(a.peer);
-                }
-            }
-        }
-        // Least load to the root, nearest the root first (a counting sort by hops).
-        let mut start = [0u32; 257];
-        for &v in &area {
-            start[usize::from(row[v as usize]) + 1] += 1;
-        }
-        for i in 0..256 {
-            start[i + 1] += start[i];
-        }
-        let mut order = vec![0u32; area.len()];
-        for &v in &area {
-            let h = usize::from(row[v as usize]);
-            order[start[h] as usize] = v;
-            start[h] += 1;
-        }
-        for &v in &order {
-            if v == root {
-                s.cost[v as usize] = 0;
-                continue;
-            }
-            let least = row[v as usize];
-            let mut best: Option<(u64, u32)> = None;
-            for (k, a) in self.g.adj(v).iter().enumerate() {
-                if row[a.peer as usize].wrapping_add(1) == least {
-                    let c = s.cost[a.peer as usize]
-                        + u64::from(self.efi[a.link.index()])
-                        + if busy(a.peer) { BUSY } else { 0 };
-                    if best.is_none_or(|(bc, _)| c < bc) {
-                        best = Some((c, k as u32));
+            while let Some(&(v, mut k, mut bc, mut bk)) = stack.last() {
+                let adj = self.g.adj(v);
+                let least = row[v as usize];
+                let mut deeper = None;
+                while let Some(a) = adj.get(k as usize) {
+                    if row[a.peer as usize].wrapping_add(1) == least {
+                        if !s.done.get(a.peer) {
+                            deeper = Some(a.peer);
+                            break;
+                        }
+                        // Ties to the first slot, as a scan in adjacency order.
+                        let c = s.cost[a.peer as usize]
+                            + u64::from(self.efi[a.link.index()])
+                            + if busy(a.peer) { BUSY } else { 0 };
+                        if c < bc {
+                            (bc, bk) = (c, k);
+                        }
                     }
+                    k += 1;
+                }
+                let top = stack.len() - 1;
+                if let Some(p) = deeper {
+                    // Come back to slot k once `p` is settled.
+                    stack[top] = (v, k, bc, bk);
+                    stack.push((p, 0, u64::MAX, 0));
+                } else {
+                    assert!(
+                        bc != u64::MAX,
+                        "a switch off the root has a neighbour one hop nearer"
+                    );
+                    s.cost[v as usize] = bc;
+                    s.choice[v as usize] = bk;
+                    s.done.set(v);
+                    stack.pop();
                 }
             }
-            let (c, k) = best.expect("a switch off the root has a neighbour one hop nearer");
-            s.cost[v as usize] = c;
-            s.choice[v as usize] = k;
         }
         // Steps ④–⑩ along the chosen next hops.
         s.seen.begin();
@@ -246,6 +250,17 @@ impl Router<'_> {
     }
 }
 
+/// Reads `row` once from end to end and returns it. A tree build then reads the root's row
+/// at the neighbours of the switches it walks, scattered over the row and one walk step
+/// after another: on a large fabric each would wait for memory (12 KB a row on the
+/// 12,000-switch torus), where one sequential pass lets the hardware stream the row in.
+///
+/// Complexity: O(S).
+fn warm(row: &[u8]) -> &[u8] {
+    std::hint::black_box(row.iter().fold(0u8, |a, &h| a | h));
+    row
+}
+
 /// A candidate root's key, `(entries in use, load, switch)` packed so that the integers
 /// order as the tuples do (a switch has fewer than 2³² entries: colors are `u32`).
 fn root_key(in_use: usize, load: u64, sw: u32) -> u128 {
@@ -257,23 +272,40 @@ fn key_switch(key: u128) -> u32 {
     key as u32
 }
 
-/// Candidates [`Roots`] orders at a time after the first: FBTC takes up to
+/// Candidates [`Roots`] orders at a time after the first ones: FBTC takes up to
 /// [`Config::fbtc_root_tries`](crate::Config::fbtc_root_tries) (16 by default) of hundreds.
 const ROOT_BATCH: usize = 16;
 
-/// Candidate roots in order of load, produced lazily: the first by a linear minimum, the
-/// next ones [`ROOT_BATCH`] at a time by a linear selection and a sort of the batch (FBTC
-/// takes a few of many roots, so sorting them all would cost more than the trees).
+/// Candidates [`Roots`] orders on its first call: the first root and a batch, so that FBTC's
+/// default tries cost one pass over the keys.
+const FIRST: usize = 1 + ROOT_BATCH;
+
+/// Candidate roots in order of load, produced lazily: the first [`FIRST`] by one pass
+/// keeping the least keys seen in order, the next ones [`ROOT_BATCH`] at a time by a linear
+/// selection and a sort of the batch (FBTC takes a few of many roots, so sorting them all
+/// would cost more than the trees).
 #[derive(Debug)]
 pub(crate) struct Roots {
-    /// [`root_key`]s.
+    /// [`root_key`]s: every candidate; once `head` is used up, those not in it, with
+    /// `keys[..ordered]` the least of them, in order.
     keys: Vec<u128>,
-    /// `keys[..ordered]` are the least keys, in order.
+    /// The least keys, in order (up to [`FIRST`]), from the first call on.
+    head: Vec<u128>,
     ordered: usize,
+    /// Roots handed out.
     next: usize,
 }
 
 impl Roots {
+    fn new(keys: Vec<u128>) -> Self {
+        Self {
+            keys,
+            head: Vec::new(),
+            ordered: 0,
+            next: 0,
+        }
+    }
+
     /// The first candidate free in `color`, or the first of all when every one is busy
     /// (Alg. 4 step ⑤: a temporary root free in the color merges no tree by itself).
     pub(crate) fn free_first(mut self, colors: &ColorTable, color: u32) -> Option<u32> {
@@ -293,42 +325,55 @@ impl Roots {
     }
 }
 
+/// The `n` least of `keys` (or all), in order, by one pass keeping the least seen.
+///
+/// Complexity: O(K + m·n) for K keys of which m were among the least so far when met.
+fn least_keys(keys: &[u128], n: usize) -> Vec<u128> {
+    let mut least: Vec<u128> = Vec::with_capacity(n + 1);
+    for &k in keys {
+        if least.len() < n || least.last().is_some_and(|&l| k < l) {
+            let at = least.partition_point(|&x| x < k);
+            least.insert(at, k);
+            least.truncate(n);
+        }
+    }
+    least
+}
+
 impl Iterator for Roots {
     type Item = u32;
 
     fn next(&mut self) -> Option<u32> {
-        if self.next == self.ordered {
-            let rest = self.keys.get_mut(self.next..).filter(|r| !r.is_empty())?;
-            if self.next == 0 {
-                // The first root: a linear minimum, no sort.
-                let (i, _) = rest.iter().enumerate().min_by_key(|&(_, k)| *k)?;
-                rest.swap(0, i);
-                self.ordered = 1;
-            } else {
-                // Keys are distinct (they end with the switch): the order is the sort's.
-                let batch = ROOT_BATCH.min(rest.len());
-                // The batch's largest key, by one pass keeping the least keys seen in order.
-                let mut least: Vec<u128> = Vec::with_capacity(batch + 1);
-                for &k in rest.iter() {
-                    if least.len() < batch || k < least[batch - 1] {
-                        let at = least.partition_point(|&x| x < k);
-                        least.insert(at, k);
-                        least.truncate(batch);
-                    }
-                }
-                let last = least[batch - 1];
-                let mut front = 0;
-                for i in 0..rest.len() {
-                    if rest[i] <= last {
-                        rest.swap(i, front);
-                        front += 1;
-                    }
-                }
-                rest[..batch].copy_from_slice(&least);
-                self.ordered += batch;
-            }
+        if self.next == 0 {
+            self.head = least_keys(&self.keys, FIRST);
         }
-        let k = self.keys[self.next];
+        if let Some(&k) = self.head.get(self.next) {
+            self.next += 1;
+            return Some(key_switch(k));
+        }
+        // Past the head: the keys not in it (all were, when fewer than FIRST).
+        let last = *self.head.last().filter(|_| self.head.len() == FIRST)?;
+        if self.next == FIRST {
+            self.keys.retain(|&k| k > last);
+        }
+        let at = self.next - FIRST;
+        if at == self.ordered {
+            let rest = self.keys.get_mut(at..).filter(|r| !r.is_empty())?;
+            // Keys are distinct (they end with the switch): the order is the sort's.
+            let batch = ROOT_BATCH.min(rest.len());
+            let least = least_keys(rest, batch);
+            let last = least[batch - 1];
+            let mut front = 0;
+            for i in 0..rest.len() {
+                if rest[i] <= last {
+                    rest.swap(i, front);
+                    front += 1;
+                }
+            }
+            rest[..batch].copy_from_slice(&least);
+            self.ordered += batch;
+        }
+        let k = self.keys[at];
         self.next += 1;
         Some(key_switch(k))
     }
@@ -337,6 +382,82 @@ impl Iterator for Roots {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The least-load build's depth-first search settles every switch on least-hop paths
+    /// from the members with the least cost to the root over its nearer neighbours (link
+    /// EFI, plus a large step per switch busy in the avoided color) and the first slot of
+    /// that least cost: the equations that define the least loads, checked over the whole
+    /// area found by a plain search.
+    #[test]
+    fn least_load_search_settles_the_area_with_least_costs() {
+        use crate::{Config, Entries, Router, patterns};
+        use fabric_model::{HopTable, generators};
+        let fabrics = [
+            generators::torus(&[7, 6], 1).unwrap(),
+            generators::random_regular(24, 8, 2, 3).unwrap(),
+        ];
+        for f in &fabrics {
+            let h = HopTable::new(f).unwrap();
+            let mut r = Router::new(f, &h, Config::mr4lms(Entries::Limit(4))).unwrap();
+            let mut checked = 0;
+            for (i, g) in patterns::random_groups(f, 40, 4, 11)
+                .unwrap()
+                .iter()
+                .enumerate()
+            {
+                let m = r.validate(g).unwrap();
+                let d = r.max_dist(&m.sw);
+                let avoid = (i % 2 == 1).then_some(0);
+                for root in r.candidate_roots(d, false).all().into_iter().take(3) {
+                    let parents = r.bottom_up_least_load(root, &m.sw, avoid);
+                    let row = h.row(root as usize);
+                    // The area: every switch reached from the members by nearer neighbours.
+                    let mut area = m.sw.clone();
+                    let mut head = 0;
+                    while head < area.len() {
+                        let v = area[head];
+                        head += 1;
+                        for a in r.g.adj(v) {
+                            if row[a.peer as usize] + 1 == row[v as usize]
+                                && !area.contains(&a.peer)
+                            {
+                                area.push(a.peer);
+                            }
+                        }
+                    }
+                    for &v in area.iter().filter(|&&v| v != root) {
+                        let want =
+                            r.g.adj(v)
+                                .iter()
+                                .enumerate()
+                                .filter(|(_, a)| row[a.peer as usize] + 1 == row[v as usize])
+                                .map(|(k, a)| {
+                                    let peer = if a.peer == root {
+                                        0
+                                    } else {
+                                        r.s.cost[a.peer as usize]
+                                    };
+                                    let busy = avoid.is_some_and(|c| r.colors.is_busy(a.peer, c));
+                                    let c = peer
+                                        + u64::from(r.efi[a.link.index()])
+                                        + if busy { 1 << 40 } else { 0 };
+                                    (c, k as u32)
+                                })
+                                .min()
+                                .unwrap();
+                        assert_eq!((r.s.cost[v as usize], r.s.choice[v as usize]), want);
+                        checked += 1;
+                    }
+                    // The tree follows the choices.
+                    for &(x, e) in &parents {
+                        assert_eq!(e.parent, r.g.adj(x)[r.s.choice[x as usize] as usize].peer);
+                    }
+                }
+                r.create_group(g).unwrap();
+            }
+            assert!(checked > 100, "{checked}");
+        }
+    }
 
     /// Taken one at a time, over several batches, the roots come in the order of a full
     /// sort of their keys (ties in entries and load broken by the switch).
@@ -349,14 +470,23 @@ mod tests {
         let mut want = tuples.clone();
         want.sort_unstable();
         let want: Vec<u32> = want.iter().map(|k| k.2).collect();
-        let roots = |keys: &[_]| Roots {
-            keys: keys.to_vec(),
-            ordered: 0,
-            next: 0,
-        };
+        let roots = |keys: &[_]| Roots::new(keys.to_vec());
         assert_eq!(roots(&keys).collect::<Vec<_>>(), want);
         assert_eq!(roots(&keys).all(), want);
         assert_eq!(roots(&keys[..1]).collect::<Vec<_>>(), [0]);
         assert_eq!(roots(&[]).next(), None);
+        // Around the first call's FIRST keys and the batches after it.
+        for n in [
+            FIRST - 1,
+            FIRST,
+            FIRST + 1,
+            FIRST + ROOT_BATCH,
+            FIRST + ROOT_BATCH + 3,
+        ] {
+            let mut want: Vec<_> = tuples[..n].to_vec();
+            want.sort_unstable();
+            let want: Vec<u32> = want.iter().map(|k| k.2).collect();
+            assert_eq!(roots(&keys[..n]).collect::<Vec<_>>(), want, "{n} keys");
+        }
     }
 }
