@@ -2,9 +2,6 @@
 //! scratch space. `G_color` is never built: searches take an availability predicate that reads
 //! the per-switch busy bitmaps.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
-
 use fabric_model::{Fabric, LinkId, PortNo};
 
 use crate::tree::{Edge, Tree};
@@ -139,6 +136,80 @@ impl Marks {
 
 const NO_SLOT: u32 = u32::MAX;
 
+/// The most bytes of hop-table rows [`Scratch::fill_near`] keeps for the tight pruning.
+const ROWS_CAP: usize = 1 << 22;
+
+/// How a layered search leaves switches out (see [`Scratch::layered`]).
+#[derive(Debug, Clone, Copy)]
+enum Cut {
+    /// Nothing is left out.
+    Off,
+    /// `h + near[v]` above the bound.
+    Near(u32),
+    /// `h + tight[v]` above the bound.
+    Tight(u32),
+}
+
+/// A row width in 64-bit words for [`Scratch::least_farthest`]: fixed at compile time for
+/// the common small widths (so that the word loops unroll), or any.
+trait Width: Copy {
+    fn get(self) -> usize;
+}
+
+/// `W` words.
+#[derive(Debug, Clone, Copy)]
+struct Words<const W: usize>;
+
+impl<const W: usize> Width for Words<W> {
+    #[inline(always)]
+    fn get(self) -> usize {
+        W
+    }
+}
+
+/// Any number of words.
+#[derive(Debug, Clone, Copy)]
+struct AnyWords(usize);
+
+impl Width for AnyWords {
+    #[inline(always)]
+    fn get(self) -> usize {
+        self.0
+    }
+}
+
+/// Reusable buffers of the bit-parallel search ([`Scratch::least_farthest`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BitSearch {
+    /// Per switch, the sources that have reached it, those new at the last level, those new
+    /// at this one.
+    seen: Vec<u64>,
+    front: Vec<u64>,
+    next: Vec<u64>,
+    /// Every source's bit.
+    full: Vec<u64>,
+    /// Switches with new bits at the last level, at this one.
+    active: Vec<u32>,
+    reached: Vec<u32>,
+    /// (lower bound, switch) of the switches that may complete, sorted.
+    cands: Vec<(u32, u32)>,
+    /// One row being pulled.
+    row: Vec<u64>,
+}
+
+impl BitSearch {
+    fn memory_bytes(&self) -> usize {
+        (self.active.capacity() + self.reached.capacity()) * 4
+            + (self.seen.capacity()
+                + self.front.capacity()
+                + self.next.capacity()
+                + self.full.capacity()
+                + self.row.capacity()
+                + self.cands.capacity())
+                * 8
+    }
+}
+
 /// Reusable per-switch arrays for the searches.
 #[derive(Debug, Clone)]
 pub(crate) struct Scratch {
@@ -155,7 +226,15 @@ pub(crate) struct Scratch {
     pub(crate) choice: Vec<u32>,
     /// Nodes reached by the last BFS, in BFS order.
     pub(crate) queue: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u32, u64, u32)>>,
+    /// Per hop count, the (Σ EFI, switch) entries queued by [`dijkstra`](Self::dijkstra).
+    buckets: Vec<Vec<(u64, u32)>>,
+    /// Switches of the old trees of the last [`dijkstra`](Self::dijkstra), and their tree.
+    owned: Marks,
+    owner: Vec<u32>,
+    /// Per old tree, whether it was adopted.
+    adopted: Vec<bool>,
+    /// The switches settled or adopted at once.
+    adopt: Vec<u32>,
     /// Per switch, the largest hop distance to a member switch (candidate roots).
     pub(crate) maxd: Vec<u8>,
     /// Per switch, the least hop distance to a target switch
@@ -164,8 +243,17 @@ pub(crate) struct Scratch {
     /// many hops to a target passes through it. `G_color` paths are no shorter than
     /// hop-table ones, so the pruning is exact.
     pub(crate) near: Vec<u8>,
+    /// The targets of the last [`fill_near`](Self::fill_near) and their hop-table rows, one
+    /// after the other (none when they would take more than [`ROWS_CAP`] bytes).
+    near_targets: Vec<u32>,
+    near_rows: Vec<u8>,
+    /// Per switch, its slack toward the targets from one root
+    /// ([`layered`](Self::layered)'s tight pruning).
+    tight: Vec<u8>,
     /// The busy colors of a tree being built, OR-ed as it grows (FBTC's cut-off).
     pub(crate) busy_or: Vec<u64>,
+    /// The bit-parallel search's buffers.
+    bits: BitSearch,
 }
 
 impl Scratch {
@@ -181,16 +269,27 @@ impl Scratch {
             via: vec![0; n],
             choice: vec![0; n],
             queue: Vec::with_capacity(n),
-            heap: BinaryHeap::new(),
+            buckets: Vec::new(),
+            owned: Marks::new(n),
+            owner: vec![0; n],
+            adopted: Vec::new(),
+            adopt: Vec::new(),
             maxd: vec![0; n],
             near: vec![0; n],
+            near_targets: Vec::new(),
+            near_rows: Vec::new(),
+            tight: vec![0; n],
             busy_or: Vec::new(),
+            bits: BitSearch::default(),
         }
     }
 
     /// Fills [`near`](Self::near) with every switch's least hop distance to `targets`.
     ///
     /// Complexity: O(S·|targets|) byte operations.
+    ///
+    /// It also keeps the targets' rows (when they take at most [`ROWS_CAP`] bytes) for the
+    /// tight pruning of [`layered`](Self::layered).
     pub(crate) fn fill_near(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
         self.near.fill(u8::MAX);
         for &t in targets {
@@ -198,11 +297,57 @@ impl Scratch {
                 *acc = (*acc).min(h);
             }
         }
+        self.near_targets.clear();
+        self.near_rows.clear();
+        if targets.len() * self.near.len() <= ROWS_CAP {
+            self.near_targets.extend_from_slice(targets);
+            for &t in targets {
+                self.near_rows.extend_from_slice(hops.row(t as usize));
+            }
+        }
     }
 
     #[inline]
     fn pruned(&self, prune: bool, h: u32, v: u32, bound: u32) -> bool {
         prune && h.saturating_add(u32::from(self.near[v as usize])) > bound
+    }
+
+    /// Whether a switch `v` reached in `h` hops is left out under `cut`.
+    #[inline]
+    fn cut(&self, cut: Cut, h: u32, v: u32) -> bool {
+        match cut {
+            Cut::Off => false,
+            Cut::Near(bound) => h.saturating_add(u32::from(self.near[v as usize])) > bound,
+            Cut::Tight(bound) => h.saturating_add(u32::from(self.tight[v as usize])) > bound,
+        }
+    }
+
+    /// Fills [`tight`](Self::tight) for a search from `root` to the targets of the last
+    /// [`fill_near`](Self::fill_near) (which kept their rows): with `c_t` the hop-table
+    /// distance from `root` to target `t` and `D` the largest, `tight[v]` is the least over
+    /// the targets of `hops(v, t) + D − c_t` (saturating), so that `h + tight[v] ≤ D`
+    /// exactly when `v`, reached in `h` hops, is within `c_t − h` hops of some target `t`.
+    /// Returns `D`, or `None` when the rows were not kept or `D` exceeds `max_hops`.
+    ///
+    /// Complexity: O(S·|targets|) byte operations.
+    fn fill_tight(&mut self, root: u32, max_hops: u32) -> Option<u32> {
+        let n = self.near.len();
+        if self.near_rows.len() != self.near_targets.len() * n || self.near_targets.is_empty() {
+            return None;
+        }
+        let rows = self.near_rows.chunks_exact(n);
+        let d = rows.clone().map(|r| r[root as usize]).max()?;
+        if u32::from(d) > max_hops {
+            return None;
+        }
+        self.tight.fill(u8::MAX);
+        for row in rows {
+            let e = d - row[root as usize];
+            for (acc, &h) in self.tight.iter_mut().zip(row) {
+                *acc = (*acc).min(h.saturating_add(e));
+            }
+        }
+        Some(u32::from(d))
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
@@ -217,9 +362,20 @@ impl Scratch {
             + self.queue.capacity())
             * 4
             + (self.cost.capacity() + self.busy_or.capacity()) * 8
-            + self.heap.capacity() * size_of::<Reverse<(u32, u64, u32)>>()
+            + self.buckets.capacity() * size_of::<Vec<(u64, u32)>>()
+            + self
+                .buckets
+                .iter()
+                .map(|b| b.capacity() * size_of::<(u64, u32)>())
+                .sum::<usize>()
+            + (self.owned.v.capacity() + self.owner.capacity() + self.adopt.capacity()) * 4
+            + self.adopted.capacity()
             + self.maxd.capacity()
             + self.near.capacity()
+            + self.near_targets.capacity() * 4
+            + self.near_rows.capacity()
+            + self.tight.capacity()
+            + self.bits.memory_bytes()
     }
 
     /// BFS from `start` over switches for which `avail` holds, at most `max_depth` hops.
@@ -239,6 +395,37 @@ impl Scratch {
         targets: &[u32],
         prune: bool,
     ) -> bool {
+        self.search(g, start, max_depth, avail, targets, prune, true)
+    }
+
+    /// The whole connected component of `start` among the switches for which `avail` holds,
+    /// by BFS into [`queue`](Self::queue) (as [`bfs`](Self::bfs) with no target leaves it);
+    /// returns whether every switch of `targets` is in it.
+    ///
+    /// Complexity: O(S + L) over the component.
+    pub(crate) fn component(
+        &mut self,
+        g: &SwitchGraph,
+        start: u32,
+        avail: impl Fn(u32) -> bool,
+        targets: &[u32],
+    ) -> bool {
+        self.search(g, start, u32::MAX, avail, targets, false, false)
+    }
+
+    /// [`bfs`](Self::bfs), stopping once every target is reached when `stop`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn search(
+        &mut self,
+        g: &SwitchGraph,
+        start: u32,
+        max_depth: u32,
+        avail: impl Fn(u32) -> bool,
+        targets: &[u32],
+        prune: bool,
+        stop: bool,
+    ) -> bool {
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.queue.clear();
@@ -252,7 +439,7 @@ impl Scratch {
             left -= 1;
         }
         let mut head = 0;
-        while head < self.queue.len() && (left > 0 || targets.is_empty()) {
+        while head < self.queue.len() && (left > 0 || !stop || targets.is_empty()) {
             let v = self.queue[head];
             head += 1;
             let h = self.hops[v as usize];
@@ -276,115 +463,182 @@ impl Scratch {
         left == 0
     }
 
-    /// The largest BFS distance from each switch of `comp` to `sources`, over switches for
-    /// which `avail` holds, into `far` (indexed by switch; entries outside `comp` untouched),
-    /// `u32::MAX` where it exceeds `max_depth`. `comp` must be the whole connected component
-    /// of the sources among those switches and `sources` distinct. One bit-parallel BFS from
-    /// every source at once (64 sources a word): a switch's bits are the sources that have
-    /// reached it, and it is pushed on at the levels where new ones arrive, so `far` is the
-    /// level of its last arrival.
+    /// The switches of `comp` of least largest BFS distance to `sources`, over switches for
+    /// which `avail` holds: returns that distance and puts those switches into `out`
+    /// (sorted), or `None` when every switch is farther than `max_depth` from some
+    /// source. `comp` must be the whole connected component of the sources among those
+    /// switches and `sources` distinct; [`maxd`](Self::maxd) must hold, for every switch of
+    /// `comp`, a lower bound of its largest distance to the sources (the hop-table one of
+    /// `Router::max_dist`).
     ///
-    /// Complexity: O(k·(S + L)·⌈|sources|/64⌉) over the component, k ≤ `max_depth` the
-    /// number of distinct distances a switch has to the sources, against
-    /// O(|sources|·(S + L)) for one BFS a source.
-    pub(crate) fn farthest(
+    /// One bit-parallel BFS from every source at once (64 sources a word): a switch's bits
+    /// are the sources that have reached it, so its largest distance is the level at which
+    /// its bits become complete. Levels go up until some switch completes: at each level the
+    /// switches whose lower bound allows completing there are checked first by pulling their
+    /// neighbours' new bits, and only if none completes is the level pushed to every switch.
+    /// The answer is thus found without the levels after it (nor the last level's push).
+    ///
+    /// Complexity: O(k·(S + L)·⌈|sources|/64⌉) over the component for k levels, k at most
+    /// the answer, against O(|sources|·(S + L)) for one BFS a source.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn least_farthest(
         &mut self,
         g: &SwitchGraph,
         sources: &[u32],
         avail: impl Fn(u32) -> bool,
         comp: &[u32],
         max_depth: u32,
-        far: &mut [u32],
-    ) {
-        let w = sources.len().div_ceil(64);
-        // Component switch -> its row in the bit arrays.
-        self.done.begin();
-        let mut links = 0;
-        for (i, &x) in comp.iter().enumerate() {
-            self.hops[x as usize] = i as u32;
-            self.done.set(x);
-            far[x as usize] = 0;
-            links += g.adj(x).len();
+        out: &mut Vec<u32>,
+    ) -> Option<u32> {
+        match sources.len().div_ceil(64) {
+            0 | 1 => self.least_farthest_in(Words::<1>, g, sources, avail, comp, max_depth, out),
+            2 => self.least_farthest_in(Words::<2>, g, sources, avail, comp, max_depth, out),
+            3 | 4 => self.least_farthest_in(Words::<4>, g, sources, avail, comp, max_depth, out),
+            5..=8 => self.least_farthest_in(Words::<8>, g, sources, avail, comp, max_depth, out),
+            w => self.least_farthest_in(AnyWords(w), g, sources, avail, comp, max_depth, out),
         }
+    }
+
+    /// [`least_farthest`](Self::least_farthest) with rows of `width` words (at least
+    /// enough for the sources; the words past them stay zero).
+    #[allow(clippy::too_many_arguments)]
+    fn least_farthest_in<W: Width>(
+        &mut self,
+        width: W,
+        g: &SwitchGraph,
+        sources: &[u32],
+        avail: impl Fn(u32) -> bool,
+        comp: &[u32],
+        max_depth: u32,
+        out: &mut Vec<u32>,
+    ) -> Option<u32> {
+        let w = width.get();
+        debug_assert!(w * 64 >= sources.len());
         debug_assert!(comp.iter().all(|&x| avail(x)));
-        let n = comp.len();
-        // The component's links in compressed rows of row numbers. A neighbour of the
-        // component is in it exactly when `avail` holds for it.
-        let mut start: Vec<u32> = Vec::with_capacity(n + 1);
-        let mut adj: Vec<u32> = Vec::with_capacity(links);
-        start.push(0);
-        for &x in comp {
-            for a in g.adj(x) {
-                if self.done.get(a.peer) {
-                    adj.push(self.hops[a.peer as usize]);
-                }
-            }
-            start.push(adj.len() as u32);
+        out.clear();
+        let b = &mut self.bits;
+        let n = g.len();
+        // Rows by switch. A switch outside the component starts with every bit seen, so
+        // that nothing is ever new to it: it is never reached, and its front stays empty.
+        b.seen.clear();
+        b.seen.resize(n * w, u64::MAX);
+        for v in [&mut b.front, &mut b.next] {
+            v.clear();
+            v.resize(n * w, 0);
         }
-        let mut seen = vec![0u64; n * w];
-        let mut front = vec![0u64; n * w];
-        let mut next = vec![0u64; n * w];
-        let mut active: Vec<u32> = Vec::new();
-        let mut reached: Vec<u32> = Vec::new();
+        for &x in comp {
+            let x = x as usize;
+            b.seen[x * w..(x + 1) * w].fill(0);
+        }
+        b.full.clear();
+        b.full.resize(w, 0);
+        for k in 0..sources.len().div_ceil(64) {
+            let bits = sources.len() - 64 * k;
+            b.full[k] = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+        }
+        b.active.clear();
         for (i, &src) in sources.iter().enumerate() {
-            let p = self.hops[src as usize] as usize;
+            let p = src as usize;
             let bit = 1u64 << (i % 64);
-            seen[p * w + i / 64] |= bit;
-            front[p * w + i / 64] |= bit;
-            active.push(p as u32);
+            b.seen[p * w + i / 64] |= bit;
+            b.front[p * w + i / 64] |= bit;
+            b.active.push(src);
+        }
+        // The switches that may complete, by their lower bound (a counting sort: the
+        // bounds are bytes).
+        let mut count = [0u32; 257];
+        for &x in comp {
+            count[usize::from(self.maxd[x as usize]) + 1] += 1;
+        }
+        for l in 0..256 {
+            count[l + 1] += count[l];
+        }
+        b.cands.clear();
+        b.cands.resize(comp.len(), (0, 0));
+        for &x in comp {
+            let lb = self.maxd[x as usize];
+            let at = &mut count[usize::from(lb)];
+            b.cands[*at as usize] = (u32::from(lb), x);
+            *at += 1;
+        }
+        b.cands
+            .truncate(b.cands.partition_point(|c| c.0 <= max_depth));
+        // Level 0: a single source.
+        let at0 = b.cands.partition_point(|c| c.0 == 0);
+        for &(_, q) in &b.cands[..at0] {
+            let q = q as usize;
+            if b.seen[q * w..(q + 1) * w] == b.full[..] {
+                out.push(q as u32);
+            }
         }
         let mut level = 0;
-        while !active.is_empty() && level < max_depth {
+        b.row.clear();
+        b.row.resize(w, 0);
+        while out.is_empty() {
+            if b.active.is_empty() || level >= max_depth {
+                return None;
+            }
             level += 1;
-            self.collected.begin();
-            reached.clear();
-            for &p in &active {
-                let p = p as usize;
-                let fp = &front[p * w..(p + 1) * w];
-                for &q in &adj[start[p] as usize..start[p + 1] as usize] {
-                    let r = q as usize * w..(q as usize + 1) * w;
-                    let mut new = 0;
-                    for ((nx, &f), &sn) in next[r.clone()].iter_mut().zip(fp).zip(&seen[r]) {
-                        let b = f & !sn;
-                        *nx |= b;
-                        new |= b;
+            // The switches that may complete at this level: pull their new bits.
+            let end = b.cands.partition_point(|c| c.0 <= level);
+            for &(_, q) in &b.cands[..end] {
+                let row = &mut b.row[..w];
+                row.copy_from_slice(&b.seen[q as usize * w..(q as usize + 1) * w]);
+                for a in g.adj(q) {
+                    let p = a.peer as usize;
+                    let fp = &b.front[p * w..(p + 1) * w];
+                    for k in 0..w {
+                        row[k] |= fp[k];
                     }
-                    if new != 0 && !self.collected.get(q) {
-                        self.collected.set(q);
-                        reached.push(q);
+                }
+                if *row == b.full[..w] {
+                    out.push(q);
+                }
+            }
+            if !out.is_empty() {
+                break;
+            }
+            // Push the level to every switch.
+            self.collected.begin();
+            b.reached.clear();
+            for &p in &b.active {
+                let p = p as usize;
+                let fp = &b.front[p * w..(p + 1) * w];
+                for a in g.adj(p as u32) {
+                    let q = a.peer as usize;
+                    let sn = &b.seen[q * w..(q + 1) * w];
+                    let nx = &mut b.next[q * w..(q + 1) * w];
+                    let mut new = 0;
+                    for k in 0..w {
+                        let bits = fp[k] & !sn[k];
+                        nx[k] |= bits;
+                        new |= bits;
+                    }
+                    if new != 0 && !self.collected.get(a.peer) {
+                        self.collected.set(a.peer);
+                        b.reached.push(a.peer);
                     }
                 }
             }
-            for &p in &active {
-                front[p as usize * w..(p as usize + 1) * w].fill(0);
+            for &p in &b.active {
+                b.front[p as usize * w..(p as usize + 1) * w].fill(0);
             }
-            for &q in &reached {
+            for &q in &b.reached {
                 let q = q as usize;
                 for k in q * w..(q + 1) * w {
-                    seen[k] |= next[k];
-                    front[k] = next[k];
-                    next[k] = 0;
-                }
-                far[comp[q] as usize] = level;
-            }
-            std::mem::swap(&mut active, &mut reached);
-        }
-        if !active.is_empty() {
-            // Stopped at `max_depth`: switches some source has not reached are farther.
-            let all = |k: usize| {
-                let bits = sources.len() - 64 * k;
-                if bits >= 64 {
-                    u64::MAX
-                } else {
-                    (1 << bits) - 1
-                }
-            };
-            for (p, row) in seen.chunks_exact(w).enumerate() {
-                if row.iter().enumerate().any(|(k, &b)| b != all(k)) {
-                    far[comp[p] as usize] = u32::MAX;
+                    b.seen[k] |= b.next[k];
+                    b.front[k] = b.next[k];
+                    b.next[k] = 0;
                 }
             }
+            std::mem::swap(&mut b.active, &mut b.reached);
         }
+        out.sort_unstable();
+        Some(level)
     }
 
     /// Dijkstra from `root` over the switches for which `avail` holds, with the key
@@ -393,14 +647,21 @@ impl Scratch {
     /// `whole` it settles every reachable switch (SSSP-MC), otherwise it stops once every
     /// target is settled.
     ///
-    /// Alg. 5: with `old` (the old trees and the switch → old-tree map), settling a switch of
-    /// an old tree adopts that whole tree along its own links (steps ⑤–⑩), so none of its
-    /// links is lost.
+    /// Alg. 5: with `old` (the old trees, on distinct switches), settling a switch of an old
+    /// tree adopts that whole tree along its own links (steps ⑤–⑩), so none of its links is
+    /// lost.
+    ///
+    /// Switches are settled in the order of a binary heap on (hops, Σ EFI, switch) without
+    /// one: every key pushed has one hop more than the switch it comes from, and settled
+    /// (or adopted) switches never come back, so the keys settled never decrease and all
+    /// those of a hop count are pushed before the first of them is settled. Each hop count
+    /// is therefore a bucket, sorted by (Σ EFI, switch) when its turn comes; stale entries
+    /// are skipped as the heap skips them.
     ///
     /// Returns whether every target was reached. With `prune` (not with `old` or `whole`),
     /// switches too far from every target by [`near`](Self::near) are not entered.
     ///
-    /// Complexity: O((S + L) log S) over the part searched.
+    /// Complexity: O((S + L) log S) over the part searched, O(Σ|T|) for the old trees.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn dijkstra(
         &mut self,
@@ -411,46 +672,104 @@ impl Scratch {
         targets: &[u32],
         max_hops: u32,
         whole: bool,
-        old: Option<(&[Tree], &BTreeMap<u32, usize>)>,
+        old: Option<&[Tree]>,
         prune: bool,
     ) -> bool {
         debug_assert!(!prune || (old.is_none() && !whole));
         if old.is_none() && !whole {
             return self.layered(g, efi, root, avail, targets, max_hops, prune);
         }
-        // With a heap: settle switches by (hops, Σ EFI, switch).
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.done.begin();
-        self.heap.clear();
-        let mut adopted = vec![false; old.map_or(0, |(t, _)| t.len())];
-        let mut bfs: Vec<u32> = Vec::new();
+        // Switch -> old tree, dense.
+        self.owned.begin();
+        self.adopted.clear();
+        if let Some(trees) = old {
+            for (k, t) in trees.iter().enumerate() {
+                for &x in t.switches() {
+                    debug_assert!(!self.owned.get(x), "old trees share switch {x}");
+                    self.owned.set(x);
+                    self.owner[x as usize] = k as u32;
+                }
+            }
+            self.adopted.resize(trees.len(), false);
+        }
+        for b in &mut self.buckets {
+            b.clear();
+        }
         self.seen.set(root);
         self.hops[root as usize] = 0;
         self.cost[root as usize] = 0;
         self.parent[root as usize] = NO_SLOT;
-        self.heap.push(Reverse((0, 0, root)));
-        while let Some(Reverse((h, c, u))) = self.heap.pop() {
+        self.push_bucket(0, 0, root);
+        let mut h = 0;
+        while h < self.buckets.len() {
+            let mut bucket = std::mem::take(&mut self.buckets[h]);
+            bucket.sort_unstable();
+            let stop = self.settle_bucket(
+                g, efi, &avail, h as u32, &bucket, &mut left, max_hops, whole, old,
+            );
+            bucket.clear();
+            self.buckets[h] = bucket;
+            if stop {
+                break;
+            }
+            h += 1;
+        }
+        left == 0
+    }
+
+    /// Queues `x` with key (`h`, `c`) in bucket `h`.
+    #[inline]
+    fn push_bucket(&mut self, h: u32, c: u64, x: u32) {
+        let h = h as usize;
+        if self.buckets.len() <= h {
+            self.buckets.resize_with(h + 1, Vec::new);
+        }
+        self.buckets[h].push((c, x));
+    }
+
+    /// Settles the entries of hop count `h` (sorted) in order, for
+    /// [`dijkstra`](Self::dijkstra): returns whether every target is settled (and the
+    /// search not `whole`).
+    #[allow(clippy::too_many_arguments)]
+    fn settle_bucket(
+        &mut self,
+        g: &SwitchGraph,
+        efi: &[u32],
+        avail: &impl Fn(u32) -> bool,
+        h: u32,
+        bucket: &[(u64, u32)],
+        left: &mut usize,
+        max_hops: u32,
+        whole: bool,
+        old: Option<&[Tree]>,
+    ) -> bool {
+        let mut adopt = std::mem::take(&mut self.adopt);
+        let mut stop = false;
+        for &(c, u) in bucket {
             if self.done.get(u) || (h, c) != (self.hops[u as usize], self.cost[u as usize]) {
                 continue;
             }
             // Step ③: settle u.
             self.done.set(u);
             if self.target.get(u) {
-                left -= 1;
+                *left -= 1;
             }
-            bfs.clear();
-            bfs.push(u);
+            adopt.clear();
+            adopt.push(u);
             // Steps ⑤–⑩: u in an old tree adopts the tree.
-            if let Some((trees, owner)) = old
-                && let Some(&k) = owner.get(&u)
-                && !adopted[k]
+            if let Some(trees) = old
+                && self.owned.get(u)
+                && !self.adopted[self.owner[u as usize] as usize]
             {
-                adopted[k] = true;
+                let k = self.owner[u as usize] as usize;
+                self.adopted[k] = true;
                 let tree = &trees[k];
                 let mut head = 0;
-                while head < bfs.len() {
-                    let x = bfs[head];
+                while head < adopt.len() {
+                    let x = adopt[head];
                     head += 1;
                     let Some(ports) = tree.tree_ports(x) else {
                         continue;
@@ -471,26 +790,24 @@ impl Scratch {
                             self.cost[x as usize] + u64::from(efi[a.link.index()]);
                         self.parent[a.peer as usize] = g.slot(x, k);
                         if self.target.get(a.peer) {
-                            left -= 1;
+                            *left -= 1;
                         }
-                        bfs.push(a.peer);
+                        adopt.push(a.peer);
                     }
                 }
             }
-            if left == 0 && !whole {
+            if *left == 0 && !whole {
+                stop = true;
                 break;
             }
             // Step ④ (and ⑩ for adopted switches): relax the links in G_color.
-            for &x in &bfs {
+            for &x in &adopt {
                 let (hx, cx) = (self.hops[x as usize], self.cost[x as usize]);
                 if hx >= max_hops {
                     continue;
                 }
                 for (k, a) in g.adj(x).iter().enumerate() {
-                    if self.done.get(a.peer)
-                        || !avail(a.peer)
-                        || self.pruned(prune, hx + 1, a.peer, max_hops)
-                    {
+                    if self.done.get(a.peer) || !avail(a.peer) {
                         continue;
                     }
                     let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
@@ -499,12 +816,13 @@ impl Scratch {
                         self.seen.set(a.peer);
                         (self.hops[v], self.cost[v]) = key;
                         self.parent[v] = g.slot(x, k);
-                        self.heap.push(Reverse((key.0, key.1, a.peer)));
+                        self.push_bucket(key.0, key.1, a.peer);
                     }
                 }
             }
         }
-        left == 0
+        self.adopt = adopt;
+        stop
     }
 
     /// [`dijkstra`](Self::dijkstra) without old trees and without `whole`, by BFS layers:
@@ -527,6 +845,43 @@ impl Scratch {
         targets: &[u32],
         max_hops: u32,
         prune: bool,
+    ) -> bool {
+        if prune
+            && self.near_targets == targets
+            && let Some(d) = self.fill_tight(root, max_hops)
+        {
+            // Tight first: every target at its hop-table distance `c_t` means that the
+            // search met every least-hop path to every target (each switch of such a path
+            // is within `c_t − h` hops of it), hence the same keys and parents there.
+            let ok = self.layered_cut(g, efi, root, &avail, targets, max_hops, Cut::Tight(d));
+            let at_hop_distance = |s: &Self| {
+                let n = s.near.len();
+                targets
+                    .iter()
+                    .zip(s.near_rows.chunks_exact(n))
+                    .all(|(&t, row)| {
+                        s.seen.get(t) && s.hops[t as usize] == u32::from(row[root as usize])
+                    })
+            };
+            if ok && at_hop_distance(self) {
+                return true;
+            }
+        }
+        let cut = if prune { Cut::Near(max_hops) } else { Cut::Off };
+        self.layered_cut(g, efi, root, &avail, targets, max_hops, cut)
+    }
+
+    /// [`layered`](Self::layered)'s search, leaving out switches by `cut`.
+    #[allow(clippy::too_many_arguments)]
+    fn layered_cut(
+        &mut self,
+        g: &SwitchGraph,
+        efi: &[u32],
+        root: u32,
+        avail: &impl Fn(u32) -> bool,
+        targets: &[u32],
+        max_hops: u32,
+        cut: Cut,
     ) -> bool {
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
@@ -553,7 +908,7 @@ impl Scratch {
                     if self.seen.get(a.peer) && self.hops[v] <= h {
                         continue;
                     }
-                    if !avail(a.peer) || self.pruned(prune, h + 1, a.peer, max_hops) {
+                    if !avail(a.peer) || self.cut(cut, h + 1, a.peer) {
                         continue;
                     }
                     let c = cx + u64::from(efi[a.link.index()]);
@@ -616,6 +971,215 @@ mod tests {
     use fabric_model::{HopTable, generators};
 
     use super::*;
+    use std::cmp::Reverse;
+    use std::collections::{BTreeMap, BinaryHeap};
+
+    /// The Dijkstra with a binary heap and a map of old-tree switches that
+    /// [`Scratch::dijkstra`] replaced (kept as the reference of its settle order).
+    #[allow(clippy::too_many_arguments)]
+    fn dijkstra_heap(
+        s: &mut Scratch,
+        g: &SwitchGraph,
+        efi: &[u32],
+        root: u32,
+        avail: impl Fn(u32) -> bool,
+        targets: &[u32],
+        max_hops: u32,
+        whole: bool,
+        old: Option<(&[Tree], &BTreeMap<u32, usize>)>,
+        prune: bool,
+    ) -> bool {
+        debug_assert!(!prune || (old.is_none() && !whole));
+        if old.is_none() && !whole {
+            return s.layered(g, efi, root, avail, targets, max_hops, prune);
+        }
+        // With a heap: settle switches by (hops, Σ EFI, switch).
+        let mut left = s.target.begin_with(targets);
+        s.seen.begin();
+        s.done.begin();
+        let mut heap: BinaryHeap<Reverse<(u32, u64, u32)>> = BinaryHeap::new();
+        let mut adopted = vec![false; old.map_or(0, |(t, _)| t.len())];
+        let mut bfs: Vec<u32> = Vec::new();
+        s.seen.set(root);
+        s.hops[root as usize] = 0;
+        s.cost[root as usize] = 0;
+        s.parent[root as usize] = NO_SLOT;
+        heap.push(Reverse((0, 0, root)));
+        while let Some(Reverse((h, c, u))) = heap.pop() {
+            if s.done.get(u) || (h, c) != (s.hops[u as usize], s.cost[u as usize]) {
+                continue;
+            }
+            // Step ③: settle u.
+            s.done.set(u);
+            if s.target.get(u) {
+                left -= 1;
+            }
+            bfs.clear();
+            bfs.push(u);
+            // Steps ⑤–⑩: u in an old tree adopts the tree.
+            if let Some((trees, owner)) = old
+                && let Some(&k) = owner.get(&u)
+                && !adopted[k]
+            {
+                adopted[k] = true;
+                let tree = &trees[k];
+                let mut head = 0;
+                while head < bfs.len() {
+                    let x = bfs[head];
+                    head += 1;
+                    let Some(ports) = tree.tree_ports(x) else {
+                        continue;
+                    };
+                    for p in ports {
+                        let Some(k) = g.adj(x).iter().position(|a| a.port == p) else {
+                            continue;
+                        };
+                        let a = g.adj(x)[k];
+                        if s.done.get(a.peer) {
+                            continue;
+                        }
+                        // Step ⑨: old-tree links are taken unconditionally.
+                        s.seen.set(a.peer);
+                        s.done.set(a.peer);
+                        s.hops[a.peer as usize] = s.hops[x as usize] + 1;
+                        s.cost[a.peer as usize] =
+                            s.cost[x as usize] + u64::from(efi[a.link.index()]);
+                        s.parent[a.peer as usize] = g.slot(x, k);
+                        if s.target.get(a.peer) {
+                            left -= 1;
+                        }
+                        bfs.push(a.peer);
+                    }
+                }
+            }
+            if left == 0 && !whole {
+                break;
+            }
+            // Step ④ (and ⑩ for adopted switches): relax the links in G_color.
+            for &x in &bfs {
+                let (hx, cx) = (s.hops[x as usize], s.cost[x as usize]);
+                if hx >= max_hops {
+                    continue;
+                }
+                for (k, a) in g.adj(x).iter().enumerate() {
+                    if s.done.get(a.peer)
+                        || !avail(a.peer)
+                        || s.pruned(prune, hx + 1, a.peer, max_hops)
+                    {
+                        continue;
+                    }
+                    let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
+                    let v = a.peer as usize;
+                    if !s.seen.get(a.peer) || key < (s.hops[v], s.cost[v]) {
+                        s.seen.set(a.peer);
+                        (s.hops[v], s.cost[v]) = key;
+                        s.parent[v] = g.slot(x, k);
+                        heap.push(Reverse((key.0, key.1, a.peer)));
+                    }
+                }
+            }
+        }
+        left == 0
+    }
+
+    /// Old trees for [`buckets_settle_as_the_heap`]: up to `count` BFS trees of depth at
+    /// most 2 from pseudo-random roots over switches of no earlier tree.
+    fn old_trees(g: &SwitchGraph, seed: u32, count: u32) -> Vec<Tree> {
+        let n = g.len() as u32;
+        let mut taken = vec![false; n as usize];
+        let mut trees = Vec::new();
+        for k in 0..count {
+            let root = (seed * 31 + k * 53) % n;
+            if taken[root as usize] {
+                continue;
+            }
+            taken[root as usize] = true;
+            let mut parents = Vec::new();
+            let mut layer = vec![root];
+            for _ in 0..2 {
+                let mut next = Vec::new();
+                for &x in &layer {
+                    for (j, a) in g.adj(x).iter().enumerate() {
+                        // Skip some links so that trees are not whole balls.
+                        if taken[a.peer as usize] || (a.peer + j as u32 + seed).is_multiple_of(3) {
+                            continue;
+                        }
+                        taken[a.peer as usize] = true;
+                        parents.push(g.edge(g.slot(x, j)));
+                        next.push(a.peer);
+                    }
+                }
+                layer = next;
+            }
+            trees.push(Tree::from_parts(0, root, &parents, &[]));
+        }
+        trees
+    }
+
+    /// The bucketed Dijkstra settles exactly as the binary heap with the old-tree map did:
+    /// the same switches settled, with the same hops, loads and parents, with and without
+    /// old trees (Alg. 5), whole or stopping at the targets, bounded or not, on fabrics and
+    /// loads with many ties (double links, few load values).
+    #[test]
+    fn buckets_settle_as_the_heap() {
+        let fabrics = [
+            (generators::torus(&[7, 6, 4], 1).unwrap(), 3),
+            (generators::torus(&[7, 2, 3], 1).unwrap(), 1),
+            (generators::random_regular(40, 8, 2, 3).unwrap(), 2),
+        ];
+        let mut adopted = 0;
+        for (f, loads) in &fabrics {
+            let g = SwitchGraph::new(f);
+            let n = g.len() as u32;
+            let efi: Vec<u32> = (0..f.link_count() as u32).map(|l| l * 11 % loads).collect();
+            let (mut a, mut b) = (Scratch::new(n as usize), Scratch::new(n as usize));
+            for seed in 0..12u32 {
+                let trees = old_trees(&g, seed, 1 + seed % 4);
+                let owner: BTreeMap<u32, usize> = trees
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(k, t)| t.switches().iter().map(move |&x| (x, k)))
+                    .collect();
+                // Old-tree switches are free (as merged trees are), some others not.
+                let avail =
+                    |x: u32| owner.contains_key(&x) || !(x * 37 + seed * 13).is_multiple_of(5);
+                let targets: Vec<u32> = (0..6)
+                    .map(|k| (seed * 17 + k * 41) % n)
+                    .filter(|&t| avail(t))
+                    .collect();
+                for root in (0..n).filter(|&x| avail(x)).step_by(3) {
+                    for (whole, depth, with_old) in [
+                        (false, u32::MAX, true),
+                        (true, u32::MAX, true),
+                        (false, 4, true),
+                        (true, u32::MAX, false),
+                        (true, 3, false),
+                    ] {
+                        let old = with_old.then_some(trees.as_slice());
+                        let ra =
+                            a.dijkstra(&g, &efi, root, avail, &targets, depth, whole, old, false);
+                        let old = with_old.then_some((trees.as_slice(), &owner));
+                        let rb = dijkstra_heap(
+                            &mut b, &g, &efi, root, avail, &targets, depth, whole, old, false,
+                        );
+                        assert_eq!(ra, rb, "seed {seed} root {root}");
+                        for x in 0..n {
+                            assert_eq!(a.done.get(x), b.done.get(x), "seed {seed} root {root} {x}");
+                            if a.done.get(x) {
+                                let key = |s: &Scratch| {
+                                    let i = x as usize;
+                                    (s.hops[i], s.cost[i], s.parent[i])
+                                };
+                                assert_eq!(key(&a), key(&b), "seed {seed} root {root} {x}");
+                            }
+                        }
+                        adopted += usize::from(with_old && a.adopted.iter().any(|&t| t));
+                    }
+                }
+            }
+        }
+        assert!(adopted > 100, "{adopted}");
+    }
 
     /// The layered search sets the same parents as the heap's Dijkstra (ties in hops and
     /// load included: loads drawn from a few values make many), pruned or not, bounded or
@@ -651,7 +1215,9 @@ mod tests {
                         let ok = if layered {
                             s.dijkstra(&g, &efi, root, avail, &targets, depth, false, None, prune)
                         } else {
-                            s.dijkstra(&g, &efi, root, avail, &targets, depth, true, None, false)
+                            dijkstra_heap(
+                                &mut s, &g, &efi, root, avail, &targets, depth, true, None, false,
+                            )
                         };
                         if !ok {
                             return None;
@@ -671,22 +1237,27 @@ mod tests {
         assert!(found > 100, "{found}");
     }
 
-    /// The bit-parallel search gives every switch of the component its largest distance to
-    /// the sources, as one BFS a source does, with more sources than a word holds; with a
-    /// depth bound the switches beyond it read `u32::MAX` and the others are unchanged.
+    /// The bit-parallel search names exactly the switches of least largest distance to the
+    /// sources (every tie), as one BFS a source finds them, with more sources than a word
+    /// holds and a few; with the hop-table lower bound or none, and with a depth bound at the
+    /// answer (the same) or below it (none).
     #[test]
-    fn farthest_matches_one_bfs_a_source() {
+    fn least_farthest_matches_one_bfs_a_source() {
         let f = generators::torus(&[9, 8, 3], 1).unwrap();
+        let h = HopTable::new(&f).unwrap();
         let g = SwitchGraph::new(&f);
         let n = g.len() as u32;
         let mut s = Scratch::new(n as usize);
-        for seed in 0..6u32 {
+        let mut out = Vec::new();
+        let mut ties = 0;
+        for seed in 0..12u32 {
             let avail = |x: u32| !(x * 29 + seed * 11).is_multiple_of(5);
             let start = (0..n).find(|&x| avail(x)).unwrap();
             s.bfs(&g, start, u32::MAX, avail, &[], false);
             let comp = s.queue.clone();
-            // Every other switch of the component (over 64 of them), or a few.
-            let step = if seed % 2 == 0 { 2 } else { 23 };
+            // Over 64 of the component's switches (3 words), over 128 (one past a power of
+            // two), or a few.
+            let step = [2, 1, 23, 7][seed as usize % 4];
             let sources: Vec<u32> = comp.iter().copied().step_by(step).collect();
             let mut want = vec![0u32; n as usize];
             for &src in &sources {
@@ -696,19 +1267,120 @@ mod tests {
                     want[x as usize] = want[x as usize].max(s.hops[x as usize]);
                 }
             }
-            assert!(seed % 2 == 1 || sources.len() > 64, "{}", sources.len());
-            let mut far = vec![7u32; n as usize];
-            s.farthest(&g, &sources, avail, &comp, u32::MAX, &mut far);
-            for &x in &comp {
-                assert_eq!(far[x as usize], want[x as usize], "seed {seed} switch {x}");
-            }
             let radius = comp.iter().map(|&x| want[x as usize]).min().unwrap();
-            s.farthest(&g, &sources, avail, &comp, radius, &mut far);
-            for &x in &comp {
-                let w = want[x as usize];
-                assert_eq!(far[x as usize], if w > radius { u32::MAX } else { w });
+            let argmins: Vec<u32> = comp
+                .iter()
+                .copied()
+                .filter(|&x| want[x as usize] == radius)
+                .collect();
+            ties += usize::from(argmins.len() > 1);
+            for hop_bound in [true, false] {
+                s.maxd.fill(0);
+                if hop_bound {
+                    for &src in &sources {
+                        for (m, &d) in s.maxd.iter_mut().zip(h.row(src as usize)) {
+                            *m = (*m).max(d);
+                        }
+                    }
+                }
+                for bound in [u32::MAX, radius + 1, radius] {
+                    let got = s.least_farthest(&g, &sources, avail, &comp, bound, &mut out);
+                    assert_eq!(got, Some(radius), "seed {seed} bound {bound}");
+                    let mut want = argmins.clone();
+                    want.sort_unstable();
+                    assert_eq!(out, want, "seed {seed}");
+                }
+                if radius > 0 {
+                    let got = s.least_farthest(&g, &sources, avail, &comp, radius - 1, &mut out);
+                    assert_eq!(got, None, "seed {seed}");
+                }
             }
         }
+        assert!(ties > 3, "{ties}");
+    }
+
+    /// The tight cut: whenever its search reaches every target at its hop-table distance,
+    /// the paths to the targets (and their keys) are those of the search cut by `near`
+    /// alone and of the uncut one; and it does so often on a torus with a few busy switches.
+    #[test]
+    fn tight_cut_keeps_every_least_hop_path() {
+        let f = generators::torus(&[8, 7, 5], 1).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let g = SwitchGraph::new(&f);
+        let n = g.len() as u32;
+        let efi: Vec<u32> = (0..f.link_count() as u32).map(|l| l * 13 % 4).collect();
+        let mut s = Scratch::new(n as usize);
+        let (mut hits, mut misses) = (0, 0);
+        for seed in 0..20u32 {
+            let avail = |x: u32| !(x * 41 + seed * 7).is_multiple_of(9);
+            let targets: Vec<u32> = (0..5)
+                .map(|k| (seed * 23 + k * 37) % n)
+                .filter(|&t| avail(t))
+                .collect();
+            s.fill_near(&h, &targets);
+            for root in (0..n).filter(|&x| avail(x)).step_by(7) {
+                let max_hops = 12;
+                let Some(d) = s.fill_tight(root, max_hops) else {
+                    continue;
+                };
+                let run = |s: &mut Scratch, cut| {
+                    let ok = s.layered_cut(&g, &efi, root, &avail, &targets, max_hops, cut);
+                    let keys: Vec<(u32, u64)> = targets
+                        .iter()
+                        .map(|&t| (s.hops[t as usize], s.cost[t as usize]))
+                        .collect();
+                    (ok, keys, s.collect_paths(&g, targets.iter().copied()))
+                };
+                let tight = run(&mut s, Cut::Tight(d));
+                let at_hop_distance = targets.iter().all(|&t| {
+                    s.seen.get(t)
+                        && s.hops[t as usize] == u32::from(h.row(t as usize)[root as usize])
+                });
+                let near = run(&mut s, Cut::Near(max_hops));
+                let off = run(&mut s, Cut::Off);
+                assert_eq!(near, off, "seed {seed} root {root}");
+                if tight.0 && at_hop_distance {
+                    assert_eq!(tight, near, "seed {seed} root {root}");
+                    hits += 1;
+                } else {
+                    misses += 1;
+                }
+                // The search the callers get answers as the uncut one.
+                let ok = s.layered(&g, &efi, root, avail, &targets, max_hops, true);
+                assert_eq!(ok, off.0);
+                if ok {
+                    assert_eq!(s.collect_paths(&g, targets.iter().copied()), off.2);
+                }
+            }
+        }
+        assert!(hits > 50 && misses > 5, "{hits} {misses}");
+    }
+
+    /// `component` leaves the queue of a BFS with no target (the whole component, in the
+    /// same order) and answers whether every target is in it, as a BFS to the targets does.
+    #[test]
+    fn component_is_the_whole_bfs_with_the_targets_answer() {
+        let f = generators::torus(&[6, 5, 3], 1).unwrap();
+        let g = SwitchGraph::new(&f);
+        let n = g.len() as u32;
+        let mut s = Scratch::new(n as usize);
+        let mut split = [0; 2];
+        for seed in 0..30u32 {
+            // Every third switch busy cuts the torus into pieces for some seeds.
+            let avail = |x: u32| !(x * 7 + seed).is_multiple_of(3);
+            let start = (0..n).find(|&x| avail(x)).unwrap();
+            let targets: Vec<u32> = (0..4)
+                .map(|k| (seed * 19 + k * 23) % n)
+                .filter(|&t| avail(t))
+                .collect();
+            let want = s.bfs(&g, start, u32::MAX, avail, &targets, false);
+            s.bfs(&g, start, u32::MAX, avail, &[], false);
+            let whole = s.queue.clone();
+            assert_eq!(s.component(&g, start, avail, &targets), want, "seed {seed}");
+            assert_eq!(s.queue, whole, "seed {seed}");
+            split[usize::from(want)] += 1;
+        }
+        assert!(split[0] > 0 && split[1] > 0, "{split:?}");
     }
 
     /// Pruning by the distance to the targets changes what is searched, never the answer:
