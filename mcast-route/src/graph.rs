@@ -32,6 +32,9 @@ impl Adj {
 pub(crate) struct SwitchGraph {
     start: Vec<u32>,
     adj: Vec<Adj>,
+    /// Whether every row is sorted by port (the fabric lists a node's ports in order), so
+    /// that a port is found by binary search.
+    by_port: bool,
 }
 
 impl SwitchGraph {
@@ -52,7 +55,28 @@ impl SwitchGraph {
             }
             start.push(adj.len() as u32);
         }
-        Self { start, adj }
+        let by_port = start
+            .windows(2)
+            .all(|w| adj[w[0] as usize..w[1] as usize].is_sorted_by(|a, b| a.port < b.port));
+        Self {
+            start,
+            adj,
+            by_port,
+        }
+    }
+
+    /// The adjacency index in `sw`'s row of its link through `port`, if that port leads
+    /// to a switch.
+    ///
+    /// Complexity: O(log P) (O(P) if the fabric did not list ports in order).
+    #[inline]
+    pub(crate) fn slot_of_port(&self, sw: u32, port: PortNo) -> Option<usize> {
+        let row = self.adj(sw);
+        if self.by_port {
+            row.binary_search_by_key(&port, |a| a.port).ok()
+        } else {
+            row.iter().position(|a| a.port == port)
+        }
     }
 
     #[inline]
@@ -135,20 +159,6 @@ impl Marks {
 }
 
 const NO_SLOT: u32 = u32::MAX;
-
-/// The most bytes of hop-table rows [`Scratch::fill_near`] keeps for the tight pruning.
-const ROWS_CAP: usize = 1 << 22;
-
-/// How a layered search leaves switches out (see [`Scratch::layered`]).
-#[derive(Debug, Clone, Copy)]
-enum Cut {
-    /// Nothing is left out.
-    Off,
-    /// `h + near[v]` above the bound.
-    Near(u32),
-    /// `h + tight[v]` above the bound.
-    Tight(u32),
-}
 
 /// A row width in 64-bit words for [`Scratch::least_farthest`]: fixed at compile time for
 /// the common small widths (so that the word loops unroll), or any.
@@ -243,13 +253,6 @@ pub(crate) struct Scratch {
     /// many hops to a target passes through it. `G_color` paths are no shorter than
     /// hop-table ones, so the pruning is exact.
     pub(crate) near: Vec<u8>,
-    /// The targets of the last [`fill_near`](Self::fill_near) and their hop-table rows, one
-    /// after the other (none when they would take more than [`ROWS_CAP`] bytes).
-    near_targets: Vec<u32>,
-    near_rows: Vec<u8>,
-    /// Per switch, its slack toward the targets from one root
-    /// ([`layered`](Self::layered)'s tight pruning).
-    tight: Vec<u8>,
     /// The busy colors of a tree being built, OR-ed as it grows (FBTC's cut-off).
     pub(crate) busy_or: Vec<u64>,
     /// The bit-parallel search's buffers.
@@ -276,9 +279,6 @@ impl Scratch {
             adopt: Vec::new(),
             maxd: vec![0; n],
             near: vec![0; n],
-            near_targets: Vec::new(),
-            near_rows: Vec::new(),
-            tight: vec![0; n],
             busy_or: Vec::new(),
             bits: BitSearch::default(),
         }
@@ -287,9 +287,6 @@ impl Scratch {
     /// Fills [`near`](Self::near) with every switch's least hop distance to `targets`.
     ///
     /// Complexity: O(S·|targets|) byte operations.
-    ///
-    /// It also keeps the targets' rows (when they take at most [`ROWS_CAP`] bytes) for the
-    /// tight pruning of [`layered`](Self::layered).
     pub(crate) fn fill_near(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
         self.near.fill(u8::MAX);
         for &t in targets {
@@ -297,57 +294,11 @@ impl Scratch {
                 *acc = (*acc).min(h);
             }
         }
-        self.near_targets.clear();
-        self.near_rows.clear();
-        if targets.len() * self.near.len() <= ROWS_CAP {
-            self.near_targets.extend_from_slice(targets);
-            for &t in targets {
-                self.near_rows.extend_from_slice(hops.row(t as usize));
-            }
-        }
     }
 
     #[inline]
     fn pruned(&self, prune: bool, h: u32, v: u32, bound: u32) -> bool {
         prune && h.saturating_add(u32::from(self.near[v as usize])) > bound
-    }
-
-    /// Whether a switch `v` reached in `h` hops is left out under `cut`.
-    #[inline]
-    fn cut(&self, cut: Cut, h: u32, v: u32) -> bool {
-        match cut {
-            Cut::Off => false,
-            Cut::Near(bound) => h.saturating_add(u32::from(self.near[v as usize])) > bound,
-            Cut::Tight(bound) => h.saturating_add(u32::from(self.tight[v as usize])) > bound,
-        }
-    }
-
-    /// Fills [`tight`](Self::tight) for a search from `root` to the targets of the last
-    /// [`fill_near`](Self::fill_near) (which kept their rows): with `c_t` the hop-table
-    /// distance from `root` to target `t` and `D` the largest, `tight[v]` is the least over
-    /// the targets of `hops(v, t) + D − c_t` (saturating), so that `h + tight[v] ≤ D`
-    /// exactly when `v`, reached in `h` hops, is within `c_t − h` hops of some target `t`.
-    /// Returns `D`, or `None` when the rows were not kept or `D` exceeds `max_hops`.
-    ///
-    /// Complexity: O(S·|targets|) byte operations.
-    fn fill_tight(&mut self, root: u32, max_hops: u32) -> Option<u32> {
-        let n = self.near.len();
-        if self.near_rows.len() != self.near_targets.len() * n || self.near_targets.is_empty() {
-            return None;
-        }
-        let rows = self.near_rows.chunks_exact(n);
-        let d = rows.clone().map(|r| r[root as usize]).max()?;
-        if u32::from(d) > max_hops {
-            return None;
-        }
-        self.tight.fill(u8::MAX);
-        for row in rows {
-            let e = d - row[root as usize];
-            for (acc, &h) in self.tight.iter_mut().zip(row) {
-                *acc = (*acc).min(h.saturating_add(e));
-            }
-        }
-        Some(u32::from(d))
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
@@ -372,9 +323,6 @@ impl Scratch {
             + self.adopted.capacity()
             + self.maxd.capacity()
             + self.near.capacity()
-            + self.near_targets.capacity() * 4
-            + self.near_rows.capacity()
-            + self.tight.capacity()
             + self.bits.memory_bytes()
     }
 
@@ -448,8 +396,8 @@ impl Scratch {
             }
             for a in g.adj(v) {
                 if !self.seen.get(a.peer)
-                    && avail(a.peer)
                     && !self.pruned(prune, h + 1, a.peer, max_depth)
+                    && avail(a.peer)
                 {
                     self.seen.set(a.peer);
                     self.hops[a.peer as usize] = h + 1;
@@ -775,7 +723,7 @@ impl Scratch {
                         continue;
                     };
                     for p in ports {
-                        let Some(k) = g.adj(x).iter().position(|a| a.port == p) else {
+                        let Some(k) = g.slot_of_port(x, p) else {
                             continue;
                         };
                         let a = g.adj(x)[k];
@@ -846,43 +794,6 @@ impl Scratch {
         max_hops: u32,
         prune: bool,
     ) -> bool {
-        if prune
-            && self.near_targets == targets
-            && let Some(d) = self.fill_tight(root, max_hops)
-        {
-            // Tight first: every target at its hop-table distance `c_t` means that the
-            // search met every least-hop path to every target (each switch of such a path
-            // is within `c_t − h` hops of it), hence the same keys and parents there.
-            let ok = self.layered_cut(g, efi, root, &avail, targets, max_hops, Cut::Tight(d));
-            let at_hop_distance = |s: &Self| {
-                let n = s.near.len();
-                targets
-                    .iter()
-                    .zip(s.near_rows.chunks_exact(n))
-                    .all(|(&t, row)| {
-                        s.seen.get(t) && s.hops[t as usize] == u32::from(row[root as usize])
-                    })
-            };
-            if ok && at_hop_distance(self) {
-                return true;
-            }
-        }
-        let cut = if prune { Cut::Near(max_hops) } else { Cut::Off };
-        self.layered_cut(g, efi, root, &avail, targets, max_hops, cut)
-    }
-
-    /// [`layered`](Self::layered)'s search, leaving out switches by `cut`.
-    #[allow(clippy::too_many_arguments)]
-    fn layered_cut(
-        &mut self,
-        g: &SwitchGraph,
-        efi: &[u32],
-        root: u32,
-        avail: &impl Fn(u32) -> bool,
-        targets: &[u32],
-        max_hops: u32,
-        cut: Cut,
-    ) -> bool {
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.seen.set(root);
@@ -908,7 +819,8 @@ impl Scratch {
                     if self.seen.get(a.peer) && self.hops[v] <= h {
                         continue;
                     }
-                    if !avail(a.peer) || self.cut(cut, h + 1, a.peer) {
+                    // (The cheaper test first.)
+                    if self.pruned(prune, h + 1, a.peer, max_hops) || !avail(a.peer) {
                         continue;
                     }
                     let c = cx + u64::from(efi[a.link.index()]);
@@ -1080,6 +992,33 @@ mod tests {
             }
         }
         left == 0
+    }
+
+    /// A port is found at the index a linear scan finds, on fabrics whose rows are listed
+    /// by port, and by the scan when a row is not.
+    #[test]
+    fn slot_of_port_is_the_scans_index() {
+        for f in [
+            generators::torus(&[4, 2, 3], 1).unwrap(),
+            generators::fat_tree(4).unwrap(),
+            generators::random_regular(30, 8, 3, 5).unwrap(),
+        ] {
+            let mut g = SwitchGraph::new(&f);
+            assert!(g.by_port);
+            for round in 0..2 {
+                for x in 0..g.len() as u32 {
+                    for p in 0..=f.radix(f.switches()[x as usize]) + 1 {
+                        let p = PortNo(p);
+                        let want = g.adj(x).iter().position(|a| a.port == p);
+                        assert_eq!(g.slot_of_port(x, p), want, "round {round} {x} {p:?}");
+                    }
+                }
+                // The same answers from an unsorted row.
+                let r = g.start[0] as usize..g.start[1] as usize;
+                g.adj[r].reverse();
+                g.by_port = false;
+            }
+        }
     }
 
     /// Old trees for [`buckets_settle_as_the_heap`]: up to `count` BFS trees of depth at
@@ -1297,63 +1236,6 @@ mod tests {
             }
         }
         assert!(ties > 3, "{ties}");
-    }
-
-    /// The tight cut: whenever its search reaches every target at its hop-table distance,
-    /// the paths to the targets (and their keys) are those of the search cut by `near`
-    /// alone and of the uncut one; and it does so often on a torus with a few busy switches.
-    #[test]
-    fn tight_cut_keeps_every_least_hop_path() {
-        let f = generators::torus(&[8, 7, 5], 1).unwrap();
-        let h = HopTable::new(&f).unwrap();
-        let g = SwitchGraph::new(&f);
-        let n = g.len() as u32;
-        let efi: Vec<u32> = (0..f.link_count() as u32).map(|l| l * 13 % 4).collect();
-        let mut s = Scratch::new(n as usize);
-        let (mut hits, mut misses) = (0, 0);
-        for seed in 0..20u32 {
-            let avail = |x: u32| !(x * 41 + seed * 7).is_multiple_of(9);
-            let targets: Vec<u32> = (0..5)
-                .map(|k| (seed * 23 + k * 37) % n)
-                .filter(|&t| avail(t))
-                .collect();
-            s.fill_near(&h, &targets);
-            for root in (0..n).filter(|&x| avail(x)).step_by(7) {
-                let max_hops = 12;
-                let Some(d) = s.fill_tight(root, max_hops) else {
-                    continue;
-                };
-                let run = |s: &mut Scratch, cut| {
-                    let ok = s.layered_cut(&g, &efi, root, &avail, &targets, max_hops, cut);
-                    let keys: Vec<(u32, u64)> = targets
-                        .iter()
-                        .map(|&t| (s.hops[t as usize], s.cost[t as usize]))
-                        .collect();
-                    (ok, keys, s.collect_paths(&g, targets.iter().copied()))
-                };
-                let tight = run(&mut s, Cut::Tight(d));
-                let at_hop_distance = targets.iter().all(|&t| {
-                    s.seen.get(t)
-                        && s.hops[t as usize] == u32::from(h.row(t as usize)[root as usize])
-                });
-                let near = run(&mut s, Cut::Near(max_hops));
-                let off = run(&mut s, Cut::Off);
-                assert_eq!(near, off, "seed {seed} root {root}");
-                if tight.0 && at_hop_distance {
-                    assert_eq!(tight, near, "seed {seed} root {root}");
-                    hits += 1;
-                } else {
-                    misses += 1;
-                }
-                // The search the callers get answers as the uncut one.
-                let ok = s.layered(&g, &efi, root, avail, &targets, max_hops, true);
-                assert_eq!(ok, off.0);
-                if ok {
-                    assert_eq!(s.collect_paths(&g, targets.iter().copied()), off.2);
-                }
-            }
-        }
-        assert!(hits > 50 && misses > 5, "{hits} {misses}");
     }
 
     /// `component` leaves the queue of a BFS with no target (the whole component, in the

@@ -1,7 +1,7 @@
 //! Merging (Alg. 4) and the tree of a virtual group (Alg. 5 or rebuild).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use fabric_model::NodeId;
 
@@ -18,6 +18,30 @@ const MERGE_ROOT_TRIES: usize = 4;
 /// of a merge (a bit test instead of a look-up in the switch's own busy bitmap).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FreeBits(Vec<u64>);
+
+/// The distinct values of `items`, all below `n`, in increasing order (by a bit set: no
+/// sort).
+///
+/// Complexity: O(|items| + n/64).
+pub(crate) fn sorted_distinct(items: impl Iterator<Item = u32>, n: usize) -> Vec<u32> {
+    let mut bits = vec![0u64; n.div_ceil(64)];
+    let mut count = 0;
+    for x in items {
+        let w = &mut bits[x as usize / 64];
+        let b = 1 << (x % 64);
+        count += usize::from(*w & b == 0);
+        *w |= b;
+    }
+    let mut out = Vec::with_capacity(count);
+    for (i, &w) in bits.iter().enumerate() {
+        let mut w = w;
+        while w != 0 {
+            out.push((i * 64) as u32 + w.trailing_zeros());
+            w &= w - 1;
+        }
+    }
+    out
+}
 
 impl FreeBits {
     /// The switches of `colors` (of `n` switches) free in `color`.
@@ -354,25 +378,25 @@ impl Router<'_> {
         };
         // Step ②: vMcg.
         let mut old: Vec<Tree> = Vec::new();
-        let mut terminals: BTreeSet<NodeId> = m.terminals.iter().copied().collect();
-        let take =
-            |this: &mut Self, id: TreeId, old: &mut Vec<Tree>, terms: &mut BTreeSet<NodeId>| {
-                let t = this.uninstall(id);
-                terms.extend(t.members());
-                old.push(t);
-            };
+        // vMcg's terminals, repeats included (sorted and deduplicated for the leaves).
+        let mut terminals: Vec<NodeId> = m.terminals.clone();
+        let take = |this: &mut Self, id: TreeId, old: &mut Vec<Tree>, terms: &mut Vec<NodeId>| {
+            let t = this.uninstall(id);
+            terms.extend(t.members());
+            old.push(t);
+        };
         for id in first {
             take(self, id, &mut old, &mut terminals);
         }
         let mut vm_sw: Vec<u32>;
         let mut free: FreeBits;
         loop {
-            vm_sw = terminals
-                .iter()
-                .filter_map(|t| self.attach[t.index()].map(|a| a.sw))
-                .collect();
-            vm_sw.sort_unstable();
-            vm_sw.dedup();
+            vm_sw = sorted_distinct(
+                terminals
+                    .iter()
+                    .filter_map(|t| self.attach[t.index()].map(|a| a.sw)),
+                self.g.len(),
+            );
             // Step ④: connected in G_color (the uninstalled trees' switches are free now)?
             free = FreeBits::of(&self.colors, self.g.len(), color);
             // (The whole component: the root is chosen in it.)
@@ -428,6 +452,13 @@ impl Router<'_> {
             vm_sw.clone()
         };
         let parents = self.s.collect_paths(&self.g, ends.into_iter());
+        let terminals: Vec<NodeId> = sorted_distinct(
+            terminals.iter().map(|t| t.index() as u32),
+            self.fabric.node_count(),
+        )
+        .into_iter()
+        .map(NodeId)
+        .collect();
         let leaves: Vec<_> = self.leaves_of(terminals.iter()).collect();
         let mut tree = Tree::from_parts(color, root, &parents, &leaves);
         let mut merged = Vec::new();
@@ -506,6 +537,28 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 5, "{checked}");
+    }
+
+    /// The bit-set dedup gives what sorting and deduplicating gives, repeats and word
+    /// edges included.
+    #[test]
+    fn sorted_distinct_is_sort_then_dedup() {
+        for (len, n, step) in [
+            (0u32, 1usize, 1u32),
+            (200, 130, 7),
+            (50, 64, 13),
+            (500, 1000, 389),
+        ] {
+            let items: Vec<u32> = (0..len).map(|i| i * step % n as u32).collect();
+            let mut want = items.clone();
+            want.sort_unstable();
+            want.dedup();
+            assert_eq!(
+                super::sorted_distinct(items.iter().copied(), n),
+                want,
+                "{len} {n}"
+            );
+        }
     }
 
     #[test]
