@@ -160,6 +160,21 @@ impl Marks {
 
 const NO_SLOT: u32 = u32::MAX;
 
+/// Sorts (Σ EFI, switch) entries: as one word each (load above, switch below) when every
+/// load fits in 32 bits, which orders them the same.
+fn sort_entries(entries: &mut [(u64, u32)], packed: &mut Vec<u64>) {
+    if entries.iter().all(|&(c, _)| c <= u64::from(u32::MAX)) {
+        packed.clear();
+        packed.extend(entries.iter().map(|&(c, x)| c << 32 | u64::from(x)));
+        packed.sort_unstable();
+        for (e, &k) in entries.iter_mut().zip(packed.iter()) {
+            *e = (k >> 32, k as u32);
+        }
+    } else {
+        entries.sort_unstable();
+    }
+}
+
 /// A row width in 64-bit words for [`Scratch::least_farthest`]: fixed at compile time for
 /// the common small widths (so that the word loops unroll), or any.
 trait Width: Copy {
@@ -245,6 +260,8 @@ pub(crate) struct Scratch {
     adopted: Vec<bool>,
     /// The switches settled or adopted at once.
     adopt: Vec<u32>,
+    /// A bucket's entries packed into one word each, to sort.
+    packed: Vec<u64>,
     /// Per switch, the largest hop distance to a member switch (candidate roots).
     pub(crate) maxd: Vec<u8>,
     /// Per switch, the least hop distance to a target switch
@@ -277,6 +294,7 @@ impl Scratch {
             owner: vec![0; n],
             adopted: Vec::new(),
             adopt: Vec::new(),
+            packed: Vec::new(),
             maxd: vec![0; n],
             near: vec![0; n],
             busy_or: Vec::new(),
@@ -296,7 +314,9 @@ impl Scratch {
         }
     }
 
-    #[inline]
+    /// Whether a switch `v` reached in `h` hops is beyond `bound` by [`near`](Self::near)
+    /// (the searches test it inline; the heap reference of the tests calls it).
+    #[cfg(test)]
     fn pruned(&self, prune: bool, h: u32, v: u32, bound: u32) -> bool {
         prune && h.saturating_add(u32::from(self.near[v as usize])) > bound
     }
@@ -320,6 +340,7 @@ impl Scratch {
                 .map(|b| b.capacity() * size_of::<(u64, u32)>())
                 .sum::<usize>()
             + (self.owned.v.capacity() + self.owner.capacity() + self.adopt.capacity()) * 4
+            + self.packed.capacity() * 8
             + self.adopted.capacity()
             + self.maxd.capacity()
             + self.near.capacity()
@@ -386,23 +407,36 @@ impl Scratch {
         if self.target.get(start) {
             left -= 1;
         }
+        // The arrays as local slices (no reload of a vector's pointer and length a link).
+        let n = self.hops.len();
+        let epoch = self.seen.epoch;
+        let Self {
+            seen,
+            target,
+            hops,
+            queue,
+            near,
+            ..
+        } = self;
+        let (seen, hops, near) = (&mut seen.v[..n], &mut hops[..n], &near[..n]);
         let mut head = 0;
-        while head < self.queue.len() && (left > 0 || !stop || targets.is_empty()) {
-            let v = self.queue[head];
+        while head < queue.len() && (left > 0 || !stop || targets.is_empty()) {
+            let v = queue[head];
             head += 1;
-            let h = self.hops[v as usize];
+            let h = hops[v as usize];
             if h >= max_depth {
                 continue;
             }
             for a in g.adj(v) {
-                if !self.seen.get(a.peer)
-                    && !self.pruned(prune, h + 1, a.peer, max_depth)
+                let p = a.peer as usize;
+                if seen[p] != epoch
+                    && !(prune && (h + 1).saturating_add(u32::from(near[p])) > max_depth)
                     && avail(a.peer)
                 {
-                    self.seen.set(a.peer);
-                    self.hops[a.peer as usize] = h + 1;
-                    self.queue.push(a.peer);
-                    if self.target.get(a.peer) {
+                    seen[p] = epoch;
+                    hops[p] = h + 1;
+                    queue.push(a.peer);
+                    if target.get(a.peer) {
                         left -= 1;
                     }
                 }
@@ -654,7 +688,7 @@ impl Scratch {
         let mut h = 0;
         while h < self.buckets.len() {
             let mut bucket = std::mem::take(&mut self.buckets[h]);
-            bucket.sort_unstable();
+            sort_entries(&mut bucket, &mut self.packed);
             let stop = self.settle_bucket(
                 g, efi, &avail, h as u32, &bucket, &mut left, max_hops, whole, old,
             );
@@ -805,44 +839,64 @@ impl Scratch {
         }
         self.queue.clear();
         self.queue.push(root);
+        // The arrays as local slices (no reload of a vector's pointer and length a link).
+        let n = self.hops.len();
+        let epoch = self.seen.epoch;
+        let Self {
+            seen,
+            target,
+            hops,
+            cost,
+            parent,
+            via,
+            queue,
+            near,
+            ..
+        } = self;
+        let (seen, hops, cost) = (&mut seen.v[..n], &mut hops[..n], &mut cost[..n]);
+        let (parent, via, near) = (&mut parent[..n], &mut via[..n], &near[..n]);
         // `queue[start..]` is the current layer.
         let mut start = 0;
         let mut h = 0;
-        while left > 0 && start < self.queue.len() && h < max_hops {
-            let end = self.queue.len();
+        while left > 0 && start < queue.len() && h < max_hops {
+            let end = queue.len();
             for i in start..end {
-                let x = self.queue[i];
-                let cx = self.cost[x as usize];
+                let x = queue[i];
+                let cx = cost[x as usize];
+                let base = g.slot(x, 0);
                 for (k, a) in g.adj(x).iter().enumerate() {
                     let v = a.peer as usize;
+                    let was_seen = seen[v] == epoch;
                     // Settled (an earlier layer) or in this layer: no shorter key through x.
-                    if self.seen.get(a.peer) && self.hops[v] <= h {
+                    if was_seen && hops[v] <= h {
                         continue;
                     }
                     // (The cheaper test first.)
-                    if self.pruned(prune, h + 1, a.peer, max_hops) || !avail(a.peer) {
+                    if (prune && (h + 1).saturating_add(u32::from(near[v])) > max_hops)
+                        || !avail(a.peer)
+                    {
                         continue;
                     }
                     let c = cx + u64::from(efi[a.link.index()]);
-                    if !self.seen.get(a.peer) {
-                        self.seen.set(a.peer);
-                        self.hops[v] = h + 1;
-                        self.queue.push(a.peer);
+                    if !was_seen {
+                        seen[v] = epoch;
+                        hops[v] = h + 1;
+                        queue.push(a.peer);
                     } else {
-                        let p = self.via[v];
+                        let p = via[v];
                         // The heap's order: cheaper, then by the parent's key; the first
                         // slot of one parent stays.
-                        if (c, cx, x) >= (self.cost[v], self.cost[p as usize], p) {
+                        if (c, cx, x) >= (cost[v], cost[p as usize], p) {
                             continue;
                         }
                     }
-                    self.cost[v] = c;
-                    self.parent[v] = g.slot(x, k);
-                    self.via[v] = x;
+                    cost[v] = c;
+                    parent[v] = base + k as u32;
+                    via[v] = x;
                 }
             }
-            for &v in &self.queue[end..] {
-                if self.target.get(v) {
+            for &v in &queue[end..] {
+                if target.get(v) {
                     left -= 1;
                 }
             }
@@ -1018,6 +1072,27 @@ mod tests {
                 g.adj[r].reverse();
                 g.by_port = false;
             }
+        }
+    }
+
+    /// Packed or not, entries come out as a plain sort leaves them (ties in load, loads
+    /// past 32 bits).
+    #[test]
+    fn sort_entries_sorts_as_tuples() {
+        let mut packed = Vec::new();
+        for big in [0u64, 1 << 32, u64::from(u32::MAX)] {
+            let mut e: Vec<(u64, u32)> = (0..300u32)
+                .map(|i| {
+                    (
+                        u64::from(i * 7 % 13) + if i % 50 == 0 { big } else { 0 },
+                        i * 31 % 97,
+                    )
+                })
+                .collect();
+            let mut want = e.clone();
+            want.sort_unstable();
+            sort_entries(&mut e, &mut packed);
+            assert_eq!(e, want, "{big}");
         }
     }
 
