@@ -567,12 +567,13 @@ impl Scratch {
             level += 1;
             // The switches that may complete at this level: pull their new bits.
             let end = b.cands.partition_point(|c| c.0 <= level);
+            let (seen, front) = (&b.seen[..], &b.front[..]);
             for &(_, q) in &b.cands[..end] {
                 let row = &mut b.row[..w];
-                row.copy_from_slice(&b.seen[q as usize * w..(q as usize + 1) * w]);
+                row.copy_from_slice(&seen[q as usize * w..(q as usize + 1) * w]);
                 for a in g.adj(q) {
                     let p = a.peer as usize;
-                    let fp = &b.front[p * w..(p + 1) * w];
+                    let fp = &front[p * w..(p + 1) * w];
                     for k in 0..w {
                         row[k] |= fp[k];
                     }
@@ -584,24 +585,28 @@ impl Scratch {
             if !out.is_empty() {
                 break;
             }
-            // Push the level to every switch.
+            // Push the level to every switch (through local slices: no vector's pointer
+            // and length reloaded a link).
             self.collected.begin();
+            let epoch = self.collected.epoch;
+            let collected = &mut self.collected.v[..];
+            let (seen, front, next) = (&b.seen[..], &b.front[..], &mut b.next[..]);
             b.reached.clear();
             for &p in &b.active {
                 let p = p as usize;
-                let fp = &b.front[p * w..(p + 1) * w];
+                let fp = &front[p * w..(p + 1) * w];
                 for a in g.adj(p as u32) {
                     let q = a.peer as usize;
-                    let sn = &b.seen[q * w..(q + 1) * w];
-                    let nx = &mut b.next[q * w..(q + 1) * w];
+                    let sn = &seen[q * w..(q + 1) * w];
+                    let nx = &mut next[q * w..(q + 1) * w];
                     let mut new = 0;
                     for k in 0..w {
                         let bits = fp[k] & !sn[k];
                         nx[k] |= bits;
                         new |= bits;
                     }
-                    if new != 0 && !self.collected.get(a.peer) {
-                        self.collected.set(a.peer);
+                    if new != 0 && collected[q] != epoch {
+                        collected[q] = epoch;
                         b.reached.push(a.peer);
                     }
                 }
@@ -783,28 +788,60 @@ impl Scratch {
                 break;
             }
             // Step ④ (and ⑩ for adopted switches): relax the links in G_color.
-            for &x in &adopt {
-                let (hx, cx) = (self.hops[x as usize], self.cost[x as usize]);
-                if hx >= max_hops {
-                    continue;
-                }
-                for (k, a) in g.adj(x).iter().enumerate() {
-                    if self.done.get(a.peer) || !avail(a.peer) {
-                        continue;
-                    }
-                    let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
-                    let v = a.peer as usize;
-                    if !self.seen.get(a.peer) || key < (self.hops[v], self.cost[v]) {
-                        self.seen.set(a.peer);
-                        (self.hops[v], self.cost[v]) = key;
-                        self.parent[v] = g.slot(x, k);
-                        self.push_bucket(key.0, key.1, a.peer);
-                    }
-                }
-            }
+            self.relax(g, efi, avail, &adopt, max_hops);
         }
         self.adopt = adopt;
         stop
+    }
+
+    /// [`settle_bucket`](Self::settle_bucket)'s step ④: relaxes the links in `G_color` of
+    /// the switches `from`, in order, queueing every switch whose key improves.
+    fn relax(
+        &mut self,
+        g: &SwitchGraph,
+        efi: &[u32],
+        avail: &impl Fn(u32) -> bool,
+        from: &[u32],
+        max_hops: u32,
+    ) {
+        // The arrays as local slices (no reload of a vector's pointer and length a link).
+        let n = self.hops.len();
+        let (seen_epoch, done_epoch) = (self.seen.epoch, self.done.epoch);
+        let Self {
+            seen,
+            done,
+            hops,
+            cost,
+            parent,
+            buckets,
+            ..
+        } = self;
+        let (seen, done) = (&mut seen.v[..n], &done.v[..n]);
+        let (hops, cost, parent) = (&mut hops[..n], &mut cost[..n], &mut parent[..n]);
+        for &x in from {
+            let (hx, cx) = (hops[x as usize], cost[x as usize]);
+            if hx >= max_hops {
+                continue;
+            }
+            let base = g.slot(x, 0);
+            for (k, a) in g.adj(x).iter().enumerate() {
+                let v = a.peer as usize;
+                if done[v] == done_epoch || !avail(a.peer) {
+                    continue;
+                }
+                let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
+                if seen[v] != seen_epoch || key < (hops[v], cost[v]) {
+                    seen[v] = seen_epoch;
+                    (hops[v], cost[v]) = key;
+                    parent[v] = base + k as u32;
+                    let h = key.0 as usize;
+                    if buckets.len() <= h {
+                        buckets.resize_with(h + 1, Vec::new);
+                    }
+                    buckets[h].push((key.1, a.peer));
+                }
+            }
+        }
     }
 
     /// [`dijkstra`](Self::dijkstra) without old trees and without `whole`, by BFS layers:
