@@ -477,6 +477,8 @@ impl Scratch {
             2 => self.least_farthest_in(Words::<2>, g, sources, avail, comp, max_depth, out),
             3 | 4 => self.least_farthest_in(Words::<4>, g, sources, avail, comp, max_depth, out),
             5..=8 => self.least_farthest_in(Words::<8>, g, sources, avail, comp, max_depth, out),
+            9..=16 => self.least_farthest_in(Words::<16>, g, sources, avail, comp, max_depth, out),
+            17..=32 => self.least_farthest_in(Words::<32>, g, sources, avail, comp, max_depth, out),
             w => self.least_farthest_in(AnyWords(w), g, sources, avail, comp, max_depth, out),
         }
     }
@@ -1348,6 +1350,42 @@ mod tests {
             }
         }
         assert!(ties > 3, "{ties}");
+    }
+
+    /// The wide rows: 9 to 16 words and past 32 (the width taken at run time) answer as
+    /// one BFS a source.
+    #[test]
+    fn least_farthest_with_wide_rows() {
+        for dims in [[12, 12, 4], [16, 12, 11]] {
+            let f = generators::torus(&dims, 1).unwrap();
+            let g = SwitchGraph::new(&f);
+            let n = g.len() as u32;
+            let mut s = Scratch::new(n as usize);
+            let avail = |x: u32| !x.is_multiple_of(97);
+            let start = (0..n).find(|&x| avail(x)).unwrap();
+            s.bfs(&g, start, u32::MAX, avail, &[], false);
+            let comp = s.queue.clone();
+            let sources = comp.clone();
+            assert!(sources.len() > 512 && (sources.len() <= 1024 || sources.len() > 2048));
+            let mut want = vec![0u32; n as usize];
+            for &src in &sources {
+                s.bfs(&g, src, u32::MAX, avail, &[], false);
+                for &x in &s.queue {
+                    want[x as usize] = want[x as usize].max(s.hops[x as usize]);
+                }
+            }
+            let radius = comp.iter().map(|&x| want[x as usize]).min().unwrap();
+            let mut argmins: Vec<u32> = comp
+                .iter()
+                .copied()
+                .filter(|&x| want[x as usize] == radius)
+                .collect();
+            argmins.sort_unstable();
+            s.maxd.fill(0);
+            let mut out = Vec::new();
+            let got = s.least_farthest(&g, &sources, avail, &comp, u32::MAX, &mut out);
+            assert_eq!((got, out), (Some(radius), argmins), "{dims:?}");
+        }
     }
 
     /// `component` leaves the queue of a BFS with no target (the whole component, in the
