@@ -252,7 +252,9 @@ pub(crate) struct Scratch {
     /// Nodes reached by the last BFS, in BFS order.
     pub(crate) queue: Vec<u32>,
     /// Per hop count, the (Σ EFI, switch) entries queued by [`dijkstra`](Self::dijkstra).
-    buckets: Vec<Vec<(u64, u32)>>,
+    buckets: Vec<Vec<u32>>,
+    /// The live (Σ EFI, switch) entries of one bucket, to sort.
+    entries: Vec<(u64, u32)>,
     /// Switches of the old trees of the last [`dijkstra`](Self::dijkstra), and their tree.
     owned: Marks,
     owner: Vec<u32>,
@@ -290,6 +292,7 @@ impl Scratch {
             choice: vec![0; n],
             queue: Vec::with_capacity(n),
             buckets: Vec::new(),
+            entries: Vec::new(),
             owned: Marks::new(n),
             owner: vec![0; n],
             adopted: Vec::new(),
@@ -333,12 +336,9 @@ impl Scratch {
             + self.queue.capacity())
             * 4
             + (self.cost.capacity() + self.busy_or.capacity()) * 8
-            + self.buckets.capacity() * size_of::<Vec<(u64, u32)>>()
-            + self
-                .buckets
-                .iter()
-                .map(|b| b.capacity() * size_of::<(u64, u32)>())
-                .sum::<usize>()
+            + self.buckets.capacity() * size_of::<Vec<u32>>()
+            + self.entries.capacity() * size_of::<(u64, u32)>()
+            + self.buckets.iter().map(|b| b.capacity() * 4).sum::<usize>()
             + (self.owned.v.capacity() + self.owner.capacity() + self.adopt.capacity()) * 4
             + self.packed.capacity() * 8
             + self.adopted.capacity()
@@ -644,8 +644,9 @@ impl Scratch {
     /// one: every key pushed has one hop more than the switch it comes from, and settled
     /// (or adopted) switches never come back, so the keys settled never decrease and all
     /// those of a hop count are pushed before the first of them is settled. Each hop count
-    /// is therefore a bucket, sorted by (Σ EFI, switch) when its turn comes; stale entries
-    /// are skipped as the heap skips them.
+    /// is therefore a bucket of switches (each queued once, when its key enters that count),
+    /// sorted by their (Σ EFI, switch) when its turn comes; stale ones are skipped as the
+    /// heap skips them.
     ///
     /// Returns whether every target was reached. With `prune` (not with `old` or `whole`),
     /// switches too far from every target by [`near`](Self::near) are not entered.
@@ -691,16 +692,29 @@ impl Scratch {
         self.hops[root as usize] = 0;
         self.cost[root as usize] = 0;
         self.parent[root as usize] = NO_SLOT;
-        self.push_bucket(0, 0, root);
+        self.push_bucket(0, root);
         let mut h = 0;
         while h < self.buckets.len() {
             let mut bucket = std::mem::take(&mut self.buckets[h]);
-            sort_entries(&mut bucket, &mut self.packed);
+            let mut entries = std::mem::take(&mut self.entries);
+            // Each switch is queued once a hop count, when its key first enters it; its
+            // load then is the least over the links relaxed into that count (all of them
+            // from smaller counts). Switches settled or adopted since, or moved to a smaller
+            // count, are stale.
+            entries.clear();
+            entries.extend(
+                bucket
+                    .iter()
+                    .filter(|&&v| !self.done.get(v) && self.hops[v as usize] == h as u32)
+                    .map(|&v| (self.cost[v as usize], v)),
+            );
+            sort_entries(&mut entries, &mut self.packed);
             let stop = self.settle_bucket(
-                g, efi, &avail, h as u32, &bucket, &mut left, max_hops, whole, old,
+                g, efi, &avail, h as u32, &entries, &mut left, max_hops, whole, old,
             );
             bucket.clear();
             self.buckets[h] = bucket;
+            self.entries = entries;
             if stop {
                 break;
             }
@@ -709,14 +723,14 @@ impl Scratch {
         left == 0
     }
 
-    /// Queues `x` with key (`h`, `c`) in bucket `h`.
+    /// Queues `x` in bucket `h`.
     #[inline]
-    fn push_bucket(&mut self, h: u32, c: u64, x: u32) {
+    fn push_bucket(&mut self, h: u32, x: u32) {
         let h = h as usize;
         if self.buckets.len() <= h {
             self.buckets.resize_with(h + 1, Vec::new);
         }
-        self.buckets[h].push((c, x));
+        self.buckets[h].push(x);
     }
 
     /// Settles the entries of hop count `h` (sorted) in order, for
@@ -832,15 +846,21 @@ impl Scratch {
                     continue;
                 }
                 let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
-                if seen[v] != seen_epoch || key < (hops[v], cost[v]) {
+                let unseen = seen[v] != seen_epoch;
+                if unseen || key < (hops[v], cost[v]) {
+                    // Queued when the key enters a hop count (not again when it only
+                    // gets cheaper there).
+                    let queue = unseen || hops[v] != key.0;
                     seen[v] = seen_epoch;
                     (hops[v], cost[v]) = key;
                     parent[v] = base + k as u32;
-                    let h = key.0 as usize;
-                    if buckets.len() <= h {
-                        buckets.resize_with(h + 1, Vec::new);
+                    if queue {
+                        let h = key.0 as usize;
+                        if buckets.len() <= h {
+                            buckets.resize_with(h + 1, Vec::new);
+                        }
+                        buckets[h].push(a.peer);
                     }
-                    buckets[h].push((key.1, a.peer));
                 }
             }
         }
