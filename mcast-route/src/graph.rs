@@ -216,8 +216,8 @@ pub(crate) struct BitSearch {
     /// Switches with new bits at the last level, at this one.
     active: Vec<u32>,
     reached: Vec<u32>,
-    /// (lower bound, switch) of the switches that may complete, sorted.
-    cands: Vec<(u32, u32)>,
+    /// (key, switch) of the switches that may complete, sorted.
+    cands: Vec<(u64, u32)>,
     /// One row being pulled.
     row: Vec<u64>,
 }
@@ -445,20 +445,21 @@ impl Scratch {
         left == 0
     }
 
-    /// The switches of `comp` of least largest BFS distance to `sources`, over switches for
-    /// which `avail` holds: returns that distance and puts those switches into `out`
-    /// (sorted), or `None` when every switch is farther than `max_depth` from some
-    /// source. `comp` must be the whole connected component of the sources among those
-    /// switches and `sources` distinct; [`maxd`](Self::maxd) must hold, for every switch of
-    /// `comp`, a lower bound of its largest distance to the sources (the hop-table one of
+    /// The switch `x` of `comp` of least (largest BFS distance to `sources`, `key(x)`), over
+    /// switches for which `avail` holds, with that distance; or `None` when every switch is
+    /// farther than `max_depth` from some source. `key` must differ between switches.
+    /// `comp` must be the whole connected component of the sources among those switches
+    /// and `sources` distinct; [`maxd`](Self::maxd) must hold, for every switch of `comp`, a
+    /// lower bound of its largest distance to the sources (the hop-table one of
     /// `Router::max_dist`).
     ///
     /// One bit-parallel BFS from every source at once (64 sources a word): a switch's bits
     /// are the sources that have reached it, so its largest distance is the level at which
     /// its bits become complete. Levels go up until some switch completes: at each level the
-    /// switches whose lower bound allows completing there are checked first by pulling their
-    /// neighbours' new bits, and only if none completes is the level pushed to every switch.
-    /// The answer is thus found without the levels after it (nor the last level's push).
+    /// switches whose lower bound allows completing there are checked first, by key, by
+    /// pulling their neighbours' new bits, and only if none completes is the level pushed to
+    /// every switch. The answer is thus the first switch to complete, found without the
+    /// levels after it (nor the last level's push, nor the other switches' pulls).
     ///
     /// Complexity: O(k·(S + L)·⌈|sources|/64⌉) over the component for k levels, k at most
     /// the answer, against O(|sources|·(S + L)) for one BFS a source.
@@ -470,16 +471,18 @@ impl Scratch {
         avail: impl Fn(u32) -> bool,
         comp: &[u32],
         max_depth: u32,
-        out: &mut Vec<u32>,
-    ) -> Option<u32> {
+        key: impl Fn(u32) -> u64,
+    ) -> Option<(u32, u32)> {
         match sources.len().div_ceil(64) {
-            0 | 1 => self.least_farthest_in(Words::<1>, g, sources, avail, comp, max_depth, out),
-            2 => self.least_farthest_in(Words::<2>, g, sources, avail, comp, max_depth, out),
-            3 | 4 => self.least_farthest_in(Words::<4>, g, sources, avail, comp, max_depth, out),
-            5..=8 => self.least_farthest_in(Words::<8>, g, sources, avail, comp, max_depth, out),
-            9..=16 => self.least_farthest_in(Words::<16>, g, sources, avail, comp, max_depth, out),
-            17..=32 => self.least_farthest_in(Words::<32>, g, sources, avail, comp, max_depth, out),
-            w => self.least_farthest_in(AnyWords(w), g, sources, avail, comp, max_depth, out),
+            0 | 1 => self.least_farthest_in(Words::<1>, g, sources, avail, comp, max_depth, &key),
+            2 => self.least_farthest_in(Words::<2>, g, sources, avail, comp, max_depth, &key),
+            3 | 4 => self.least_farthest_in(Words::<4>, g, sources, avail, comp, max_depth, &key),
+            5..=8 => self.least_farthest_in(Words::<8>, g, sources, avail, comp, max_depth, &key),
+            9..=16 => self.least_farthest_in(Words::<16>, g, sources, avail, comp, max_depth, &key),
+            17..=32 => {
+                self.least_farthest_in(Words::<32>, g, sources, avail, comp, max_depth, &key)
+            }
+            w => self.least_farthest_in(AnyWords(w), g, sources, avail, comp, max_depth, &key),
         }
     }
 
@@ -494,12 +497,11 @@ impl Scratch {
         avail: impl Fn(u32) -> bool,
         comp: &[u32],
         max_depth: u32,
-        out: &mut Vec<u32>,
-    ) -> Option<u32> {
+        key: &impl Fn(u32) -> u64,
+    ) -> Option<(u32, u32)> {
         let w = width.get();
         debug_assert!(w * 64 >= sources.len());
         debug_assert!(comp.iter().all(|&x| avail(x)));
-        out.clear();
         let b = &mut self.bits;
         let n = g.len();
         // Rows by switch. A switch outside the component starts with every bit seen, so
@@ -532,60 +534,55 @@ impl Scratch {
             b.front[p * w + i / 64] |= bit;
             b.active.push(src);
         }
-        // The switches that may complete, by their lower bound (a counting sort: the
-        // bounds are bytes).
-        let mut count = [0u32; 257];
-        for &x in comp {
-            count[usize::from(self.maxd[x as usize]) + 1] += 1;
-        }
-        for l in 0..256 {
-            count[l + 1] += count[l];
-        }
+        // The switches that may complete, by key.
         b.cands.clear();
-        b.cands.resize(comp.len(), (0, 0));
-        for &x in comp {
-            let lb = self.maxd[x as usize];
-            let at = &mut count[usize::from(lb)];
-            b.cands[*at as usize] = (u32::from(lb), x);
-            *at += 1;
-        }
-        b.cands
-            .truncate(b.cands.partition_point(|c| c.0 <= max_depth));
+        b.cands.extend(
+            comp.iter()
+                .filter(|&&x| u32::from(self.maxd[x as usize]) <= max_depth)
+                .map(|&x| (key(x), x)),
+        );
+        b.cands.sort_unstable();
+        let least = comp
+            .iter()
+            .map(|&x| u32::from(self.maxd[x as usize]))
+            .min()?;
         // Level 0: a single source.
-        let at0 = b.cands.partition_point(|c| c.0 == 0);
-        for &(_, q) in &b.cands[..at0] {
-            let q = q as usize;
-            if b.seen[q * w..(q + 1) * w] == b.full[..] {
-                out.push(q as u32);
+        if least == 0 {
+            for &(_, q) in &b.cands {
+                let at = q as usize * w;
+                if self.maxd[q as usize] == 0 && b.seen[at..at + w] == b.full[..] {
+                    return Some((0, q));
+                }
             }
         }
         let mut level = 0;
         b.row.clear();
         b.row.resize(w, 0);
-        while out.is_empty() {
+        loop {
             if b.active.is_empty() || level >= max_depth {
                 return None;
             }
             level += 1;
-            // The switches that may complete at this level: pull their new bits.
-            let end = b.cands.partition_point(|c| c.0 <= level);
-            let (seen, front) = (&b.seen[..], &b.front[..]);
-            for &(_, q) in &b.cands[..end] {
-                let row = &mut b.row[..w];
-                row.copy_from_slice(&seen[q as usize * w..(q as usize + 1) * w]);
-                for a in g.adj(q) {
-                    let p = a.peer as usize;
-                    let fp = &front[p * w..(p + 1) * w];
-                    for k in 0..w {
-                        row[k] |= fp[k];
+            // The switches that may complete at this level, by key: pull their new bits.
+            if least <= level {
+                let (seen, front) = (&b.seen[..], &b.front[..]);
+                for &(_, q) in &b.cands {
+                    if u32::from(self.maxd[q as usize]) > level {
+                        continue;
+                    }
+                    let row = &mut b.row[..w];
+                    row.copy_from_slice(&seen[q as usize * w..(q as usize + 1) * w]);
+                    for a in g.adj(q) {
+                        let p = a.peer as usize;
+                        let fp = &front[p * w..(p + 1) * w];
+                        for k in 0..w {
+                            row[k] |= fp[k];
+                        }
+                    }
+                    if *row == b.full[..w] {
+                        return Some((level, q));
                     }
                 }
-                if *row == b.full[..w] {
-                    out.push(q);
-                }
-            }
-            if !out.is_empty() {
-                break;
             }
             // Push the level to every switch (through local slices: no vector's pointer
             // and length reloaded a link).
@@ -626,8 +623,6 @@ impl Scratch {
             }
             std::mem::swap(&mut b.active, &mut b.reached);
         }
-        out.sort_unstable();
-        Some(level)
     }
 
     /// Dijkstra from `root` over the switches for which `avail` holds, with the key
@@ -1310,10 +1305,11 @@ mod tests {
         assert!(found > 100, "{found}");
     }
 
-    /// The bit-parallel search names exactly the switches of least largest distance to the
-    /// sources (every tie), as one BFS a source finds them, with more sources than a word
-    /// holds and a few; with the hop-table lower bound or none, and with a depth bound at the
-    /// answer (the same) or below it (none).
+    /// The bit-parallel search names the switch of least (largest distance to the sources,
+    /// key), as one BFS a source finds it, with keys that tie often in their high part (many
+    /// switches at the least distance, checked in key order), with more sources than a word
+    /// holds and a few; with the hop-table lower bound or none, and with a depth bound at
+    /// the answer (the same) or below it (none).
     #[test]
     fn least_farthest_matches_one_bfs_a_source() {
         let f = generators::torus(&[9, 8, 3], 1).unwrap();
@@ -1321,7 +1317,6 @@ mod tests {
         let g = SwitchGraph::new(&f);
         let n = g.len() as u32;
         let mut s = Scratch::new(n as usize);
-        let mut out = Vec::new();
         let mut ties = 0;
         for seed in 0..12u32 {
             let avail = |x: u32| !(x * 29 + seed * 11).is_multiple_of(5);
@@ -1341,12 +1336,14 @@ mod tests {
                 }
             }
             let radius = comp.iter().map(|&x| want[x as usize]).min().unwrap();
-            let argmins: Vec<u32> = comp
+            // A few values in the high part, the switch below (distinct keys).
+            let key = |x: u32| u64::from((x * 7 + seed) % 3) << 32 | u64::from(x);
+            let argmin = comp
                 .iter()
                 .copied()
-                .filter(|&x| want[x as usize] == radius)
-                .collect();
-            ties += usize::from(argmins.len() > 1);
+                .min_by_key(|&x| (want[x as usize], key(x)))
+                .unwrap();
+            ties += usize::from(comp.iter().filter(|&&x| want[x as usize] == radius).count() > 1);
             for hop_bound in [true, false] {
                 s.maxd.fill(0);
                 if hop_bound {
@@ -1357,14 +1354,11 @@ mod tests {
                     }
                 }
                 for bound in [u32::MAX, radius + 1, radius] {
-                    let got = s.least_farthest(&g, &sources, avail, &comp, bound, &mut out);
-                    assert_eq!(got, Some(radius), "seed {seed} bound {bound}");
-                    let mut want = argmins.clone();
-                    want.sort_unstable();
-                    assert_eq!(out, want, "seed {seed}");
+                    let got = s.least_farthest(&g, &sources, avail, &comp, bound, key);
+                    assert_eq!(got, Some((radius, argmin)), "seed {seed} bound {bound}");
                 }
                 if radius > 0 {
-                    let got = s.least_farthest(&g, &sources, avail, &comp, radius - 1, &mut out);
+                    let got = s.least_farthest(&g, &sources, avail, &comp, radius - 1, key);
                     assert_eq!(got, None, "seed {seed}");
                 }
             }
@@ -1395,16 +1389,14 @@ mod tests {
                 }
             }
             let radius = comp.iter().map(|&x| want[x as usize]).min().unwrap();
-            let mut argmins: Vec<u32> = comp
+            let argmin = comp
                 .iter()
                 .copied()
-                .filter(|&x| want[x as usize] == radius)
-                .collect();
-            argmins.sort_unstable();
+                .min_by_key(|&x| (want[x as usize], x))
+                .unwrap();
             s.maxd.fill(0);
-            let mut out = Vec::new();
-            let got = s.least_farthest(&g, &sources, avail, &comp, u32::MAX, &mut out);
-            assert_eq!((got, out), (Some(radius), argmins), "{dims:?}");
+            let got = s.least_farthest(&g, &sources, avail, &comp, u32::MAX, u64::from);
+            assert_eq!(got, Some((radius, argmin)), "{dims:?}");
         }
     }
 

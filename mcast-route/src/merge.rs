@@ -323,13 +323,13 @@ impl Router<'_> {
         comp: &[u32],
         bound: u32,
     ) -> u32 {
-        let mut best = Vec::new();
+        let colors = &self.colors;
+        // Ties to fewest entries in use, then index.
+        let key = |x: u32| (colors.in_use(x) as u64) << 32 | u64::from(x);
         self.s
-            .least_farthest(&self.g, vm_sw, |x| free.get(x), comp, bound, &mut best)
-            .expect("some switch of vMcg's component is within the bound");
-        best.into_iter()
-            .min_by_key(|&x| (self.colors.in_use(x), x))
-            .expect("least_farthest names a switch")
+            .least_farthest(&self.g, vm_sw, |x| free.get(x), comp, bound, key)
+            .expect("some switch of vMcg's component is within the bound")
+            .1
     }
 
     /// Alg. 4: merges the new group with existing groups into a virtual group (vMcg) that
