@@ -534,49 +534,49 @@ impl Scratch {
             b.front[p * w + i / 64] |= bit;
             b.active.push(src);
         }
-        // The switches that may complete, by key.
-        b.cands.clear();
-        b.cands.extend(
-            comp.iter()
-                .filter(|&&x| u32::from(self.maxd[x as usize]) <= max_depth)
-                .map(|&x| (key(x), x)),
-        );
-        b.cands.sort_unstable();
-        let least = comp
-            .iter()
-            .map(|&x| u32::from(self.maxd[x as usize]))
-            .min()?;
-        // Level 0: a single source.
-        if least == 0 {
-            for &(_, q) in &b.cands {
-                let at = q as usize * w;
-                if self.maxd[q as usize] == 0 && b.seen[at..at + w] == b.full[..] {
-                    return Some((0, q));
-                }
-            }
+        // The switches that may complete, by their lower bound (a counting sort: the
+        // bounds are bytes); `upto[l]` of them have a bound of at most `l`. Those that may
+        // complete at a level are sorted by key when that level comes.
+        let mut upto = [0u32; 257];
+        for &x in comp {
+            upto[usize::from(self.maxd[x as usize]) + 1] += 1;
         }
+        for l in 0..256 {
+            upto[l + 1] += upto[l];
+        }
+        b.cands.clear();
+        b.cands.resize(comp.len(), (0, 0));
+        for &x in comp {
+            let at = &mut upto[usize::from(self.maxd[x as usize])];
+            b.cands[*at as usize] = (key(x), x);
+            *at += 1;
+        }
+        // (`upto[l]` is now the end of bound `l`.)
+        let upto = |l: u32| upto[l.min(255) as usize] as usize;
+        let mut sorted = 0;
         let mut level = 0;
         b.row.clear();
         b.row.resize(w, 0);
         loop {
-            if b.active.is_empty() || level >= max_depth {
-                return None;
-            }
-            level += 1;
-            // The switches that may complete at this level, by key: pull their new bits.
-            if least <= level {
+            // The switches that may complete at this level, by key: pull their new bits
+            // (at level 0, a single source is complete).
+            let end = upto(level);
+            if end > 0 {
+                if end > sorted {
+                    b.cands[..end].sort_unstable();
+                    sorted = end;
+                }
                 let (seen, front) = (&b.seen[..], &b.front[..]);
-                for &(_, q) in &b.cands {
-                    if u32::from(self.maxd[q as usize]) > level {
-                        continue;
-                    }
+                for &(_, q) in &b.cands[..end] {
                     let row = &mut b.row[..w];
                     row.copy_from_slice(&seen[q as usize * w..(q as usize + 1) * w]);
-                    for a in g.adj(q) {
-                        let p = a.peer as usize;
-                        let fp = &front[p * w..(p + 1) * w];
-                        for k in 0..w {
-                            row[k] |= fp[k];
+                    if level > 0 {
+                        for a in g.adj(q) {
+                            let p = a.peer as usize;
+                            let fp = &front[p * w..(p + 1) * w];
+                            for k in 0..w {
+                                row[k] |= fp[k];
+                            }
                         }
                     }
                     if *row == b.full[..w] {
@@ -584,8 +584,16 @@ impl Scratch {
                     }
                 }
             }
-            // Push the level to every switch (through local slices: no vector's pointer
-            // and length reloaded a link).
+            if b.active.is_empty() || level >= max_depth {
+                return None;
+            }
+            level += 1;
+            if level == 1 {
+                // Level 1 is pulled from the sources themselves.
+                continue;
+            }
+            // Push the last level to every switch (through local slices: no vector's
+            // pointer and length reloaded a link).
             self.collected.begin();
             let epoch = self.collected.epoch;
             let collected = &mut self.collected.v[..];
