@@ -2,9 +2,6 @@
 //! scratch space. `G_color` is never built: searches take an availability predicate that reads
 //! the per-switch busy bitmaps.
 
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
-
 use fabric_model::{Fabric, LinkId, PortNo};
 
 use crate::tree::{Edge, Tree};
@@ -35,6 +32,9 @@ impl Adj {
 pub(crate) struct SwitchGraph {
     start: Vec<u32>,
     adj: Vec<Adj>,
+    /// Whether every row is sorted by port (the fabric lists a node's ports in order), so
+    /// that a port is found by binary search.
+    by_port: bool,
 }
 
 impl SwitchGraph {
@@ -55,7 +55,28 @@ impl SwitchGraph {
             }
             start.push(adj.len() as u32);
         }
-        Self { start, adj }
+        let by_port = start
+            .windows(2)
+            .all(|w| adj[w[0] as usize..w[1] as usize].is_sorted_by(|a, b| a.port < b.port));
+        Self {
+            start,
+            adj,
+            by_port,
+        }
+    }
+
+    /// The adjacency index in `sw`'s row of its link through `port`, if that port leads
+    /// to a switch.
+    ///
+    /// Complexity: O(log P) (O(P) if the fabric did not list ports in order).
+    #[inline]
+    pub(crate) fn slot_of_port(&self, sw: u32, port: PortNo) -> Option<usize> {
+        let row = self.adj(sw);
+        if self.by_port {
+            row.binary_search_by_key(&port, |a| a.port).ok()
+        } else {
+            row.iter().position(|a| a.port == port)
+        }
     }
 
     #[inline]
@@ -139,6 +160,81 @@ impl Marks {
 
 const NO_SLOT: u32 = u32::MAX;
 
+/// Sorts (Σ EFI, switch) entries: as one word each (load above, switch below) when every
+/// load fits in 32 bits, which orders them the same.
+fn sort_entries(entries: &mut [(u64, u32)], packed: &mut Vec<u64>) {
+    if entries.iter().all(|&(c, _)| c <= u64::from(u32::MAX)) {
+        packed.clear();
+        packed.extend(entries.iter().map(|&(c, x)| c << 32 | u64::from(x)));
+        packed.sort_unstable();
+        for (e, &k) in entries.iter_mut().zip(packed.iter()) {
+            *e = (k >> 32, k as u32);
+        }
+    } else {
+        entries.sort_unstable();
+    }
+}
+
+/// A row width in 64-bit words for [`Scratch::least_farthest`]: fixed at compile time for
+/// the common small widths (so that the word loops unroll), or any.
+trait Width: Copy {
+    fn get(self) -> usize;
+}
+
+/// `W` words.
+#[derive(Debug, Clone, Copy)]
+struct Words<const W: usize>;
+
+impl<const W: usize> Width for Words<W> {
+    #[inline(always)]
+    fn get(self) -> usize {
+        W
+    }
+}
+
+/// Any number of words.
+#[derive(Debug, Clone, Copy)]
+struct AnyWords(usize);
+
+impl Width for AnyWords {
+    #[inline(always)]
+    fn get(self) -> usize {
+        self.0
+    }
+}
+
+/// Reusable buffers of the bit-parallel search ([`Scratch::least_farthest`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BitSearch {
+    /// Per switch, the sources that have reached it, those new at the last level, those new
+    /// at this one.
+    seen: Vec<u64>,
+    front: Vec<u64>,
+    next: Vec<u64>,
+    /// Every source's bit.
+    full: Vec<u64>,
+    /// Switches with new bits at the last level, at this one.
+    active: Vec<u32>,
+    reached: Vec<u32>,
+    /// (key, switch) of the switches that may complete, sorted.
+    cands: Vec<(u64, u32)>,
+    /// One row being pulled.
+    row: Vec<u64>,
+}
+
+impl BitSearch {
+    fn memory_bytes(&self) -> usize {
+        (self.active.capacity() + self.reached.capacity()) * 4
+            + (self.seen.capacity()
+                + self.front.capacity()
+                + self.next.capacity()
+                + self.full.capacity()
+                + self.row.capacity()
+                + self.cands.capacity())
+                * 8
+    }
+}
+
 /// Reusable per-switch arrays for the searches.
 #[derive(Debug, Clone)]
 pub(crate) struct Scratch {
@@ -155,7 +251,19 @@ pub(crate) struct Scratch {
     pub(crate) choice: Vec<u32>,
     /// Nodes reached by the last BFS, in BFS order.
     pub(crate) queue: Vec<u32>,
-    heap: BinaryHeap<Reverse<(u32, u64, u32)>>,
+    /// Per hop count, the (Σ EFI, switch) entries queued by [`dijkstra`](Self::dijkstra).
+    buckets: Vec<Vec<u32>>,
+    /// The live (Σ EFI, switch) entries of one bucket, to sort.
+    entries: Vec<(u64, u32)>,
+    /// Switches of the old trees of the last [`dijkstra`](Self::dijkstra), and their tree.
+    owned: Marks,
+    owner: Vec<u32>,
+    /// Per old tree, whether it was adopted.
+    adopted: Vec<bool>,
+    /// The switches settled or adopted at once.
+    adopt: Vec<u32>,
+    /// A bucket's entries packed into one word each, to sort.
+    packed: Vec<u64>,
     /// Per switch, the largest hop distance to a member switch (candidate roots).
     pub(crate) maxd: Vec<u8>,
     /// Per switch, the least hop distance to a target switch
@@ -166,6 +274,8 @@ pub(crate) struct Scratch {
     pub(crate) near: Vec<u8>,
     /// The busy colors of a tree being built, OR-ed as it grows (FBTC's cut-off).
     pub(crate) busy_or: Vec<u64>,
+    /// The bit-parallel search's buffers.
+    bits: BitSearch,
 }
 
 impl Scratch {
@@ -181,10 +291,17 @@ impl Scratch {
             via: vec![0; n],
             choice: vec![0; n],
             queue: Vec::with_capacity(n),
-            heap: BinaryHeap::new(),
+            buckets: Vec::new(),
+            entries: Vec::new(),
+            owned: Marks::new(n),
+            owner: vec![0; n],
+            adopted: Vec::new(),
+            adopt: Vec::new(),
+            packed: Vec::new(),
             maxd: vec![0; n],
             near: vec![0; n],
             busy_or: Vec::new(),
+            bits: BitSearch::default(),
         }
     }
 
@@ -200,7 +317,9 @@ impl Scratch {
         }
     }
 
-    #[inline]
+    /// Whether a switch `v` reached in `h` hops is beyond `bound` by [`near`](Self::near)
+    /// (the searches test it inline; the heap reference of the tests calls it).
+    #[cfg(test)]
     fn pruned(&self, prune: bool, h: u32, v: u32, bound: u32) -> bool {
         prune && h.saturating_add(u32::from(self.near[v as usize])) > bound
     }
@@ -217,9 +336,15 @@ impl Scratch {
             + self.queue.capacity())
             * 4
             + (self.cost.capacity() + self.busy_or.capacity()) * 8
-            + self.heap.capacity() * size_of::<Reverse<(u32, u64, u32)>>()
+            + self.buckets.capacity() * size_of::<Vec<u32>>()
+            + self.entries.capacity() * size_of::<(u64, u32)>()
+            + self.buckets.iter().map(|b| b.capacity() * 4).sum::<usize>()
+            + (self.owned.v.capacity() + self.owner.capacity() + self.adopt.capacity()) * 4
+            + self.packed.capacity() * 8
+            + self.adopted.capacity()
             + self.maxd.capacity()
             + self.near.capacity()
+            + self.bits.memory_bytes()
     }
 
     /// BFS from `start` over switches for which `avail` holds, at most `max_depth` hops.
@@ -239,6 +364,37 @@ impl Scratch {
         targets: &[u32],
         prune: bool,
     ) -> bool {
+        self.search(g, start, max_depth, avail, targets, prune, true)
+    }
+
+    /// The whole connected component of `start` among the switches for which `avail` holds,
+    /// by BFS into [`queue`](Self::queue) (as [`bfs`](Self::bfs) with no target leaves it);
+    /// returns whether every switch of `targets` is in it.
+    ///
+    /// Complexity: O(S + L) over the component.
+    pub(crate) fn component(
+        &mut self,
+        g: &SwitchGraph,
+        start: u32,
+        avail: impl Fn(u32) -> bool,
+        targets: &[u32],
+    ) -> bool {
+        self.search(g, start, u32::MAX, avail, targets, false, false)
+    }
+
+    /// [`bfs`](Self::bfs), stopping once every target is reached when `stop`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn search(
+        &mut self,
+        g: &SwitchGraph,
+        start: u32,
+        max_depth: u32,
+        avail: impl Fn(u32) -> bool,
+        targets: &[u32],
+        prune: bool,
+        stop: bool,
+    ) -> bool {
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.queue.clear();
@@ -251,23 +407,36 @@ impl Scratch {
         if self.target.get(start) {
             left -= 1;
         }
+        // The arrays as local slices (no reload of a vector's pointer and length a link).
+        let n = self.hops.len();
+        let epoch = self.seen.epoch;
+        let Self {
+            seen,
+            target,
+            hops,
+            queue,
+            near,
+            ..
+        } = self;
+        let (seen, hops, near) = (&mut seen.v[..n], &mut hops[..n], &near[..n]);
         let mut head = 0;
-        while head < self.queue.len() && (left > 0 || targets.is_empty()) {
-            let v = self.queue[head];
+        while head < queue.len() && (left > 0 || !stop || targets.is_empty()) {
+            let v = queue[head];
             head += 1;
-            let h = self.hops[v as usize];
+            let h = hops[v as usize];
             if h >= max_depth {
                 continue;
             }
             for a in g.adj(v) {
-                if !self.seen.get(a.peer)
+                let p = a.peer as usize;
+                if seen[p] != epoch
+                    && !(prune && (h + 1).saturating_add(u32::from(near[p])) > max_depth)
                     && avail(a.peer)
-                    && !self.pruned(prune, h + 1, a.peer, max_depth)
                 {
-                    self.seen.set(a.peer);
-                    self.hops[a.peer as usize] = h + 1;
-                    self.queue.push(a.peer);
-                    if self.target.get(a.peer) {
+                    seen[p] = epoch;
+                    hops[p] = h + 1;
+                    queue.push(a.peer);
+                    if target.get(a.peer) {
                         left -= 1;
                     }
                 }
@@ -276,114 +445,191 @@ impl Scratch {
         left == 0
     }
 
-    /// The largest BFS distance from each switch of `comp` to `sources`, over switches for
-    /// which `avail` holds, into `far` (indexed by switch; entries outside `comp` untouched),
-    /// `u32::MAX` where it exceeds `max_depth`. `comp` must be the whole connected component
-    /// of the sources among those switches and `sources` distinct. One bit-parallel BFS from
-    /// every source at once (64 sources a word): a switch's bits are the sources that have
-    /// reached it, and it is pushed on at the levels where new ones arrive, so `far` is the
-    /// level of its last arrival.
+    /// The switch `x` of `comp` of least (largest BFS distance to `sources`, `key(x)`), over
+    /// switches for which `avail` holds, with that distance; or `None` when every switch is
+    /// farther than `max_depth` from some source. `key` must differ between switches.
+    /// `comp` must be the whole connected component of the sources among those switches
+    /// and `sources` distinct; [`maxd`](Self::maxd) must hold, for every switch of `comp`, a
+    /// lower bound of its largest distance to the sources (the hop-table one of
+    /// `Router::max_dist`).
     ///
-    /// Complexity: O(k·(S + L)·⌈|sources|/64⌉) over the component, k ≤ `max_depth` the
-    /// number of distinct distances a switch has to the sources, against
-    /// O(|sources|·(S + L)) for one BFS a source.
-    pub(crate) fn farthest(
+    /// One bit-parallel BFS from every source at once (64 sources a word): a switch's bits
+    /// are the sources that have reached it, so its largest distance is the level at which
+    /// its bits become complete. Levels go up until some switch completes: at each level the
+    /// switches whose lower bound allows completing there are checked first, by key, by
+    /// pulling their neighbours' new bits, and only if none completes is the level pushed to
+    /// every switch. The answer is thus the first switch to complete, found without the
+    /// levels after it (nor the last level's push, nor the other switches' pulls).
+    ///
+    /// Complexity: O(k·(S + L)·⌈|sources|/64⌉) over the component for k levels, k at most
+    /// the answer, against O(|sources|·(S + L)) for one BFS a source.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn least_farthest(
         &mut self,
         g: &SwitchGraph,
         sources: &[u32],
         avail: impl Fn(u32) -> bool,
         comp: &[u32],
         max_depth: u32,
-        far: &mut [u32],
-    ) {
-        let w = sources.len().div_ceil(64);
-        // Component switch -> its row in the bit arrays.
-        self.done.begin();
-        let mut links = 0;
-        for (i, &x) in comp.iter().enumerate() {
-            self.hops[x as usize] = i as u32;
-            self.done.set(x);
-            far[x as usize] = 0;
-            links += g.adj(x).len();
+        key: impl Fn(u32) -> u64,
+    ) -> Option<(u32, u32)> {
+        match sources.len().div_ceil(64) {
+            0 | 1 => self.least_farthest_in(Words::<1>, g, sources, avail, comp, max_depth, &key),
+            2 => self.least_farthest_in(Words::<2>, g, sources, avail, comp, max_depth, &key),
+            3 | 4 => self.least_farthest_in(Words::<4>, g, sources, avail, comp, max_depth, &key),
+            5..=8 => self.least_farthest_in(Words::<8>, g, sources, avail, comp, max_depth, &key),
+            9..=16 => self.least_farthest_in(Words::<16>, g, sources, avail, comp, max_depth, &key),
+            17..=32 => {
+                self.least_farthest_in(Words::<32>, g, sources, avail, comp, max_depth, &key)
+            }
+            w => self.least_farthest_in(AnyWords(w), g, sources, avail, comp, max_depth, &key),
         }
+    }
+
+    /// [`least_farthest`](Self::least_farthest) with rows of `width` words (at least
+    /// enough for the sources; the words past them stay zero).
+    #[allow(clippy::too_many_arguments)]
+    fn least_farthest_in<W: Width>(
+        &mut self,
+        width: W,
+        g: &SwitchGraph,
+        sources: &[u32],
+        avail: impl Fn(u32) -> bool,
+        comp: &[u32],
+        max_depth: u32,
+        key: &impl Fn(u32) -> u64,
+    ) -> Option<(u32, u32)> {
+        let w = width.get();
+        debug_assert!(w * 64 >= sources.len());
         debug_assert!(comp.iter().all(|&x| avail(x)));
-        let n = comp.len();
-        // The component's links in compressed rows of row numbers. A neighbour of the
-        // component is in it exactly when `avail` holds for it.
-        let mut start: Vec<u32> = Vec::with_capacity(n + 1);
-        let mut adj: Vec<u32> = Vec::with_capacity(links);
-        start.push(0);
+        let b = &mut self.bits;
+        let n = g.len();
+        // Rows by switch. A switch outside the component starts with every bit seen, so
+        // that nothing is ever new to it: it is never reached, and its front stays empty.
+        b.seen.clear();
+        b.seen.resize(n * w, u64::MAX);
+        for v in [&mut b.front, &mut b.next] {
+            v.clear();
+            v.resize(n * w, 0);
+        }
         for &x in comp {
-            for a in g.adj(x) {
-                if self.done.get(a.peer) {
-                    adj.push(self.hops[a.peer as usize]);
+            let x = x as usize;
+            b.seen[x * w..(x + 1) * w].fill(0);
+        }
+        b.full.clear();
+        b.full.resize(w, 0);
+        for k in 0..sources.len().div_ceil(64) {
+            let bits = sources.len() - 64 * k;
+            b.full[k] = if bits >= 64 {
+                u64::MAX
+            } else {
+                (1 << bits) - 1
+            };
+        }
+        b.active.clear();
+        for (i, &src) in sources.iter().enumerate() {
+            let p = src as usize;
+            let bit = 1u64 << (i % 64);
+            b.seen[p * w + i / 64] |= bit;
+            b.front[p * w + i / 64] |= bit;
+            b.active.push(src);
+        }
+        // The switches that may complete, by their lower bound (a counting sort: the
+        // bounds are bytes); `upto[l]` of them have a bound of at most `l`. Those that may
+        // complete at a level are sorted by key when that level comes.
+        let mut upto = [0u32; 257];
+        for &x in comp {
+            upto[usize::from(self.maxd[x as usize]) + 1] += 1;
+        }
+        for l in 0..256 {
+            upto[l + 1] += upto[l];
+        }
+        b.cands.clear();
+        b.cands.resize(comp.len(), (0, 0));
+        for &x in comp {
+            let at = &mut upto[usize::from(self.maxd[x as usize])];
+            b.cands[*at as usize] = (key(x), x);
+            *at += 1;
+        }
+        // (`upto[l]` is now the end of bound `l`.)
+        let upto = |l: u32| upto[l.min(255) as usize] as usize;
+        let mut sorted = 0;
+        let mut level = 0;
+        b.row.clear();
+        b.row.resize(w, 0);
+        loop {
+            // The switches that may complete at this level, by key: pull their new bits
+            // (at level 0, a single source is complete).
+            let end = upto(level);
+            if end > 0 {
+                if end > sorted {
+                    b.cands[..end].sort_unstable();
+                    sorted = end;
+                }
+                let (seen, front) = (&b.seen[..], &b.front[..]);
+                for &(_, q) in &b.cands[..end] {
+                    let row = &mut b.row[..w];
+                    row.copy_from_slice(&seen[q as usize * w..(q as usize + 1) * w]);
+                    if level > 0 {
+                        for a in g.adj(q) {
+                            let p = a.peer as usize;
+                            let fp = &front[p * w..(p + 1) * w];
+                            for k in 0..w {
+                                row[k] |= fp[k];
+                            }
+                        }
+                    }
+                    if *row == b.full[..w] {
+                        return Some((level, q));
+                    }
                 }
             }
-            start.push(adj.len() as u32);
-        }
-        let mut seen = vec![0u64; n * w];
-        let mut front = vec![0u64; n * w];
-        let mut next = vec![0u64; n * w];
-        let mut active: Vec<u32> = Vec::new();
-        let mut reached: Vec<u32> = Vec::new();
-        for (i, &src) in sources.iter().enumerate() {
-            let p = self.hops[src as usize] as usize;
-            let bit = 1u64 << (i % 64);
-            seen[p * w + i / 64] |= bit;
-            front[p * w + i / 64] |= bit;
-            active.push(p as u32);
-        }
-        let mut level = 0;
-        while !active.is_empty() && level < max_depth {
+            if b.active.is_empty() || level >= max_depth {
+                return None;
+            }
             level += 1;
+            if level == 1 {
+                // Level 1 is pulled from the sources themselves.
+                continue;
+            }
+            // Push the last level to every switch (through local slices: no vector's
+            // pointer and length reloaded a link).
             self.collected.begin();
-            reached.clear();
-            for &p in &active {
+            let epoch = self.collected.epoch;
+            let collected = &mut self.collected.v[..];
+            let (seen, front, next) = (&b.seen[..], &b.front[..], &mut b.next[..]);
+            b.reached.clear();
+            for &p in &b.active {
                 let p = p as usize;
                 let fp = &front[p * w..(p + 1) * w];
-                for &q in &adj[start[p] as usize..start[p + 1] as usize] {
-                    let r = q as usize * w..(q as usize + 1) * w;
+                for a in g.adj(p as u32) {
+                    let q = a.peer as usize;
+                    let sn = &seen[q * w..(q + 1) * w];
+                    let nx = &mut next[q * w..(q + 1) * w];
                     let mut new = 0;
-                    for ((nx, &f), &sn) in next[r.clone()].iter_mut().zip(fp).zip(&seen[r]) {
-                        let b = f & !sn;
-                        *nx |= b;
-                        new |= b;
+                    for k in 0..w {
+                        let bits = fp[k] & !sn[k];
+                        nx[k] |= bits;
+                        new |= bits;
                     }
-                    if new != 0 && !self.collected.get(q) {
-                        self.collected.set(q);
-                        reached.push(q);
+                    if new != 0 && collected[q] != epoch {
+                        collected[q] = epoch;
+                        b.reached.push(a.peer);
                     }
                 }
             }
-            for &p in &active {
-                front[p as usize * w..(p as usize + 1) * w].fill(0);
+            for &p in &b.active {
+                b.front[p as usize * w..(p as usize + 1) * w].fill(0);
             }
-            for &q in &reached {
+            for &q in &b.reached {
                 let q = q as usize;
                 for k in q * w..(q + 1) * w {
-                    seen[k] |= next[k];
-                    front[k] = next[k];
-                    next[k] = 0;
-                }
-                far[comp[q] as usize] = level;
-            }
-            std::mem::swap(&mut active, &mut reached);
-        }
-        if !active.is_empty() {
-            // Stopped at `max_depth`: switches some source has not reached are farther.
-            let all = |k: usize| {
-                let bits = sources.len() - 64 * k;
-                if bits >= 64 {
-                    u64::MAX
-                } else {
-                    (1 << bits) - 1
-                }
-            };
-            for (p, row) in seen.chunks_exact(w).enumerate() {
-                if row.iter().enumerate().any(|(k, &b)| b != all(k)) {
-                    far[comp[p] as usize] = u32::MAX;
+                    b.seen[k] |= b.next[k];
+                    b.front[k] = b.next[k];
+                    b.next[k] = 0;
                 }
             }
+            std::mem::swap(&mut b.active, &mut b.reached);
         }
     }
 
@@ -393,14 +639,22 @@ impl Scratch {
     /// `whole` it settles every reachable switch (SSSP-MC), otherwise it stops once every
     /// target is settled.
     ///
-    /// Alg. 5: with `old` (the old trees and the switch → old-tree map), settling a switch of
-    /// an old tree adopts that whole tree along its own links (steps ⑤–⑩), so none of its
-    /// links is lost.
+    /// Alg. 5: with `old` (the old trees, on distinct switches), settling a switch of an old
+    /// tree adopts that whole tree along its own links (steps ⑤–⑩), so none of its links is
+    /// lost.
+    ///
+    /// Switches are settled in the order of a binary heap on (hops, Σ EFI, switch) without
+    /// one: every key pushed has one hop more than the switch it comes from, and settled
+    /// (or adopted) switches never come back, so the keys settled never decrease and all
+    /// those of a hop count are pushed before the first of them is settled. Each hop count
+    /// is therefore a bucket of switches (each queued once, when its key enters that count),
+    /// sorted by their (Σ EFI, switch) when its turn comes; stale ones are skipped as the
+    /// heap skips them.
     ///
     /// Returns whether every target was reached. With `prune` (not with `old` or `whole`),
     /// switches too far from every target by [`near`](Self::near) are not entered.
     ///
-    /// Complexity: O((S + L) log S) over the part searched.
+    /// Complexity: O((S + L) log S) over the part searched, O(Σ|T|) for the old trees.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn dijkstra(
         &mut self,
@@ -411,52 +665,123 @@ impl Scratch {
         targets: &[u32],
         max_hops: u32,
         whole: bool,
-        old: Option<(&[Tree], &BTreeMap<u32, usize>)>,
+        old: Option<&[Tree]>,
         prune: bool,
     ) -> bool {
         debug_assert!(!prune || (old.is_none() && !whole));
         if old.is_none() && !whole {
             return self.layered(g, efi, root, avail, targets, max_hops, prune);
         }
-        // With a heap: settle switches by (hops, Σ EFI, switch).
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.done.begin();
-        self.heap.clear();
-        let mut adopted = vec![false; old.map_or(0, |(t, _)| t.len())];
-        let mut bfs: Vec<u32> = Vec::new();
+        // Switch -> old tree, dense.
+        self.owned.begin();
+        self.adopted.clear();
+        if let Some(trees) = old {
+            for (k, t) in trees.iter().enumerate() {
+                for &x in t.switches() {
+                    debug_assert!(!self.owned.get(x), "old trees share switch {x}");
+                    self.owned.set(x);
+                    self.owner[x as usize] = k as u32;
+                }
+            }
+            self.adopted.resize(trees.len(), false);
+        }
+        for b in &mut self.buckets {
+            b.clear();
+        }
         self.seen.set(root);
         self.hops[root as usize] = 0;
         self.cost[root as usize] = 0;
         self.parent[root as usize] = NO_SLOT;
-        self.heap.push(Reverse((0, 0, root)));
-        while let Some(Reverse((h, c, u))) = self.heap.pop() {
+        self.push_bucket(0, root);
+        let mut h = 0;
+        while h < self.buckets.len() {
+            let mut bucket = std::mem::take(&mut self.buckets[h]);
+            let mut entries = std::mem::take(&mut self.entries);
+            // Each switch is queued once a hop count, when its key first enters it; its
+            // load then is the least over the links relaxed into that count (all of them
+            // from smaller counts). Switches settled or adopted since, or moved to a smaller
+            // count, are stale.
+            entries.clear();
+            entries.extend(
+                bucket
+                    .iter()
+                    .filter(|&&v| !self.done.get(v) && self.hops[v as usize] == h as u32)
+                    .map(|&v| (self.cost[v as usize], v)),
+            );
+            sort_entries(&mut entries, &mut self.packed);
+            let stop = self.settle_bucket(
+                g, efi, &avail, h as u32, &entries, &mut left, max_hops, whole, old,
+            );
+            bucket.clear();
+            self.buckets[h] = bucket;
+            self.entries = entries;
+            if stop {
+                break;
+            }
+            h += 1;
+        }
+        left == 0
+    }
+
+    /// Queues `x` in bucket `h`.
+    #[inline]
+    fn push_bucket(&mut self, h: u32, x: u32) {
+        let h = h as usize;
+        if self.buckets.len() <= h {
+            self.buckets.resize_with(h + 1, Vec::new);
+        }
+        self.buckets[h].push(x);
+    }
+
+    /// Settles the entries of hop count `h` (sorted) in order, for
+    /// [`dijkstra`](Self::dijkstra): returns whether every target is settled (and the
+    /// search not `whole`).
+    #[allow(clippy::too_many_arguments)]
+    fn settle_bucket(
+        &mut self,
+        g: &SwitchGraph,
+        efi: &[u32],
+        avail: &impl Fn(u32) -> bool,
+        h: u32,
+        bucket: &[(u64, u32)],
+        left: &mut usize,
+        max_hops: u32,
+        whole: bool,
+        old: Option<&[Tree]>,
+    ) -> bool {
+        let mut adopt = std::mem::take(&mut self.adopt);
+        let mut stop = false;
+        for &(c, u) in bucket {
             if self.done.get(u) || (h, c) != (self.hops[u as usize], self.cost[u as usize]) {
                 continue;
             }
             // Step ③: settle u.
             self.done.set(u);
             if self.target.get(u) {
-                left -= 1;
+                *left -= 1;
             }
-            bfs.clear();
-            bfs.push(u);
+            adopt.clear();
+            adopt.push(u);
             // Steps ⑤–⑩: u in an old tree adopts the tree.
-            if let Some((trees, owner)) = old
-                && let Some(&k) = owner.get(&u)
-                && !adopted[k]
+            if let Some(trees) = old
+                && self.owned.get(u)
+                && !self.adopted[self.owner[u as usize] as usize]
             {
-                adopted[k] = true;
+                let k = self.owner[u as usize] as usize;
+                self.adopted[k] = true;
                 let tree = &trees[k];
                 let mut head = 0;
-                while head < bfs.len() {
-                    let x = bfs[head];
+                while head < adopt.len() {
+                    let x = adopt[head];
                     head += 1;
                     let Some(ports) = tree.tree_ports(x) else {
                         continue;
                     };
                     for p in ports {
-                        let Some(k) = g.adj(x).iter().position(|a| a.port == p) else {
+                        let Some(k) = g.slot_of_port(x, p) else {
                             continue;
                         };
                         let a = g.adj(x)[k];
@@ -471,40 +796,77 @@ impl Scratch {
                             self.cost[x as usize] + u64::from(efi[a.link.index()]);
                         self.parent[a.peer as usize] = g.slot(x, k);
                         if self.target.get(a.peer) {
-                            left -= 1;
+                            *left -= 1;
                         }
-                        bfs.push(a.peer);
+                        adopt.push(a.peer);
                     }
                 }
             }
-            if left == 0 && !whole {
+            if *left == 0 && !whole {
+                stop = true;
                 break;
             }
             // Step ④ (and ⑩ for adopted switches): relax the links in G_color.
-            for &x in &bfs {
-                let (hx, cx) = (self.hops[x as usize], self.cost[x as usize]);
-                if hx >= max_hops {
+            self.relax(g, efi, avail, &adopt, max_hops);
+        }
+        self.adopt = adopt;
+        stop
+    }
+
+    /// [`settle_bucket`](Self::settle_bucket)'s step ④: relaxes the links in `G_color` of
+    /// the switches `from`, in order, queueing every switch whose key improves.
+    fn relax(
+        &mut self,
+        g: &SwitchGraph,
+        efi: &[u32],
+        avail: &impl Fn(u32) -> bool,
+        from: &[u32],
+        max_hops: u32,
+    ) {
+        // The arrays as local slices (no reload of a vector's pointer and length a link).
+        let n = self.hops.len();
+        let (seen_epoch, done_epoch) = (self.seen.epoch, self.done.epoch);
+        let Self {
+            seen,
+            done,
+            hops,
+            cost,
+            parent,
+            buckets,
+            ..
+        } = self;
+        let (seen, done) = (&mut seen.v[..n], &done.v[..n]);
+        let (hops, cost, parent) = (&mut hops[..n], &mut cost[..n], &mut parent[..n]);
+        for &x in from {
+            let (hx, cx) = (hops[x as usize], cost[x as usize]);
+            if hx >= max_hops {
+                continue;
+            }
+            let base = g.slot(x, 0);
+            for (k, a) in g.adj(x).iter().enumerate() {
+                let v = a.peer as usize;
+                if done[v] == done_epoch || !avail(a.peer) {
                     continue;
                 }
-                for (k, a) in g.adj(x).iter().enumerate() {
-                    if self.done.get(a.peer)
-                        || !avail(a.peer)
-                        || self.pruned(prune, hx + 1, a.peer, max_hops)
-                    {
-                        continue;
-                    }
-                    let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
-                    let v = a.peer as usize;
-                    if !self.seen.get(a.peer) || key < (self.hops[v], self.cost[v]) {
-                        self.seen.set(a.peer);
-                        (self.hops[v], self.cost[v]) = key;
-                        self.parent[v] = g.slot(x, k);
-                        self.heap.push(Reverse((key.0, key.1, a.peer)));
+                let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
+                let unseen = seen[v] != seen_epoch;
+                if unseen || key < (hops[v], cost[v]) {
+                    // Queued when the key enters a hop count (not again when it only
+                    // gets cheaper there).
+                    let queue = unseen || hops[v] != key.0;
+                    seen[v] = seen_epoch;
+                    (hops[v], cost[v]) = key;
+                    parent[v] = base + k as u32;
+                    if queue {
+                        let h = key.0 as usize;
+                        if buckets.len() <= h {
+                            buckets.resize_with(h + 1, Vec::new);
+                        }
+                        buckets[h].push(a.peer);
                     }
                 }
             }
         }
-        left == 0
     }
 
     /// [`dijkstra`](Self::dijkstra) without old trees and without `whole`, by BFS layers:
@@ -539,43 +901,64 @@ impl Scratch {
         }
         self.queue.clear();
         self.queue.push(root);
+        // The arrays as local slices (no reload of a vector's pointer and length a link).
+        let n = self.hops.len();
+        let epoch = self.seen.epoch;
+        let Self {
+            seen,
+            target,
+            hops,
+            cost,
+            parent,
+            via,
+            queue,
+            near,
+            ..
+        } = self;
+        let (seen, hops, cost) = (&mut seen.v[..n], &mut hops[..n], &mut cost[..n]);
+        let (parent, via, near) = (&mut parent[..n], &mut via[..n], &near[..n]);
         // `queue[start..]` is the current layer.
         let mut start = 0;
         let mut h = 0;
-        while left > 0 && start < self.queue.len() && h < max_hops {
-            let end = self.queue.len();
+        while left > 0 && start < queue.len() && h < max_hops {
+            let end = queue.len();
             for i in start..end {
-                let x = self.queue[i];
-                let cx = self.cost[x as usize];
+                let x = queue[i];
+                let cx = cost[x as usize];
+                let base = g.slot(x, 0);
                 for (k, a) in g.adj(x).iter().enumerate() {
                     let v = a.peer as usize;
+                    let was_seen = seen[v] == epoch;
                     // Settled (an earlier layer) or in this layer: no shorter key through x.
-                    if self.seen.get(a.peer) && self.hops[v] <= h {
+                    if was_seen && hops[v] <= h {
                         continue;
                     }
-                    if !avail(a.peer) || self.pruned(prune, h + 1, a.peer, max_hops) {
+                    // (The cheaper test first.)
+                    if (prune && (h + 1).saturating_add(u32::from(near[v])) > max_hops)
+                        || !avail(a.peer)
+                    {
                         continue;
                     }
                     let c = cx + u64::from(efi[a.link.index()]);
-                    if !self.seen.get(a.peer) {
-                        self.seen.set(a.peer);
-                        self.hops[v] = h + 1;
-                        self.queue.push(a.peer);
+                    if !was_seen {
+                        seen[v] = epoch;
+                        hops[v] = h + 1;
+                        queue.push(a.peer);
                     } else {
-                        let p = self.via[v];
+                        let p = via[v];
                         // The heap's order: cheaper, then by the parent's key; the first
                         // slot of one parent stays.
-                        if (c, cx, x) >= (self.cost[v], self.cost[p as usize], p) {
+                        if (c, cx, x) >= (cost[v], cost[p as usize], p) {
                             continue;
                         }
                     }
-                    self.cost[v] = c;
-                    self.parent[v] = g.slot(x, k);
-                    self.via[v] = x;
+                    cost[v] = c;
+                    parent[v] = base + k as u32;
+                    via[v] = x;
                 }
             }
-            for &v in &self.queue[end..] {
-                if self.target.get(v) {
+            for &v in &queue[end..] {
+                if target.get(v) {
                     left -= 1;
                 }
             }
@@ -616,6 +999,263 @@ mod tests {
     use fabric_model::{HopTable, generators};
 
     use super::*;
+    use std::cmp::Reverse;
+    use std::collections::{BTreeMap, BinaryHeap};
+
+    /// The Dijkstra with a binary heap and a map of old-tree switches that
+    /// [`Scratch::dijkstra`] replaced (kept as the reference of its settle order).
+    #[allow(clippy::too_many_arguments)]
+    fn dijkstra_heap(
+        s: &mut Scratch,
+        g: &SwitchGraph,
+        efi: &[u32],
+        root: u32,
+        avail: impl Fn(u32) -> bool,
+        targets: &[u32],
+        max_hops: u32,
+        whole: bool,
+        old: Option<(&[Tree], &BTreeMap<u32, usize>)>,
+        prune: bool,
+    ) -> bool {
+        debug_assert!(!prune || (old.is_none() && !whole));
+        if old.is_none() && !whole {
+            return s.layered(g, efi, root, avail, targets, max_hops, prune);
+        }
+        // With a heap: settle switches by (hops, Σ EFI, switch).
+        let mut left = s.target.begin_with(targets);
+        s.seen.begin();
+        s.done.begin();
+        let mut heap: BinaryHeap<Reverse<(u32, u64, u32)>> = BinaryHeap::new();
+        let mut adopted = vec![false; old.map_or(0, |(t, _)| t.len())];
+        let mut bfs: Vec<u32> = Vec::new();
+        s.seen.set(root);
+        s.hops[root as usize] = 0;
+        s.cost[root as usize] = 0;
+        s.parent[root as usize] = NO_SLOT;
+        heap.push(Reverse((0, 0, root)));
+        while let Some(Reverse((h, c, u))) = heap.pop() {
+            if s.done.get(u) || (h, c) != (s.hops[u as usize], s.cost[u as usize]) {
+                continue;
+            }
+            // Step ③: settle u.
+            s.done.set(u);
+            if s.target.get(u) {
+                left -= 1;
+            }
+            bfs.clear();
+            bfs.push(u);
+            // Steps ⑤–⑩: u in an old tree adopts the tree.
+            if let Some((trees, owner)) = old
+                && let Some(&k) = owner.get(&u)
+                && !adopted[k]
+            {
+                adopted[k] = true;
+                let tree = &trees[k];
+                let mut head = 0;
+                while head < bfs.len() {
+                    let x = bfs[head];
+                    head += 1;
+                    let Some(ports) = tree.tree_ports(x) else {
+                        continue;
+                    };
+                    for p in ports {
+                        let Some(k) = g.adj(x).iter().position(|a| a.port == p) else {
+                            continue;
+                        };
+                        let a = g.adj(x)[k];
+                        if s.done.get(a.peer) {
+                            continue;
+                        }
+                        // Step ⑨: old-tree links are taken unconditionally.
+                        s.seen.set(a.peer);
+                        s.done.set(a.peer);
+                        s.hops[a.peer as usize] = s.hops[x as usize] + 1;
+                        s.cost[a.peer as usize] =
+                            s.cost[x as usize] + u64::from(efi[a.link.index()]);
+                        s.parent[a.peer as usize] = g.slot(x, k);
+                        if s.target.get(a.peer) {
+                            left -= 1;
+                        }
+                        bfs.push(a.peer);
+                    }
+                }
+            }
+            if left == 0 && !whole {
+                break;
+            }
+            // Step ④ (and ⑩ for adopted switches): relax the links in G_color.
+            for &x in &bfs {
+                let (hx, cx) = (s.hops[x as usize], s.cost[x as usize]);
+                if hx >= max_hops {
+                    continue;
+                }
+                for (k, a) in g.adj(x).iter().enumerate() {
+                    if s.done.get(a.peer)
+                        || !avail(a.peer)
+                        || s.pruned(prune, hx + 1, a.peer, max_hops)
+                    {
+                        continue;
+                    }
+                    let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
+                    let v = a.peer as usize;
+                    if !s.seen.get(a.peer) || key < (s.hops[v], s.cost[v]) {
+                        s.seen.set(a.peer);
+                        (s.hops[v], s.cost[v]) = key;
+                        s.parent[v] = g.slot(x, k);
+                        heap.push(Reverse((key.0, key.1, a.peer)));
+                    }
+                }
+            }
+        }
+        left == 0
+    }
+
+    /// A port is found at the index a linear scan finds, on fabrics whose rows are listed
+    /// by port, and by the scan when a row is not.
+    #[test]
+    fn slot_of_port_is_the_scans_index() {
+        for f in [
+            generators::torus(&[4, 2, 3], 1).unwrap(),
+            generators::fat_tree(4).unwrap(),
+            generators::random_regular(30, 8, 3, 5).unwrap(),
+        ] {
+            let mut g = SwitchGraph::new(&f);
+            assert!(g.by_port);
+            for round in 0..2 {
+                for x in 0..g.len() as u32 {
+                    for p in 0..=f.radix(f.switches()[x as usize]) + 1 {
+                        let p = PortNo(p);
+                        let want = g.adj(x).iter().position(|a| a.port == p);
+                        assert_eq!(g.slot_of_port(x, p), want, "round {round} {x} {p:?}");
+                    }
+                }
+                // The same answers from an unsorted row.
+                let r = g.start[0] as usize..g.start[1] as usize;
+                g.adj[r].reverse();
+                g.by_port = false;
+            }
+        }
+    }
+
+    /// Packed or not, entries come out as a plain sort leaves them (ties in load, loads
+    /// past 32 bits).
+    #[test]
+    fn sort_entries_sorts_as_tuples() {
+        let mut packed = Vec::new();
+        for big in [0u64, 1 << 32, u64::from(u32::MAX)] {
+            let mut e: Vec<(u64, u32)> = (0..300u32)
+                .map(|i| {
+                    (
+                        u64::from(i * 7 % 13) + if i % 50 == 0 { big } else { 0 },
+                        i * 31 % 97,
+                    )
+                })
+                .collect();
+            let mut want = e.clone();
+            want.sort_unstable();
+            sort_entries(&mut e, &mut packed);
+            assert_eq!(e, want, "{big}");
+        }
+    }
+
+    /// Old trees for [`buckets_settle_as_the_heap`]: up to `count` BFS trees of depth at
+    /// most 2 from pseudo-random roots over switches of no earlier tree.
+    fn old_trees(g: &SwitchGraph, seed: u32, count: u32) -> Vec<Tree> {
+        let n = g.len() as u32;
+        let mut taken = vec![false; n as usize];
+        let mut trees = Vec::new();
+        for k in 0..count {
+            let root = (seed * 31 + k * 53) % n;
+            if taken[root as usize] {
+                continue;
+            }
+            taken[root as usize] = true;
+            let mut parents = Vec::new();
+            let mut layer = vec![root];
+            for _ in 0..2 {
+                let mut next = Vec::new();
+                for &x in &layer {
+                    for (j, a) in g.adj(x).iter().enumerate() {
+                        // Skip some links so that trees are not whole balls.
+                        if taken[a.peer as usize] || (a.peer + j as u32 + seed).is_multiple_of(3) {
+                            continue;
+                        }
+                        taken[a.peer as usize] = true;
+                        parents.push(g.edge(g.slot(x, j)));
+                        next.push(a.peer);
+                    }
+                }
+                layer = next;
+            }
+            trees.push(Tree::from_parts(0, root, &parents, &[]));
+        }
+        trees
+    }
+
+    /// The bucketed Dijkstra settles exactly as the binary heap with the old-tree map did:
+    /// the same switches settled, with the same hops, loads and parents, with and without
+    /// old trees (Alg. 5), whole or stopping at the targets, bounded or not, on fabrics and
+    /// loads with many ties (double links, few load values).
+    #[test]
+    fn buckets_settle_as_the_heap() {
+        let fabrics = [
+            (generators::torus(&[7, 6, 4], 1).unwrap(), 3),
+            (generators::torus(&[7, 2, 3], 1).unwrap(), 1),
+            (generators::random_regular(40, 8, 2, 3).unwrap(), 2),
+        ];
+        let mut adopted = 0;
+        for (f, loads) in &fabrics {
+            let g = SwitchGraph::new(f);
+            let n = g.len() as u32;
+            let efi: Vec<u32> = (0..f.link_count() as u32).map(|l| l * 11 % loads).collect();
+            let (mut a, mut b) = (Scratch::new(n as usize), Scratch::new(n as usize));
+            for seed in 0..12u32 {
+                let trees = old_trees(&g, seed, 1 + seed % 4);
+                let owner: BTreeMap<u32, usize> = trees
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(k, t)| t.switches().iter().map(move |&x| (x, k)))
+                    .collect();
+                // Old-tree switches are free (as merged trees are), some others not.
+                let avail =
+                    |x: u32| owner.contains_key(&x) || !(x * 37 + seed * 13).is_multiple_of(5);
+                let targets: Vec<u32> = (0..6)
+                    .map(|k| (seed * 17 + k * 41) % n)
+                    .filter(|&t| avail(t))
+                    .collect();
+                for root in (0..n).filter(|&x| avail(x)).step_by(3) {
+                    for (whole, depth, with_old) in [
+                        (false, u32::MAX, true),
+                        (true, u32::MAX, true),
+                        (false, 4, true),
+                        (true, u32::MAX, false),
+                        (true, 3, false),
+                    ] {
+                        let old = with_old.then_some(trees.as_slice());
+                        let ra =
+                            a.dijkstra(&g, &efi, root, avail, &targets, depth, whole, old, false);
+                        let old = with_old.then_some((trees.as_slice(), &owner));
+                        let rb = dijkstra_heap(
+                            &mut b, &g, &efi, root, avail, &targets, depth, whole, old, false,
+                        );
+                        assert_eq!(ra, rb, "seed {seed} root {root}");
+                        for x in 0..n {
+                            assert_eq!(a.done.get(x), b.done.get(x), "seed {seed} root {root} {x}");
+                            if a.done.get(x) {
+                                let key = |s: &Scratch| {
+                                    let i = x as usize;
+                                    (s.hops[i], s.cost[i], s.parent[i])
+                                };
+                                assert_eq!(key(&a), key(&b), "seed {seed} root {root} {x}");
+                            }
+                        }
+                        adopted += usize::from(with_old && a.adopted.iter().any(|&t| t));
+                    }
+                }
+            }
+        }
+        assert!(adopted > 100, "{adopted}");
+    }
 
     /// The layered search sets the same parents as the heap's Dijkstra (ties in hops and
     /// load included: loads drawn from a few values make many), pruned or not, bounded or
@@ -651,7 +1291,9 @@ mod tests {
                         let ok = if layered {
                             s.dijkstra(&g, &efi, root, avail, &targets, depth, false, None, prune)
                         } else {
-                            s.dijkstra(&g, &efi, root, avail, &targets, depth, true, None, false)
+                            dijkstra_heap(
+                                &mut s, &g, &efi, root, avail, &targets, depth, true, None, false,
+                            )
                         };
                         if !ok {
                             return None;
@@ -671,22 +1313,27 @@ mod tests {
         assert!(found > 100, "{found}");
     }
 
-    /// The bit-parallel search gives every switch of the component its largest distance to
-    /// the sources, as one BFS a source does, with more sources than a word holds; with a
-    /// depth bound the switches beyond it read `u32::MAX` and the others are unchanged.
+    /// The bit-parallel search names the switch of least (largest distance to the sources,
+    /// key), as one BFS a source finds it, with keys that tie often in their high part (many
+    /// switches at the least distance, checked in key order), with more sources than a word
+    /// holds and a few; with the hop-table lower bound or none, and with a depth bound at
+    /// the answer (the same) or below it (none).
     #[test]
-    fn farthest_matches_one_bfs_a_source() {
+    fn least_farthest_matches_one_bfs_a_source() {
         let f = generators::torus(&[9, 8, 3], 1).unwrap();
+        let h = HopTable::new(&f).unwrap();
         let g = SwitchGraph::new(&f);
         let n = g.len() as u32;
         let mut s = Scratch::new(n as usize);
-        for seed in 0..6u32 {
+        let mut ties = 0;
+        for seed in 0..12u32 {
             let avail = |x: u32| !(x * 29 + seed * 11).is_multiple_of(5);
             let start = (0..n).find(|&x| avail(x)).unwrap();
             s.bfs(&g, start, u32::MAX, avail, &[], false);
             let comp = s.queue.clone();
-            // Every other switch of the component (over 64 of them), or a few.
-            let step = if seed % 2 == 0 { 2 } else { 23 };
+            // Over 64 of the component's switches (3 words), over 128 (one past a power of
+            // two), or a few.
+            let step = [2, 1, 23, 7][seed as usize % 4];
             let sources: Vec<u32> = comp.iter().copied().step_by(step).collect();
             let mut want = vec![0u32; n as usize];
             for &src in &sources {
@@ -696,19 +1343,96 @@ mod tests {
                     want[x as usize] = want[x as usize].max(s.hops[x as usize]);
                 }
             }
-            assert!(seed % 2 == 1 || sources.len() > 64, "{}", sources.len());
-            let mut far = vec![7u32; n as usize];
-            s.farthest(&g, &sources, avail, &comp, u32::MAX, &mut far);
-            for &x in &comp {
-                assert_eq!(far[x as usize], want[x as usize], "seed {seed} switch {x}");
-            }
             let radius = comp.iter().map(|&x| want[x as usize]).min().unwrap();
-            s.farthest(&g, &sources, avail, &comp, radius, &mut far);
-            for &x in &comp {
-                let w = want[x as usize];
-                assert_eq!(far[x as usize], if w > radius { u32::MAX } else { w });
+            // A few values in the high part, the switch below (distinct keys).
+            let key = |x: u32| u64::from((x * 7 + seed) % 3) << 32 | u64::from(x);
+            let argmin = comp
+                .iter()
+                .copied()
+                .min_by_key(|&x| (want[x as usize], key(x)))
+                .unwrap();
+            ties += usize::from(comp.iter().filter(|&&x| want[x as usize] == radius).count() > 1);
+            for hop_bound in [true, false] {
+                s.maxd.fill(0);
+                if hop_bound {
+                    for &src in &sources {
+                        for (m, &d) in s.maxd.iter_mut().zip(h.row(src as usize)) {
+                            *m = (*m).max(d);
+                        }
+                    }
+                }
+                for bound in [u32::MAX, radius + 1, radius] {
+                    let got = s.least_farthest(&g, &sources, avail, &comp, bound, key);
+                    assert_eq!(got, Some((radius, argmin)), "seed {seed} bound {bound}");
+                }
+                if radius > 0 {
+                    let got = s.least_farthest(&g, &sources, avail, &comp, radius - 1, key);
+                    assert_eq!(got, None, "seed {seed}");
+                }
             }
         }
+        assert!(ties > 3, "{ties}");
+    }
+
+    /// The wide rows: 9 to 16 words and past 32 (the width taken at run time) answer as
+    /// one BFS a source.
+    #[test]
+    fn least_farthest_with_wide_rows() {
+        for dims in [[12, 12, 4], [16, 12, 11]] {
+            let f = generators::torus(&dims, 1).unwrap();
+            let g = SwitchGraph::new(&f);
+            let n = g.len() as u32;
+            let mut s = Scratch::new(n as usize);
+            let avail = |x: u32| !x.is_multiple_of(97);
+            let start = (0..n).find(|&x| avail(x)).unwrap();
+            s.bfs(&g, start, u32::MAX, avail, &[], false);
+            let comp = s.queue.clone();
+            let sources = comp.clone();
+            assert!(sources.len() > 512 && (sources.len() <= 1024 || sources.len() > 2048));
+            let mut want = vec![0u32; n as usize];
+            for &src in &sources {
+                s.bfs(&g, src, u32::MAX, avail, &[], false);
+                for &x in &s.queue {
+                    want[x as usize] = want[x as usize].max(s.hops[x as usize]);
+                }
+            }
+            let radius = comp.iter().map(|&x| want[x as usize]).min().unwrap();
+            let argmin = comp
+                .iter()
+                .copied()
+                .min_by_key(|&x| (want[x as usize], x))
+                .unwrap();
+            s.maxd.fill(0);
+            let got = s.least_farthest(&g, &sources, avail, &comp, u32::MAX, u64::from);
+            assert_eq!(got, Some((radius, argmin)), "{dims:?}");
+        }
+    }
+
+    /// `component` leaves the queue of a BFS with no target (the whole component, in the
+    /// same order) and answers whether every target is in it, as a BFS to the targets does.
+    #[test]
+    fn component_is_the_whole_bfs_with_the_targets_answer() {
+        let f = generators::torus(&[6, 5, 3], 1).unwrap();
+        let g = SwitchGraph::new(&f);
+        let n = g.len() as u32;
+        let mut s = Scratch::new(n as usize);
+        let mut split = [0; 2];
+        for seed in 0..30u32 {
+            // Every third switch busy cuts the torus into pieces for some seeds.
+            let avail = |x: u32| !(x * 7 + seed).is_multiple_of(3);
+            let start = (0..n).find(|&x| avail(x)).unwrap();
+            let targets: Vec<u32> = (0..4)
+                .map(|k| (seed * 19 + k * 23) % n)
+                .filter(|&t| avail(t))
+                .collect();
+            let want = s.bfs(&g, start, u32::MAX, avail, &targets, false);
+            s.bfs(&g, start, u32::MAX, avail, &[], false);
+            let whole = s.queue.clone();
+            assert_eq!(s.component(&g, start, avail, &targets), want, "seed {seed}");
+            assert_eq!(s.queue, whole, "seed {seed}");
+            split[usize::from(want)] += 1;
+        }
+        assert!(split[0] > 0 && split[1] > 0, "{split:?}");
     }
 
     /// Pruning by the distance to the targets changes what is searched, never the answer:

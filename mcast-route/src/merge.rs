@@ -1,17 +1,66 @@
 //! Merging (Alg. 4) and the tree of a virtual group (Alg. 5 or rebuild).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
 use fabric_model::NodeId;
 
+use crate::colors::ColorTable;
 use crate::router::Members;
 use crate::tree::Tree;
 use crate::{GroupId, MergeRoot, MergeStrategy, Regraft, Router, TreeId};
 
-/// Switches [`merge_root`](Router::merge_root) examines one BFS each before it computes every
+/// Switches [`merge_root_in`](Router::merge_root_in) examines one BFS each before it computes every
 /// switch's largest distance at once when none has reached every member switch yet.
 const MERGE_ROOT_TRIES: usize = 4;
+
+/// The switches free in one color, as a dense bit set: `G_color`'s switches for the searches
+/// of a merge (a bit test instead of a look-up in the switch's own busy bitmap).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct FreeBits(Vec<u64>);
+
+/// The distinct values of `items`, all below `n`, in increasing order (by a bit set: no
+/// sort).
+///
+/// Complexity: O(|items| + n/64).
+pub(crate) fn sorted_distinct(items: impl Iterator<Item = u32>, n: usize) -> Vec<u32> {
+    let mut bits = vec![0u64; n.div_ceil(64)];
+    let mut count = 0;
+    for x in items {
+        let w = &mut bits[x as usize / 64];
+        let b = 1 << (x % 64);
+        count += usize::from(*w & b == 0);
+        *w |= b;
+    }
+    let mut out = Vec::with_capacity(count);
+    for (i, &w) in bits.iter().enumerate() {
+        let mut w = w;
+        while w != 0 {
+            out.push((i * 64) as u32 + w.trailing_zeros());
+            w &= w - 1;
+        }
+    }
+    out
+}
+
+impl FreeBits {
+    /// The switches of `colors` (of `n` switches) free in `color`.
+    ///
+    /// Complexity: O(S).
+    pub(crate) fn of(colors: &ColorTable, n: usize, color: u32) -> Self {
+        let mut words = vec![0u64; n.div_ceil(64)];
+        for x in 0..n as u32 {
+            words[x as usize / 64] |= u64::from(!colors.is_busy(x, color)) << (x % 64);
+        }
+        Self(words)
+    }
+
+    /// Whether switch `x` is free.
+    #[inline]
+    pub(crate) fn get(&self, x: u32) -> bool {
+        self.0[x as usize / 64] >> (x % 64) & 1 == 1
+    }
+}
 
 impl Router<'_> {
     /// Formula (1), literally: the mean, over the members of both the group and the tree, of
@@ -177,6 +226,15 @@ impl Router<'_> {
         (added, groups, color)
     }
 
+    /// [`merge_root_in`](Self::merge_root_in) with vMcg's component searched first.
+    #[cfg(test)]
+    fn merge_root(&mut self, color: u32, vm_sw: &[u32]) -> u32 {
+        let free = FreeBits::of(&self.colors, self.g.len(), color);
+        self.s.component(&self.g, vm_sw[0], |x| free.get(x), &[]);
+        let comp = self.s.queue.clone();
+        self.merge_root_in(&free, vm_sw, &comp)
+    }
+
     /// §3.3.2: the root of vMcg's tree, the switch of its component in `G_color` of least
     /// largest BFS distance to vMcg's member switches, ties to fewest entries in use, then
     /// index (with [`MergeRoot::HopTable`]: least largest hop-table distance instead).
@@ -192,14 +250,11 @@ impl Router<'_> {
     /// (18, 9, 9) with 4 processes a terminal at 256 entries this took the time a group from
     /// 5.0 to 1.2 ms.
     ///
+    /// `free` holds `G_color`'s switches and `comp` is vMcg's whole component in it.
+    ///
     /// Complexity: O(S·M + k·(S + L)) for k switches tried (usually one or two), then
     /// [`merge_root_by_members`](Self::merge_root_by_members)'s when it is cheaper.
-    fn merge_root(&mut self, color: u32, vm_sw: &[u32]) -> u32 {
-        let colors = &self.colors;
-        let free = |x: u32| !colors.is_busy(x, color);
-        // vMcg's component.
-        self.s.bfs(&self.g, vm_sw[0], u32::MAX, free, &[], false);
-        let comp = self.s.queue.clone();
+    fn merge_root_in(&mut self, free: &FreeBits, vm_sw: &[u32], comp: &[u32]) -> u32 {
         self.max_dist(vm_sw);
         // The switches by increasing key, lazily: few are ever taken.
         let mut order: BinaryHeap<Reverse<(u32, usize, u32)>> = comp
@@ -214,8 +269,6 @@ impl Router<'_> {
                 .2;
         }
         self.s.fill_near(self.hops, vm_sw);
-        let colors = &self.colors;
-        let free = |x: u32| !colors.is_busy(x, color);
         let mut best: Option<(u32, usize, u32)> = None;
         let words = vm_sw.len().div_ceil(64);
         let mut tried = 0;
@@ -228,10 +281,10 @@ impl Router<'_> {
                 break;
             }
             if best.is_none() && tries > MERGE_ROOT_TRIES {
-                return self.merge_root_by_members(color, vm_sw, &comp, u32::MAX);
+                return self.merge_root_by_members(free, vm_sw, comp, u32::MAX);
             }
             let depth = best.map_or(u32::MAX, |b| b.0);
-            if !self.s.bfs(&self.g, x, depth, free, vm_sw, true) {
+            if !self.s.bfs(&self.g, x, depth, |x| free.get(x), vm_sw, true) {
                 continue;
             }
             let far = vm_sw
@@ -245,7 +298,7 @@ impl Router<'_> {
                 // switches at once: about one BFS a level and 64 member switches.
                 let left = order.iter().filter(|r| r.0 < (far, load, x)).count();
                 if left > (far as usize + 1) * words {
-                    return self.merge_root_by_members(color, vm_sw, &comp, far);
+                    return self.merge_root_by_members(free, vm_sw, comp, far);
                 }
             }
         }
@@ -253,29 +306,30 @@ impl Router<'_> {
     }
 
     /// §3.3.2 as the paper computes it: a BFS in `G_color` from every member switch of vMcg
-    /// over its component `comp` (all of them at once, bit-parallel:
-    /// [`Scratch::farthest`](crate::graph::Scratch::farthest)); the switch of least largest
-    /// distance, ties to fewest entries in use, then index.
+    /// over its component `comp` (all of them at once, bit-parallel, up to the least largest
+    /// distance: [`Scratch::least_farthest`](crate::graph::Scratch::least_farthest)); the
+    /// switch of least largest distance, ties to fewest entries in use, then index.
     ///
-    /// Switches farther than `bound` from a member switch are not candidates (`bound` is
-    /// the largest distance of a switch already known, or `u32::MAX`).
+    /// `free` holds `G_color`'s switches. Switches farther than `bound` from a member
+    /// switch are not candidates (`bound` is
+    /// the largest distance of a switch already known, or `u32::MAX`). `self.s.maxd` must
+    /// hold [`max_dist`](Self::max_dist)`(vm_sw)`.
     ///
-    /// Complexity: O(k·(S + L)·⌈M/64⌉), k at most `bound` and the component's diameter.
+    /// Complexity: O(k·(S + L)·⌈M/64⌉), k at most the answer's largest distance.
     pub(crate) fn merge_root_by_members(
         &mut self,
-        color: u32,
+        free: &FreeBits,
         vm_sw: &[u32],
         comp: &[u32],
         bound: u32,
     ) -> u32 {
         let colors = &self.colors;
-        let free = |x: u32| !colors.is_busy(x, color);
-        let mut far: Vec<u32> = vec![0; self.g.len()];
-        self.s.farthest(&self.g, vm_sw, free, comp, bound, &mut far);
-        comp.iter()
-            .copied()
-            .min_by_key(|&x| (far[x as usize], self.colors.in_use(x), x))
-            .expect("vMcg's first switch is in its own component")
+        // Ties to fewest entries in use, then index.
+        let key = |x: u32| (colors.in_use(x) as u64) << 32 | u64::from(x);
+        self.s
+            .least_farthest(&self.g, vm_sw, |x| free.get(x), comp, bound, key)
+            .expect("some switch of vMcg's component is within the bound")
+            .1
     }
 
     /// Alg. 4: merges the new group with existing groups into a virtual group (vMcg) that
@@ -293,7 +347,7 @@ impl Router<'_> {
     /// choice open), so they merge no tree they can avoid.
     ///
     /// The tree is then built by Dijkstra in `G_color` from the root of
-    /// [`merge_root`](Self::merge_root), keeping every link of the old trees (Alg. 5) or
+    /// [`merge_root_in`](Self::merge_root_in), keeping every link of the old trees (Alg. 5) or
     /// rebuilding ([`Regraft::Rebuild`]).
     ///
     /// Complexity: O(Σ|T|·|g|) for formula (1), O(k·(S + L)) for k pessimistic rounds,
@@ -324,28 +378,29 @@ impl Router<'_> {
         };
         // Step ②: vMcg.
         let mut old: Vec<Tree> = Vec::new();
-        let mut terminals: BTreeSet<NodeId> = m.terminals.iter().copied().collect();
-        let take =
-            |this: &mut Self, id: TreeId, old: &mut Vec<Tree>, terms: &mut BTreeSet<NodeId>| {
-                let t = this.uninstall(id);
-                terms.extend(t.members());
-                old.push(t);
-            };
+        // vMcg's terminals, repeats included (sorted and deduplicated for the leaves).
+        let mut terminals: Vec<NodeId> = m.terminals.clone();
+        let take = |this: &mut Self, id: TreeId, old: &mut Vec<Tree>, terms: &mut Vec<NodeId>| {
+            let t = this.uninstall(id);
+            terms.extend(t.members());
+            old.push(t);
+        };
         for id in first {
             take(self, id, &mut old, &mut terminals);
         }
         let mut vm_sw: Vec<u32>;
+        let mut free: FreeBits;
         loop {
-            vm_sw = terminals
-                .iter()
-                .filter_map(|t| self.attach[t.index()].map(|a| a.sw))
-                .collect();
-            vm_sw.sort_unstable();
-            vm_sw.dedup();
+            vm_sw = sorted_distinct(
+                terminals
+                    .iter()
+                    .filter_map(|t| self.attach[t.index()].map(|a| a.sw)),
+                self.g.len(),
+            );
             // Step ④: connected in G_color (the uninstalled trees' switches are free now)?
-            let colors = &self.colors;
-            let free = |x: u32| !colors.is_busy(x, color);
-            if self.s.bfs(&self.g, vm_sw[0], u32::MAX, free, &vm_sw, false) {
+            free = FreeBits::of(&self.colors, self.g.len(), color);
+            // (The whole component: the root is chosen in it.)
+            if self.s.component(&self.g, vm_sw[0], |x| free.get(x), &vm_sw) {
                 break;
             }
             // Steps ⑤–⑥: a temporary tree in the whole fabric.
@@ -371,33 +426,39 @@ impl Router<'_> {
             }
         }
         // §3.3.2: the root.
-        let root = self.merge_root(color, &vm_sw);
-        let owner: BTreeMap<u32, usize> = old
-            .iter()
-            .enumerate()
-            .flat_map(|(k, t)| t.switches().iter().map(move |&s| (s, k)))
-            .collect();
+        let comp = self.s.queue.clone();
+        let root = self.merge_root_in(&free, &vm_sw, &comp);
         let keep = self.config.regraft == Regraft::KeepOldTree;
-        let colors = &self.colors;
-        let free = |x: u32| !colors.is_busy(x, color);
         let ok = self.s.dijkstra(
             &self.g,
             &self.efi,
             root,
-            free,
+            |x| free.get(x),
             &vm_sw,
             u32::MAX,
             false,
-            keep.then_some((old.as_slice(), &owner)),
+            keep.then_some(old.as_slice()),
             false,
         );
         assert!(ok, "vMcg is connected in G_color");
         let ends: Vec<u32> = if keep {
-            vm_sw.iter().copied().chain(owner.keys().copied()).collect()
+            let mut ends: Vec<u32> = old
+                .iter()
+                .flat_map(|t| t.switches().iter().copied())
+                .collect();
+            ends.sort_unstable();
+            vm_sw.iter().copied().chain(ends).collect()
         } else {
             vm_sw.clone()
         };
         let parents = self.s.collect_paths(&self.g, ends.into_iter());
+        let terminals: Vec<NodeId> = sorted_distinct(
+            terminals.iter().map(|t| t.index() as u32),
+            self.fabric.node_count(),
+        )
+        .into_iter()
+        .map(NodeId)
+        .collect();
         let leaves: Vec<_> = self.leaves_of(terminals.iter()).collect();
         let mut tree = Tree::from_parts(color, root, &parents, &leaves);
         let mut merged = Vec::new();
@@ -467,12 +528,37 @@ mod tests {
             let comp: Vec<u32> = (0..n as u32)
                 .filter(|&x| reached[x as usize] == m.sw.len())
                 .collect();
-            assert_eq!(r.merge_root_by_members(color, &m.sw, &comp, u32::MAX), want);
+            let fb = super::FreeBits::of(&r.colors, n, color);
+            let free = |x: u32| !r.colors.is_busy(x, color);
+            assert!((0..n as u32).all(|x| fb.get(x) == free(x)));
+            assert_eq!(r.merge_root_by_members(&fb, &m.sw, &comp, u32::MAX), want);
             let bound = far[want as usize];
-            assert_eq!(r.merge_root_by_members(color, &m.sw, &comp, bound), want);
+            assert_eq!(r.merge_root_by_members(&fb, &m.sw, &comp, bound), want);
             checked += 1;
         }
         assert!(checked > 5, "{checked}");
+    }
+
+    /// The bit-set dedup gives what sorting and deduplicating gives, repeats and word
+    /// edges included.
+    #[test]
+    fn sorted_distinct_is_sort_then_dedup() {
+        for (len, n, step) in [
+            (0u32, 1usize, 1u32),
+            (200, 130, 7),
+            (50, 64, 13),
+            (500, 1000, 389),
+        ] {
+            let items: Vec<u32> = (0..len).map(|i| i * step % n as u32).collect();
+            let mut want = items.clone();
+            want.sort_unstable();
+            want.dedup();
+            assert_eq!(
+                super::sorted_distinct(items.iter().copied(), n),
+                want,
+                "{len} {n}"
+            );
+        }
     }
 
     #[test]
