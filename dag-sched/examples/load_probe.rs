@@ -11,7 +11,7 @@ use std::time::Instant;
 use dag_sched::Cluster;
 use dag_sched::models::Model;
 use dag_sched::sim::{JitConfig, RestPolicy, Scheduler, SimConfig, simulate};
-use dag_sched::workload::{ComputeModel, JobKind, PsTraffic, WorkloadConfig, generate};
+use dag_sched::workload::{JobKind, WorkloadConfig, generate};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,13 +26,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cfg = WorkloadConfig {
         dag_jobs: per_model * Model::PAPER.len(),
         file_jobs: files,
-        models: Model::PAPER.to_vec(),
-        mean_interarrival: 1.0,
-        ps_per_job: 2,
-        traffic: PsTraffic::Pulls,
-        compute: ComputeModel::default(),
-        file_sizes: vec![5e9, 10e9, 20e9, 30e9, 40e9],
         seed: 2026,
+        ..WorkloadConfig::default()
     }
     .at_load(&cluster, load)?;
     let jobs = generate(&cluster, &cfg)?;
