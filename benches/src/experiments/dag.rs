@@ -68,9 +68,9 @@ fn workload_at(scale: Scale, cluster: &Cluster, load: f64) -> Result<WorkloadCon
 
 /// The job mix of `dag` and `dag-load` at `scale`; its arrival rate is set from a load by
 /// [`workload_at`]. At `--scale paper`, 120 jobs of each of the five models and 160 files, so
-/// that arrivals last longer than the largest file (about 64 s at load 0.7) and the ports
-/// reach the offered load; at small scale a twentieth of the DAG jobs (which drain before they
-/// get there).
+/// that arrivals last longer than the largest file (about 64 s at load 0.7) and jobs overlap
+/// for most of the run; at small scale a twentieth of the DAG jobs (which arrive in a burst
+/// and drain).
 fn workload(scale: Scale) -> WorkloadConfig {
     let (per_model, files) = match scale {
         Scale::Small => (6, 10),
@@ -325,7 +325,7 @@ impl Experiment for DagSchedulers {
             MACHINES, cfg.dag_jobs, cfg.file_jobs, cfg.mean_interarrival, cfg.seed
         ));
         t.note(format!(
-            "Why load {MAIN_LOAD}: the paper gives no arrival rate but says data centres run many jobs in parallel (4.2) and that TensorFlow inflates the background files' JCT 2.23x (Fig. 9); in the sweep over loads (reproduce dag-load --scale paper, the same 760 jobs) TensorFlow's file inflation is closest to that at this load. This run's {} jobs arrive within {:.1} s; files last 5-40 s, so at --scale paper (arrivals over about a minute) the ports reach the offered load, while the small mix drains before it does (TensorFlow's file inflation here {:.3}).",
+            "Why load {MAIN_LOAD}: the paper gives no arrival rate but says data centres run many jobs in parallel (4.2) and that TensorFlow inflates the background files' JCT 2.23x (Fig. 9); in the sweep over loads (reproduce dag-load --scale paper, the same 760 jobs) TensorFlow's file inflation is closest to that at this load. This run's {} jobs arrive within {:.1} s; files last 5-40 s, so at --scale paper (arrivals over about a minute) jobs overlap for most of the run, while the small mix arrives in a burst and drains (TensorFlow's file inflation here {:.3}; dag-load's mean_port_util gives the utilisation a whole run reaches).",
             jobs.len(),
             jobs.last().map_or(0.0, |j| j.arrival),
             background_ratio(&runs[0].res)
