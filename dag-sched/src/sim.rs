@@ -444,12 +444,8 @@ impl<'a> Sim<'a> {
                     if matches!(self.cfg.scheduler, Scheduler::TicTac) {
                         // Kept in TicTac's (static) priority order, so that the sort of every
                         // rate computation meets sorted input (linear time).
-                        let key = |id: usize| {
-                            let f = &self.flows[id];
-                            let st = &self.st[f.job];
-                            (st.fifo, st.prio[f.node.index()])
-                        };
-                        let pos = self.active.partition_point(|&a| key(a) < key(id));
+                        let key = self.tictac_rank(id);
+                        let pos = self.active.partition_point(|&a| self.tictac_rank(a) < key);
                         self.active.insert(pos, id);
                     } else {
                         self.active.push(id);
@@ -524,6 +520,14 @@ impl<'a> Sim<'a> {
         )
     }
 
+    /// FIFO + TicTac's strict priority of flow `id` (smaller first): its job's arrival rank,
+    /// then the TAC rank of its transfer inside the job. Static over the flow's life.
+    fn tictac_rank(&self, id: usize) -> (usize, u32) {
+        let f = &self.flows[id];
+        let st = &self.st[f.job];
+        (st.fifo, st.prio[f.node.index()])
+    }
+
     fn is_head(&self, id: usize) -> bool {
         let f = &self.flows[id];
         self.heads.get(&(f.job, f.src, f.dst)) == Some(&id)
@@ -549,13 +553,16 @@ impl<'a> Sim<'a> {
                     .iter()
                     .enumerate()
                     .map(|(k, &id)| {
-                        let f = &self.flows[id];
-                        let st = &self.st[f.job];
-                        if tictac {
-                            (st.fifo, st.prio[f.node.index()], k)
+                        let (a, b) = if tictac {
+                            self.tictac_rank(id)
                         } else {
-                            (self.sinc_rank[f.job], st.tf_rank[f.node.index()], k)
-                        }
+                            let f = &self.flows[id];
+                            (
+                                self.sinc_rank[f.job],
+                                self.st[f.job].tf_rank[f.node.index()],
+                            )
+                        };
+                        (a, b, k)
                     })
                     .collect();
                 keyed.sort_unstable();
