@@ -96,7 +96,13 @@ impl Router<'_> {
             }
         }
         let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
-        Some(Built::New(Tree::from_parts(color, root, &parents, &leaves)))
+        Some(Built::New(Tree::from_parts_in(
+            &mut self.s.index,
+            color,
+            root,
+            &parents,
+            &leaves,
+        )))
     }
 
     /// The largest and the summed EFI over the links of a tree's parent edges

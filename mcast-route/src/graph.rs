@@ -238,6 +238,12 @@ impl BitSearch {
 /// Reusable per-switch arrays for the searches.
 #[derive(Debug, Clone)]
 pub(crate) struct Scratch {
+    /// Dense switch → node numbers for building trees
+    /// ([`Tree::from_parts_in`](crate::tree::Tree::from_parts_in)).
+    pub(crate) index: crate::tree::SwitchIndex,
+    /// The least-load build's depth-first search frames (switch, next adjacency slot, least
+    /// cost so far, its slot), kept to build without allocating.
+    pub(crate) dfs: Vec<(u32, u32, u64, u32)>,
     pub(crate) seen: Marks,
     pub(crate) done: Marks,
     target: Marks,
@@ -281,6 +287,8 @@ pub(crate) struct Scratch {
 impl Scratch {
     pub(crate) fn new(n: usize) -> Self {
         Self {
+            index: crate::tree::SwitchIndex::new(n),
+            dfs: Vec::new(),
             seen: Marks::new(n),
             done: Marks::new(n),
             target: Marks::new(n),
@@ -335,6 +343,8 @@ impl Scratch {
             + self.choice.capacity()
             + self.queue.capacity())
             * 4
+            + self.index.memory_bytes()
+            + self.dfs.capacity() * size_of::<(u32, u32, u64, u32)>()
             + (self.cost.capacity() + self.busy_or.capacity()) * 8
             + self.buckets.capacity() * size_of::<Vec<u32>>()
             + self.entries.capacity() * size_of::<(u64, u32)>()

@@ -18,9 +18,23 @@ impl Router<'_> {
             return 0;
         };
         maxd.copy_from_slice(self.hops.row(first as usize));
-        for &m in rest {
-            // The hop table is symmetric: row m holds the distances from every switch to m.
-            for (acc, &h) in maxd.iter_mut().zip(self.hops.row(m as usize)) {
+        let n = maxd.len();
+        // The hop table is symmetric: row m holds the distances from every switch to m.
+        let row = |m: u32| &self.hops.row(m as usize)[..n];
+        // Four rows a pass: the rows stream in from memory side by side (more reads in
+        // flight than one row at a time), and `maxd` is read and written once for four.
+        let mut quads = rest.chunks_exact(8);
+        for q in &mut quads {
+            let (a, b, c, e) = (row(q[0]), row(q[1]), row(q[2]), row(q[3]));
+            let (a2, b2, c2, e2) = (row(q[4]), row(q[5]), row(q[6]), row(q[7]));
+            for i in 0..n {
+                let x = a[i].max(b[i]).max(c[i].max(e[i]));
+                let y = a2[i].max(b2[i]).max(c2[i].max(e2[i]));
+                maxd[i] = maxd[i].max(x.max(y));
+            }
+        }
+        for &m in quads.remainder() {
+            for (acc, &h) in maxd.iter_mut().zip(row(m)) {
                 *acc = (*acc).max(h);
             }
         }
@@ -185,31 +199,35 @@ impl Router<'_> {
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
         let row = self.hops.row(root as usize);
         let s = &mut self.s;
+        let (g, efi) = (&self.g, &self.efi[..]);
+        let (cost, choice, done) = (&mut s.cost[..], &mut s.choice[..], &mut s.done);
         // Least load to the root of every switch on least-hop paths from the members, by a
         // depth-first search toward the root that settles a switch once every neighbour one
         // hop nearer is settled (`done`: `cost` and `choice` known). Frames: switch, next
         // adjacency slot to look at, least cost so far and its slot.
-        s.done.begin();
-        s.done.set(root);
-        s.cost[root as usize] = 0;
-        let mut stack: Vec<(u32, u32, u64, u32)> = Vec::new();
+        done.begin();
+        done.set(root);
+        cost[root as usize] = 0;
+        let stack = &mut s.dfs;
+        stack.clear();
         for &m in member_sw {
-            if !s.done.get(m) {
-                stack.push((m, 0, u64::MAX, 0));
+            if done.get(m) {
+                continue;
             }
+            stack.push((m, 0, u64::MAX, 0));
             while let Some(&(v, mut k, mut bc, mut bk)) = stack.last() {
-                let adj = self.g.adj(v);
+                let adj = g.adj(v);
                 let least = row[v as usize];
                 let mut deeper = None;
                 while let Some(a) = adj.get(k as usize) {
                     if row[a.peer as usize].wrapping_add(1) == least {
-                        if !s.done.get(a.peer) {
+                        if !done.get(a.peer) {
                             deeper = Some(a.peer);
                             break;
                         }
                         // Ties to the first slot, as a scan in adjacency order.
-                        let c = s.cost[a.peer as usize]
-                            + u64::from(self.efi[a.link.index()])
+                        let c = cost[a.peer as usize]
+                            + u64::from(efi[a.link.index()])
                             + if busy(a.peer) { BUSY } else { 0 };
                         if c < bc {
                             (bc, bk) = (c, k);
@@ -227,9 +245,9 @@ impl Router<'_> {
                         bc != u64::MAX,
                         "a switch off the root has a neighbour one hop nearer"
                     );
-                    s.cost[v as usize] = bc;
-                    s.choice[v as usize] = bk;
-                    s.done.set(v);
+                    cost[v as usize] = bc;
+                    choice[v as usize] = bk;
+                    done.set(v);
                     stack.pop();
                 }
             }

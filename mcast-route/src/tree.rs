@@ -61,7 +61,203 @@ pub(crate) struct Tree {
     groups: Vec<GroupId>,
 }
 
+/// Switch → node numbers of the tree being built, dense over the fabric's switches and reused
+/// from build to build ([`Tree::from_parts_in`]): lookups without a search, and the switches
+/// in order without a sort.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SwitchIndex {
+    /// One bit a switch, all clear between builds.
+    bits: Vec<u64>,
+    /// Per switch, its node number in the last build that held it.
+    node: Vec<u32>,
+}
+
+impl SwitchIndex {
+    /// An index over `switches` switches.
+    pub(crate) fn new(switches: usize) -> Self {
+        Self {
+            bits: vec![0; switches.div_ceil(64)],
+            node: vec![0; switches],
+        }
+    }
+
+    /// Bytes held, at capacity.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.bits.capacity() * 8 + self.node.capacity() * 4
+    }
+
+    /// `root` and every child of `parents`, sorted and without repeats, with their node
+    /// numbers recorded: by setting their bits and reading the set bits back in order
+    /// (clearing them), or by a sort when the switches are few beside the bitmap.
+    ///
+    /// Complexity: O(T + S/64) for T switches of S, or O(T log T) for the sort.
+    fn switches(&mut self, root: u32, parents: &[(u32, Edge)]) -> Vec<u32> {
+        let children = parents.iter().map(|&(child, _)| child);
+        let top = children.clone().chain([root]).max().unwrap_or(root) as usize;
+        if top >= self.node.len() {
+            self.node.resize(top + 1, 0);
+            self.bits.resize((top + 1).div_ceil(64), 0);
+        }
+        let mut sw: Vec<u32> = Vec::with_capacity(parents.len() + 1);
+        if (parents.len() + 1) * 8 < self.bits.len() {
+            sw.push(root);
+            sw.extend(children);
+            sw.sort_unstable();
+            sw.dedup();
+        } else {
+            for s in children.chain([root]) {
+                self.bits[s as usize / 64] |= 1 << (s % 64);
+            }
+            for (w, word) in self.bits.iter_mut().enumerate() {
+                let mut x = std::mem::take(word);
+                while x != 0 {
+                    sw.push((w * 64) as u32 + x.trailing_zeros());
+                    x &= x - 1;
+                }
+            }
+        }
+        for (i, &s) in sw.iter().enumerate() {
+            self.node[s as usize] = i as u32;
+        }
+        sw
+    }
+}
+
+/// A [`Leaf`] as a key ordered by port first (then terminal and link, for a total order).
+type LeafKey = (PortNo, NodeId, LinkId);
+
+/// `items` (node, value) for nodes below `n` as rows: the row starts (`n + 1` of them) and
+/// the values, row by row, each row sorted and without repeats: the order and contents that
+/// sorting the pairs and removing repeats gives, by a counting sort on the node and a sort
+/// of each (short) row.
+///
+/// Complexity: O(n + k·r) for k items in rows of at most r.
+fn rows<T: Copy + Ord>(n: usize, items: &[(u32, T)]) -> (Vec<u32>, Vec<T>) {
+    let mut start = vec![0u32; n + 1];
+    for &(i, _) in items {
+        start[i as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let Some(&(_, fill)) = items.first() else {
+        return (start, Vec::new());
+    };
+    let mut vals = vec![fill; items.len()];
+    // `start[i]` walks row i's slots; it ends at row i + 1's start.
+    for &(i, v) in items {
+        let at = &mut start[i as usize];
+        vals[*at as usize] = v;
+        *at += 1;
+    }
+    start.copy_within(0..n, 1);
+    start[0] = 0;
+    // Sort each row by insertion (rows hold a few items) and drop repeats, packing the rows.
+    let mut w = 0;
+    for i in 0..n {
+        let (lo, hi) = (start[i] as usize, start[i + 1] as usize);
+        for j in lo + 1..hi {
+            let mut k = j;
+            while k > lo && vals[k - 1] > vals[k] {
+                vals.swap(k - 1, k);
+                k -= 1;
+            }
+        }
+        start[i] = w as u32;
+        for j in lo..hi {
+            // `vals[j - 1]` still holds its value: writes stay at or below the read.
+            if j == lo || vals[j] != vals[j - 1] {
+                vals[w] = vals[j];
+                w += 1;
+            }
+        }
+    }
+    start[n] = w as u32;
+    vals.truncate(w);
+    (start, vals)
+}
+
 impl Tree {
+    /// The tree of [`from_parts`](Self::from_parts) from its switches `sw`, sorted and
+    /// without repeats, and `at(sw, s)`, the node number of switch `s` (which panics for a
+    /// switch not in `sw`).
+    ///
+    /// Complexity: O(T) lookups for T switches and leaves, and the rows' sorts.
+    fn assemble(
+        color: u32,
+        root: u32,
+        sw: Vec<u32>,
+        at: impl Fn(&[u32], u32) -> u32,
+        parents: &[(u32, Edge)],
+        leaves: &[(u32, Leaf)],
+    ) -> Self {
+        let n = sw.len();
+        let at = |s: u32| at(&sw, s);
+        let mut up = vec![ROOT_EDGE; n];
+        // (parent node, (down port, child node)): the children rows.
+        let mut pairs: Vec<(u32, (PortNo, u32))> = Vec::with_capacity(parents.len());
+        for &(child, e) in parents {
+            let c = at(child);
+            up[c as usize] = e;
+            pairs.push((at(e.parent), (e.down_port, c)));
+        }
+        let (kid_start, kids) = rows(n, &pairs);
+        let kids = kids.into_iter().map(|(_, c)| c).collect();
+        let by_node: Vec<(u32, LeafKey)> = leaves
+            .iter()
+            .map(|&(s, l)| (at(s), (l.port, l.terminal, l.link)))
+            .collect();
+        let (leaf_start, leaf_keys) = rows(n, &by_node);
+        let mut leaves = Vec::with_capacity(leaf_keys.len());
+        for i in 0..n {
+            let row = &leaf_keys[leaf_start[i] as usize..leaf_start[i + 1] as usize];
+            leaves.extend(row.iter().map(|&(port, terminal, link)| {
+                (
+                    i as u32,
+                    Leaf {
+                        port,
+                        terminal,
+                        link,
+                    },
+                )
+            }));
+        }
+        Self {
+            color,
+            root,
+            sw,
+            up,
+            kid_start,
+            kids,
+            leaves,
+            members: Vec::new(),
+            groups: Vec::new(),
+        }
+    }
+
+    /// [`from_parts`](Self::from_parts) with `index`'s dense switch numbers instead of a
+    /// sort and searches: the same tree.
+    ///
+    /// Complexity: O(T + S/64) for T switches and leaves of S switches, and the rows' sorts.
+    pub(crate) fn from_parts_in(
+        index: &mut SwitchIndex,
+        color: u32,
+        root: u32,
+        parents: &[(u32, Edge)],
+        leaves: &[(u32, Leaf)],
+    ) -> Self {
+        let mut sw = index.switches(root, parents);
+        sw.shrink_to_fit();
+        let node = &index.node;
+        let at = |sw: &[u32], s: u32| {
+            node.get(s as usize)
+                .copied()
+                .filter(|&i| sw.get(i as usize) == Some(&s))
+                .expect("a parent or leaf switch is the root or a child")
+        };
+        Self::assemble(color, root, sw, at, parents, leaves)
+    }
+
     /// A tree from parent edges (child switch, edge) and leaves (switch, leaf); the root is
     /// always present. Every switch named by an edge or a leaf must reach the root through
     /// the edges. No member or group yet.
@@ -81,44 +277,11 @@ impl Tree {
         sw.sort_unstable();
         sw.dedup();
         sw.shrink_to_fit();
-        let n = sw.len();
-        let at = |s: u32| {
+        let at = |sw: &[u32], s: u32| {
             sw.binary_search(&s)
                 .expect("a parent or leaf switch is the root or a child") as u32
         };
-        let mut up = vec![ROOT_EDGE; n];
-        // (parent node, down port, child node), sorted: the children rows.
-        let mut pairs: Vec<(u32, PortNo, u32)> = Vec::with_capacity(parents.len());
-        for &(child, e) in parents {
-            let c = at(child);
-            up[c as usize] = e;
-            pairs.push((at(e.parent), e.down_port, c));
-        }
-        pairs.sort_unstable();
-        pairs.dedup();
-        let mut kid_start = vec![0u32; n + 1];
-        for &(p, _, _) in &pairs {
-            kid_start[p as usize + 1] += 1;
-        }
-        for i in 0..n {
-            kid_start[i + 1] += kid_start[i];
-        }
-        let kids = pairs.iter().map(|&(_, _, c)| c).collect();
-        let mut leaves: Vec<(u32, Leaf)> = leaves.iter().map(|&(s, l)| (at(s), l)).collect();
-        leaves.sort_unstable_by_key(|&(i, l)| (i, l.port));
-        leaves.dedup();
-        leaves.shrink_to_fit();
-        Self {
-            color,
-            root,
-            sw,
-            up,
-            kid_start,
-            kids,
-            leaves,
-            members: Vec::new(),
-            groups: Vec::new(),
-        }
+        Self::assemble(color, root, sw, at, parents, leaves)
     }
 
     /// The node number of switch `sw`.
@@ -379,6 +542,63 @@ impl Tree {
 mod tests {
     use super::*;
 
+    impl Tree {
+        /// The sorting `from_parts` this module had before the row-by-row one: the reference.
+        fn from_parts_sorted(
+            color: u32,
+            root: u32,
+            parents: &[(u32, Edge)],
+            leaves: &[(u32, Leaf)],
+        ) -> Self {
+            // Every parent and every leaf's switch reaches the root, so is the root or a child:
+            // the switches are those (the lookups below check it).
+            let mut sw: Vec<u32> = Vec::with_capacity(parents.len() + 1);
+            sw.push(root);
+            sw.extend(parents.iter().map(|&(child, _)| child));
+            sw.sort_unstable();
+            sw.dedup();
+            sw.shrink_to_fit();
+            let n = sw.len();
+            let at = |s: u32| {
+                sw.binary_search(&s)
+                    .expect("a parent or leaf switch is the root or a child") as u32
+            };
+            let mut up = vec![ROOT_EDGE; n];
+            // (parent node, down port, child node), sorted: the children rows.
+            let mut pairs: Vec<(u32, PortNo, u32)> = Vec::with_capacity(parents.len());
+            for &(child, e) in parents {
+                let c = at(child);
+                up[c as usize] = e;
+                pairs.push((at(e.parent), e.down_port, c));
+            }
+            pairs.sort_unstable();
+            pairs.dedup();
+            let mut kid_start = vec![0u32; n + 1];
+            for &(p, _, _) in &pairs {
+                kid_start[p as usize + 1] += 1;
+            }
+            for i in 0..n {
+                kid_start[i + 1] += kid_start[i];
+            }
+            let kids = pairs.iter().map(|&(_, _, c)| c).collect();
+            let mut leaves: Vec<(u32, Leaf)> = leaves.iter().map(|&(s, l)| (at(s), l)).collect();
+            leaves.sort_unstable_by_key(|&(i, l)| (i, l.port));
+            leaves.dedup();
+            leaves.shrink_to_fit();
+            Self {
+                color,
+                root,
+                sw,
+                up,
+                kid_start,
+                kids,
+                leaves,
+                members: Vec::new(),
+                groups: Vec::new(),
+            }
+        }
+    }
+
     fn edge(parent: u32, up: u16, down: u16, link: u32) -> Edge {
         Edge {
             parent,
@@ -465,6 +685,76 @@ mod tests {
         assert_eq!(t.switches(), [5]);
         assert_eq!(t.links().count(), 0);
         assert_eq!(t.member_count(), 0);
+    }
+
+    /// `from_parts` builds the same tree as the sorting reference from parts in any order,
+    /// with repeated edges and leaves, a root named as a child's parent only, several
+    /// children and leaves on one switch, and (not from a real fabric, but allowed) one
+    /// child given twice with different edges.
+    #[test]
+    fn from_parts_matches_the_sorting_reference() {
+        use rand::seq::SliceRandom;
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let (mut index, mut big) = (SwitchIndex::new(200), SwitchIndex::new(100_000));
+        for case in 0..300 {
+            let n: u32 = rng.random_range(1..40);
+            // Switch ids: distinct, scattered.
+            let mut ids: Vec<u32> = (0..200).collect();
+            ids.shuffle(&mut rng);
+            ids.truncate(n as usize);
+            let root = ids[0];
+            let mut parents = Vec::new();
+            for i in 1..n as usize {
+                let p = ids[rng.random_range(0..i)];
+                let e = edge(
+                    p,
+                    rng.random_range(0..4),
+                    rng.random_range(0..8),
+                    1000 + i as u32,
+                );
+                parents.push((ids[i], e));
+                if rng.random_bool(0.1) {
+                    parents.push((ids[i], e));
+                }
+                if case % 10 == 0 && rng.random_bool(0.1) {
+                    parents.push((ids[i], edge(p, 9, 9, 9)));
+                }
+            }
+            parents.shuffle(&mut rng);
+            let mut leaves = Vec::new();
+            for (t, &s) in ids.iter().enumerate() {
+                for port in 10..10 + rng.random_range(0..3u16) {
+                    let l = leaf(port, 5000 + 10 * t as u32 + u32::from(port), 7);
+                    leaves.push((s, l));
+                    if rng.random_bool(0.1) {
+                        leaves.push((s, l));
+                    }
+                }
+            }
+            leaves.shuffle(&mut rng);
+            let want = Tree::from_parts_sorted(4, root, &parents, &leaves);
+            assert_eq!(
+                Tree::from_parts(4, root, &parents, &leaves),
+                want,
+                "case {case}"
+            );
+            // A dense index over 200 switches reused from case to case (read from the
+            // bitmap), and one too small that grows.
+            let got = Tree::from_parts_in(&mut index, 4, root, &parents, &leaves);
+            assert_eq!(got, want, "case {case}");
+            let mut small = SwitchIndex::new(3);
+            let got = Tree::from_parts_in(&mut small, 4, root, &parents, &leaves);
+            assert_eq!(got, want, "case {case}");
+            // Over 100,000 switches the bitmap is long beside the tree: sorted instead.
+            let got = Tree::from_parts_in(&mut big, 4, root, &parents, &leaves);
+            assert_eq!(got, want, "case {case}");
+        }
+        assert!(index.bits.iter().all(|&w| w == 0));
+        assert_eq!(
+            Tree::from_parts(1, 3, &[], &[]),
+            Tree::from_parts_sorted(1, 3, &[], &[])
+        );
     }
 
     #[test]
