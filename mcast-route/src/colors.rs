@@ -134,11 +134,17 @@ impl ColorTable {
         while acc.get(*full) == Some(&u64::MAX) {
             *full += 1;
         }
-        // The first color free on every switch OR-ed so far.
-        let free = acc
-            .get(*full)
-            .map_or(acc.len() * 64, |w| *full * 64 + w.trailing_ones() as usize);
-        free >= below as usize
+        Self::first_free(acc, *full) >= below
+    }
+
+    /// The first color free in `acc` (busy bitmap words) whose first `full` words are all
+    /// busy: the first color free on every switch OR-ed into it by
+    /// [`or_busy_covers`](Self::or_busy_covers) (`acc.len()` · 64 when none is).
+    ///
+    /// Complexity: O(1).
+    pub(crate) fn first_free(acc: &[u64], full: usize) -> u32 {
+        acc.get(full)
+            .map_or(acc.len() * 64, |w| full * 64 + w.trailing_ones() as usize) as u32
     }
 
     /// Alg. 1 step ④ (`color_mcast_tree`): the first color free on every switch of `switches`,

@@ -54,20 +54,22 @@ impl Router<'_> {
                 .filter(|_| self.colors.is_unlimited())
                 .map(|b| (b.0, members_busy.as_slice()));
             let built = if self.config.bottom_up == BottomUp::LeastLoadPath {
-                Some((self.bottom_up_least_load(root, &m.sw, None), false))
+                Some((self.bottom_up_least_load(root, &m.sw, None), false, None))
             } else {
                 self.bottom_up_greedy(root, &m.sw, None, cutoff)
             };
-            let Some((parents, branched)) = built else {
+            let Some((parents, branched, known)) = built else {
                 tried += 1;
                 if tried >= tries {
                     break;
                 }
                 continue;
             };
-            let color = self
-                .colors
-                .first_fit(iter::once(root).chain(parents.iter().map(|p| p.0)));
+            // A build with a cut-off found its first-fit color on the way.
+            let color = known.or_else(|| {
+                self.colors
+                    .first_fit(iter::once(root).chain(parents.iter().map(|p| p.0)))
+            });
             // Steps ⑤–⑦: no color, try the next root.
             let Some(color) = color else { continue };
             if best.as_ref().is_none_or(|b| color < b.0) {
@@ -197,7 +199,10 @@ mod tests {
                                 cut += 1;
                             }
                             Some(t) => {
-                                assert!(color < c && t == full, "group {g:?} root {root} cut {c}");
+                                let same = (&t.0, t.1) == (&full.0, full.1);
+                                assert!(color < c && same, "group {g:?} root {root} cut {c}");
+                                // The first-fit color found on the way is the tree's.
+                                assert_eq!(t.2, Some(color), "group {g:?} root {root} cut {c}");
                                 kept += 1;
                             }
                         }

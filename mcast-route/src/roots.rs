@@ -109,6 +109,11 @@ impl Router<'_> {
     /// finished tree could not be colored below `c` (FBTC's tries that cannot beat the best
     /// tree found).
     ///
+    /// A finished build with a cut-off also returns the tree's first-fit color (the first
+    /// color free on all its switches, below `c`): the busy colors OR-ed for the cut-off are
+    /// those of every tree switch, so [`ColorTable::first_fit`] over the tree would find
+    /// the same.
+    ///
     /// Complexity: O(T·P) for a tree of T switches of P ports, plus O(T·c/64) with a
     /// cut-off.
     pub(crate) fn bottom_up_greedy(
@@ -117,7 +122,7 @@ impl Router<'_> {
         member_sw: &[u32],
         avoid: Option<u32>,
         cutoff: Option<(u32, &[u64])>,
-    ) -> Option<(Vec<(u32, Edge)>, bool)> {
+    ) -> Option<Greedy> {
         let mut branched = false;
         let colors = &self.colors;
         let acc = &mut self.s.busy_or;
@@ -176,7 +181,8 @@ impl Router<'_> {
                 cur = a.peer;
             }
         }
-        Some((parents, branched))
+        let color = cutoff.map(|_| ColorTable::first_free(acc, full));
+        Some((parents, branched, color))
     }
 }
 
@@ -268,6 +274,10 @@ impl Router<'_> {
         parents
     }
 }
+
+/// A greedy build: the parent edges, whether some switch had a choice of parent, and with a
+/// cut-off the tree's first-fit color.
+pub(crate) type Greedy = (Vec<(u32, Edge)>, bool, Option<u32>);
 
 /// Reads `row` once from end to end and returns it. A tree build then reads the root's row
 /// at the neighbours of the switches it walks, scattered over the row and one walk step
