@@ -34,7 +34,7 @@ impl Router<'_> {
     /// Complexity: O(C·(S + L)) for the searches over C colors.
     pub(crate) fn fctb(&mut self, m: &Members, d: u8) -> Option<Built> {
         let roots = self.candidate_roots(d, true).all();
-        self.s.fill_near(self.hops, &m.sw);
+        self.s.fill_far_near(self.hops, &m.sw, false);
         let d = u32::from(d);
         let s0 = m.sw[0];
         let mut reachable_roots = Vec::new();

@@ -35,6 +35,8 @@ pub(crate) struct SwitchGraph {
     /// Whether every row is sorted by port (the fabric lists a node's ports in order), so
     /// that a port is found by binary search.
     by_port: bool,
+    /// Per adjacency, the adjacency of the same link in the peer's row.
+    rev: Vec<u32>,
 }
 
 impl SwitchGraph {
@@ -58,10 +60,42 @@ impl SwitchGraph {
         let by_port = start
             .windows(2)
             .all(|w| adj[w[0] as usize..w[1] as usize].is_sorted_by(|a, b| a.port < b.port));
-        Self {
+        let mut g = Self {
             start,
             adj,
             by_port,
+            rev: Vec::new(),
+        };
+        g.rev = (0..g.len() as u32)
+            .flat_map(|x| g.adj(x).iter().map(move |a| (x, a)))
+            .map(|(x, a)| {
+                let k = g
+                    .slot_of_port(a.peer, a.peer_port)
+                    .expect("a link's other end is in its peer's row");
+                debug_assert_eq!(g.adj(a.peer)[k].peer, x);
+                g.slot(a.peer, k)
+            })
+            .collect();
+        g
+    }
+
+    /// The adjacency slot of `x`'s link through `port` (to `peer`, reached there through
+    /// `peer_port`): found by binary search in the shorter of the two rows.
+    ///
+    /// Complexity: O(log min(P_x, P_peer)).
+    #[inline]
+    pub(crate) fn slot_of_link(
+        &self,
+        x: u32,
+        port: PortNo,
+        peer: u32,
+        peer_port: PortNo,
+    ) -> Option<u32> {
+        if self.adj(x).len() <= self.adj(peer).len() {
+            self.slot_of_port(x, port).map(|k| self.slot(x, k))
+        } else {
+            self.slot_of_port(peer, peer_port)
+                .map(|k| self.rev[self.slot(peer, k) as usize])
         }
     }
 
@@ -110,7 +144,7 @@ impl SwitchGraph {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.start.capacity() * 4 + self.adj.capacity() * size_of::<Adj>()
+        (self.start.capacity() + self.rev.capacity()) * 4 + self.adj.capacity() * size_of::<Adj>()
     }
 }
 
@@ -245,7 +279,8 @@ pub(crate) struct Scratch {
     pub(crate) hops: Vec<u32>,
     pub(crate) cost: Vec<u64>,
     parent: Vec<u32>,
-    /// Per switch, its parent switch in the last layered search.
+    /// Per switch, its parent switch in the last search ([`dijkstra`](Self::dijkstra),
+    /// layered or not).
     via: Vec<u32>,
     /// Per switch, the adjacency index of its chosen next hop (least-load bottom-up build).
     pub(crate) choice: Vec<u32>,
@@ -262,12 +297,14 @@ pub(crate) struct Scratch {
     adopted: Vec<bool>,
     /// The switches settled or adopted at once.
     adopt: Vec<u32>,
+    /// Their node numbers in the tree being adopted.
+    adopt_node: Vec<u32>,
     /// A bucket's entries packed into one word each, to sort.
     packed: Vec<u64>,
     /// Per switch, the largest hop distance to a member switch (candidate roots).
     pub(crate) maxd: Vec<u8>,
     /// Per switch, the least hop distance to a target switch
-    /// ([`fill_near`](Self::fill_near)): searches with `prune` skip a switch `v` reached in
+    /// ([`fill_far_near`](Self::fill_far_near)): searches with `prune` skip a switch `v` reached in
     /// `h` hops when `h + near[v]` exceeds their depth bound, since no path of at most that
     /// many hops to a target passes through it. `G_color` paths are no shorter than
     /// hop-table ones, so the pruning is exact.
@@ -276,6 +313,41 @@ pub(crate) struct Scratch {
     pub(crate) busy_or: Vec<u64>,
     /// The bit-parallel search's buffers.
     bits: BitSearch,
+    /// The merge's buffers (Alg. 4).
+    pub(crate) merge: MergeScratch,
+}
+
+/// Reusable buffers of a merge (Alg. 4 and the merged tree's assembly).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MergeScratch {
+    /// Per member switch, the next of its entries (by color) to read.
+    pub(crate) cursor: Vec<u32>,
+    /// Per tree id, the last color whose trees counted it.
+    pub(crate) stamp: Vec<u32>,
+    /// The merged tree's switches, as found up the paths.
+    pub(crate) path: Vec<u32>,
+    /// Per switch, its node number in the merged tree.
+    pub(crate) pos: Vec<u32>,
+    /// Per node of the fabric, how many groups of the merged tree hold it as a member.
+    pub(crate) count: Vec<u32>,
+    /// A bit set, by switch or by node of the fabric.
+    pub(crate) bits: Vec<u64>,
+    /// vMcg's member switches, as a bit set over the switches.
+    pub(crate) vm: Vec<u64>,
+    /// The merge root's candidates, as packed keys (the heap's storage between calls).
+    pub(crate) keys: Vec<std::cmp::Reverse<u64>>,
+}
+
+impl MergeScratch {
+    fn memory_bytes(&self) -> usize {
+        (self.cursor.capacity()
+            + self.stamp.capacity()
+            + self.path.capacity()
+            + self.pos.capacity()
+            + self.count.capacity())
+            * 4
+            + (self.bits.capacity() + self.vm.capacity() + self.keys.capacity()) * 8
+    }
 }
 
 impl Scratch {
@@ -297,22 +369,90 @@ impl Scratch {
             owner: vec![0; n],
             adopted: Vec::new(),
             adopt: Vec::new(),
+            adopt_node: Vec::new(),
             packed: Vec::new(),
             maxd: vec![0; n],
             near: vec![0; n],
             busy_or: Vec::new(),
             bits: BitSearch::default(),
+            merge: MergeScratch::default(),
         }
     }
 
-    /// Fills [`near`](Self::near) with every switch's least hop distance to `targets`.
+    /// Fills [`near`](Self::near) with every switch's least hop distance to `targets`, a
+    /// row at a time (the tests' reference).
     ///
     /// Complexity: O(S·|targets|) byte operations.
+    #[cfg(test)]
     pub(crate) fn fill_near(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
         self.near.fill(u8::MAX);
         for &t in targets {
             for (acc, &h) in self.near.iter_mut().zip(hops.row(t as usize)) {
                 *acc = (*acc).min(h);
+            }
+        }
+    }
+
+    /// Fills [`near`](Self::near) with every switch's least hop distance to `targets` and, with `far`,
+    /// [`maxd`](Self::maxd) with every switch's largest hop distance to `targets` (as
+    /// `Router::max_dist` fills it; 0 for no target), in one pass over the targets' rows,
+    /// eight rows at a time a block of switches at a time: each block's least and largest
+    /// distances are loaded and stored once for eight rows, instead of once a row.
+    ///
+    /// Complexity: O(S·|targets|) byte operations.
+    pub(crate) fn fill_far_near(
+        &mut self,
+        hops: &fabric_model::HopTable,
+        targets: &[u32],
+        far: bool,
+    ) {
+        // Rows a pass, and switches a block.
+        const ROWS: usize = 8;
+        const BLOCK: usize = 64;
+        let n = self.near.len();
+        self.near.fill(u8::MAX);
+        if far {
+            self.maxd.fill(0);
+        }
+        let mut rows: [&[u8]; ROWS] = [&[]; ROWS];
+        for chunk in targets.chunks(ROWS) {
+            for (r, &t) in rows.iter_mut().zip(chunk) {
+                *r = &hops.row(t as usize)[..n];
+            }
+            let rows = &rows[..chunk.len()];
+            let blocks = n / BLOCK * BLOCK;
+            for start in (0..blocks).step_by(BLOCK) {
+                let end = start + BLOCK;
+                // The block's distances in registers while the rows go by.
+                let (mut hi, mut lo) = ([0u8; BLOCK], [0u8; BLOCK]);
+                lo.copy_from_slice(&self.near[start..end]);
+                if far {
+                    hi.copy_from_slice(&self.maxd[start..end]);
+                    for row in rows {
+                        let row = &row[start..end];
+                        for ((h, l), &v) in hi.iter_mut().zip(lo.iter_mut()).zip(row) {
+                            *h = (*h).max(v);
+                            *l = (*l).min(v);
+                        }
+                    }
+                    self.maxd[start..end].copy_from_slice(&hi);
+                } else {
+                    for row in rows {
+                        for (l, &v) in lo.iter_mut().zip(&row[start..end]) {
+                            *l = (*l).min(v);
+                        }
+                    }
+                }
+                self.near[start..end].copy_from_slice(&lo);
+            }
+            // The switches past the blocks.
+            for row in rows {
+                for (i, &v) in row.iter().enumerate().skip(blocks) {
+                    self.near[i] = self.near[i].min(v);
+                    if far {
+                        self.maxd[i] = self.maxd[i].max(v);
+                    }
+                }
             }
         }
     }
@@ -339,12 +479,17 @@ impl Scratch {
             + self.buckets.capacity() * size_of::<Vec<u32>>()
             + self.entries.capacity() * size_of::<(u64, u32)>()
             + self.buckets.iter().map(|b| b.capacity() * 4).sum::<usize>()
-            + (self.owned.v.capacity() + self.owner.capacity() + self.adopt.capacity()) * 4
+            + (self.owned.v.capacity()
+                + self.owner.capacity()
+                + self.adopt.capacity()
+                + self.adopt_node.capacity())
+                * 4
             + self.packed.capacity() * 8
             + self.adopted.capacity()
             + self.maxd.capacity()
             + self.near.capacity()
             + self.bits.memory_bytes()
+            + self.merge.memory_bytes()
     }
 
     /// BFS from `start` over switches for which `avail` holds, at most `max_depth` hops.
@@ -773,34 +918,43 @@ impl Scratch {
                 let k = self.owner[u as usize] as usize;
                 self.adopted[k] = true;
                 let tree = &trees[k];
+                // The tree walked by node number beside the switches (no search for a
+                // child's node; one for a parent's, the way back to the old root).
+                let mut nodes = std::mem::take(&mut self.adopt_node);
+                nodes.clear();
+                nodes.extend(tree.node_of(u));
                 let mut head = 0;
-                while head < adopt.len() {
-                    let x = adopt[head];
+                while head < nodes.len() {
+                    let (x, i) = (adopt[head], nodes[head]);
                     head += 1;
-                    let Some(ports) = tree.tree_ports(x) else {
-                        continue;
-                    };
-                    for p in ports {
-                        let Some(k) = g.slot_of_port(x, p) else {
-                            continue;
-                        };
-                        let a = g.adj(x)[k];
-                        if self.done.get(a.peer) {
+                    // (Parent, then children by port: the order of `tree_ports`.)
+                    let up = tree.up_link(i).filter(|l| !self.done.get(l.0));
+                    let up = up.and_then(|(p, port, pp)| Some((p, tree.node_of(p)?, port, pp)));
+                    for (peer, node, port, peer_port) in up.into_iter().chain(tree.down_links(i)) {
+                        if self.done.get(peer) {
                             continue;
                         }
+                        let Some(slot) = g.slot_of_link(x, port, peer, peer_port) else {
+                            continue;
+                        };
+                        let a = g.adj[slot as usize];
+                        debug_assert_eq!(a.peer, peer);
                         // Step ⑨: old-tree links are taken unconditionally.
                         self.seen.set(a.peer);
                         self.done.set(a.peer);
                         self.hops[a.peer as usize] = self.hops[x as usize] + 1;
                         self.cost[a.peer as usize] =
                             self.cost[x as usize] + u64::from(efi[a.link.index()]);
-                        self.parent[a.peer as usize] = g.slot(x, k);
+                        self.parent[a.peer as usize] = slot;
+                        self.via[a.peer as usize] = x;
                         if self.target.get(a.peer) {
                             *left -= 1;
                         }
                         adopt.push(a.peer);
+                        nodes.push(node);
                     }
                 }
+                self.adopt_node = nodes;
             }
             if *left == 0 && !whole {
                 stop = true;
@@ -832,11 +986,13 @@ impl Scratch {
             hops,
             cost,
             parent,
+            via,
             buckets,
             ..
         } = self;
         let (seen, done) = (&mut seen.v[..n], &done.v[..n]);
         let (hops, cost, parent) = (&mut hops[..n], &mut cost[..n], &mut parent[..n]);
+        let via = &mut via[..n];
         for &x in from {
             let (hx, cx) = (hops[x as usize], cost[x as usize]);
             if hx >= max_hops {
@@ -857,6 +1013,7 @@ impl Scratch {
                     seen[v] = seen_epoch;
                     (hops[v], cost[v]) = key;
                     parent[v] = base + k as u32;
+                    via[v] = x;
                     if queue {
                         let h = key.0 as usize;
                         if buckets.len() <= h {
@@ -991,6 +1148,45 @@ impl Scratch {
             }
         }
         out
+    }
+
+    /// The switches of the tree paths from each of `ends` up to the root of the last
+    /// [`dijkstra`](Self::dijkstra) (the root included), each once, into `out` (cleared
+    /// first), in no particular order: the switches [`collect_paths`](Self::collect_paths)
+    /// names, and the root.
+    ///
+    /// Complexity: O(|ends| + T) for T switches named.
+    pub(crate) fn path_switches(&mut self, ends: impl Iterator<Item = u32>, out: &mut Vec<u32>) {
+        self.collected.begin();
+        out.clear();
+        for mut x in ends {
+            while !self.collected.get(x) {
+                self.collected.set(x);
+                out.push(x);
+                if self.parent[x as usize] == NO_SLOT {
+                    break;
+                }
+                x = self.via[x as usize];
+            }
+        }
+    }
+
+    /// The edge from `x` up to its parent in the last [`dijkstra`](Self::dijkstra), `None`
+    /// for its root (the edge [`collect_paths`](Self::collect_paths) names, read without
+    /// searching for the parent's row).
+    #[inline]
+    pub(crate) fn parent_edge(&self, g: &SwitchGraph, x: u32) -> Option<Edge> {
+        let slot = self.parent[x as usize];
+        (slot != NO_SLOT).then(|| {
+            let a = g.adj[slot as usize];
+            debug_assert_eq!(a.peer, x);
+            Edge {
+                parent: self.via[x as usize],
+                up_port: a.peer_port,
+                down_port: a.port,
+                link: a.link,
+            }
+        })
     }
 }
 
@@ -1405,6 +1601,62 @@ mod tests {
             s.maxd.fill(0);
             let got = s.least_farthest(&g, &sources, avail, &comp, u32::MAX, u64::from);
             assert_eq!(got, Some((radius, argmin)), "{dims:?}");
+        }
+    }
+
+    /// A link's slot found from either end is the slot of its port in the row asked for,
+    /// on a fabric whose rows differ in length (a fat tree's) and one with double links.
+    #[test]
+    fn slot_of_link_from_either_end() {
+        // Slots found from the shorter row at x's end, at the peer's.
+        let mut shorter = [0; 2];
+        for f in [
+            generators::tapered_fat_tree(8, 12, 2).unwrap(),
+            generators::torus(&[7, 2, 3], 1).unwrap(),
+        ] {
+            let g = SwitchGraph::new(&f);
+            for x in 0..g.len() as u32 {
+                for (k, a) in g.adj(x).iter().enumerate() {
+                    let got = g.slot_of_link(x, a.port, a.peer, a.peer_port);
+                    assert_eq!(got, Some(g.slot(x, k)), "{x} {k}");
+                    shorter[usize::from(g.adj(x).len() > g.adj(a.peer).len())] += 1;
+                }
+            }
+        }
+        assert!(shorter[0] > 100 && shorter[1] > 10, "{shorter:?}");
+    }
+
+    /// The blocked pass fills the least and the largest distance to the targets as one
+    /// pass a row does, for target sets of none, one and many, and switch counts of whole
+    /// blocks and with a tail.
+    #[test]
+    fn far_near_is_the_row_by_row_least_and_largest() {
+        for dims in [[4, 4, 4], [7, 5, 3]] {
+            let f = generators::torus(&dims, 1).unwrap();
+            let h = HopTable::new(&f).unwrap();
+            let n = f.switch_count();
+            let mut s = Scratch::new(n);
+            for targets in [
+                vec![],
+                vec![3],
+                (0..n as u32).step_by(3).collect::<Vec<_>>(),
+            ] {
+                let mut far = vec![0u8; n];
+                let mut near = vec![u8::MAX; n];
+                for &t in &targets {
+                    for (x, &v) in h.row(t as usize).iter().enumerate() {
+                        far[x] = far[x].max(v);
+                        near[x] = near[x].min(v);
+                    }
+                }
+                s.maxd.fill(7);
+                s.fill_far_near(&h, &targets, true);
+                assert_eq!((&s.maxd, &s.near), (&far, &near), "{dims:?} {targets:?}");
+                s.maxd.fill(7);
+                s.near.fill(9);
+                s.fill_far_near(&h, &targets, false);
+                assert!(s.maxd.iter().all(|&d| d == 7) && s.near == near);
+            }
         }
     }
 
