@@ -284,6 +284,20 @@ impl Tree {
             .chain(self.leaves.iter().map(|(_, l)| l.link))
     }
 
+    /// Every switch–switch link of the tree as `(child switch, parent switch, link)`.
+    pub(crate) fn switch_links(&self) -> impl Iterator<Item = (u32, u32, LinkId)> + '_ {
+        self.sw
+            .iter()
+            .zip(&self.up)
+            .filter(|(_, e)| e.parent != NO_PARENT)
+            .map(|(&s, e)| (s, e.parent, e.link))
+    }
+
+    /// Every terminal link of the tree (its leaves').
+    pub(crate) fn leaf_links(&self) -> impl Iterator<Item = LinkId> + '_ {
+        self.leaves.iter().map(|(_, l)| l.link)
+    }
+
     /// `(switch, member leaves on it)` of every switch with leaves, by switch.
     pub(crate) fn leaf_counts(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.leaves
@@ -562,6 +576,13 @@ mod tests {
         let mut links: Vec<u32> = t.links().map(|l| l.0).collect();
         links.sort_unstable();
         assert_eq!(links, [10, 11, 12, 20, 21, 22]);
+        // The same links, switch–switch ones with their ends.
+        let mut sw_links: Vec<(u32, u32, u32)> =
+            t.switch_links().map(|(c, p, l)| (c, p, l.0)).collect();
+        sw_links.sort_unstable();
+        assert_eq!(sw_links, [(2, 5, 10), (7, 9, 12), (9, 5, 11)]);
+        let leaf_links: Vec<u32> = t.leaf_links().map(|l| l.0).collect();
+        assert_eq!(leaf_links, [20, 21, 22]);
         assert_eq!(
             t.member_counts(),
             [(NodeId(100), 1), (NodeId(101), 2), (NodeId(102), 1)]
