@@ -34,7 +34,7 @@ impl Router<'_> {
     /// Complexity: O(C·(S + L)) for the searches over C colors.
     pub(crate) fn fctb(&mut self, m: &Members, d: u8) -> Option<Built> {
         let roots = self.candidate_roots(d, true).all();
-        self.s.fill_far_near(self.hops, &m.sw, false);
+        self.s.fill_near(self.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
         let mut reachable_roots = Vec::new();
@@ -46,8 +46,8 @@ impl Router<'_> {
                     .terminals
                     .iter()
                     .all(|&x| self.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
-                let high = m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d));
-                if spans && !high {
+                // (The heights only when it spans: each costs a walk up the tree.)
+                if spans && !m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d)) {
                     return Some(Built::Existing(t));
                 }
                 continue;

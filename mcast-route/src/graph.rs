@@ -209,6 +209,51 @@ fn sort_entries(entries: &mut [(u64, u32)], packed: &mut Vec<u64>) {
     }
 }
 
+/// Folds the hop-table rows of `targets` into `out` (one byte a switch) with `op`, from
+/// `init`: eight rows at a time, a block of 64 switches at a time, so that each block is
+/// loaded and stored once for eight rows (and held in registers between) instead of once
+/// a row.
+///
+/// Complexity: O(S·|targets|) byte operations.
+fn fold_rows(
+    hops: &fabric_model::HopTable,
+    targets: &[u32],
+    out: &mut [u8],
+    init: u8,
+    op: impl Fn(u8, u8) -> u8,
+) {
+    // Rows a pass, and switches a block.
+    const ROWS: usize = 8;
+    const BLOCK: usize = 64;
+    let n = out.len();
+    out.fill(init);
+    let blocks = n / BLOCK * BLOCK;
+    let mut rows: [&[u8]; ROWS] = [&[]; ROWS];
+    for chunk in targets.chunks(ROWS) {
+        for (r, &t) in rows.iter_mut().zip(chunk) {
+            *r = &hops.row(t as usize)[..n];
+        }
+        let rows = &rows[..chunk.len()];
+        for start in (0..blocks).step_by(BLOCK) {
+            let end = start + BLOCK;
+            let mut acc = [0u8; BLOCK];
+            acc.copy_from_slice(&out[start..end]);
+            for row in rows {
+                for (a, &v) in acc.iter_mut().zip(&row[start..end]) {
+                    *a = op(*a, v);
+                }
+            }
+            out[start..end].copy_from_slice(&acc);
+        }
+        // The switches past the blocks.
+        for row in rows {
+            for (a, &v) in out[blocks..].iter_mut().zip(&row[blocks..]) {
+                *a = op(*a, v);
+            }
+        }
+    }
+}
+
 /// A row width in 64-bit words for [`Scratch::least_farthest`]: fixed at compile time for
 /// the common small widths (so that the word loops unroll), or any.
 trait Width: Copy {
@@ -304,7 +349,7 @@ pub(crate) struct Scratch {
     /// Per switch, the largest hop distance to a member switch (candidate roots).
     pub(crate) maxd: Vec<u8>,
     /// Per switch, the least hop distance to a target switch
-    /// ([`fill_far_near`](Self::fill_far_near)): searches with `prune` skip a switch `v` reached in
+    /// ([`fill_near`](Self::fill_near)): searches with `prune` skip a switch `v` reached in
     /// `h` hops when `h + near[v]` exceeds their depth bound, since no path of at most that
     /// many hops to a target passes through it. `G_color` paths are no shorter than
     /// hop-table ones, so the pruning is exact.
@@ -379,82 +424,20 @@ impl Scratch {
         }
     }
 
-    /// Fills [`near`](Self::near) with every switch's least hop distance to `targets`, a
-    /// row at a time (the tests' reference).
+    /// Fills [`near`](Self::near) with every switch's least hop distance to `targets`
+    /// (255 for no target).
     ///
     /// Complexity: O(S·|targets|) byte operations.
-    #[cfg(test)]
     pub(crate) fn fill_near(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
-        self.near.fill(u8::MAX);
-        for &t in targets {
-            for (acc, &h) in self.near.iter_mut().zip(hops.row(t as usize)) {
-                *acc = (*acc).min(h);
-            }
-        }
+        fold_rows(hops, targets, &mut self.near, u8::MAX, u8::min);
     }
 
-    /// Fills [`near`](Self::near) with every switch's least hop distance to `targets` and, with `far`,
-    /// [`maxd`](Self::maxd) with every switch's largest hop distance to `targets` (as
-    /// `Router::max_dist` fills it; 0 for no target), in one pass over the targets' rows,
-    /// eight rows at a time a block of switches at a time: each block's least and largest
-    /// distances are loaded and stored once for eight rows, instead of once a row.
+    /// Fills [`maxd`](Self::maxd) with every switch's largest hop distance to `targets`
+    /// (as `Router::max_dist` does; 0 for no target).
     ///
     /// Complexity: O(S·|targets|) byte operations.
-    pub(crate) fn fill_far_near(
-        &mut self,
-        hops: &fabric_model::HopTable,
-        targets: &[u32],
-        far: bool,
-    ) {
-        // Rows a pass, and switches a block.
-        const ROWS: usize = 8;
-        const BLOCK: usize = 64;
-        let n = self.near.len();
-        self.near.fill(u8::MAX);
-        if far {
-            self.maxd.fill(0);
-        }
-        let mut rows: [&[u8]; ROWS] = [&[]; ROWS];
-        for chunk in targets.chunks(ROWS) {
-            for (r, &t) in rows.iter_mut().zip(chunk) {
-                *r = &hops.row(t as usize)[..n];
-            }
-            let rows = &rows[..chunk.len()];
-            let blocks = n / BLOCK * BLOCK;
-            for start in (0..blocks).step_by(BLOCK) {
-                let end = start + BLOCK;
-                // The block's distances in registers while the rows go by.
-                let (mut hi, mut lo) = ([0u8; BLOCK], [0u8; BLOCK]);
-                lo.copy_from_slice(&self.near[start..end]);
-                if far {
-                    hi.copy_from_slice(&self.maxd[start..end]);
-                    for row in rows {
-                        let row = &row[start..end];
-                        for ((h, l), &v) in hi.iter_mut().zip(lo.iter_mut()).zip(row) {
-                            *h = (*h).max(v);
-                            *l = (*l).min(v);
-                        }
-                    }
-                    self.maxd[start..end].copy_from_slice(&hi);
-                } else {
-                    for row in rows {
-                        for (l, &v) in lo.iter_mut().zip(&row[start..end]) {
-                            *l = (*l).min(v);
-                        }
-                    }
-                }
-                self.near[start..end].copy_from_slice(&lo);
-            }
-            // The switches past the blocks.
-            for row in rows {
-                for (i, &v) in row.iter().enumerate().skip(blocks) {
-                    self.near[i] = self.near[i].min(v);
-                    if far {
-                        self.maxd[i] = self.maxd[i].max(v);
-                    }
-                }
-            }
-        }
+    pub(crate) fn fill_far(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
+        fold_rows(hops, targets, &mut self.maxd, 0, u8::max);
     }
 
     /// Whether a switch `v` reached in `h` hops is beyond `bound` by [`near`](Self::near)
@@ -1626,21 +1609,18 @@ mod tests {
         assert!(shorter[0] > 100 && shorter[1] > 10, "{shorter:?}");
     }
 
-    /// The blocked pass fills the least and the largest distance to the targets as one
-    /// pass a row does, for target sets of none, one and many, and switch counts of whole
-    /// blocks and with a tail.
+    /// The blocked passes fill the least and the largest distance to the targets as one
+    /// pass a row does, for target sets of none, one, a few and many (past a pass of eight
+    /// rows), and switch counts of whole blocks and with a tail.
     #[test]
-    fn far_near_is_the_row_by_row_least_and_largest() {
+    fn far_and_near_are_the_row_by_row_largest_and_least() {
         for dims in [[4, 4, 4], [7, 5, 3]] {
             let f = generators::torus(&dims, 1).unwrap();
             let h = HopTable::new(&f).unwrap();
             let n = f.switch_count();
             let mut s = Scratch::new(n);
-            for targets in [
-                vec![],
-                vec![3],
-                (0..n as u32).step_by(3).collect::<Vec<_>>(),
-            ] {
+            let many: Vec<u32> = (0..n as u32).step_by(3).collect();
+            for targets in [vec![], vec![3], vec![5, 1, 9], many] {
                 let mut far = vec![0u8; n];
                 let mut near = vec![u8::MAX; n];
                 for &t in &targets {
@@ -1650,12 +1630,12 @@ mod tests {
                     }
                 }
                 s.maxd.fill(7);
-                s.fill_far_near(&h, &targets, true);
-                assert_eq!((&s.maxd, &s.near), (&far, &near), "{dims:?} {targets:?}");
-                s.maxd.fill(7);
                 s.near.fill(9);
-                s.fill_far_near(&h, &targets, false);
-                assert!(s.maxd.iter().all(|&d| d == 7) && s.near == near);
+                s.fill_far(&h, &targets);
+                assert_eq!(s.maxd, far, "{dims:?} {targets:?}");
+                assert!(s.near.iter().all(|&d| d == 9));
+                s.fill_near(&h, &targets);
+                assert_eq!(s.near, near, "{dims:?} {targets:?}");
             }
         }
     }

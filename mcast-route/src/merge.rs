@@ -283,8 +283,11 @@ impl Router<'_> {
     ///
     /// The paper's argmin is found without one BFS per member when it can be: switches are
     /// tried in order of their hop-table distance (a lower bound of the `G_color` one), each
-    /// with one BFS bounded by the best found and pruned by the distance to the members,
-    /// until the bound passes the best. When `G_color` is so cut up that more switches are
+    /// with one BFS bounded by the best found, until the bound passes the best (the BFS is
+    /// not pruned by the distance to the members: filling that distance read every member
+    /// switch's hop row a second time, which cost more than it saved: TaihuLight 34^3 at
+    /// 128 entries 5.75 -> 5.52 G instructions, random_regular 32x32x40 at 256 5.15 ->
+    /// 5.09 G). When `G_color` is so cut up that more switches are
     /// left to try than the all-at-once search costs BFSs (about one a level and 64 member
     /// switches), or more than [`MERGE_ROOT_TRIES`] reach no member, the paper's way (a BFS
     /// from each member switch over the component, all at once bit-parallel, no deeper than
@@ -297,8 +300,8 @@ impl Router<'_> {
     /// Complexity: O(S·M + k·(S + L)) for k switches tried (usually one or two), then
     /// [`merge_root_by_members`](Self::merge_root_by_members)'s when it is cheaper.
     fn merge_root_in(&mut self, free: &FreeBits, vm_sw: &[u32], comp: &[u32]) -> u32 {
-        // `max_dist(vm_sw)` and the least distances to vMcg in one pass.
-        self.s.fill_far_near(self.hops, vm_sw, true);
+        // `max_dist(vm_sw)`, blocked.
+        self.s.fill_far(self.hops, vm_sw);
         // The switches by increasing key, lazily: few are ever taken. Keys packed in one
         // word, in the same order: the bound is a byte and the entries in use are at most
         // MAX_ENTRIES (merging happens with an entry limit only).
@@ -359,7 +362,7 @@ impl Router<'_> {
                 return self.merge_root_by_members(free, vm_sw, comp, u32::MAX);
             }
             let depth = best.map_or(u32::MAX, |b| b.0);
-            if !self.s.bfs(&self.g, x, depth, |x| free.get(x), vm_sw, true) {
+            if !self.s.bfs(&self.g, x, depth, |x| free.get(x), vm_sw, false) {
                 continue;
             }
             let far = vm_sw
