@@ -209,8 +209,8 @@ fn sort_entries(entries: &mut [(u64, u32)], packed: &mut Vec<u64>) {
     }
 }
 
-/// Folds the hop-table rows of `targets` into `out` (one byte a switch) with `op`, from
-/// `init`: eight rows at a time, a block of 64 switches at a time, so that each block is
+/// Folds the hop-table rows of `targets` into `out` (one byte a switch) with `op`: eight
+/// rows at a time, a block of 64 switches at a time, so that each block is
 /// loaded and stored once for eight rows (and held in registers between) instead of once
 /// a row.
 ///
@@ -219,14 +219,12 @@ fn fold_rows(
     hops: &fabric_model::HopTable,
     targets: &[u32],
     out: &mut [u8],
-    init: u8,
     op: impl Fn(u8, u8) -> u8,
 ) {
     // Rows a pass, and switches a block.
     const ROWS: usize = 8;
     const BLOCK: usize = 64;
     let n = out.len();
-    out.fill(init);
     let blocks = n / BLOCK * BLOCK;
     let mut rows: [&[u8]; ROWS] = [&[]; ROWS];
     for chunk in targets.chunks(ROWS) {
@@ -379,6 +377,8 @@ pub(crate) struct MergeScratch {
     pub(crate) bits: Vec<u64>,
     /// vMcg's member switches, as a bit set over the switches.
     pub(crate) vm: Vec<u64>,
+    /// A copy of the largest distances, to see whether more rows raise them.
+    pub(crate) far: Vec<u8>,
     /// The merge root's candidates, as packed keys (the heap's storage between calls).
     pub(crate) keys: Vec<std::cmp::Reverse<u64>>,
 }
@@ -392,6 +392,7 @@ impl MergeScratch {
             + self.count.capacity())
             * 4
             + (self.bits.capacity() + self.vm.capacity() + self.keys.capacity()) * 8
+            + self.far.capacity()
     }
 }
 
@@ -429,7 +430,8 @@ impl Scratch {
     ///
     /// Complexity: O(S·|targets|) byte operations.
     pub(crate) fn fill_near(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
-        fold_rows(hops, targets, &mut self.near, u8::MAX, u8::min);
+        self.near.fill(u8::MAX);
+        fold_rows(hops, targets, &mut self.near, u8::min);
     }
 
     /// Fills [`maxd`](Self::maxd) with every switch's largest hop distance to `targets`
@@ -437,7 +439,20 @@ impl Scratch {
     ///
     /// Complexity: O(S·|targets|) byte operations.
     pub(crate) fn fill_far(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
-        fold_rows(hops, targets, &mut self.maxd, 0, u8::max);
+        self.maxd.fill(0);
+        fold_rows(hops, targets, &mut self.maxd, u8::max);
+    }
+
+    /// Raises [`maxd`](Self::maxd) to the largest hop distance to `targets` where that is
+    /// larger; returns whether it raised any.
+    ///
+    /// Complexity: O(S·|targets|) byte operations.
+    pub(crate) fn raise_far(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) -> bool {
+        let before = &mut self.merge.far;
+        before.clear();
+        before.extend_from_slice(&self.maxd);
+        fold_rows(hops, targets, &mut self.maxd, u8::max);
+        *before != self.maxd
     }
 
     /// Whether a switch `v` reached in `h` hops is beyond `bound` by [`near`](Self::near)
@@ -1636,6 +1651,22 @@ mod tests {
                 assert!(s.near.iter().all(|&d| d == 9));
                 s.fill_near(&h, &targets);
                 assert_eq!(s.near, near, "{dims:?} {targets:?}");
+                // Raising by the rows already in changes nothing; by a row of a switch
+                // outside them, something (its own row holds its farthest switches).
+                assert!(!s.raise_far(&h, &targets));
+                assert_eq!(s.maxd, far);
+                if let Some(&t) = targets.first() {
+                    s.fill_far(&h, &[t]);
+                    let other = (t + n as u32 / 2) % n as u32;
+                    assert!(s.raise_far(&h, &[other]));
+                    assert_eq!(s.maxd, {
+                        let mut m = h.row(t as usize).to_vec();
+                        for (a, &v) in m.iter_mut().zip(h.row(other as usize)) {
+                            *a = (*a).max(v);
+                        }
+                        m
+                    });
+                }
             }
         }
     }

@@ -10,6 +10,11 @@ use crate::router::Members;
 use crate::tree::{Leaf, Tree};
 use crate::{GroupId, MergeRoot, MergeStrategy, Regraft, Router, TreeId};
 
+/// [`merge_root_in`](Router::merge_root_in) with more than twice this many member switches
+/// orders the switches it tries by a lower bound from this many of their hop rows, when as
+/// many others do not raise it.
+const SAMPLE_ROWS: usize = 32;
+
 /// Switches [`merge_root_in`](Router::merge_root_in) examines one BFS each before it computes every
 /// switch's largest distance at once when none has reached every member switch yet.
 const MERGE_ROOT_TRIES: usize = 4;
@@ -42,6 +47,19 @@ pub(crate) fn sorted_distinct(items: impl Iterator<Item = u32>, n: usize) -> Vec
         }
     }
     out
+}
+
+/// A merge-root key `(bound, entries in use, switch)` as one word in the same order: the
+/// bound is a byte and the entries in use are at most `MAX_ENTRIES` (merging happens with
+/// an entry limit only).
+fn pack_key((lb, load, x): (u32, usize, u32)) -> u64 {
+    debug_assert!(lb < 256 && load < 1 << 24);
+    u64::from(lb) << 56 | (load as u64) << 32 | u64::from(x)
+}
+
+/// The key [`pack_key`] packed.
+fn unpack_key(k: u64) -> (u32, usize, u32) {
+    ((k >> 56) as u32, (k >> 32 & 0xFF_FFFF) as usize, k as u32)
 }
 
 impl FreeBits {
@@ -300,16 +318,39 @@ impl Router<'_> {
     /// Complexity: O(S·M + k·(S + L)) for k switches tried (usually one or two), then
     /// [`merge_root_by_members`](Self::merge_root_by_members)'s when it is cheaper.
     fn merge_root_in(&mut self, free: &FreeBits, vm_sw: &[u32], comp: &[u32]) -> u32 {
-        // `max_dist(vm_sw)`, blocked.
-        self.s.fill_far(self.hops, vm_sw);
+        // `max_dist(vm_sw)` (blocked) for the hop-table root and few member switches.
+        // Otherwise first a lower bound of it from 32 of their rows spread over them, kept
+        // when 32 other rows do not raise it (on a fat tree two rows give every switch's
+        // distance): the one BFS a switch tried needs only a lower bound, and it is
+        // completed when more than one switch is to be tried (or the all-at-once search
+        // runs).
+        let mut sampled =
+            self.config.merge_root != MergeRoot::HopTable && vm_sw.len() > 2 * SAMPLE_ROWS;
+        if sampled {
+            let step = vm_sw.len() / SAMPLE_ROWS;
+            let mut sample = std::mem::take(&mut self.s.merge.path);
+            sample.clear();
+            sample.extend(vm_sw.iter().copied().step_by(step).take(SAMPLE_ROWS));
+            self.s.fill_far(self.hops, &sample);
+            sample.clear();
+            sample.extend(
+                vm_sw
+                    .iter()
+                    .copied()
+                    .skip(step / 2)
+                    .step_by(step)
+                    .take(SAMPLE_ROWS),
+            );
+            sampled = !self.s.raise_far(self.hops, &sample);
+            self.s.merge.path = sample;
+        }
+        if !sampled {
+            self.s.fill_far(self.hops, vm_sw);
+        }
         // The switches by increasing key, lazily: few are ever taken. Keys packed in one
         // word, in the same order: the bound is a byte and the entries in use are at most
         // MAX_ENTRIES (merging happens with an entry limit only).
-        let pack = |(lb, load, x): (u32, usize, u32)| {
-            debug_assert!(lb < 256 && load < 1 << 24);
-            u64::from(lb) << 56 | (load as u64) << 32 | u64::from(x)
-        };
-        let unpack = |k: u64| ((k >> 56) as u32, (k >> 32 & 0xFF_FFFF) as usize, k as u32);
+        let (pack, unpack) = (pack_key, unpack_key);
         let mut keys = std::mem::take(&mut self.s.merge.keys);
         keys.clear();
         keys.extend(comp.iter().map(|&x| {
@@ -331,7 +372,7 @@ impl Router<'_> {
             self.s.merge.keys = order.into_vec();
             return root;
         }
-        let root = self.merge_root_from(free, vm_sw, comp, &mut order, pack, unpack);
+        let root = self.merge_root_from(free, vm_sw, comp, &mut order, sampled);
         self.s.merge.keys = order.into_vec();
         root
     }
@@ -343,22 +384,30 @@ impl Router<'_> {
         vm_sw: &[u32],
         comp: &[u32],
         order: &mut BinaryHeap<Reverse<u64>>,
-        pack: impl Fn((u32, usize, u32)) -> u64,
-        unpack: impl Fn(u64) -> (u32, usize, u32),
+        mut sampled: bool,
     ) -> u32 {
+        let (pack, unpack) = (pack_key, unpack_key);
         let mut best: Option<(u32, usize, u32)> = None;
         let words = vm_sw.len().div_ceil(64);
         let mut tried = 0;
+        // The switches popped (tried) while the bound is sampled.
+        let mut popped: Vec<u32> = Vec::new();
         while let Some(Reverse(k)) = order.pop() {
             let (lb, load, x) = unpack(k);
             let tries = tried;
             tried += 1;
+            if sampled {
+                popped.push(x);
+            }
             if let Some(b) = best
                 && (lb, load, x) > b
             {
                 break;
             }
             if best.is_none() && tries > MERGE_ROOT_TRIES {
+                if sampled {
+                    self.s.fill_far(self.hops, vm_sw);
+                }
                 return self.merge_root_by_members(free, vm_sw, comp, u32::MAX);
             }
             let depth = best.map_or(u32::MAX, |b| b.0);
@@ -372,6 +421,19 @@ impl Router<'_> {
                 .unwrap_or(0);
             if best.is_none_or(|b| (far, load, x) < b) {
                 best = Some((far, load, x));
+                // A sampled bound that lets switches below the best: the whole bound, and
+                // the switches not tried yet ordered by it.
+                if sampled && order.peek().is_some_and(|r| unpack(r.0) < (far, load, x)) {
+                    sampled = false;
+                    self.s.fill_far(self.hops, vm_sw);
+                    let mut keys = std::mem::take(order).into_vec();
+                    keys.clear();
+                    let (maxd, colors) = (&self.s.maxd, &self.colors);
+                    keys.extend(comp.iter().filter(|c| !popped.contains(c)).map(|&c| {
+                        Reverse(pack((u32::from(maxd[c as usize]), colors.in_use(c), c)))
+                    }));
+                    *order = BinaryHeap::from(keys);
+                }
                 // The switches still to try, one BFS each, against the search of all member
                 // switches at once: about one BFS a level and 64 member switches.
                 // (A bound is a byte: every key is below a distance past 255.)
@@ -382,6 +444,9 @@ impl Router<'_> {
                     order.len()
                 };
                 if left > (far as usize + 1) * words {
+                    if sampled {
+                        self.s.fill_far(self.hops, vm_sw);
+                    }
                     return self.merge_root_by_members(free, vm_sw, comp, far);
                 }
             }
@@ -783,6 +848,61 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 5, "{checked}");
+    }
+
+    /// With more member switches than the sampled bound's rows (whose bound is kept on a
+    /// fat tree, where few rows give every distance, and completed on a torus), the root is
+    /// still the argmin of one BFS a member switch, in colors left busy on some switches.
+    #[test]
+    fn merge_root_with_many_member_switches_is_the_argmin() {
+        let fabrics = [
+            generators::tapered_fat_tree(4, 90, 2).unwrap(),
+            generators::torus(&[12, 10], 1).unwrap(),
+        ];
+        let mut checked = [0; 2];
+        for (i, f) in fabrics.iter().enumerate() {
+            let h = HopTable::new(f).unwrap();
+            let mut r = Router::new(f, &h, Config::mr4lms(Entries::Limit(3))).unwrap();
+            for g in patterns::random_groups(f, 4, 3, 3).unwrap() {
+                r.create_group(&g).unwrap();
+            }
+            let n = r.g.len() as u32;
+            for seed in 0..16u32 {
+                let color = seed % 3;
+                let free = |x: u32| !r.colors.is_busy(x, color);
+                let cands: Vec<u32> = (0..n).filter(|&x| free(x)).collect();
+                // 70 to 84 member switches, spread.
+                let k = 70 + (seed as usize * 2) % 15;
+                if cands.len() < k {
+                    continue;
+                }
+                let mut vm_sw: Vec<u32> = (0..k)
+                    .map(|i| cands[(i * cands.len() / k + seed as usize) % cands.len()])
+                    .collect();
+                vm_sw.sort_unstable();
+                vm_sw.dedup();
+                let mut s = crate::graph::Scratch::new(n as usize);
+                let mut far = vec![0u32; n as usize];
+                let mut reached = vec![0usize; n as usize];
+                for &src in &vm_sw {
+                    s.bfs(&r.g, src, u32::MAX, free, &[], false);
+                    for &x in &s.queue {
+                        far[x as usize] = far[x as usize].max(s.hops[x as usize]);
+                        reached[x as usize] += 1;
+                    }
+                }
+                if reached[vm_sw[0] as usize] != vm_sw.len() {
+                    continue;
+                }
+                let want = (0..n)
+                    .filter(|&x| reached[x as usize] == vm_sw.len())
+                    .min_by_key(|&x| (far[x as usize], r.colors.in_use(x), x))
+                    .unwrap();
+                assert_eq!(r.merge_root(color, &vm_sw), want, "seed {seed}");
+                checked[i] += 1;
+            }
+        }
+        assert!(checked[0] >= 5 && checked[1] >= 5, "{checked:?}");
     }
 
     /// Every merge of these runs checks its tree against the tree `Tree::from_parts`
