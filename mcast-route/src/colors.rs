@@ -209,6 +209,15 @@ impl ColorTable {
     }
 }
 
+/// Read access for the merge's color choice.
+impl ColorTable {
+    /// `(color, tree)` of every entry of `sw`, by color (as [`entries`](Self::entries), as a
+    /// slice).
+    pub(crate) fn entry_slice(&self, sw: u32) -> &[(u32, TreeId)] {
+        &self.tree[sw as usize]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

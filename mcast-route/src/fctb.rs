@@ -46,8 +46,8 @@ impl Router<'_> {
                     .terminals
                     .iter()
                     .all(|&x| self.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
-                let high = m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d));
-                if spans && !high {
+                // (The heights only when it spans: each costs a walk up the tree.)
+                if spans && !m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d)) {
                     return Some(Built::Existing(t));
                 }
                 continue;

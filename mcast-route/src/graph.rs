@@ -35,6 +35,8 @@ pub(crate) struct SwitchGraph {
     /// Whether every row is sorted by port (the fabric lists a node's ports in order), so
     /// that a port is found by binary search.
     by_port: bool,
+    /// Per adjacency, the adjacency of the same link in the peer's row.
+    rev: Vec<u32>,
 }
 
 impl SwitchGraph {
@@ -58,10 +60,42 @@ impl SwitchGraph {
         let by_port = start
             .windows(2)
             .all(|w| adj[w[0] as usize..w[1] as usize].is_sorted_by(|a, b| a.port < b.port));
-        Self {
+        let mut g = Self {
             start,
             adj,
             by_port,
+            rev: Vec::new(),
+        };
+        g.rev = (0..g.len() as u32)
+            .flat_map(|x| g.adj(x).iter().map(move |a| (x, a)))
+            .map(|(x, a)| {
+                let k = g
+                    .slot_of_port(a.peer, a.peer_port)
+                    .expect("a link's other end is in its peer's row");
+                debug_assert_eq!(g.adj(a.peer)[k].peer, x);
+                g.slot(a.peer, k)
+            })
+            .collect();
+        g
+    }
+
+    /// The adjacency slot of `x`'s link through `port` (to `peer`, reached there through
+    /// `peer_port`): found by binary search in the shorter of the two rows.
+    ///
+    /// Complexity: O(log min(P_x, P_peer)).
+    #[inline]
+    pub(crate) fn slot_of_link(
+        &self,
+        x: u32,
+        port: PortNo,
+        peer: u32,
+        peer_port: PortNo,
+    ) -> Option<u32> {
+        if self.adj(x).len() <= self.adj(peer).len() {
+            self.slot_of_port(x, port).map(|k| self.slot(x, k))
+        } else {
+            self.slot_of_port(peer, peer_port)
+                .map(|k| self.rev[self.slot(peer, k) as usize])
         }
     }
 
@@ -110,7 +144,7 @@ impl SwitchGraph {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.start.capacity() * 4 + self.adj.capacity() * size_of::<Adj>()
+        (self.start.capacity() + self.rev.capacity()) * 4 + self.adj.capacity() * size_of::<Adj>()
     }
 }
 
@@ -172,6 +206,49 @@ fn sort_entries(entries: &mut [(u64, u32)], packed: &mut Vec<u64>) {
         }
     } else {
         entries.sort_unstable();
+    }
+}
+
+/// Folds the hop-table rows of `targets` into `out` (one byte a switch) with `op`: eight
+/// rows at a time, a block of 64 switches at a time, so that each block is
+/// loaded and stored once for eight rows (and held in registers between) instead of once
+/// a row.
+///
+/// Complexity: O(S·|targets|) byte operations.
+fn fold_rows(
+    hops: &fabric_model::HopTable,
+    targets: &[u32],
+    out: &mut [u8],
+    op: impl Fn(u8, u8) -> u8,
+) {
+    // Rows a pass, and switches a block.
+    const ROWS: usize = 8;
+    const BLOCK: usize = 64;
+    let n = out.len();
+    let blocks = n / BLOCK * BLOCK;
+    let mut rows: [&[u8]; ROWS] = [&[]; ROWS];
+    for chunk in targets.chunks(ROWS) {
+        for (r, &t) in rows.iter_mut().zip(chunk) {
+            *r = &hops.row(t as usize)[..n];
+        }
+        let rows = &rows[..chunk.len()];
+        for start in (0..blocks).step_by(BLOCK) {
+            let end = start + BLOCK;
+            let mut acc = [0u8; BLOCK];
+            acc.copy_from_slice(&out[start..end]);
+            for row in rows {
+                for (a, &v) in acc.iter_mut().zip(&row[start..end]) {
+                    *a = op(*a, v);
+                }
+            }
+            out[start..end].copy_from_slice(&acc);
+        }
+        // The switches past the blocks.
+        for row in rows {
+            for (a, &v) in out[blocks..].iter_mut().zip(&row[blocks..]) {
+                *a = op(*a, v);
+            }
+        }
     }
 }
 
@@ -251,7 +328,8 @@ pub(crate) struct Scratch {
     pub(crate) hops: Vec<u32>,
     pub(crate) cost: Vec<u64>,
     parent: Vec<u32>,
-    /// Per switch, its parent switch in the last layered search.
+    /// Per switch, its parent switch in the last search ([`dijkstra`](Self::dijkstra),
+    /// layered or not).
     via: Vec<u32>,
     /// Per switch, the adjacency index of its chosen next hop (least-load bottom-up build).
     pub(crate) choice: Vec<u32>,
@@ -268,6 +346,8 @@ pub(crate) struct Scratch {
     adopted: Vec<bool>,
     /// The switches settled or adopted at once.
     adopt: Vec<u32>,
+    /// Their node numbers in the tree being adopted.
+    adopt_node: Vec<u32>,
     /// A bucket's entries packed into one word each, to sort.
     packed: Vec<u64>,
     /// Per switch, the largest hop distance to a member switch (candidate roots).
@@ -282,6 +362,44 @@ pub(crate) struct Scratch {
     pub(crate) busy_or: Vec<u64>,
     /// The bit-parallel search's buffers.
     bits: BitSearch,
+    /// The merge's buffers (Alg. 4).
+    pub(crate) merge: MergeScratch,
+}
+
+/// Reusable buffers of a merge (Alg. 4 and the merged tree's assembly).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MergeScratch {
+    /// Per member switch, the next of its entries (by color) to read.
+    pub(crate) cursor: Vec<u32>,
+    /// Per tree id, the last color whose trees counted it.
+    pub(crate) stamp: Vec<u32>,
+    /// The merged tree's switches, as found up the paths.
+    pub(crate) path: Vec<u32>,
+    /// Per switch, its node number in the merged tree.
+    pub(crate) pos: Vec<u32>,
+    /// Per node of the fabric, how many groups of the merged tree hold it as a member.
+    pub(crate) count: Vec<u32>,
+    /// A bit set, by switch or by node of the fabric.
+    pub(crate) bits: Vec<u64>,
+    /// vMcg's member switches, as a bit set over the switches.
+    pub(crate) vm: Vec<u64>,
+    /// A copy of the largest distances, to see whether more rows raise them.
+    pub(crate) far: Vec<u8>,
+    /// The merge root's candidates, as packed keys (the heap's storage between calls).
+    pub(crate) keys: Vec<std::cmp::Reverse<u64>>,
+}
+
+impl MergeScratch {
+    fn memory_bytes(&self) -> usize {
+        (self.cursor.capacity()
+            + self.stamp.capacity()
+            + self.path.capacity()
+            + self.pos.capacity()
+            + self.count.capacity())
+            * 4
+            + (self.bits.capacity() + self.vm.capacity() + self.keys.capacity()) * 8
+            + self.far.capacity()
+    }
 }
 
 impl Scratch {
@@ -305,24 +423,44 @@ impl Scratch {
             owner: vec![0; n],
             adopted: Vec::new(),
             adopt: Vec::new(),
+            adopt_node: Vec::new(),
             packed: Vec::new(),
             maxd: vec![0; n],
             near: vec![0; n],
             busy_or: Vec::new(),
             bits: BitSearch::default(),
+            merge: MergeScratch::default(),
         }
     }
 
-    /// Fills [`near`](Self::near) with every switch's least hop distance to `targets`.
+    /// Fills [`near`](Self::near) with every switch's least hop distance to `targets`
+    /// (255 for no target).
     ///
     /// Complexity: O(S·|targets|) byte operations.
     pub(crate) fn fill_near(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
         self.near.fill(u8::MAX);
-        for &t in targets {
-            for (acc, &h) in self.near.iter_mut().zip(hops.row(t as usize)) {
-                *acc = (*acc).min(h);
-            }
-        }
+        fold_rows(hops, targets, &mut self.near, u8::min);
+    }
+
+    /// Fills [`maxd`](Self::maxd) with every switch's largest hop distance to `targets`
+    /// (as `Router::max_dist` does; 0 for no target).
+    ///
+    /// Complexity: O(S·|targets|) byte operations.
+    pub(crate) fn fill_far(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) {
+        self.maxd.fill(0);
+        fold_rows(hops, targets, &mut self.maxd, u8::max);
+    }
+
+    /// Raises [`maxd`](Self::maxd) to the largest hop distance to `targets` where that is
+    /// larger; returns whether it raised any.
+    ///
+    /// Complexity: O(S·|targets|) byte operations.
+    pub(crate) fn raise_far(&mut self, hops: &fabric_model::HopTable, targets: &[u32]) -> bool {
+        let before = &mut self.merge.far;
+        before.clear();
+        before.extend_from_slice(&self.maxd);
+        fold_rows(hops, targets, &mut self.maxd, u8::max);
+        *before != self.maxd
     }
 
     /// Whether a switch `v` reached in `h` hops is beyond `bound` by [`near`](Self::near)
@@ -349,12 +487,17 @@ impl Scratch {
             + self.buckets.capacity() * size_of::<Vec<u32>>()
             + self.entries.capacity() * size_of::<(u64, u32)>()
             + self.buckets.iter().map(|b| b.capacity() * 4).sum::<usize>()
-            + (self.owned.v.capacity() + self.owner.capacity() + self.adopt.capacity()) * 4
+            + (self.owned.v.capacity()
+                + self.owner.capacity()
+                + self.adopt.capacity()
+                + self.adopt_node.capacity())
+                * 4
             + self.packed.capacity() * 8
             + self.adopted.capacity()
             + self.maxd.capacity()
             + self.near.capacity()
             + self.bits.memory_bytes()
+            + self.merge.memory_bytes()
     }
 
     /// BFS from `start` over switches for which `avail` holds, at most `max_depth` hops.
@@ -783,34 +926,43 @@ impl Scratch {
                 let k = self.owner[u as usize] as usize;
                 self.adopted[k] = true;
                 let tree = &trees[k];
+                // The tree walked by node number beside the switches (no search for a
+                // child's node; one for a parent's, the way back to the old root).
+                let mut nodes = std::mem::take(&mut self.adopt_node);
+                nodes.clear();
+                nodes.extend(tree.node_of(u));
                 let mut head = 0;
-                while head < adopt.len() {
-                    let x = adopt[head];
+                while head < nodes.len() {
+                    let (x, i) = (adopt[head], nodes[head]);
                     head += 1;
-                    let Some(ports) = tree.tree_ports(x) else {
-                        continue;
-                    };
-                    for p in ports {
-                        let Some(k) = g.slot_of_port(x, p) else {
-                            continue;
-                        };
-                        let a = g.adj(x)[k];
-                        if self.done.get(a.peer) {
+                    // (Parent, then children by port: the order of `tree_ports`.)
+                    let up = tree.up_link(i).filter(|l| !self.done.get(l.0));
+                    let up = up.and_then(|(p, port, pp)| Some((p, tree.node_of(p)?, port, pp)));
+                    for (peer, node, port, peer_port) in up.into_iter().chain(tree.down_links(i)) {
+                        if self.done.get(peer) {
                             continue;
                         }
+                        let Some(slot) = g.slot_of_link(x, port, peer, peer_port) else {
+                            continue;
+                        };
+                        let a = g.adj[slot as usize];
+                        debug_assert_eq!(a.peer, peer);
                         // Step ⑨: old-tree links are taken unconditionally.
                         self.seen.set(a.peer);
                         self.done.set(a.peer);
                         self.hops[a.peer as usize] = self.hops[x as usize] + 1;
                         self.cost[a.peer as usize] =
                             self.cost[x as usize] + u64::from(efi[a.link.index()]);
-                        self.parent[a.peer as usize] = g.slot(x, k);
+                        self.parent[a.peer as usize] = slot;
+                        self.via[a.peer as usize] = x;
                         if self.target.get(a.peer) {
                             *left -= 1;
                         }
                         adopt.push(a.peer);
+                        nodes.push(node);
                     }
                 }
+                self.adopt_node = nodes;
             }
             if *left == 0 && !whole {
                 stop = true;
@@ -842,11 +994,13 @@ impl Scratch {
             hops,
             cost,
             parent,
+            via,
             buckets,
             ..
         } = self;
         let (seen, done) = (&mut seen.v[..n], &done.v[..n]);
         let (hops, cost, parent) = (&mut hops[..n], &mut cost[..n], &mut parent[..n]);
+        let via = &mut via[..n];
         for &x in from {
             let (hx, cx) = (hops[x as usize], cost[x as usize]);
             if hx >= max_hops {
@@ -867,6 +1021,7 @@ impl Scratch {
                     seen[v] = seen_epoch;
                     (hops[v], cost[v]) = key;
                     parent[v] = base + k as u32;
+                    via[v] = x;
                     if queue {
                         let h = key.0 as usize;
                         if buckets.len() <= h {
@@ -1001,6 +1156,45 @@ impl Scratch {
             }
         }
         out
+    }
+
+    /// The switches of the tree paths from each of `ends` up to the root of the last
+    /// [`dijkstra`](Self::dijkstra) (the root included), each once, into `out` (cleared
+    /// first), in no particular order: the switches [`collect_paths`](Self::collect_paths)
+    /// names, and the root.
+    ///
+    /// Complexity: O(|ends| + T) for T switches named.
+    pub(crate) fn path_switches(&mut self, ends: impl Iterator<Item = u32>, out: &mut Vec<u32>) {
+        self.collected.begin();
+        out.clear();
+        for mut x in ends {
+            while !self.collected.get(x) {
+                self.collected.set(x);
+                out.push(x);
+                if self.parent[x as usize] == NO_SLOT {
+                    break;
+                }
+                x = self.via[x as usize];
+            }
+        }
+    }
+
+    /// The edge from `x` up to its parent in the last [`dijkstra`](Self::dijkstra), `None`
+    /// for its root (the edge [`collect_paths`](Self::collect_paths) names, read without
+    /// searching for the parent's row).
+    #[inline]
+    pub(crate) fn parent_edge(&self, g: &SwitchGraph, x: u32) -> Option<Edge> {
+        let slot = self.parent[x as usize];
+        (slot != NO_SLOT).then(|| {
+            let a = g.adj[slot as usize];
+            debug_assert_eq!(a.peer, x);
+            Edge {
+                parent: self.via[x as usize],
+                up_port: a.peer_port,
+                down_port: a.port,
+                link: a.link,
+            }
+        })
     }
 }
 
@@ -1415,6 +1609,75 @@ mod tests {
             s.maxd.fill(0);
             let got = s.least_farthest(&g, &sources, avail, &comp, u32::MAX, u64::from);
             assert_eq!(got, Some((radius, argmin)), "{dims:?}");
+        }
+    }
+
+    /// A link's slot found from either end is the slot of its port in the row asked for,
+    /// on a fabric whose rows differ in length (a fat tree's) and one with double links.
+    #[test]
+    fn slot_of_link_from_either_end() {
+        // Slots found from the shorter row at x's end, at the peer's.
+        let mut shorter = [0; 2];
+        for f in [
+            generators::tapered_fat_tree(8, 12, 2).unwrap(),
+            generators::torus(&[7, 2, 3], 1).unwrap(),
+        ] {
+            let g = SwitchGraph::new(&f);
+            for x in 0..g.len() as u32 {
+                for (k, a) in g.adj(x).iter().enumerate() {
+                    let got = g.slot_of_link(x, a.port, a.peer, a.peer_port);
+                    assert_eq!(got, Some(g.slot(x, k)), "{x} {k}");
+                    shorter[usize::from(g.adj(x).len() > g.adj(a.peer).len())] += 1;
+                }
+            }
+        }
+        assert!(shorter[0] > 100 && shorter[1] > 10, "{shorter:?}");
+    }
+
+    /// The blocked passes fill the least and the largest distance to the targets as one
+    /// pass a row does, for target sets of none, one, a few and many (past a pass of eight
+    /// rows), and switch counts of whole blocks and with a tail.
+    #[test]
+    fn far_and_near_are_the_row_by_row_largest_and_least() {
+        for dims in [[4, 4, 4], [7, 5, 3]] {
+            let f = generators::torus(&dims, 1).unwrap();
+            let h = HopTable::new(&f).unwrap();
+            let n = f.switch_count();
+            let mut s = Scratch::new(n);
+            let many: Vec<u32> = (0..n as u32).step_by(3).collect();
+            for targets in [vec![], vec![3], vec![5, 1, 9], many] {
+                let mut far = vec![0u8; n];
+                let mut near = vec![u8::MAX; n];
+                for &t in &targets {
+                    for (x, &v) in h.row(t as usize).iter().enumerate() {
+                        far[x] = far[x].max(v);
+                        near[x] = near[x].min(v);
+                    }
+                }
+                s.maxd.fill(7);
+                s.near.fill(9);
+                s.fill_far(&h, &targets);
+                assert_eq!(s.maxd, far, "{dims:?} {targets:?}");
+                assert!(s.near.iter().all(|&d| d == 9));
+                s.fill_near(&h, &targets);
+                assert_eq!(s.near, near, "{dims:?} {targets:?}");
+                // Raising by the rows already in changes nothing; by a row of a switch
+                // outside them, something (its own row holds its farthest switches).
+                assert!(!s.raise_far(&h, &targets));
+                assert_eq!(s.maxd, far);
+                if let Some(&t) = targets.first() {
+                    s.fill_far(&h, &[t]);
+                    let other = (t + n as u32 / 2) % n as u32;
+                    assert!(s.raise_far(&h, &[other]));
+                    assert_eq!(s.maxd, {
+                        let mut m = h.row(t as usize).to_vec();
+                        for (a, &v) in m.iter_mut().zip(h.row(other as usize)) {
+                            *a = (*a).max(v);
+                        }
+                        m
+                    });
+                }
+            }
         }
     }
 

@@ -7,8 +7,13 @@ use fabric_model::NodeId;
 
 use crate::colors::ColorTable;
 use crate::router::Members;
-use crate::tree::Tree;
+use crate::tree::{Leaf, Tree};
 use crate::{GroupId, MergeRoot, MergeStrategy, Regraft, Router, TreeId};
+
+/// [`merge_root_in`](Router::merge_root_in) with more than twice this many member switches
+/// orders the switches it tries by a lower bound from this many of their hop rows, when as
+/// many others do not raise it.
+const SAMPLE_ROWS: usize = 32;
 
 /// Switches [`merge_root_in`](Router::merge_root_in) examines one BFS each before it computes every
 /// switch's largest distance at once when none has reached every member switch yet.
@@ -23,6 +28,7 @@ pub(crate) struct FreeBits(Vec<u64>);
 /// sort).
 ///
 /// Complexity: O(|items| + n/64).
+#[cfg(test)]
 pub(crate) fn sorted_distinct(items: impl Iterator<Item = u32>, n: usize) -> Vec<u32> {
     let mut bits = vec![0u64; n.div_ceil(64)];
     let mut count = 0;
@@ -43,6 +49,19 @@ pub(crate) fn sorted_distinct(items: impl Iterator<Item = u32>, n: usize) -> Vec
     out
 }
 
+/// A merge-root key `(bound, entries in use, switch)` as one word in the same order: the
+/// bound is a byte and the entries in use are at most `MAX_ENTRIES` (merging happens with
+/// an entry limit only).
+fn pack_key((lb, load, x): (u32, usize, u32)) -> u64 {
+    debug_assert!(lb < 256 && load < 1 << 24);
+    u64::from(lb) << 56 | (load as u64) << 32 | u64::from(x)
+}
+
+/// The key [`pack_key`] packed.
+fn unpack_key(k: u64) -> (u32, usize, u32) {
+    ((k >> 56) as u32, (k >> 32 & 0xFF_FFFF) as usize, k as u32)
+}
+
 impl FreeBits {
     /// The switches of `colors` (of `n` switches) free in `color`.
     ///
@@ -53,6 +72,12 @@ impl FreeBits {
             words[x as usize / 64] |= u64::from(!colors.is_busy(x, color)) << (x % 64);
         }
         Self(words)
+    }
+
+    /// Marks switch `x` free.
+    #[inline]
+    pub(crate) fn set(&mut self, x: u32) {
+        self.0[x as usize / 64] |= 1 << (x % 64);
     }
 
     /// Whether switch `x` is free.
@@ -178,14 +203,47 @@ impl Router<'_> {
     /// switches add the least load when merged with it (see the variant), ties to fewer
     /// groups, then the lowest color.
     ///
-    /// Complexity: O(C·M·log E) for C colors, M member switches and E entries a switch.
-    pub(crate) fn least_merging_color(&self, m: &Members) -> u32 {
-        let mut ids: Vec<TreeId> = Vec::with_capacity(m.sw.len());
+    /// One walk over the member switches' entries, all colors at once: each switch's
+    /// entries are sorted by color, so a cursor a switch hands out the trees of each color
+    /// in turn, deduplicated by the last color that counted each tree (no search and no
+    /// sort a color), and [`added_load`](Self::added_load)'s sum is kept as three running
+    /// sums.
+    ///
+    /// Complexity: O(C·M + E) for C colors, M member switches and E entries on them.
+    pub(crate) fn least_merging_color(&mut self, m: &Members) -> u32 {
+        let ms = &mut self.s.merge;
+        ms.cursor.clear();
+        ms.cursor.resize(m.sw.len(), 0);
+        ms.stamp.clear();
+        ms.stamp.resize(self.trees.len(), u32::MAX);
+        let member_sw = m.sw.len();
         // (load added, groups, color).
         let mut best: Option<(usize, usize, u32)> = None;
         for c in 0..self.colors.span() {
-            self.trees_on(m.sw.iter().copied(), c, &mut ids);
-            let key = self.added_load(&ids, m.sw.len(), c);
+            // Σ groups, Σ switches, Σ groups × switches over the distinct trees of c.
+            let (mut g, mut sw, mut gs) = (0usize, 0usize, 0usize);
+            for (&s, at) in m.sw.iter().zip(ms.cursor.iter_mut()) {
+                let row = self.colors.entry_slice(s);
+                if let Some(&(col, t)) = row.get(*at as usize)
+                    && col == c
+                {
+                    *at += 1;
+                    let stamp = &mut ms.stamp[t.0 as usize];
+                    if *stamp != c {
+                        *stamp = c;
+                        let tree = self.trees[t.0 as usize]
+                            .as_ref()
+                            .expect("a live group's tree is live");
+                        let (tg, ts) = (tree.groups().len(), tree.switches().len());
+                        g += tg;
+                        sw += ts;
+                        gs += tg * ts;
+                    }
+                }
+            }
+            // Σ (G + 1 − g_t)·s_t + (G + 1)·M, as `added_load` sums it.
+            let total = g + 1;
+            let key = (total * sw - gs + total * member_sw, g, c);
             if best.is_none_or(|b| key < b) {
                 best = Some(key);
             }
@@ -206,7 +264,9 @@ impl Router<'_> {
     }
 
     /// `(load added, groups, color)` of merging the trees `ids` of `color` with a new group
-    /// of `member_sw` member switches (see [`MergeStrategy::LeastAddedLoad`]).
+    /// of `member_sw` member switches (see [`MergeStrategy::LeastAddedLoad`]): the
+    /// reference of [`least_merging_color`](Self::least_merging_color)'s running sums.
+    #[cfg(test)]
     pub(crate) fn added_load(
         &self,
         ids: &[TreeId],
@@ -241,8 +301,11 @@ impl Router<'_> {
     ///
     /// The paper's argmin is found without one BFS per member when it can be: switches are
     /// tried in order of their hop-table distance (a lower bound of the `G_color` one), each
-    /// with one BFS bounded by the best found and pruned by the distance to the members,
-    /// until the bound passes the best. When `G_color` is so cut up that more switches are
+    /// with one BFS bounded by the best found, until the bound passes the best (the BFS is
+    /// not pruned by the distance to the members: filling that distance read every member
+    /// switch's hop row a second time, which cost more than it saved: TaihuLight 34^3 at
+    /// 128 entries 5.75 -> 5.52 G instructions, random_regular 32x32x40 at 256 5.15 ->
+    /// 5.09 G). When `G_color` is so cut up that more switches are
     /// left to try than the all-at-once search costs BFSs (about one a level and 64 member
     /// switches), or more than [`MERGE_ROOT_TRIES`] reach no member, the paper's way (a BFS
     /// from each member switch over the component, all at once bit-parallel, no deeper than
@@ -255,36 +318,100 @@ impl Router<'_> {
     /// Complexity: O(S·M + k·(S + L)) for k switches tried (usually one or two), then
     /// [`merge_root_by_members`](Self::merge_root_by_members)'s when it is cheaper.
     fn merge_root_in(&mut self, free: &FreeBits, vm_sw: &[u32], comp: &[u32]) -> u32 {
-        self.max_dist(vm_sw);
-        // The switches by increasing key, lazily: few are ever taken.
-        let mut order: BinaryHeap<Reverse<(u32, usize, u32)>> = comp
-            .iter()
-            .map(|&x| Reverse((u32::from(self.s.maxd[x as usize]), self.colors.in_use(x), x)))
-            .collect();
-        if self.config.merge_root == MergeRoot::HopTable {
-            return order
-                .peek()
-                .expect("vMcg's first switch is in its component")
-                .0
-                .2;
+        // `max_dist(vm_sw)` (blocked) for the hop-table root and few member switches.
+        // Otherwise first a lower bound of it from 32 of their rows spread over them, kept
+        // when 32 other rows do not raise it (on a fat tree two rows give every switch's
+        // distance): the one BFS a switch tried needs only a lower bound, and it is
+        // completed when more than one switch is to be tried (or the all-at-once search
+        // runs).
+        let mut sampled =
+            self.config.merge_root != MergeRoot::HopTable && vm_sw.len() > 2 * SAMPLE_ROWS;
+        if sampled {
+            let step = vm_sw.len() / SAMPLE_ROWS;
+            let mut sample = std::mem::take(&mut self.s.merge.path);
+            sample.clear();
+            sample.extend(vm_sw.iter().copied().step_by(step).take(SAMPLE_ROWS));
+            self.s.fill_far(self.hops, &sample);
+            sample.clear();
+            sample.extend(
+                vm_sw
+                    .iter()
+                    .copied()
+                    .skip(step / 2)
+                    .step_by(step)
+                    .take(SAMPLE_ROWS),
+            );
+            sampled = !self.s.raise_far(self.hops, &sample);
+            self.s.merge.path = sample;
         }
-        self.s.fill_near(self.hops, vm_sw);
+        if !sampled {
+            self.s.fill_far(self.hops, vm_sw);
+        }
+        // The switches by increasing key, lazily: few are ever taken. Keys packed in one
+        // word, in the same order: the bound is a byte and the entries in use are at most
+        // MAX_ENTRIES (merging happens with an entry limit only).
+        let (pack, unpack) = (pack_key, unpack_key);
+        let mut keys = std::mem::take(&mut self.s.merge.keys);
+        keys.clear();
+        keys.extend(comp.iter().map(|&x| {
+            Reverse(pack((
+                u32::from(self.s.maxd[x as usize]),
+                self.colors.in_use(x),
+                x,
+            )))
+        }));
+        let mut order = BinaryHeap::from(keys);
+        if self.config.merge_root == MergeRoot::HopTable {
+            let root = unpack(
+                order
+                    .peek()
+                    .expect("vMcg's first switch is in its component")
+                    .0,
+            )
+            .2;
+            self.s.merge.keys = order.into_vec();
+            return root;
+        }
+        let root = self.merge_root_from(free, vm_sw, comp, &mut order, sampled);
+        self.s.merge.keys = order.into_vec();
+        root
+    }
+
+    /// [`merge_root_in`](Self::merge_root_in)'s search, over the switches of `order`.
+    fn merge_root_from(
+        &mut self,
+        free: &FreeBits,
+        vm_sw: &[u32],
+        comp: &[u32],
+        order: &mut BinaryHeap<Reverse<u64>>,
+        mut sampled: bool,
+    ) -> u32 {
+        let (pack, unpack) = (pack_key, unpack_key);
         let mut best: Option<(u32, usize, u32)> = None;
         let words = vm_sw.len().div_ceil(64);
         let mut tried = 0;
-        while let Some(Reverse((lb, load, x))) = order.pop() {
+        // The switches popped (tried) while the bound is sampled.
+        let mut popped: Vec<u32> = Vec::new();
+        while let Some(Reverse(k)) = order.pop() {
+            let (lb, load, x) = unpack(k);
             let tries = tried;
             tried += 1;
+            if sampled {
+                popped.push(x);
+            }
             if let Some(b) = best
                 && (lb, load, x) > b
             {
                 break;
             }
             if best.is_none() && tries > MERGE_ROOT_TRIES {
+                if sampled {
+                    self.s.fill_far(self.hops, vm_sw);
+                }
                 return self.merge_root_by_members(free, vm_sw, comp, u32::MAX);
             }
             let depth = best.map_or(u32::MAX, |b| b.0);
-            if !self.s.bfs(&self.g, x, depth, |x| free.get(x), vm_sw, true) {
+            if !self.s.bfs(&self.g, x, depth, |x| free.get(x), vm_sw, false) {
                 continue;
             }
             let far = vm_sw
@@ -294,10 +421,32 @@ impl Router<'_> {
                 .unwrap_or(0);
             if best.is_none_or(|b| (far, load, x) < b) {
                 best = Some((far, load, x));
+                // A sampled bound that lets switches below the best: the whole bound, and
+                // the switches not tried yet ordered by it.
+                if sampled && order.peek().is_some_and(|r| unpack(r.0) < (far, load, x)) {
+                    sampled = false;
+                    self.s.fill_far(self.hops, vm_sw);
+                    let mut keys = std::mem::take(order).into_vec();
+                    keys.clear();
+                    let (maxd, colors) = (&self.s.maxd, &self.colors);
+                    keys.extend(comp.iter().filter(|c| !popped.contains(c)).map(|&c| {
+                        Reverse(pack((u32::from(maxd[c as usize]), colors.in_use(c), c)))
+                    }));
+                    *order = BinaryHeap::from(keys);
+                }
                 // The switches still to try, one BFS each, against the search of all member
                 // switches at once: about one BFS a level and 64 member switches.
-                let left = order.iter().filter(|r| r.0 < (far, load, x)).count();
+                // (A bound is a byte: every key is below a distance past 255.)
+                let left = if far < 256 {
+                    let b = pack((far, load, x));
+                    order.iter().filter(|r| r.0 < b).count()
+                } else {
+                    order.len()
+                };
                 if left > (far as usize + 1) * words {
+                    if sampled {
+                        self.s.fill_far(self.hops, vm_sw);
+                    }
                     return self.merge_root_by_members(free, vm_sw, comp, far);
                 }
             }
@@ -379,26 +528,50 @@ impl Router<'_> {
         // Step ②: vMcg.
         let mut old: Vec<Tree> = Vec::new();
         // vMcg's terminals, repeats included (sorted and deduplicated for the leaves).
-        let mut terminals: Vec<NodeId> = m.terminals.clone();
-        let take = |this: &mut Self, id: TreeId, old: &mut Vec<Tree>, terms: &mut Vec<NodeId>| {
+        // vMcg's member switches, as a bit set over the switches (its terminals' switches).
+        let n = self.g.len();
+        let mut vm_bits = std::mem::take(&mut self.s.merge.vm);
+        vm_bits.clear();
+        vm_bits.resize(n.div_ceil(64), 0);
+        for &s in &m.sw {
+            vm_bits[s as usize / 64] |= 1 << (s % 64);
+        }
+        // Takes tree `id` out: its members join vMcg, its switches are free in the color.
+        let take = |this: &mut Self,
+                    id: TreeId,
+                    old: &mut Vec<Tree>,
+                    vm_bits: &mut Vec<u64>,
+                    free: Option<&mut FreeBits>| {
             let t = this.uninstall(id);
-            terms.extend(t.members());
+            for a in t.members().filter_map(|x| this.attach[x.index()]) {
+                vm_bits[a.sw as usize / 64] |= 1 << (a.sw % 64);
+            }
+            if let Some(free) = free {
+                for &x in t.switches() {
+                    free.set(x);
+                }
+            }
             old.push(t);
         };
         for id in first {
-            take(self, id, &mut old, &mut terminals);
+            take(self, id, &mut old, &mut vm_bits, None);
         }
-        let mut vm_sw: Vec<u32>;
-        let mut free: FreeBits;
+        // G_color's switches; the trees taken from now on free theirs (as computing it
+        // again would find).
+        let mut free = FreeBits::of(&self.colors, n, color);
+        let mut vm_sw: Vec<u32> = Vec::new();
         loop {
-            vm_sw = sorted_distinct(
-                terminals
-                    .iter()
-                    .filter_map(|t| self.attach[t.index()].map(|a| a.sw)),
-                self.g.len(),
-            );
+            vm_sw.clear();
+            for (i, &w) in vm_bits.iter().enumerate() {
+                let mut w = w;
+                while w != 0 {
+                    vm_sw.push((i * 64) as u32 + w.trailing_zeros());
+                    w &= w - 1;
+                }
+            }
+            #[cfg(test)]
+            assert_eq!(free.0, FreeBits::of(&self.colors, n, color).0);
             // Step ④: connected in G_color (the uninstalled trees' switches are free now)?
-            free = FreeBits::of(&self.colors, self.g.len(), color);
             // (The whole component: the root is chosen in it.)
             if self.s.component(&self.g, vm_sw[0], |x| free.get(x), &vm_sw) {
                 break;
@@ -422,9 +595,10 @@ impl Router<'_> {
                 "a temporary tree on free switches would have connected vMcg"
             );
             for id in ids {
-                take(self, id, &mut old, &mut terminals);
+                take(self, id, &mut old, &mut vm_bits, Some(&mut free));
             }
         }
+        self.s.merge.vm = vm_bits;
         // §3.3.2: the root.
         let comp = self.s.queue.clone();
         let root = self.merge_root_in(&free, &vm_sw, &comp);
@@ -441,6 +615,144 @@ impl Router<'_> {
             false,
         );
         assert!(ok, "vMcg is connected in G_color");
+        let (tree, merged) = self.merged_tree(color, root, &vm_sw, &old, keep, m, gid);
+        #[cfg(test)]
+        assert_eq!(
+            tree,
+            self.merged_tree_reference(color, root, &vm_sw, &old, keep, m, gid),
+            "the merged tree as its parts make it"
+        );
+        let id = self.new_tree_id();
+        self.install(id, tree);
+        (id, merged)
+    }
+}
+
+impl Router<'_> {
+    /// The tree of vMcg after [`merge`](Self::merge)'s Dijkstra from `root` (Alg. 5 with the
+    /// old trees `old` when `keep`): the paths up from every member switch in `vm_sw` (and
+    /// every switch of the old trees when `keep`), a leaf for every member terminal, the
+    /// members of `old` and `m` with their holders, the groups of `old` and `gid`; and the
+    /// groups of `old`, sorted.
+    ///
+    /// The same tree as [`Tree::from_parts`] on those parts (the reference of the tests),
+    /// assembled in order: the switches by a bit set over the switches, members by a count
+    /// a node and a bit set over the nodes, leaves from the members (already in switch
+    /// order on fabrics that number terminals by switch), each switch's edge from the
+    /// search's parent without looking its row up.
+    ///
+    /// Complexity: O(T + S/64 + N/64) for T switches, leaves and members, S switches and
+    /// N nodes in the fabric, O(T log T) when the terminals are not numbered by switch.
+    #[allow(clippy::too_many_arguments)]
+    fn merged_tree(
+        &mut self,
+        color: u32,
+        root: u32,
+        vm_sw: &[u32],
+        old: &[Tree],
+        keep: bool,
+        m: &Members,
+        gid: GroupId,
+    ) -> (Tree, Vec<GroupId>) {
+        let mut ms = std::mem::take(&mut self.s.merge);
+        // The switches: up the paths from the ends.
+        let olds = old.iter().filter(|_| keep).flat_map(|t| t.switches());
+        self.s
+            .path_switches(vm_sw.iter().chain(olds).copied(), &mut ms.path);
+        let n = self.g.len();
+        ms.bits.clear();
+        ms.bits.resize(n.div_ceil(64), 0);
+        for &x in &ms.path {
+            ms.bits[x as usize / 64] |= 1 << (x % 64);
+        }
+        let mut sw = Vec::with_capacity(ms.path.len());
+        ms.pos.resize(n, 0);
+        for (i, &w) in ms.bits.iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                let x = (i * 64) as u32 + w.trailing_zeros();
+                ms.pos[x as usize] = sw.len() as u32;
+                sw.push(x);
+                w &= w - 1;
+            }
+        }
+        // The members with their holders, by node.
+        let nodes = self.fabric.node_count();
+        ms.count.resize(nodes, 0);
+        ms.bits.clear();
+        ms.bits.resize(nodes.div_ceil(64), 0);
+        let mut distinct = 0;
+        let held = old
+            .iter()
+            .flat_map(|t| t.member_counts().iter().copied())
+            .chain(m.terminals.iter().map(|&t| (t, 1)));
+        for (t, c) in held {
+            let (i, b) = (t.index() / 64, 1 << (t.index() % 64));
+            distinct += usize::from(ms.bits[i] & b == 0);
+            ms.bits[i] |= b;
+            ms.count[t.index()] += c;
+        }
+        let mut members = Vec::with_capacity(distinct);
+        for (i, &w) in ms.bits.iter().enumerate() {
+            let mut w = w;
+            while w != 0 {
+                let t = i * 64 + w.trailing_zeros() as usize;
+                members.push((NodeId(t as u32), ms.count[t]));
+                ms.count[t] = 0;
+                w &= w - 1;
+            }
+        }
+        // A leaf a member.
+        let pos = &ms.pos;
+        let mut leaves: Vec<(u32, Leaf)> = Vec::with_capacity(members.len());
+        leaves.extend(
+            self.leaves_of(members.iter().map(|(t, _)| t))
+                .map(|(s, l)| (pos[s as usize], l)),
+        );
+        if !leaves.is_sorted_by_key(|&(i, l)| (i, l.port)) {
+            leaves.sort_unstable_by_key(|&(i, l)| (i, l.port));
+        }
+        // The groups.
+        let mut merged: Vec<GroupId> = old
+            .iter()
+            .flat_map(|t| t.groups().iter().copied())
+            .collect();
+        merged.sort_unstable();
+        let mut groups = Vec::with_capacity(merged.len() + 1);
+        groups.extend_from_slice(&merged);
+        groups.dedup();
+        debug_assert!(groups.last().is_none_or(|&g| g < gid));
+        groups.push(gid);
+        let (s, g) = (&self.s, &self.g);
+        let tree = Tree::from_sorted(
+            color,
+            root,
+            sw,
+            |x| s.parent_edge(g, x),
+            |x| pos[x as usize],
+            leaves,
+            members,
+            groups,
+        );
+        self.s.merge = ms;
+        (tree, merged)
+    }
+
+    /// [`merged_tree`](Self::merged_tree)'s tree as [`Tree::from_parts`] builds it from
+    /// the search's paths and the members' leaves, members and groups added after: the
+    /// reference it is checked against on every merge of the tests.
+    #[cfg(test)]
+    #[allow(clippy::too_many_arguments)]
+    fn merged_tree_reference(
+        &mut self,
+        color: u32,
+        root: u32,
+        vm_sw: &[u32],
+        old: &[Tree],
+        keep: bool,
+        m: &Members,
+        gid: GroupId,
+    ) -> Tree {
         let ends: Vec<u32> = if keep {
             let mut ends: Vec<u32> = old
                 .iter()
@@ -449,9 +761,11 @@ impl Router<'_> {
             ends.sort_unstable();
             vm_sw.iter().copied().chain(ends).collect()
         } else {
-            vm_sw.clone()
+            vm_sw.to_vec()
         };
         let parents = self.s.collect_paths(&self.g, ends.into_iter());
+        let mut terminals: Vec<NodeId> = m.terminals.clone();
+        terminals.extend(old.iter().flat_map(|t| t.members()));
         let terminals: Vec<NodeId> = sorted_distinct(
             terminals.iter().map(|t| t.index() as u32),
             self.fabric.node_count(),
@@ -462,16 +776,13 @@ impl Router<'_> {
         let leaves: Vec<_> = self.leaves_of(terminals.iter()).collect();
         let mut tree = Tree::from_parts(color, root, &parents, &leaves);
         let mut merged = Vec::new();
-        for t in &old {
+        for t in old {
             merged.extend(t.groups().iter().copied());
         }
         tree.add_members(old.iter().flat_map(|t| t.member_counts().iter().copied()));
         tree.add_groups(merged.iter().copied());
         tree.add_group(gid, &m.terminals);
-        merged.sort_unstable();
-        let id = self.new_tree_id();
-        self.install(id, tree);
-        (id, merged)
+        tree
     }
 }
 
@@ -539,6 +850,110 @@ mod tests {
         assert!(checked > 5, "{checked}");
     }
 
+    /// With more member switches than the sampled bound's rows (whose bound is kept on a
+    /// fat tree, where few rows give every distance, and completed on a torus), the root is
+    /// still the argmin of one BFS a member switch, in colors left busy on some switches.
+    #[test]
+    fn merge_root_with_many_member_switches_is_the_argmin() {
+        let fabrics = [
+            generators::tapered_fat_tree(4, 90, 2).unwrap(),
+            generators::torus(&[12, 10], 1).unwrap(),
+        ];
+        let mut checked = [0; 2];
+        for (i, f) in fabrics.iter().enumerate() {
+            let h = HopTable::new(f).unwrap();
+            let mut r = Router::new(f, &h, Config::mr4lms(Entries::Limit(3))).unwrap();
+            for g in patterns::random_groups(f, 4, 3, 3).unwrap() {
+                r.create_group(&g).unwrap();
+            }
+            let n = r.g.len() as u32;
+            for seed in 0..16u32 {
+                let color = seed % 3;
+                let free = |x: u32| !r.colors.is_busy(x, color);
+                let cands: Vec<u32> = (0..n).filter(|&x| free(x)).collect();
+                // 70 to 84 member switches, spread.
+                let k = 70 + (seed as usize * 2) % 15;
+                if cands.len() < k {
+                    continue;
+                }
+                let mut vm_sw: Vec<u32> = (0..k)
+                    .map(|i| cands[(i * cands.len() / k + seed as usize) % cands.len()])
+                    .collect();
+                vm_sw.sort_unstable();
+                vm_sw.dedup();
+                let mut s = crate::graph::Scratch::new(n as usize);
+                let mut far = vec![0u32; n as usize];
+                let mut reached = vec![0usize; n as usize];
+                for &src in &vm_sw {
+                    s.bfs(&r.g, src, u32::MAX, free, &[], false);
+                    for &x in &s.queue {
+                        far[x as usize] = far[x as usize].max(s.hops[x as usize]);
+                        reached[x as usize] += 1;
+                    }
+                }
+                if reached[vm_sw[0] as usize] != vm_sw.len() {
+                    continue;
+                }
+                let want = (0..n)
+                    .filter(|&x| reached[x as usize] == vm_sw.len())
+                    .min_by_key(|&x| (far[x as usize], r.colors.in_use(x), x))
+                    .unwrap();
+                assert_eq!(r.merge_root(color, &vm_sw), want, "seed {seed}");
+                checked[i] += 1;
+            }
+        }
+        assert!(checked[0] >= 5 && checked[1] >= 5, "{checked:?}");
+    }
+
+    /// Every merge of these runs checks its tree against the tree `Tree::from_parts`
+    /// builds from the same search (the assertion in `merge`, compiled for the tests):
+    /// creates and deletes with few entries on a torus, a fat tree and a random fabric
+    /// (terminals numbered by switch or not, double links), each merge strategy, keeping
+    /// the old trees or rebuilding. Here the runs are made to merge often, with trees of
+    /// many groups and switches of many children.
+    #[test]
+    fn merged_trees_are_the_trees_of_their_parts() {
+        use crate::{Method, Regraft};
+        let fabrics = [
+            generators::torus(&[6, 5, 3], 2).unwrap(),
+            generators::fat_tree(6).unwrap(),
+            generators::random_regular(24, 8, 3, 5).unwrap(),
+            generators::tapered_fat_tree(8, 12, 2).unwrap(),
+        ];
+        let mut merges = [0usize; 2];
+        for (k, f) in fabrics.iter().enumerate() {
+            let h = HopTable::new(f).unwrap();
+            for (merge, regraft) in [
+                (MergeStrategy::LeastAddedLoad, Regraft::KeepOldTree),
+                (
+                    MergeStrategy::OptimisticThenPessimistic,
+                    Regraft::KeepOldTree,
+                ),
+                (MergeStrategy::FewestGroupsColor, Regraft::KeepOldTree),
+                (MergeStrategy::LeastAddedLoad, Regraft::Rebuild),
+            ] {
+                let cfg = Config {
+                    merge,
+                    regraft,
+                    ..Config::mr4lms(Entries::Limit(3))
+                };
+                let mut r = Router::new(f, &h, cfg).unwrap();
+                let groups = patterns::random_groups(f, 60, 5, 20 + k as u64).unwrap();
+                for (i, g) in groups.iter().enumerate() {
+                    let made = r.create_group(g).unwrap();
+                    if made.method == Method::Merge {
+                        merges[usize::from(regraft == Regraft::Rebuild)] += 1;
+                    }
+                    // Deletes between the creates leave pruned trees to merge.
+                    if i % 4 == 3 {
+                        r.delete_group(crate::GroupId(i as u32 - 2)).unwrap();
+                    }
+                }
+            }
+        }
+        assert!(merges[0] > 200 && merges[1] > 50, "{merges:?}");
+    }
+
     /// The bit-set dedup gives what sorting and deduplicating gives, repeats and word
     /// edges included.
     #[test]
@@ -561,45 +976,65 @@ mod tests {
         }
     }
 
+    /// The one walk over the member switches' entries picks the color a literal count per
+    /// color picks (distinct trees of each color on the member switches, the load their
+    /// merge adds), and [`added_load`](super::Router::added_load) counts the same: on a fat
+    /// tree and a torus whose switches hold several trees of a color among the members.
     #[test]
     fn least_merging_color_takes_the_color_of_least_added_load() {
-        let f = generators::fat_tree(4).unwrap();
-        let h = HopTable::new(&f).unwrap();
-        let cfg = Config {
-            merge: MergeStrategy::LeastAddedLoad,
-            ..Config::mr4lms(Entries::Limit(3))
-        };
-        let mut r = Router::new(&f, &h, cfg).unwrap();
-        for g in patterns::random_groups(&f, 30, 3, 4).unwrap() {
-            r.create_group(&g).unwrap();
-        }
-        for g in patterns::random_groups(&f, 20, 3, 5).unwrap() {
-            let m = r.validate(&g).unwrap();
-            // Literal: per color, the distinct trees on the member switches and the load
-            // their merge with the group adds.
-            let cost = |c: u32| {
-                let mut ids: Vec<TreeId> =
-                    m.sw.iter()
-                        .filter_map(|&s| r.colors.tree_at(s, c))
-                        .collect();
-                ids.sort_unstable();
-                ids.dedup();
-                let groups: Vec<usize> =
-                    ids.iter().map(|&t| r.tree_ref(t).groups().len()).collect();
-                let total: usize = groups.iter().sum::<usize>() + 1;
-                let added: usize = ids
-                    .iter()
-                    .zip(&groups)
-                    .map(|(&t, &g)| (total - g) * r.tree_ref(t).switches().len())
-                    .sum::<usize>()
-                    + total * m.sw.len();
-                (added, total - 1, c)
+        let cases = [
+            (generators::fat_tree(4).unwrap(), 3, 30, 3),
+            (generators::torus(&[5, 4], 1).unwrap(), 4, 40, 4),
+        ];
+        let mut shared = 0;
+        for (f, limit, groups, size) in cases {
+            let h = HopTable::new(&f).unwrap();
+            let cfg = Config {
+                merge: MergeStrategy::LeastAddedLoad,
+                ..Config::mr4lms(Entries::Limit(limit))
             };
-            let want = (0..3).min_by_key(|&c| cost(c)).unwrap();
-            assert_eq!(r.least_merging_color(&m), want, "group {g:?}");
-            // A color with no tree on the members adds only the group's own switches.
-            assert_eq!(r.added_load(&[], m.sw.len(), 0), (m.sw.len(), 0, 0));
+            let mut r = Router::new(&f, &h, cfg).unwrap();
+            for g in patterns::random_groups(&f, groups, size, 4).unwrap() {
+                r.create_group(&g).unwrap();
+            }
+            for g in patterns::random_groups(&f, 20, size, 5).unwrap() {
+                let m = r.validate(&g).unwrap();
+                // Literal: per color, the distinct trees on the member switches and the load
+                // their merge adds.
+                let trees_of = |c: u32| {
+                    let mut ids: Vec<TreeId> =
+                        m.sw.iter()
+                            .filter_map(|&s| r.colors.tree_at(s, c))
+                            .collect();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    ids
+                };
+                let cost = |c: u32| {
+                    let ids = trees_of(c);
+                    let groups: Vec<usize> =
+                        ids.iter().map(|&t| r.tree_ref(t).groups().len()).collect();
+                    let total: usize = groups.iter().sum::<usize>() + 1;
+                    let added: usize = ids
+                        .iter()
+                        .zip(&groups)
+                        .map(|(&t, &g)| (total - g) * r.tree_ref(t).switches().len())
+                        .sum::<usize>()
+                        + total * m.sw.len();
+                    (added, total - 1, c)
+                };
+                for c in 0..limit {
+                    assert_eq!(r.added_load(&trees_of(c), m.sw.len(), c), cost(c));
+                    let n = trees_of(c).len();
+                    shared += usize::from(n > 0 && n < m.sw.len());
+                }
+                let want = (0..limit).min_by_key(|&c| cost(c)).unwrap();
+                assert_eq!(r.least_merging_color(&m), want, "group {g:?}");
+                // A color with no tree on the members adds only the group's own switches.
+                assert_eq!(r.added_load(&[], m.sw.len(), 0), (m.sw.len(), 0, 0));
+            }
         }
+        assert!(shared > 10, "{shared}");
     }
 
     #[test]

@@ -276,14 +276,18 @@ impl<'f> Router<'f> {
         for &sw in tree.switches() {
             self.colors.set(sw, tree.color, id);
         }
-        for l in tree.links() {
+        // Switch–switch links (their ends from the tree, not `link_sw`), then terminal ones.
+        for (a, b, l) in tree.switch_links() {
+            debug_assert!(self.link_sw[l.index()].is_some());
             let old = self.efi[l.index()];
             self.efi[l.index()] += tfi;
-            if let Some((a, b)) = self.link_sw[l.index()] {
-                self.sw_load[a as usize] += u64::from(tfi);
-                self.sw_load[b as usize] += u64::from(tfi);
-                self.move_efi(old, old + tfi);
-            }
+            self.sw_load[a as usize] += u64::from(tfi);
+            self.sw_load[b as usize] += u64::from(tfi);
+            self.move_efi(old, old + tfi);
+        }
+        for l in tree.leaf_links() {
+            debug_assert!(self.link_sw[l.index()].is_none());
+            self.efi[l.index()] += tfi;
         }
         self.colors.count(tree.color, 1, i64::from(tfi));
         let slot = id.0 as usize;
@@ -319,14 +323,15 @@ impl<'f> Router<'f> {
         for &sw in tree.switches() {
             self.colors.clear(sw, tree.color);
         }
-        for l in tree.links() {
+        for (a, b, l) in tree.switch_links() {
             let old = self.efi[l.index()];
             self.efi[l.index()] -= tfi;
-            if let Some((a, b)) = self.link_sw[l.index()] {
-                self.sw_load[a as usize] -= u64::from(tfi);
-                self.sw_load[b as usize] -= u64::from(tfi);
-                self.move_efi(old, old - tfi);
-            }
+            self.sw_load[a as usize] -= u64::from(tfi);
+            self.sw_load[b as usize] -= u64::from(tfi);
+            self.move_efi(old, old - tfi);
+        }
+        for l in tree.leaf_links() {
+            self.efi[l.index()] -= tfi;
         }
         while self.max_efi > 0 && self.efi_hist[self.max_efi as usize] == 0 {
             self.max_efi -= 1;

@@ -284,6 +284,77 @@ impl Tree {
         Self::assemble(color, root, sw, at, parents, leaves)
     }
 
+    /// The tree [`from_parts`](Self::from_parts) builds, with its members and groups, from
+    /// parts already in its order: `sw` the switches sorted (the root among them),
+    /// `parent_of` each switch's edge up (`None` for the root only), `node_of` a switch's
+    /// position in `sw`, `leaves` as `(node, leaf)` sorted by node then port and distinct,
+    /// `members` sorted by terminal and distinct, `groups` sorted and distinct. The
+    /// children rows come from a counting pass over the parents (each row then sorted by
+    /// port) instead of a sort of every edge, and no switch is searched for: a merged tree
+    /// of thousands of leaves is assembled in linear time.
+    ///
+    /// Complexity: O(T + Σ k log k) for T switches and leaves, k children a switch.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_sorted(
+        color: u32,
+        root: u32,
+        sw: Vec<u32>,
+        mut parent_of: impl FnMut(u32) -> Option<Edge>,
+        node_of: impl Fn(u32) -> u32,
+        leaves: Vec<(u32, Leaf)>,
+        members: Vec<(NodeId, u32)>,
+        groups: Vec<GroupId>,
+    ) -> Self {
+        debug_assert!(sw.is_sorted() && sw.binary_search(&root).is_ok());
+        debug_assert!(leaves.is_sorted_by_key(|&(i, l)| (i, l.port)));
+        debug_assert!(members.is_sorted_by_key(|&(t, _)| t) && groups.is_sorted());
+        let n = sw.len();
+        let mut up = Vec::with_capacity(n);
+        // Children a node, shifted by one (then their starts).
+        let mut kid_start = vec![0u32; n + 1];
+        for &x in &sw {
+            let e = parent_of(x);
+            debug_assert_eq!(e.is_none(), x == root, "switch {x}");
+            match e {
+                Some(e) => {
+                    kid_start[node_of(e.parent) as usize + 1] += 1;
+                    up.push(e);
+                }
+                None => up.push(ROOT_EDGE),
+            }
+        }
+        for i in 0..n {
+            kid_start[i + 1] += kid_start[i];
+        }
+        let mut fill = kid_start.clone();
+        let mut kids = vec![0u32; kid_start[n] as usize];
+        for (c, e) in up.iter().enumerate() {
+            if e.parent != NO_PARENT {
+                let at = &mut fill[node_of(e.parent) as usize];
+                kids[*at as usize] = c as u32;
+                *at += 1;
+            }
+        }
+        // Rows by down port (a port leads to one child): from_parts's (parent, port, child).
+        for i in 0..n {
+            let row = &mut kids[kid_start[i] as usize..kid_start[i + 1] as usize];
+            if row.len() > 1 {
+                row.sort_unstable_by_key(|&c| up[c as usize].down_port);
+            }
+        }
+        Self {
+            color,
+            root,
+            sw,
+            up,
+            kid_start,
+            kids,
+            leaves,
+            members,
+            groups,
+        }
+    }
+
     /// The node number of switch `sw`.
     #[inline]
     fn node(&self, sw: u32) -> Option<usize> {
@@ -334,6 +405,32 @@ impl Tree {
         )
     }
 
+    /// The node number of switch `sw`, if it is in the tree.
+    pub(crate) fn node_of(&self, sw: u32) -> Option<u32> {
+        self.node(sw).map(|i| i as u32)
+    }
+
+    /// Node `i`'s link up as `(parent switch, port on the node's switch, port on the
+    /// parent)`, `None` for the root.
+    #[inline]
+    pub(crate) fn up_link(&self, i: u32) -> Option<(u32, PortNo, PortNo)> {
+        self.edge(i as usize)
+            .map(|e| (e.parent, e.up_port, e.down_port))
+    }
+
+    /// Node `i`'s links down as `(child switch, child node, port on the node's switch,
+    /// port on the child)`, by port (the order of [`tree_ports`](Self::tree_ports) after
+    /// the parent's).
+    pub(crate) fn down_links(
+        &self,
+        i: u32,
+    ) -> impl Iterator<Item = (u32, u32, PortNo, PortNo)> + '_ {
+        self.kids_of(i as usize).iter().map(|&c| {
+            let e = self.up[c as usize];
+            (self.sw[c as usize], c, e.down_port, e.up_port)
+        })
+    }
+
     fn leaf_ports(&self, sw: u32) -> impl Iterator<Item = PortNo> + '_ {
         self.node(sw)
             .map_or(&[][..], |i| self.leaves_of(i))
@@ -348,6 +445,20 @@ impl Tree {
             .filter(|e| e.parent != NO_PARENT)
             .map(|e| e.link)
             .chain(self.leaves.iter().map(|(_, l)| l.link))
+    }
+
+    /// Every switch–switch link of the tree as `(child switch, parent switch, link)`.
+    pub(crate) fn switch_links(&self) -> impl Iterator<Item = (u32, u32, LinkId)> + '_ {
+        self.sw
+            .iter()
+            .zip(&self.up)
+            .filter(|(_, e)| e.parent != NO_PARENT)
+            .map(|(&s, e)| (s, e.parent, e.link))
+    }
+
+    /// Every terminal link of the tree (its leaves').
+    pub(crate) fn leaf_links(&self) -> impl Iterator<Item = LinkId> + '_ {
+        self.leaves.iter().map(|(_, l)| l.link)
     }
 
     /// `(switch, member leaves on it)` of every switch with leaves, by switch.
@@ -660,10 +771,38 @@ mod tests {
         assert_eq!(ports(7), [1, 4, 5]);
         assert_eq!(ports(2), [2, 4]);
         assert!(t.has_leaf(7, NodeId(101)) && !t.has_leaf(2, NodeId(101)));
+        // The tree links: parent then children, with the ports at both ends.
+        let links = |s| {
+            let i = t.node_of(s).unwrap();
+            let up = t
+                .up_link(i)
+                .map(|(p, a, b)| (p, t.node_of(p).unwrap(), a, b));
+            up.into_iter()
+                .chain(t.down_links(i))
+                .map(|(p, n, a, b)| (p, n, a.0, b.0))
+                .collect::<Vec<_>>()
+        };
+        // Nodes: 2, 5, 7, 9 are 0, 1, 2, 3.
+        assert_eq!(links(9), [(5, 1, 1, 2), (7, 2, 3, 1)]);
+        assert_eq!(links(5), [(2, 0, 1, 4), (9, 3, 2, 1)]);
+        assert_eq!(links(7), [(9, 3, 1, 3)]);
+        for s in [2, 5, 7, 9] {
+            let ports: Vec<u16> = t.tree_ports(s).unwrap().map(|p| p.0).collect();
+            let via_links: Vec<u16> = links(s).iter().map(|l| l.2).collect();
+            assert_eq!(ports, via_links);
+        }
+        assert!(t.node_of(4).is_none());
         assert_eq!(t.leaf_counts().collect::<Vec<_>>(), [(2, 1), (7, 2)]);
         let mut links: Vec<u32> = t.links().map(|l| l.0).collect();
         links.sort_unstable();
         assert_eq!(links, [10, 11, 12, 20, 21, 22]);
+        // The same links, switch–switch ones with their ends.
+        let mut sw_links: Vec<(u32, u32, u32)> =
+            t.switch_links().map(|(c, p, l)| (c, p, l.0)).collect();
+        sw_links.sort_unstable();
+        assert_eq!(sw_links, [(2, 5, 10), (7, 9, 12), (9, 5, 11)]);
+        let leaf_links: Vec<u32> = t.leaf_links().map(|l| l.0).collect();
+        assert_eq!(leaf_links, [20, 21, 22]);
         assert_eq!(
             t.member_counts(),
             [(NodeId(100), 1), (NodeId(101), 2), (NodeId(102), 1)]
