@@ -215,7 +215,7 @@ fn sort_entries(entries: &mut [(u64, u32)], packed: &mut Vec<u64>) {
 /// a row.
 ///
 /// Complexity: O(S·|targets|) byte operations.
-fn fold_rows(
+pub(crate) fn fold_rows(
     hops: &fabric_model::HopTable,
     targets: &[u32],
     out: &mut [u8],

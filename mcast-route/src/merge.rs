@@ -132,11 +132,7 @@ impl Router<'_> {
         // Least hops from every switch to the group's switches.
         let field = &mut self.s.maxd;
         field.fill(u8::MAX);
-        for &sm in &m.sw {
-            for (acc, &h) in field.iter_mut().zip(self.hops.row(sm as usize)) {
-                *acc = (*acc).min(h);
-            }
-        }
+        crate::graph::fold_rows(self.hops, &m.sw, field, u8::min);
         let g = m.terminals.len() as u64;
         // (bound numerator, count, tree side sum, tree).
         let mut cands: Vec<(u64, u64, u64, u32)> = Vec::new();

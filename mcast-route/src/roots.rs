@@ -11,35 +11,9 @@ impl Router<'_> {
     ///
     /// Complexity: O(S·M) byte operations for S switches and M member switches.
     pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
-        let maxd = &mut self.s.maxd;
-        // The first member's row as it is, then the others' maxima.
-        let Some((&first, rest)) = member_sw.split_first() else {
-            maxd.fill(0);
-            return 0;
-        };
-        maxd.copy_from_slice(self.hops.row(first as usize));
-        let n = maxd.len();
         // The hop table is symmetric: row m holds the distances from every switch to m.
-        let row = |m: u32| &self.hops.row(m as usize)[..n];
-        // Eight rows a pass: the rows stream in from memory side by side (more reads in
-        // flight than one row at a time; measured against four and one a pass), and `maxd`
-        // is read and written once for eight.
-        let mut eights = rest.chunks_exact(8);
-        for r in &mut eights {
-            let (a, b, c, e) = (row(r[0]), row(r[1]), row(r[2]), row(r[3]));
-            let (f, g, h, k) = (row(r[4]), row(r[5]), row(r[6]), row(r[7]));
-            for i in 0..n {
-                let x = a[i].max(b[i]).max(c[i].max(e[i]));
-                let y = f[i].max(g[i]).max(h[i].max(k[i]));
-                maxd[i] = maxd[i].max(x.max(y));
-            }
-        }
-        for &m in eights.remainder() {
-            for (acc, &h) in maxd.iter_mut().zip(row(m)) {
-                *acc = (*acc).max(h);
-            }
-        }
-        maxd.iter().copied().min().unwrap_or(0)
+        self.s.fill_far(self.hops, member_sw);
+        self.s.maxd.iter().copied().min().unwrap_or(0)
     }
 
     /// Alg. 1 step ①: the switches whose largest distance to the members is `d` (the least,
