@@ -517,26 +517,67 @@ impl Scratch {
         targets: &[u32],
         prune: bool,
     ) -> bool {
-        self.search(g, start, max_depth, avail, targets, prune, true)
+        self.search(g, start, max_depth, avail, targets, prune)
     }
 
-    /// The whole connected component of `start` among the switches for which `avail` holds,
-    /// by BFS into [`queue`](Self::queue) (as [`bfs`](Self::bfs) with no target leaves it);
-    /// returns whether every switch of `targets` is in it.
+    /// The whole connected component of `start` among the switches of the bit set `avail`
+    /// (bit `x % 64` of word `x / 64` for switch `x`), by BFS into [`queue`](Self::queue), in
+    /// the order [`bfs`](Self::bfs) with no target leaves it; returns whether every switch
+    /// of `targets` is in it. The switches not in `avail` are marked seen before the
+    /// search (not their distances: the queue is what is left), so that one look-up a link
+    /// stands for [`bfs`](Self::bfs)'s two (seen, then available), which it repeats for a
+    /// busy switch at every link that leads to it.
     ///
-    /// Complexity: O(S + L) over the component.
+    /// Complexity: O(S + L) over the component, O(S) for the busy switches.
     pub(crate) fn component(
         &mut self,
         g: &SwitchGraph,
         start: u32,
-        avail: impl Fn(u32) -> bool,
+        avail: &[u64],
         targets: &[u32],
     ) -> bool {
-        self.search(g, start, u32::MAX, avail, targets, false, false)
+        let bit = |w: &[u64], x: u32| w[x as usize / 64] >> (x % 64) & 1 == 1;
+        // The switches not available count as seen from the start.
+        self.seen.begin();
+        let n = self.hops.len();
+        let epoch = self.seen.epoch;
+        let seen = &mut self.seen.v[..n];
+        for (k, &w) in avail.iter().enumerate() {
+            let mut busy = !w;
+            while busy != 0 {
+                let x = k * 64 + busy.trailing_zeros() as usize;
+                if x >= n {
+                    break;
+                }
+                seen[x] = epoch;
+                busy &= busy - 1;
+            }
+        }
+        let queue = &mut self.queue;
+        queue.clear();
+        if seen[start as usize] != epoch {
+            seen[start as usize] = epoch;
+            queue.push(start);
+            let mut head = 0;
+            while head < queue.len() {
+                let v = queue[head];
+                head += 1;
+                for a in g.adj(v) {
+                    let p = a.peer as usize;
+                    if seen[p] != epoch {
+                        seen[p] = epoch;
+                        queue.push(a.peer);
+                    }
+                }
+            }
+        }
+        // A target is in the component when it was available and has been entered.
+        targets
+            .iter()
+            .all(|&t| bit(avail, t) && seen[t as usize] == epoch)
     }
 
-    /// [`bfs`](Self::bfs), stopping once every target is reached when `stop`.
-    #[allow(clippy::too_many_arguments)]
+    /// [`bfs`](Self::bfs)'s search.
     #[inline]
     fn search(
         &mut self,
@@ -546,7 +587,6 @@ impl Scratch {
         avail: impl Fn(u32) -> bool,
         targets: &[u32],
         prune: bool,
-        stop: bool,
     ) -> bool {
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
@@ -573,7 +613,7 @@ impl Scratch {
         } = self;
         let (seen, hops, near) = (&mut seen.v[..n], &mut hops[..n], &near[..n]);
         let mut head = 0;
-        while head < queue.len() && (left > 0 || !stop || targets.is_empty()) {
+        while head < queue.len() && (left > 0 || targets.is_empty()) {
             let v = queue[head];
             head += 1;
             let h = hops[v as usize];
@@ -1701,8 +1741,23 @@ mod tests {
             let want = s.bfs(&g, start, u32::MAX, avail, &targets, false);
             s.bfs(&g, start, u32::MAX, avail, &[], false);
             let whole = s.queue.clone();
-            assert_eq!(s.component(&g, start, avail, &targets), want, "seed {seed}");
+            let mut words = vec![0u64; (n as usize).div_ceil(64)];
+            for x in (0..n).filter(|&x| avail(x)) {
+                words[x as usize / 64] |= 1 << (x % 64);
+            }
+            assert_eq!(
+                s.component(&g, start, &words, &targets),
+                want,
+                "seed {seed}"
+            );
             assert_eq!(s.queue, whole, "seed {seed}");
+            // A busy target is never in it (nor anything from a busy start), though the
+            // busy switches are marked seen.
+            let busy = (0..n).find(|&x| !avail(x)).unwrap();
+            let with_busy = [targets.as_slice(), &[busy]].concat();
+            assert!(!s.component(&g, start, &words, &with_busy));
+            assert!(!s.component(&g, busy, &words, &[start]));
+            assert!(s.component(&g, busy, &words, &[]) && s.queue.is_empty());
             split[usize::from(want)] += 1;
         }
         assert!(split[0] > 0 && split[1] > 0, "{split:?}");

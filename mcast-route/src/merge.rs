@@ -286,7 +286,7 @@ impl Router<'_> {
     #[cfg(test)]
     fn merge_root(&mut self, color: u32, vm_sw: &[u32]) -> u32 {
         let free = FreeBits::of(&self.colors, self.g.len(), color);
-        self.s.component(&self.g, vm_sw[0], |x| free.get(x), &[]);
+        self.s.component(&self.g, vm_sw[0], &free.0, &[]);
         let comp = self.s.queue.clone();
         self.merge_root_in(&free, vm_sw, &comp)
     }
@@ -569,7 +569,7 @@ impl Router<'_> {
             assert_eq!(free.0, FreeBits::of(&self.colors, n, color).0);
             // Step ④: connected in G_color (the uninstalled trees' switches are free now)?
             // (The whole component: the root is chosen in it.)
-            if self.s.component(&self.g, vm_sw[0], |x| free.get(x), &vm_sw) {
+            if self.s.component(&self.g, vm_sw[0], &free.0, &vm_sw) {
                 break;
             }
             // Steps ⑤–⑥: a temporary tree in the whole fabric.
