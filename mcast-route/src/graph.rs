@@ -701,8 +701,10 @@ impl Scratch {
         // that nothing is ever new to it: it is never reached, and its front stays empty.
         b.seen.clear();
         b.seen.resize(n * w, u64::MAX);
+        // `front` and `next` are all zero between calls (each search clears what it set):
+        // only their length changes.
+        debug_assert!(b.front.iter().chain(&b.next).all(|&x| x == 0));
         for v in [&mut b.front, &mut b.next] {
-            v.clear();
             v.resize(n * w, 0);
         }
         for &x in comp {
@@ -750,7 +752,7 @@ impl Scratch {
         let mut level = 0;
         b.row.clear();
         b.row.resize(w, 0);
-        loop {
+        let found = 'levels: loop {
             // The switches that may complete at this level, by key: pull their new bits
             // (at level 0, a single source is complete).
             let end = upto(level);
@@ -773,12 +775,12 @@ impl Scratch {
                         }
                     }
                     if *row == b.full[..w] {
-                        return Some((level, q));
+                        break 'levels Some((level, q));
                     }
                 }
             }
             if b.active.is_empty() || level >= max_depth {
-                return None;
+                break None;
             }
             level += 1;
             if level == 1 {
@@ -823,7 +825,12 @@ impl Scratch {
                 }
             }
             std::mem::swap(&mut b.active, &mut b.reached);
+        };
+        // `next` is zero after every level's push; `front` is set only for `active`.
+        for &p in &b.active {
+            b.front[p as usize * w..(p as usize + 1) * w].fill(0);
         }
+        found
     }
 
     /// Dijkstra from `root` over the switches for which `avail` holds, with the key
