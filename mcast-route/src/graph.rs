@@ -1056,11 +1056,12 @@ impl Scratch {
             let base = g.slot(x, 0);
             for (k, a) in g.adj(x).iter().enumerate() {
                 let v = a.peer as usize;
-                if done[v] == done_epoch || !avail(a.peer) {
+                // (A switch seen and not settled was relaxed before: it is available.)
+                let unseen = seen[v] != seen_epoch;
+                if done[v] == done_epoch || (unseen && !avail(a.peer)) {
                     continue;
                 }
                 let key = (hx + 1, cx + u64::from(efi[a.link.index()]));
-                let unseen = seen[v] != seen_epoch;
                 if unseen || key < (hops[v], cost[v]) {
                     // Queued when the key enters a hop count (not again when it only
                     // gets cheaper there).
@@ -1145,9 +1146,11 @@ impl Scratch {
                     if was_seen && hops[v] <= h {
                         continue;
                     }
-                    // (The cheaper test first.)
-                    if (prune && (h + 1).saturating_add(u32::from(near[v])) > max_hops)
-                        || !avail(a.peer)
+                    // (The cheaper test first; a switch already in the next layer passed
+                    // both when it entered it.)
+                    if !was_seen
+                        && ((prune && (h + 1).saturating_add(u32::from(near[v])) > max_hops)
+                            || !avail(a.peer))
                     {
                         continue;
                     }
