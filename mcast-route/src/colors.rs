@@ -54,8 +54,8 @@ impl ColorTable {
     }
 
     /// `(color, tree)` of every entry of `sw`, by color.
-    pub(crate) fn entries(&self, sw: u32) -> impl Iterator<Item = (u32, TreeId)> + '_ {
-        self.tree[sw as usize].iter().copied()
+    pub(crate) fn entries(&self, sw: u32) -> &[(u32, TreeId)] {
+        &self.tree[sw as usize]
     }
 
     pub(crate) fn set(&mut self, sw: u32, color: u32, tree: TreeId) {
@@ -206,15 +206,6 @@ impl ColorTable {
             Some(l) if c >= l => None,
             _ => Some(c),
         }
-    }
-}
-
-/// Read access for the merge's color choice.
-impl ColorTable {
-    /// `(color, tree)` of every entry of `sw`, by color (as [`entries`](Self::entries), as a
-    /// slice).
-    pub(crate) fn entry_slice(&self, sw: u32) -> &[(u32, TreeId)] {
-        &self.tree[sw as usize]
     }
 }
 

@@ -536,7 +536,6 @@ impl Scratch {
         avail: &[u64],
         targets: &[u32],
     ) -> bool {
-        let bit = |w: &[u64], x: u32| w[x as usize / 64] >> (x % 64) & 1 == 1;
         // The switches not available count as seen from the start.
         self.seen.begin();
         let n = self.hops.len();
@@ -574,7 +573,7 @@ impl Scratch {
         // A target is in the component when it was available and has been entered.
         targets
             .iter()
-            .all(|&t| bit(avail, t) && seen[t as usize] == epoch)
+            .all(|&t| crate::bits::get(avail, t as usize) && seen[t as usize] == epoch)
     }
 
     /// [`bfs`](Self::bfs)'s search.
@@ -1753,7 +1752,7 @@ mod tests {
             let whole = s.queue.clone();
             let mut words = vec![0u64; (n as usize).div_ceil(64)];
             for x in (0..n).filter(|&x| avail(x)) {
-                words[x as usize / 64] |= 1 << (x % 64);
+                crate::bits::set(&mut words, x as usize);
             }
             assert_eq!(
                 s.component(&g, start, &words, &targets),

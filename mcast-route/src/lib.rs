@@ -104,6 +104,7 @@
 #![forbid(unsafe_code)]
 
 mod baseline;
+mod bits;
 mod colors;
 mod config;
 mod error;

@@ -5,6 +5,7 @@ use std::collections::BinaryHeap;
 
 use fabric_model::NodeId;
 
+use crate::bits;
 use crate::colors::ColorTable;
 use crate::router::Members;
 use crate::tree::{Leaf, Tree};
@@ -30,23 +31,11 @@ pub(crate) struct FreeBits(Vec<u64>);
 /// Complexity: O(|items| + n/64).
 #[cfg(test)]
 pub(crate) fn sorted_distinct(items: impl Iterator<Item = u32>, n: usize) -> Vec<u32> {
-    let mut bits = vec![0u64; n.div_ceil(64)];
-    let mut count = 0;
+    let mut words = vec![0u64; n.div_ceil(64)];
     for x in items {
-        let w = &mut bits[x as usize / 64];
-        let b = 1 << (x % 64);
-        count += usize::from(*w & b == 0);
-        *w |= b;
+        bits::set(&mut words, x as usize);
     }
-    let mut out = Vec::with_capacity(count);
-    for (i, &w) in bits.iter().enumerate() {
-        let mut w = w;
-        while w != 0 {
-            out.push((i * 64) as u32 + w.trailing_zeros());
-            w &= w - 1;
-        }
-    }
-    out
+    bits::ones(&words).map(|x| x as u32).collect()
 }
 
 /// A merge-root key `(bound, entries in use, switch)` as one word in the same order: the
@@ -77,13 +66,13 @@ impl FreeBits {
     /// Marks switch `x` free.
     #[inline]
     pub(crate) fn set(&mut self, x: u32) {
-        self.0[x as usize / 64] |= 1 << (x % 64);
+        bits::set(&mut self.0, x as usize);
     }
 
     /// Whether switch `x` is free.
     #[inline]
     pub(crate) fn get(&self, x: u32) -> bool {
-        self.0[x as usize / 64] >> (x % 64) & 1 == 1
+        bits::get(&self.0, x as usize)
     }
 }
 
@@ -219,7 +208,7 @@ impl Router<'_> {
             // Σ groups, Σ switches, Σ groups × switches over the distinct trees of c.
             let (mut g, mut sw, mut gs) = (0usize, 0usize, 0usize);
             for (&s, at) in m.sw.iter().zip(ms.cursor.iter_mut()) {
-                let row = self.colors.entry_slice(s);
+                let row = self.colors.entries(s);
                 if let Some(&(col, t)) = row.get(*at as usize)
                     && col == c
                 {
@@ -530,7 +519,7 @@ impl Router<'_> {
         vm_bits.clear();
         vm_bits.resize(n.div_ceil(64), 0);
         for &s in &m.sw {
-            vm_bits[s as usize / 64] |= 1 << (s % 64);
+            bits::set(&mut vm_bits, s as usize);
         }
         // Takes tree `id` out: its members join vMcg, its switches are free in the color.
         let take = |this: &mut Self,
@@ -540,7 +529,7 @@ impl Router<'_> {
                     free: Option<&mut FreeBits>| {
             let t = this.uninstall(id);
             for a in t.members().filter_map(|x| this.attach[x.index()]) {
-                vm_bits[a.sw as usize / 64] |= 1 << (a.sw % 64);
+                bits::set(vm_bits, a.sw as usize);
             }
             if let Some(free) = free {
                 for &x in t.switches() {
@@ -558,13 +547,7 @@ impl Router<'_> {
         let mut vm_sw: Vec<u32> = Vec::new();
         loop {
             vm_sw.clear();
-            for (i, &w) in vm_bits.iter().enumerate() {
-                let mut w = w;
-                while w != 0 {
-                    vm_sw.push((i * 64) as u32 + w.trailing_zeros());
-                    w &= w - 1;
-                }
-            }
+            vm_sw.extend(bits::ones(&vm_bits).map(|x| x as u32));
             #[cfg(test)]
             assert_eq!(free.0, FreeBits::of(&self.colors, n, color).0);
             // Step ④: connected in G_color (the uninstalled trees' switches are free now)?
@@ -659,18 +642,13 @@ impl Router<'_> {
         ms.bits.clear();
         ms.bits.resize(n.div_ceil(64), 0);
         for &x in &ms.path {
-            ms.bits[x as usize / 64] |= 1 << (x % 64);
+            bits::set(&mut ms.bits, x as usize);
         }
         let mut sw = Vec::with_capacity(ms.path.len());
         ms.pos.resize(n, 0);
-        for (i, &w) in ms.bits.iter().enumerate() {
-            let mut w = w;
-            while w != 0 {
-                let x = (i * 64) as u32 + w.trailing_zeros();
-                ms.pos[x as usize] = sw.len() as u32;
-                sw.push(x);
-                w &= w - 1;
-            }
+        for x in bits::ones(&ms.bits) {
+            ms.pos[x] = sw.len() as u32;
+            sw.push(x as u32);
         }
         // The members with their holders, by node.
         let nodes = self.fabric.node_count();
@@ -683,20 +661,14 @@ impl Router<'_> {
             .flat_map(|t| t.member_counts().iter().copied())
             .chain(m.terminals.iter().map(|&t| (t, 1)));
         for (t, c) in held {
-            let (i, b) = (t.index() / 64, 1 << (t.index() % 64));
-            distinct += usize::from(ms.bits[i] & b == 0);
-            ms.bits[i] |= b;
+            distinct += usize::from(!bits::get(&ms.bits, t.index()));
+            bits::set(&mut ms.bits, t.index());
             ms.count[t.index()] += c;
         }
         let mut members = Vec::with_capacity(distinct);
-        for (i, &w) in ms.bits.iter().enumerate() {
-            let mut w = w;
-            while w != 0 {
-                let t = i * 64 + w.trailing_zeros() as usize;
-                members.push((NodeId(t as u32), ms.count[t]));
-                ms.count[t] = 0;
-                w &= w - 1;
-            }
+        for t in bits::ones(&ms.bits) {
+            members.push((NodeId(t as u32), ms.count[t]));
+            ms.count[t] = 0;
         }
         // A leaf a member.
         let pos = &ms.pos;

@@ -106,15 +106,10 @@ impl SwitchIndex {
             sw.dedup();
         } else {
             for s in children.chain([root]) {
-                self.bits[s as usize / 64] |= 1 << (s % 64);
+                crate::bits::set(&mut self.bits, s as usize);
             }
-            for (w, word) in self.bits.iter_mut().enumerate() {
-                let mut x = std::mem::take(word);
-                while x != 0 {
-                    sw.push((w * 64) as u32 + x.trailing_zeros());
-                    x &= x - 1;
-                }
-            }
+            sw.extend(crate::bits::ones(&self.bits).map(|s| s as u32));
+            self.bits.fill(0);
         }
         for (i, &s) in sw.iter().enumerate() {
             self.node[s as usize] = i as u32;
