@@ -103,9 +103,12 @@ impl ColorTable {
             .unwrap_or_else(|| self.trees_per_color.len() as u32 + 1)
     }
 
-    /// Whether every color is allowed (unlimited entries): then first-fit always finds one.
-    pub(crate) fn is_unlimited(&self) -> bool {
-        self.limit.is_none()
+    /// Whether first-fit colors every tree: with unlimited entries, or while some color
+    /// below the limit has never been installed on any switch (colors are installed with
+    /// their counts, so every color from `trees_per_color.len()` on is free everywhere).
+    pub(crate) fn colors_every_tree(&self) -> bool {
+        self.limit
+            .is_none_or(|l| (self.trees_per_color.len() as u32) < l)
     }
 
     /// ORs the first `acc.len()` words of `sw`'s busy bitmap into `acc`, and returns whether

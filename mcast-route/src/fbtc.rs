@@ -46,12 +46,14 @@ impl Router<'_> {
         let mut best: Option<Candidate> = None;
         let mut tried = 0;
         for root in roots {
-            // With unlimited entries every tree is colored: a greedy build that can no
-            // longer beat the best color (ties go to the earlier root) stops early, and
-            // counts as a try as the finished tree would.
+            // While every tree is colored (unlimited entries, or a color below the limit
+            // still unused), a greedy build that can no longer beat the best color (ties
+            // go to the earlier root) stops early, and counts as a try as the finished tree
+            // would. (Past that, a tree with no color does not count as a try, and a build
+            // cut short cannot tell whether it would have had one.)
             let cutoff = best
                 .as_ref()
-                .filter(|_| self.colors.is_unlimited())
+                .filter(|_| self.colors.colors_every_tree())
                 .map(|b| (b.0, members_busy.as_slice()));
             let built = if self.config.bottom_up == BottomUp::LeastLoadPath {
                 Some((self.bottom_up_least_load(root, &m.sw, None), false, None))
