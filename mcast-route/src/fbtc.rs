@@ -45,22 +45,31 @@ impl Router<'_> {
         // (color, root, parent edges, branched) of the best tree so far.
         let mut best: Option<Candidate> = None;
         let mut tried = 0;
+        // Whether every tree is colored: unlimited entries, or a color below the limit still
+        // unused.
+        let every = self.colors.colors_every_tree();
         for root in roots {
-            // While every tree is colored (unlimited entries, or a color below the limit
-            // still unused), a greedy build that can no longer beat the best color (ties
-            // go to the earlier root) stops early, and counts as a try as the finished tree
-            // would. (Past that, a tree with no color does not count as a try, and a build
-            // cut short cannot tell whether it would have had one.)
-            let cutoff = best
-                .as_ref()
-                .filter(|_| self.colors.colors_every_tree())
-                .map(|b| (b.0, members_busy.as_slice()));
+            // While every tree is colored, a greedy build that can no longer beat the best
+            // color (ties go to the earlier root) stops early, and counts as a try as the
+            // finished tree would. Otherwise a tree with no color does not count as a try
+            // (steps ⑤–⑦), so a build cut short must know whether it has one: it stops
+            // early only once every color below the limit is busy on it.
+            let cutoff = if every {
+                best.as_ref().map(|b| b.0)
+            } else {
+                Some(self.colors.span())
+            };
+            let cutoff = cutoff.map(|c| (c, members_busy.as_slice()));
             let built = if self.config.bottom_up == BottomUp::LeastLoadPath {
                 Some((self.bottom_up_least_load(root, &m.sw, None), false, None))
             } else {
                 self.bottom_up_greedy(root, &m.sw, None, cutoff)
             };
             let Some((parents, branched, known)) = built else {
+                if !every {
+                    // No color below the limit: the next root.
+                    continue;
+                }
                 tried += 1;
                 if tried >= tries {
                     break;
@@ -171,6 +180,70 @@ mod tests {
             r.create_group(&g).unwrap();
         }
         assert!(colored > 20 && failed > 0, "{colored} {failed}");
+    }
+
+    /// With an entry limit and a few root tries, FBTC picks the same root and color as the
+    /// plain loop of Alg. 1 (every greedy tree built whole and colored first-fit, a tree
+    /// with no color not counting as a try): the cut-offs, at the best color while a color
+    /// below the limit is unused and at the limit after, change nothing. Both phases occur
+    /// (a build cut at the best color past the limit, or counting a tree with no color as
+    /// a try, each fails it).
+    #[test]
+    fn limited_root_tries_match_the_plain_loop() {
+        let f = generators::fat_tree(6).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        for tries in [2, 3] {
+            let cfg = Config {
+                policy: Policy::FbtcOnly,
+                fbtc_root_tries: tries,
+                bottom_up: crate::BottomUp::Greedy,
+                ..Config::mr4lms(Entries::Limit(12))
+            };
+            let mut r = Router::new(&f, &h, cfg).unwrap();
+            let (mut before, mut after, mut failed) = (0, 0, 0);
+            for g in patterns::random_groups(&f, 70, 3, 17).unwrap() {
+                let m = r.validate(&g).unwrap();
+                let d = r.max_dist(&m.sw);
+                let every = r.colors.colors_every_tree();
+                let floor = r.colors.first_fit(m.sw.iter().copied());
+                let mut want: Option<(u32, u32)> = None;
+                let mut tried = 0;
+                for root in r.candidate_roots(d, true).all() {
+                    if floor.is_none() {
+                        break;
+                    }
+                    let parents = r.bottom_up_greedy(root, &m.sw, None, None).unwrap().0;
+                    let tree = iter::once(root).chain(parents.iter().map(|p| p.0));
+                    let Some(c) = r.colors.first_fit(tree) else {
+                        continue;
+                    };
+                    if want.is_none_or(|w| c < w.0) {
+                        want = Some((c, root));
+                    }
+                    tried += 1;
+                    if tried >= tries || Some(c) == floor {
+                        break;
+                    }
+                }
+                let d = r.max_dist(&m.sw);
+                let got = match r.fbtc(&m, d) {
+                    Some(Built::New(t)) => Some((t.color, t.root)),
+                    None => None,
+                    Some(Built::Existing(_)) => unreachable!("FBTC builds new trees"),
+                };
+                assert_eq!(got, want, "tries {tries} group {g:?}");
+                match (got, every) {
+                    (None, _) => failed += 1,
+                    (Some(_), true) => before += 1,
+                    (Some(_), false) => after += 1,
+                }
+                r.create_group(&g).unwrap();
+            }
+            assert!(
+                before > 0 && after > 0 && failed > 0,
+                "{before} {after} {failed}"
+            );
+        }
     }
 
     /// The greedy build's cut-off: it gives up exactly when the finished tree's first-fit
