@@ -595,8 +595,7 @@ impl<'f> Router<'f> {
         Ok(self
             .colors
             .entries(sw)
-            .iter()
-            .map(|&(c, t)| {
+            .map(|(c, t)| {
                 let ports = self.tree_ref(t).port_set(sw).unwrap_or_default();
                 (Color(c), ports)
             })
