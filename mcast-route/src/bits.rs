@@ -1,11 +1,17 @@
 //! Dense bit sets over switch or node numbers (bit `x % 64` of word `x / 64`): the merge's
 //! G_color and vMcg switches, the merged tree's switches and members, the tree builder's
-//! switch index.
+//! switch index, FCTB's reachable roots.
 
 /// Sets bit `x`.
 #[inline]
 pub(crate) fn set(words: &mut [u64], x: usize) {
     words[x / 64] |= 1 << (x % 64);
+}
+
+/// Clears bit `x`.
+#[inline]
+pub(crate) fn clear(words: &mut [u64], x: usize) {
+    words[x / 64] &= !(1 << (x % 64));
 }
 
 /// Whether bit `x` is set.

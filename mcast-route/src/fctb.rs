@@ -33,7 +33,13 @@ impl Router<'_> {
     ///
     /// Complexity: O(C·(S + L)) for the searches over C colors.
     pub(crate) fn fctb(&mut self, m: &Members, d: u8) -> Option<Built> {
-        let roots = self.candidate_roots(d, true).all();
+        // The candidates in order only as far as step ⑤ takes them (usually the first free
+        // one succeeds): the necessary conditions need them in no order.
+        let mut order = self.candidate_roots(d, true);
+        let roots = order.unordered();
+        let mut in_order: Vec<u32> = Vec::new();
+        // The free roots the filtering BFS reached, as a bit set over the switches.
+        let mut reached = vec![0u64; self.g.len().div_ceil(64)];
         self.s.fill_near(self.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
@@ -71,10 +77,29 @@ impl Router<'_> {
                 }
                 reachable_roots.retain(|&r| self.s.seen.get(r));
             }
+            for &r in &reachable_roots {
+                crate::bits::set(&mut reached, r as usize);
+            }
             // Step ⑤, with step ⑨'s search: Dijkstra bounded by d goes by BFS layers, so it
             // reaches every member exactly when the BFS would, and leaves the tree's paths.
+            // The roots in order, as many as taken so far and then from `order`.
             let mut chosen = None;
-            for &r in &reachable_roots {
+            let mut left = reachable_roots.len();
+            let mut k = 0;
+            while left > 0 {
+                let r = match in_order.get(k) {
+                    Some(&r) => r,
+                    None => {
+                        let r = order.next().expect("every reachable root is a candidate");
+                        in_order.push(r);
+                        r
+                    }
+                };
+                k += 1;
+                if !crate::bits::get(&reached, r as usize) {
+                    continue;
+                }
+                left -= 1;
                 if self
                     .s
                     .dijkstra(&self.g, &self.efi, r, free, &m.sw, d, false, None, true)
@@ -83,6 +108,9 @@ impl Router<'_> {
                     break;
                 }
             }
+            for &r in &reachable_roots {
+                crate::bits::clear(&mut reached, r as usize);
+            }
             let Some(root) = chosen else { continue };
             // Step ⑨: the paths of the search from the root.
             let parents = self.s.collect_paths(&self.g, m.sw.iter().copied());
@@ -90,5 +118,111 @@ impl Router<'_> {
             return Some(Built::New(Tree::from_parts(c, root, &parents, &leaves)));
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fabric_model::{HopTable, generators};
+
+    use super::{Built, FEW_ROOTS};
+    use crate::router::Members;
+    use crate::tree::Tree;
+    use crate::{Config, Entries, Policy, Router, patterns};
+
+    /// Alg. 3 as [`Router::fctb`] was written before it took the candidate roots in order
+    /// lazily: every candidate sorted first, then filtered a color. The reference of
+    /// [`fctb_matches_the_sorted_roots_reference`].
+    fn fctb_sorted(r: &mut Router<'_>, m: &Members, d: u8) -> Option<Built> {
+        let roots = r.candidate_roots(d, true).all();
+        r.s.fill_near(r.hops, &m.sw);
+        let d = u32::from(d);
+        let s0 = m.sw[0];
+        for c in 0..r.colors.span() {
+            if let Some(t) = r.colors.tree_at(s0, c) {
+                let tree = r.tree_ref(t);
+                let spans = m
+                    .terminals
+                    .iter()
+                    .all(|&x| r.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
+                if spans && !m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d)) {
+                    return Some(Built::Existing(t));
+                }
+                continue;
+            }
+            let colors = &r.colors;
+            if m.sw.iter().any(|&s| colors.is_busy(s, c))
+                || roots.iter().all(|&x| colors.is_busy(x, c))
+            {
+                continue;
+            }
+            let free = |x: u32| !colors.is_busy(x, c);
+            let mut reachable: Vec<u32> = roots.iter().copied().filter(|&x| free(x)).collect();
+            if reachable.len() > FEW_ROOTS {
+                if !r.s.bfs(&r.g, s0, 2 * d, free, &m.sw, true) {
+                    continue;
+                }
+                reachable.retain(|&x| r.s.seen.get(x));
+            }
+            let mut chosen = None;
+            for &x in &reachable {
+                if r.s
+                    .dijkstra(&r.g, &r.efi, x, free, &m.sw, d, false, None, true)
+                {
+                    chosen = Some(x);
+                    break;
+                }
+            }
+            let Some(root) = chosen else { continue };
+            let parents = r.s.collect_paths(&r.g, m.sw.iter().copied());
+            let leaves: Vec<_> = r.leaves_of(m.terminals.iter()).collect();
+            return Some(Built::New(Tree::from_parts(c, root, &parents, &leaves)));
+        }
+        None
+    }
+
+    /// FCTB takes the same root, color and tree as with every candidate sorted first, on
+    /// fabrics with few candidate roots a group (a torus) and with more than [`FEW_ROOTS`]
+    /// (a random regular fabric: the filtering BFS runs), through creates that fill every
+    /// entry; new trees, reused trees and failures all occur.
+    #[test]
+    fn fctb_matches_the_sorted_roots_reference() {
+        let (mut existing, mut many) = (0, 0);
+        for (f, limit) in [
+            (generators::torus(&[7, 6], 1).unwrap(), 5),
+            (generators::random_regular(160, 6, 2, 3).unwrap(), 6),
+            (generators::fat_tree(18).unwrap(), 3),
+        ] {
+            let h = HopTable::new(&f).unwrap();
+            let cfg = Config {
+                policy: Policy::FctbOnly,
+                ..Config::mr4lms(Entries::Limit(limit))
+            };
+            let mut r = Router::new(&f, &h, cfg).unwrap();
+            let (mut new, mut failed) = (0, 0);
+            for g in patterns::random_groups(&f, 120, 3, 11).unwrap() {
+                let m = r.validate(&g).unwrap();
+                let d = r.max_dist(&m.sw);
+                many += usize::from(r.candidate_roots(d, true).unordered().len() > FEW_ROOTS);
+                let want = fctb_sorted(&mut r, &m, d);
+                let d = r.max_dist(&m.sw);
+                let got = r.fctb(&m, d);
+                match (&got, &want) {
+                    (Some(Built::New(a)), Some(Built::New(b))) => {
+                        assert_eq!(a, b, "group {g:?}");
+                        new += 1;
+                    }
+                    (Some(Built::Existing(a)), Some(Built::Existing(b))) => {
+                        assert_eq!(a, b, "group {g:?}");
+                        existing += 1;
+                    }
+                    (None, None) => failed += 1,
+                    _ => panic!("group {g:?}: {got:?} vs {want:?}"),
+                }
+                r.create_group(&g).unwrap();
+            }
+            assert!(new > 0 && failed > 0, "{new} {failed}");
+        }
+        assert!(existing > 0 && many > 0, "{existing} {many}");
     }
 }

@@ -321,7 +321,14 @@ impl Roots {
             .or_else(|| self.next())
     }
 
+    /// Every candidate, in no particular order (before any is taken).
+    pub(crate) fn unordered(&self) -> Vec<u32> {
+        debug_assert_eq!(self.next, 0);
+        self.keys.iter().map(|&k| key_switch(k)).collect()
+    }
+
     /// Every candidate, in order.
+    #[cfg(test)]
     pub(crate) fn all(mut self) -> Vec<u32> {
         self.keys.sort_unstable();
         self.keys.into_iter().map(key_switch).collect()
