@@ -2,21 +2,14 @@
 
 use crate::TreeId;
 
-/// [`ColorTable`]'s mark of a free entry (tree ids count up from 0 and are never reused).
-const FREE: TreeId = TreeId(u32::MAX);
-
 /// The paper's per-switch `colorBusy[color]` bitmaps and `mcts[color]` maps, plus per-color
 /// counts of trees and groups.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ColorTable {
     limit: Option<u32>,
     busy: Vec<Vec<u64>>,
-    /// Per switch, the tree on each color ([`FREE`] where none), up to the highest color it
-    /// ever held: setting and clearing an entry is one write (a sorted vector of entries
-    /// moved half its length each time, 256 entries on a full switch).
-    tree: Vec<Vec<TreeId>>,
-    /// Per switch, the entries in use.
-    in_use: Vec<u32>,
+    /// Per switch, `(color, tree)` sorted by color (small: a sorted vector beats a map).
+    tree: Vec<Vec<(u32, TreeId)>>,
     pub(crate) trees_per_color: Vec<u32>,
     pub(crate) groups_per_color: Vec<u32>,
     scratch: Vec<u64>,
@@ -28,7 +21,6 @@ impl ColorTable {
             limit,
             busy: vec![Vec::new(); switches],
             tree: vec![Vec::new(); switches],
-            in_use: vec![0; switches],
             ..Self::default()
         }
     }
@@ -43,15 +35,17 @@ impl ColorTable {
 
     #[inline]
     pub(crate) fn tree_at(&self, sw: u32, color: u32) -> Option<TreeId> {
-        self.tree[sw as usize]
-            .get(color as usize)
-            .copied()
-            .filter(|&t| t != FREE)
+        if self.is_busy(sw, color) {
+            let e = &self.tree[sw as usize];
+            e.binary_search_by_key(&color, |x| x.0).ok().map(|i| e[i].1)
+        } else {
+            None
+        }
     }
 
     /// Entries in use on `sw`.
     pub(crate) fn in_use(&self, sw: u32) -> usize {
-        self.in_use[sw as usize] as usize
+        self.tree[sw as usize].len()
     }
 
     /// Whether every entry of `sw` is in use.
@@ -60,12 +54,8 @@ impl ColorTable {
     }
 
     /// `(color, tree)` of every entry of `sw`, by color.
-    pub(crate) fn entries(&self, sw: u32) -> impl Iterator<Item = (u32, TreeId)> + '_ {
-        self.tree[sw as usize]
-            .iter()
-            .enumerate()
-            .filter(|&(_, &t)| t != FREE)
-            .map(|(c, &t)| (c as u32, t))
+    pub(crate) fn entries(&self, sw: u32) -> &[(u32, TreeId)] {
+        &self.tree[sw as usize]
     }
 
     pub(crate) fn set(&mut self, sw: u32, color: u32, tree: TreeId) {
@@ -80,11 +70,8 @@ impl ColorTable {
         );
         words[w] |= 1 << b;
         let e = &mut self.tree[sw as usize];
-        if e.len() <= color as usize {
-            e.resize(color as usize + 1, FREE);
-        }
-        e[color as usize] = tree;
-        self.in_use[sw as usize] += 1;
+        let i = e.partition_point(|x| x.0 < color);
+        e.insert(i, (color, tree));
     }
 
     pub(crate) fn clear(&mut self, sw: u32, color: u32) {
@@ -92,11 +79,9 @@ impl ColorTable {
         if let Some(x) = self.busy[sw as usize].get_mut(w) {
             *x &= !(1 << b);
         }
-        if let Some(t) = self.tree[sw as usize].get_mut(color as usize)
-            && *t != FREE
-        {
-            *t = FREE;
-            self.in_use[sw as usize] -= 1;
+        let e = &mut self.tree[sw as usize];
+        if let Ok(i) = e.binary_search_by_key(&color, |x| x.0) {
+            e.remove(i);
         }
     }
 
@@ -203,13 +188,12 @@ impl ColorTable {
     pub(crate) fn memory_bytes(&self) -> usize {
         self.busy.capacity() * size_of::<Vec<u64>>()
             + self.busy.iter().map(|w| w.capacity() * 8).sum::<usize>()
-            + self.tree.capacity() * size_of::<Vec<TreeId>>()
+            + self.tree.capacity() * size_of::<Vec<(u32, TreeId)>>()
             + self
                 .tree
                 .iter()
-                .map(|m| m.capacity() * size_of::<TreeId>())
+                .map(|m| m.capacity() * size_of::<(u32, TreeId)>())
                 .sum::<usize>()
-            + self.in_use.capacity() * 4
             + (self.trees_per_color.capacity() + self.groups_per_color.capacity()) * 4
             + self.scratch.capacity() * 8
     }

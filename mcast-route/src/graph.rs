@@ -369,6 +369,8 @@ pub(crate) struct Scratch {
 /// Reusable buffers of a merge (Alg. 4 and the merged tree's assembly).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MergeScratch {
+    /// Per member switch, the next of its entries (by color) to read.
+    pub(crate) cursor: Vec<u32>,
     /// Per tree id, the last color whose trees counted it.
     pub(crate) stamp: Vec<u32>,
     /// The merged tree's switches, as found up the paths.
@@ -389,7 +391,11 @@ pub(crate) struct MergeScratch {
 
 impl MergeScratch {
     fn memory_bytes(&self) -> usize {
-        (self.stamp.capacity() + self.path.capacity() + self.pos.capacity() + self.count.capacity())
+        (self.cursor.capacity()
+            + self.stamp.capacity()
+            + self.path.capacity()
+            + self.pos.capacity()
+            + self.count.capacity())
             * 4
             + (self.bits.capacity() + self.vm.capacity() + self.keys.capacity()) * 8
             + self.far.capacity()

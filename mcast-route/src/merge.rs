@@ -188,14 +188,17 @@ impl Router<'_> {
     /// switches add the least load when merged with it (see the variant), ties to fewer
     /// groups, then the lowest color.
     ///
-    /// One walk over the member switches' entries, all colors at once: each color's tree
-    /// on a switch is one look-up, deduplicated by the last color that counted each tree
-    /// (no search and no sort a color), and [`added_load`](Self::added_load)'s sum is kept
-    /// as three running sums.
+    /// One walk over the member switches' entries, all colors at once: each switch's
+    /// entries are sorted by color, so a cursor a switch hands out the trees of each color
+    /// in turn, deduplicated by the last color that counted each tree (no search and no
+    /// sort a color), and [`added_load`](Self::added_load)'s sum is kept as three running
+    /// sums.
     ///
-    /// Complexity: O(C·M) for C colors and M member switches.
+    /// Complexity: O(C·M + E) for C colors, M member switches and E entries on them.
     pub(crate) fn least_merging_color(&mut self, m: &Members) -> u32 {
         let ms = &mut self.s.merge;
+        ms.cursor.clear();
+        ms.cursor.resize(m.sw.len(), 0);
         ms.stamp.clear();
         ms.stamp.resize(self.trees.len(), u32::MAX);
         let member_sw = m.sw.len();
@@ -204,8 +207,12 @@ impl Router<'_> {
         for c in 0..self.colors.span() {
             // Σ groups, Σ switches, Σ groups × switches over the distinct trees of c.
             let (mut g, mut sw, mut gs) = (0usize, 0usize, 0usize);
-            for &s in &m.sw {
-                if let Some(t) = self.colors.tree_at(s, c) {
+            for (&s, at) in m.sw.iter().zip(ms.cursor.iter_mut()) {
+                let row = self.colors.entries(s);
+                if let Some(&(col, t)) = row.get(*at as usize)
+                    && col == c
+                {
+                    *at += 1;
                     let stamp = &mut ms.stamp[t.0 as usize];
                     if *stamp != c {
                         *stamp = c;

@@ -595,7 +595,8 @@ impl<'f> Router<'f> {
         Ok(self
             .colors
             .entries(sw)
-            .map(|(c, t)| {
+            .iter()
+            .map(|&(c, t)| {
                 let ports = self.tree_ref(t).port_set(sw).unwrap_or_default();
                 (Color(c), ports)
             })
