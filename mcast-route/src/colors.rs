@@ -70,6 +70,11 @@ impl ColorTable {
         );
         words[w] |= 1 << b;
         let e = &mut self.tree[sw as usize];
+        if e.len() == e.capacity() {
+            // Sixteen entries at first, not four then eight: most switches hold more, and
+            // every growth is a reallocation.
+            e.reserve(e.len().max(16));
+        }
         let i = e.partition_point(|x| x.0 < color);
         e.insert(i, (color, tree));
     }
