@@ -209,6 +209,27 @@ fn sort_entries(entries: &mut [(u64, u32)], packed: &mut Vec<u64>) {
     }
 }
 
+/// ORs switch `x`'s row of `rows` (rows of `row.len()` words, one a switch) into `row`:
+/// [`Scratch::least_farthest`]'s pulls.
+#[inline]
+fn or_row(row: &mut [u64], rows: &[u64], x: u32) {
+    let w = row.len();
+    let src = &rows[x as usize * w..(x as usize + 1) * w];
+    for (r, s) in row.iter_mut().zip(src) {
+        *r |= s;
+    }
+}
+
+/// Sorts `cands[..end]` when it reaches past the first `sorted`, already in order, and
+/// records `end` as sorted: [`Scratch::least_farthest`]'s candidates, put in key order as
+/// their levels come.
+fn sort_prefix(cands: &mut [(u64, u32)], sorted: &mut usize, end: usize) {
+    if end > *sorted {
+        cands[..end].sort_unstable();
+        *sorted = end;
+    }
+}
+
 /// Folds the hop-table rows of `targets` into `out` (one byte a switch) with `op`: eight
 /// rows at a time, a block of 64 switches at a time, so that each block is
 /// loaded and stored once for eight rows (and held in registers between) instead of once
@@ -758,21 +779,14 @@ impl Scratch {
             // (at level 0, a single source is complete).
             let end = upto(level);
             if end > 0 {
-                if end > sorted {
-                    b.cands[..end].sort_unstable();
-                    sorted = end;
-                }
+                sort_prefix(&mut b.cands, &mut sorted, end);
                 let (seen, front) = (&b.seen[..], &b.front[..]);
                 for &(_, q) in &b.cands[..end] {
                     let row = &mut b.row[..w];
                     row.copy_from_slice(&seen[q as usize * w..(q as usize + 1) * w]);
                     if level > 0 {
                         for a in g.adj(q) {
-                            let p = a.peer as usize;
-                            let fp = &front[p * w..(p + 1) * w];
-                            for k in 0..w {
-                                row[k] |= fp[k];
-                            }
+                            or_row(row, front, a.peer);
                         }
                     }
                     if *row == b.full[..w] {
@@ -794,10 +808,7 @@ impl Scratch {
             // `create_group` against 3.51; twice or four times: 3.50.)
             if level >= 1 {
                 let end = upto(level + 1);
-                if end > sorted {
-                    b.cands[..end].sort_unstable();
-                    sorted = end;
-                }
+                sort_prefix(&mut b.cands, &mut sorted, end);
                 let mut budget: usize = b.active.iter().map(|&p| g.adj(p).len()).sum();
                 let (seen, front) = (&b.seen[..], &b.front[..]);
                 for &(_, q) in &b.cands[..end] {
@@ -810,18 +821,10 @@ impl Scratch {
                         if !avail(a.peer) {
                             continue;
                         }
-                        let p = a.peer as usize;
-                        let sp = &seen[p * w..(p + 1) * w];
-                        for k in 0..w {
-                            row[k] |= sp[k];
-                        }
+                        or_row(row, seen, a.peer);
                         let adj = g.adj(a.peer);
                         for a2 in adj {
-                            let r = a2.peer as usize;
-                            let fr = &front[r * w..(r + 1) * w];
-                            for k in 0..w {
-                                row[k] |= fr[k];
-                            }
+                            or_row(row, front, a2.peer);
                         }
                         budget = budget.saturating_sub(1 + adj.len());
                     }
