@@ -3,7 +3,7 @@
 use fabric_model::{Fabric, FabricBuilder, HopTable, NodeId, NodeInfo, PortNo};
 use mcast_route::{Color, Config, Entries, Method, Router};
 
-use crate::common::check_state;
+use mcast_route::fuzz_harness::check_state;
 
 /// sw0 joins sw1…sw4 (its ports 1–4, their port 3); A,B on sw1, C,D on sw2, E,F on sw3,
 /// G,H on sw4 (ports 1 and 2).

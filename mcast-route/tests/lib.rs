@@ -1,7 +1,6 @@
 //! Integration tests of mcast-route: the paper's worked example, bad input, outputs, and
 //! the properties of the paper's invariants.
 
-mod common;
 mod errors;
 mod fig2;
 mod outputs;

@@ -11,7 +11,7 @@ use mcast_route::{
 };
 use proptest::prelude::*;
 
-use crate::common::check_state;
+use mcast_route::fuzz_harness::check_state;
 
 fn fabric(kind: u8, seed: u64) -> Fabric {
     match kind % 6 {

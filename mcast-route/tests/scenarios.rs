@@ -5,7 +5,7 @@ use mcast_route::{
     Config, Entries, MergeRoot, MergeStrategy, Method, Policy, Regraft, Router, patterns,
 };
 
-use crate::common::check_state;
+use mcast_route::fuzz_harness::check_state;
 
 #[test]
 fn every_merge_strategy_and_regraft_merges_correctly() {
