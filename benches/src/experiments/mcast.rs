@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use fabric_model::{Fabric, HopTable, NodeId, generators, ibnet};
-use mcast_route::{Algorithm, Config, Entries, Router, patterns};
+use mcast_route::{Algorithm, Config, Entries, Router, Stats, patterns};
 
 use crate::svg::BarChart;
 use crate::{Cell, Context, Experiment, Scale, Table};
@@ -244,15 +244,15 @@ type ChartData = (String, Vec<String>, Bars, Bars);
 pub const TIMING_RUNS: usize = 3;
 
 /// Creates `groups` in order on a fresh router [`TIMING_RUNS`] times; returns the first
-/// run's router and the median time per group in µs. Every run must end with the same
-/// statistics (the routers are deterministic), or this is an error.
+/// run's router with its statistics, and the median time per group in µs. Every run must
+/// end with the same statistics (the routers are deterministic), or this is an error.
 fn timed_runs<'f>(
     fabric: &'f Fabric,
     hops: &'f HopTable,
     cfg: Config,
     groups: &[Vec<NodeId>],
-) -> Result<(Router<'f>, f64), String> {
-    let mut first: Option<Router<'f>> = None;
+) -> Result<(Router<'f>, Stats, f64), String> {
+    let mut first: Option<(Router<'f>, Stats)> = None;
     let mut times = Vec::with_capacity(TIMING_RUNS);
     for _ in 0..TIMING_RUNS {
         let mut r = Router::new(fabric, hops, cfg).map_err(|e| e.to_string())?;
@@ -261,17 +261,18 @@ fn timed_runs<'f>(
             r.create_group(g).map_err(|e| e.to_string())?;
         }
         times.push(start.elapsed().as_secs_f64() * 1e6 / groups.len().max(1) as f64);
+        let st = r.stats();
         match &first {
-            None => first = Some(r),
-            Some(f) if f.stats() != r.stats() => {
-                return Err(format!("runs differ: {:?} then {:?}", f.stats(), r.stats()));
+            None => first = Some((r, st)),
+            Some((_, s)) if *s != st => {
+                return Err(format!("runs differ: {s:?} then {st:?}"));
             }
             Some(_) => {}
         }
     }
     times.sort_by(f64::total_cmp);
-    let r = first.ok_or("no run")?;
-    Ok((r, times[times.len() / 2]))
+    let (r, st) = first.ok_or("no run")?;
+    Ok((r, st, times[times.len() / 2]))
 }
 
 /// One run's figures.
@@ -345,9 +346,8 @@ impl Experiment for Mcast {
                             n.to_string()
                         }
                     ));
-                    let (r, us) = timed_runs(&fabric, &hops, *cfg, &groups)
+                    let (r, st, us) = timed_runs(&fabric, &hops, *cfg, &groups)
                         .map_err(|e| format!("{} {pname} {alg}: {e}", topo.name))?;
-                    let st = r.stats();
                     let mem = r.memory_bytes() + hops.memory_bytes();
                     if mem > peak.0 {
                         peak = (mem, format!("{} {pname} {alg}", topo.name), groups.len());
@@ -825,14 +825,15 @@ mod tests {
         let h = HopTable::new(&f).unwrap();
         let groups = patterns::grid(&f, &[4, 4], 1).unwrap();
         let cfg = Config::mr4lms(Entries::Limit(2));
-        let (r, us) = timed_runs(&f, &h, cfg, &groups).unwrap();
+        let (r, st, us) = timed_runs(&f, &h, cfg, &groups).unwrap();
         // The router returned is one that created every group, as a single run does.
         let mut once = Router::new(&f, &h, cfg).unwrap();
         for g in &groups {
             once.create_group(g).unwrap();
         }
         assert_eq!(r.stats(), once.stats());
-        assert_eq!(r.stats().groups, groups.len());
+        assert_eq!(st, once.stats());
+        assert_eq!(st.groups, groups.len());
         assert!(us.is_finite() && us > 0.0);
         // A failing run is reported, not timed: a group of no member.
         let bad = vec![Vec::new()];
