@@ -99,6 +99,23 @@ pub enum Error {
         /// The largest storable distance.
         max: u8,
     },
+    /// No path joins two nodes (they sit in different components, or a terminal hangs off no
+    /// switch).
+    #[error("no path from {from} to {to}")]
+    NoPath {
+        /// Where the path was to start.
+        from: NodeId,
+        /// Where it was to end.
+        to: NodeId,
+    },
+    /// A hop table built for another fabric (its switch count differs).
+    #[error("the hop table has {table} switches, the fabric {fabric}")]
+    HopTableMismatch {
+        /// Switches of the hop table.
+        table: usize,
+        /// Switches of the fabric.
+        fabric: usize,
+    },
     /// More ranks than the terminals can hold.
     #[error("{ranks} ranks do not fit {terminals} terminals of {per_terminal} processes")]
     PlacementOverflow {

@@ -1,12 +1,12 @@
 //! The [`Fabric`] graph and its validating [`FabricBuilder`].
 
-use crate::fxhash::FxHashMap;
+use crate::hash::FxHashMap;
 use crate::{Error, LinkId, LinkRate, Nanos, NodeId, NodeKind, PortNo};
 
 const NONE: u32 = u32::MAX;
 
 /// Latency given to generated links: 100 ns, a short copper cable plus a switch hop.
-pub const DEFAULT_LATENCY: Nanos = Nanos(100);
+pub const DEFAULT_LATENCY: Nanos = Nanos::new(100);
 
 /// What is known of one node.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,14 +129,14 @@ impl Iterator for Neighbors<'_> {
     #[inline]
     fn next(&mut self) -> Option<Neighbor> {
         for s in self.slots.by_ref() {
-            let port = PortNo(self.next_port);
+            let port = PortNo::new(self.next_port);
             self.next_port += 1;
             if s.peer != NONE {
                 return Some(Neighbor {
                     port,
-                    peer: NodeId(s.peer),
-                    peer_port: PortNo(s.peer_port),
-                    link: LinkId(s.link),
+                    peer: NodeId::new(s.peer),
+                    peer_port: PortNo::new(s.peer_port),
+                    link: LinkId::new(s.link),
                 });
             }
         }
@@ -215,7 +215,7 @@ impl Fabric {
 
     /// All node ids.
     pub fn node_ids(&self) -> impl ExactSizeIterator<Item = NodeId> + '_ {
-        (0..self.nodes.len() as u32).map(NodeId)
+        (0..self.nodes.len() as u32).map(NodeId::new)
     }
 
     /// Everything known of `node`.
@@ -305,7 +305,7 @@ impl Fabric {
             return None;
         }
         let s = self.slots_of(node).get(port.slot()?)?;
-        (s.peer != NONE).then_some((NodeId(s.peer), PortNo(s.peer_port)))
+        (s.peer != NONE).then_some((NodeId::new(s.peer), PortNo::new(s.peer_port)))
     }
 
     /// The link on `port` of `node`, if connected.
@@ -315,7 +315,7 @@ impl Fabric {
             return None;
         }
         let s = self.slots_of(node).get(port.slot()?)?;
-        (s.link != NONE).then_some(LinkId(s.link))
+        (s.link != NONE).then_some(LinkId::new(s.link))
     }
 
     /// The connected ports of `node` in increasing port order.
@@ -382,7 +382,7 @@ impl Fabric {
         seen[0] = true;
         let mut count = 1;
         while let Some(v) = stack.pop() {
-            for s in self.slots_of(NodeId(v)) {
+            for s in self.slots_of(NodeId::new(v)) {
                 if s.peer != NONE && !seen[s.peer as usize] {
                     seen[s.peer as usize] = true;
                     count += 1;
@@ -402,10 +402,10 @@ impl Fabric {
 /// let mut b = FabricBuilder::new();
 /// let s = b.add_switch(4)?;
 /// let h = b.add_node(NodeInfo::terminal("host-a", 1))?;
-/// b.link(s, PortNo(1), h, PortNo(1))?;
-/// assert!(b.link(s, PortNo(1), h, PortNo(1)).is_err()); // port in use
+/// b.link(s, PortNo::new(1), h, PortNo::new(1))?;
+/// assert!(b.link(s, PortNo::new(1), h, PortNo::new(1)).is_err()); // port in use
 /// let fabric = b.build()?;
-/// assert_eq!(fabric.switch_of(h), Some((s, PortNo(1))));
+/// assert_eq!(fabric.switch_of(h), Some((s, PortNo::new(1))));
 /// # Ok::<(), fabric_model::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
@@ -487,12 +487,12 @@ impl FabricBuilder {
         if self.by_name.contains_key(&info.name) {
             return Err(Error::DuplicateName { name: info.name });
         }
-        self.by_name.insert(info.name.clone(), NodeId(id));
+        self.by_name.insert(info.name.clone(), NodeId::new(id));
         self.slots
             .extend(std::iter::repeat_n(EMPTY_SLOT, usize::from(info.ports)));
         self.port_start.push(end);
         self.nodes.push(info);
-        Ok(NodeId(id))
+        Ok(NodeId::new(id))
     }
 
     /// Adds a switch named `S-<guid>` with GUID [`GUID_BASE`]` + id + 1`.
@@ -539,7 +539,7 @@ impl FabricBuilder {
             .get(node.index())
             .ok_or(Error::UnknownNode { node })?;
         match port.slot() {
-            Some(s) if port.0 <= info.ports => Ok(self.port_start[node.index()] as usize + s),
+            Some(s) if port.get() <= info.ports => Ok(self.port_start[node.index()] as usize + s),
             _ => Err(Error::PortOutOfRange {
                 node,
                 port,
@@ -587,14 +587,14 @@ impl FabricBuilder {
             .ok_or(Error::TooLarge { what: "links" })?;
         // Provisional id; `build` renumbers canonically.
         self.slots[sa] = Slot {
-            peer: b.0,
+            peer: b.get(),
             link: id,
-            peer_port: pb.0,
+            peer_port: pb.get(),
         };
         self.slots[sb] = Slot {
-            peer: a.0,
+            peer: a.get(),
             link: id,
-            peer_port: pa.0,
+            peer_port: pa.get(),
         };
         let ends = if (a, pa) < (b, pb) {
             [(a, pa), (b, pb)]
@@ -627,7 +627,7 @@ impl FabricBuilder {
         let mut terminals = Vec::new();
         let mut switch_index = vec![NONE; self.nodes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
-            let id = NodeId(i as u32);
+            let id = NodeId::new(i as u32);
             match n.kind {
                 NodeKind::Switch => {
                     switch_index[i] = switches.len() as u32;
@@ -658,7 +658,7 @@ impl FabricBuilder {
                     continue;
                 }
                 let l = &self.links[slot.link as usize];
-                if l.ends[0] == (NodeId(node as u32), PortNo(k as u16 + 1)) {
+                if l.ends[0] == (NodeId::new(node as u32), PortNo::new(k as u16 + 1)) {
                     renumber[slot.link as usize] = links.len() as u32;
                     links.push(*l);
                 }
@@ -697,39 +697,41 @@ mod tests {
     fn builder_refuses_each_bad_link_precisely() {
         let (mut b, s0, s1) = two_switches();
         assert_eq!(
-            b.link(s0, PortNo(4), s1, PortNo(1)),
+            b.link(s0, PortNo::new(4), s1, PortNo::new(1)),
             Err(Error::PortOutOfRange {
                 node: s0,
-                port: PortNo(4),
+                port: PortNo::new(4),
                 radix: 3
             })
         );
         assert_eq!(
-            b.link(s0, PortNo(1), s1, PortNo(0)),
+            b.link(s0, PortNo::new(1), s1, PortNo::new(0)),
             Err(Error::PortOutOfRange {
                 node: s1,
-                port: PortNo(0),
+                port: PortNo::new(0),
                 radix: 3
             })
         );
         assert_eq!(
-            b.link(s0, PortNo(1), s0, PortNo(2)),
+            b.link(s0, PortNo::new(1), s0, PortNo::new(2)),
             Err(Error::SelfLoop { node: s0 })
         );
         assert_eq!(
-            b.link(s0, PortNo(1), NodeId(9), PortNo(1)),
-            Err(Error::UnknownNode { node: NodeId(9) })
+            b.link(s0, PortNo::new(1), NodeId::new(9), PortNo::new(1)),
+            Err(Error::UnknownNode {
+                node: NodeId::new(9)
+            })
         );
-        b.link(s0, PortNo(1), s1, PortNo(1)).unwrap();
+        b.link(s0, PortNo::new(1), s1, PortNo::new(1)).unwrap();
         assert_eq!(
-            b.link(s1, PortNo(2), s0, PortNo(1)),
+            b.link(s1, PortNo::new(2), s0, PortNo::new(1)),
             Err(Error::PortInUse {
                 node: s0,
-                port: PortNo(1)
+                port: PortNo::new(1)
             })
         );
         // A failed link leaves no trace.
-        assert!(b.is_free(s1, PortNo(2)));
+        assert!(b.is_free(s1, PortNo::new(2)));
     }
 
     #[test]
@@ -779,27 +781,27 @@ mod tests {
     fn queries_answer_from_the_csr() {
         let (mut b, s0, s1) = two_switches();
         let t = b.add_terminal(2).unwrap();
-        b.link(s0, PortNo(2), s1, PortNo(3)).unwrap();
-        b.link(t, PortNo(2), s1, PortNo(1)).unwrap();
+        b.link(s0, PortNo::new(2), s1, PortNo::new(3)).unwrap();
+        b.link(t, PortNo::new(2), s1, PortNo::new(1)).unwrap();
         let f = b.build().unwrap();
         assert_eq!(f.node_count(), 3);
         assert_eq!((f.switch_count(), f.terminal_count()), (2, 1));
         assert_eq!((f.link_count(), f.switch_link_count()), (2, 1));
-        assert_eq!(f.peer(s0, PortNo(2)), Some((s1, PortNo(3))));
-        assert_eq!(f.peer(s1, PortNo(3)), Some((s0, PortNo(2))));
-        assert_eq!(f.peer(s0, PortNo(1)), None);
-        assert_eq!(f.peer(s0, PortNo(0)), None);
-        assert_eq!(f.peer(s0, PortNo(9)), None);
-        assert_eq!(f.peer(NodeId(7), PortNo(1)), None);
+        assert_eq!(f.peer(s0, PortNo::new(2)), Some((s1, PortNo::new(3))));
+        assert_eq!(f.peer(s1, PortNo::new(3)), Some((s0, PortNo::new(2))));
+        assert_eq!(f.peer(s0, PortNo::new(1)), None);
+        assert_eq!(f.peer(s0, PortNo::new(0)), None);
+        assert_eq!(f.peer(s0, PortNo::new(9)), None);
+        assert_eq!(f.peer(NodeId::new(7), PortNo::new(1)), None);
         assert_eq!(f.degree(s1), 2);
-        assert_eq!(f.switch_of(t), Some((s1, PortNo(1))));
+        assert_eq!(f.switch_of(t), Some((s1, PortNo::new(1))));
         assert_eq!(f.switch_of(s0), None);
         assert_eq!(f.switch_index(s1), Some(1));
         assert_eq!(f.switch_index(t), None);
         assert_eq!(f.node_by_name(&f.node(t).name), Some(t));
         let ns: Vec<_> = f.neighbors(s1).map(|n| (n.port, n.peer)).collect();
-        assert_eq!(ns, vec![(PortNo(1), t), (PortNo(3), s0)]);
-        assert_eq!(f.link(LinkId(1)).other(t), (s1, PortNo(1)));
+        assert_eq!(ns, vec![(PortNo::new(1), t), (PortNo::new(3), s0)]);
+        assert_eq!(f.link(LinkId::new(1)).other(t), (s1, PortNo::new(1)));
         assert_eq!(f.max_radix(), 3);
         assert!(f.is_connected());
     }

@@ -23,7 +23,7 @@ pub const UNREACHABLE: u8 = u8::MAX;
 /// assert_eq!(hops.between(&f, a, b), Some(3));
 /// assert_eq!(hops.diameter(), Some(3));
 /// // Port 1 is the `+` direction: 0 → 1 → 2 → 3.
-/// assert_eq!(hops.via_port(&f, a, PortNo(1), b), Some(3));
+/// assert_eq!(hops.via_port(&f, a, PortNo::new(1), b), Some(3));
 /// // Terminals add their own link at each end.
 /// let (ta, tb) = (f.terminals()[0], f.terminals()[3]);
 /// assert_eq!(hops.between(&f, ta, tb), Some(5));
@@ -202,6 +202,7 @@ impl HopTable {
     /// # Errors
     /// As [`new`](Self::new).
     #[cfg(feature = "parallel")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "parallel")))]
     pub fn new_parallel(f: &Fabric) -> Result<Self, Error> {
         use rayon::prelude::*;
         let g = SwitchGraph::new(f);

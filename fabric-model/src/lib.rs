@@ -33,25 +33,52 @@
 //! # Ok::<(), fabric_model::Error>(())
 //! ```
 //!
+//! ## The workspace's vocabulary
+//! - Ids: [`NodeId`], [`PortNo`], [`LinkId`] (opaque, `new`/`get`), [`DirectedLink`].
+//! - Units: [`Nanos`] for time, [`Bytes`] for size, [`BitsPerSec`] for rate, and the
+//!   InfiniBand [`LinkRate`]s.
+//! - [`rng`]: the seeded, platform-independent generators ([`rng::SplitMix64`], and ChaCha8
+//!   as [`rng::SeededRng`] with the `rand` feature).
+//! - [`hash`]: the fast deterministic hasher of the workspace's tables.
+//! - [`paths`] and [`bridge`]: min-hop paths, rank-to-rank latency matrices and node maps,
+//!   what the other crates take from a fabric.
+//!
 //! ## Features
+//! - `generators` (default): the topology [`generators`]; enables `rand`.
+//! - `rand`: [`rng::SeededRng`] and [`rng::seeded`] (rand and rand_chacha).
+//! - `petgraph` (default): petgraph's visit traits for [`Fabric`] ([`visit`]).
 //! - `parallel`: `HopTable::new_parallel` computes the rows on all cores with rayon.
+//!
+//! With `default-features = false` the crate depends on thiserror alone: ids, units, the
+//! fabric graph, ibnetdiscover text, hop tables, paths, bridges, placement, [`rng`] and
+//! [`hash`].
 //!
 //! ## Errors
 //! One error type, [`Error`]: builders and generators name the parameter, node or port and
 //! why; the ibnetdiscover reader gives the line number and what was wrong. Nothing panics on
 //! bad input.
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod bridge;
 mod error;
 mod fabric;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
 pub mod fuzz_harness;
-mod fxhash;
+#[cfg(feature = "generators")]
+#[cfg_attr(docsrs, doc(cfg(feature = "generators")))]
 pub mod generators;
+pub mod hash;
 mod hops;
 pub mod ibnet;
 mod ids;
+pub mod paths;
 pub mod placement;
+pub mod rng;
 mod units;
+#[cfg(feature = "petgraph")]
+#[cfg_attr(docsrs, doc(cfg(feature = "petgraph")))]
 pub mod visit;
 
 pub use error::Error;
@@ -60,5 +87,6 @@ pub use fabric::{
 };
 pub use hops::{HopTable, UNREACHABLE};
 pub use ids::{LinkId, NodeId, NodeKind, PortNo};
+pub use paths::DirectedLink;
 pub use placement::{Placement, place};
-pub use units::{BitsPerSec, LinkRate, LinkSpeed, LinkWidth, Nanos, ParseRateError};
+pub use units::{BitsPerSec, Bytes, LinkRate, LinkSpeed, LinkWidth, Nanos, ParseRateError};

@@ -24,9 +24,9 @@ pub enum Placement {
 /// ```
 /// use fabric_model::{place, NodeId, Placement};
 ///
-/// let t = [NodeId(7), NodeId(8)];
-/// assert_eq!(place(&t, 4, 2, Placement::Block)?, [NodeId(7), NodeId(7), NodeId(8), NodeId(8)]);
-/// assert_eq!(place(&t, 3, 2, Placement::RoundRobin)?, [NodeId(7), NodeId(8), NodeId(7)]);
+/// let t = [NodeId::new(7), NodeId::new(8)];
+/// assert_eq!(place(&t, 4, 2, Placement::Block)?, [NodeId::new(7), NodeId::new(7), NodeId::new(8), NodeId::new(8)]);
+/// assert_eq!(place(&t, 3, 2, Placement::RoundRobin)?, [NodeId::new(7), NodeId::new(8), NodeId::new(7)]);
 /// # Ok::<(), fabric_model::Error>(())
 /// ```
 pub fn place(
@@ -65,7 +65,7 @@ mod tests {
 
     #[test]
     fn no_terminal_gets_more_than_its_share() {
-        let t: Vec<NodeId> = (0..5).map(NodeId).collect();
+        let t: Vec<NodeId> = (0..5).map(NodeId::new).collect();
         for policy in [Placement::Block, Placement::RoundRobin] {
             for ranks in 0..=15 {
                 let p = place(&t, ranks, 3, policy).unwrap();
@@ -79,7 +79,7 @@ mod tests {
 
     #[test]
     fn overflow_and_zero_are_refused() {
-        let t = [NodeId(0)];
+        let t = [NodeId::new(0)];
         assert_eq!(
             place(&t, 3, 2, Placement::Block),
             Err(Error::PlacementOverflow {

@@ -1,15 +1,349 @@
-//! Units: bandwidth in bits per second, time in nanoseconds, and InfiniBand link rates.
+//! Units: time in nanoseconds, sizes in bytes, rates in bits per second, and InfiniBand link
+//! rates. Every crate of the workspace speaks of time, size and rate in these three types at
+//! its public API; models that compute in floating point convert at the boundary with
+//! [`Nanos::as_secs_f64`], [`Nanos::from_secs_f64`], [`Bytes::bits_f64`] and
+//! [`BitsPerSec::as_f64`].
+//!
+//! The types are opaque (`new`/`get`), ordered and hashable; arithmetic is explicit
+//! (`checked_*`, `saturating_*`) so that nothing wraps silently.
+//!
+//! ```
+//! use fabric_model::{BitsPerSec, Bytes, Nanos};
+//!
+//! let rate = BitsPerSec::from_gbps(100);
+//! // 4 KiB at 100 Gb/s: 327.68 ns, rounded up to whole nanoseconds.
+//! assert_eq!(rate.transfer_time(Bytes::from_kib(4)), Some(Nanos::new(328)));
+//! assert_eq!(Nanos::from_micros(5).saturating_add(Nanos::new(1)).get(), 5_001);
+//! assert_eq!(Nanos::from_secs_f64(1.5e-6), Some(Nanos::new(1_500)));
+//! ```
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 /// A bandwidth in bits per second.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct BitsPerSec(pub u64);
+pub struct BitsPerSec(u64);
+
+impl BitsPerSec {
+    /// No bandwidth.
+    pub const ZERO: Self = Self(0);
+
+    /// `bps` bits per second.
+    #[inline]
+    #[must_use]
+    pub const fn new(bps: u64) -> Self {
+        Self(bps)
+    }
+
+    /// `mbps` × 10⁶ bits per second (saturating).
+    #[inline]
+    #[must_use]
+    pub const fn from_mbps(mbps: u64) -> Self {
+        Self(mbps.saturating_mul(1_000_000))
+    }
+
+    /// `gbps` × 10⁹ bits per second (saturating).
+    #[inline]
+    #[must_use]
+    pub const fn from_gbps(gbps: u64) -> Self {
+        Self(gbps.saturating_mul(1_000_000_000))
+    }
+
+    /// Bits per second.
+    #[inline]
+    #[must_use]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// Bits per second as a float, for models that compute in floating point.
+    #[inline]
+    #[must_use]
+    #[expect(clippy::cast_precision_loss, reason = "rates are far below 2^53 b/s")]
+    pub const fn as_f64(self) -> f64 {
+        self.0 as f64
+    }
+
+    /// Gigabits per second as a float.
+    #[inline]
+    #[must_use]
+    pub fn as_gbps_f64(self) -> f64 {
+        self.as_f64() / 1e9
+    }
+
+    /// The rate nearest to `bps` bits per second, or `None` when `bps` is negative, not a
+    /// number or above `u64::MAX`.
+    #[must_use]
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "range checked first"
+    )]
+    pub fn from_f64(bps: f64) -> Option<Self> {
+        let r = bps.round();
+        (r >= 0.0 && r < u64::MAX as f64).then(|| Self(r as u64))
+    }
+
+    /// Time to serialise `size` at this rate, rounded up to whole nanoseconds; `None` for a
+    /// zero rate or a time past `u64::MAX` ns.
+    #[must_use]
+    pub fn transfer_time(self, size: Bytes) -> Option<Nanos> {
+        if self.0 == 0 {
+            return None;
+        }
+        let bit_ns = u128::from(size.0) * 8 * 1_000_000_000;
+        let ns = bit_ns.div_ceil(u128::from(self.0));
+        u64::try_from(ns).ok().map(Nanos)
+    }
+}
+
+impl fmt::Display for BitsPerSec {
+    /// `100 Gb/s`, `2.5 Gb/s`, `800 Mb/s`, `12 b/s`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        if b >= 1_000_000_000 {
+            write!(f, "{} Gb/s", self.as_f64() / 1e9)
+        } else if b >= 1_000_000 {
+            write!(f, "{} Mb/s", self.as_f64() / 1e6)
+        } else {
+            write!(f, "{b} b/s")
+        }
+    }
+}
 
 /// A duration or a point in time, in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Nanos(pub u64);
+pub struct Nanos(u64);
+
+impl Nanos {
+    /// Zero: the start of time, or no time at all.
+    pub const ZERO: Self = Self(0);
+    /// The largest time: "never".
+    pub const MAX: Self = Self(u64::MAX);
+
+    /// `ns` nanoseconds.
+    #[inline]
+    #[must_use]
+    pub const fn new(ns: u64) -> Self {
+        Self(ns)
+    }
+
+    /// `us` microseconds (saturating).
+    #[inline]
+    #[must_use]
+    pub const fn from_micros(us: u64) -> Self {
+        Self(us.saturating_mul(1_000))
+    }
+
+    /// `ms` milliseconds (saturating).
+    #[inline]
+    #[must_use]
+    pub const fn from_millis(ms: u64) -> Self {
+        Self(ms.saturating_mul(1_000_000))
+    }
+
+    /// `s` seconds (saturating).
+    #[inline]
+    #[must_use]
+    pub const fn from_secs(s: u64) -> Self {
+        Self(s.saturating_mul(1_000_000_000))
+    }
+
+    /// The nanosecond nearest to `secs` seconds, or `None` when `secs` is negative, not a
+    /// number or past `u64::MAX` ns (about 584 years).
+    #[must_use]
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "range checked first"
+    )]
+    pub fn from_secs_f64(secs: f64) -> Option<Self> {
+        let ns = (secs * 1e9).round();
+        (ns >= 0.0 && ns < u64::MAX as f64).then(|| Self(ns as u64))
+    }
+
+    /// Nanoseconds.
+    #[inline]
+    #[must_use]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// Seconds as a float, for models that compute in floating point.
+    #[inline]
+    #[must_use]
+    #[expect(clippy::cast_precision_loss, reason = "exact below 2^53 ns, 104 days")]
+    pub const fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1e9
+    }
+
+    /// Nanoseconds as a float.
+    #[inline]
+    #[must_use]
+    #[expect(clippy::cast_precision_loss, reason = "exact below 2^53 ns, 104 days")]
+    pub const fn as_f64(self) -> f64 {
+        self.0 as f64
+    }
+
+    /// `self + rhs`, or `None` on overflow.
+    #[inline]
+    #[must_use]
+    pub const fn checked_add(self, rhs: Self) -> Option<Self> {
+        match self.0.checked_add(rhs.0) {
+            Some(n) => Some(Self(n)),
+            None => None,
+        }
+    }
+
+    /// `self - rhs`, or `None` when `rhs` is later.
+    #[inline]
+    #[must_use]
+    pub const fn checked_sub(self, rhs: Self) -> Option<Self> {
+        match self.0.checked_sub(rhs.0) {
+            Some(n) => Some(Self(n)),
+            None => None,
+        }
+    }
+
+    /// `self + rhs`, at most [`Nanos::MAX`].
+    #[inline]
+    #[must_use]
+    pub const fn saturating_add(self, rhs: Self) -> Self {
+        Self(self.0.saturating_add(rhs.0))
+    }
+
+    /// `self - rhs`, at least zero.
+    #[inline]
+    #[must_use]
+    pub const fn saturating_sub(self, rhs: Self) -> Self {
+        Self(self.0.saturating_sub(rhs.0))
+    }
+
+    /// `self × k`, or `None` on overflow.
+    #[inline]
+    #[must_use]
+    pub const fn checked_mul(self, k: u64) -> Option<Self> {
+        match self.0.checked_mul(k) {
+            Some(n) => Some(Self(n)),
+            None => None,
+        }
+    }
+}
+
+impl fmt::Display for Nanos {
+    /// `250 ns`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ns", self.0)
+    }
+}
+
+impl From<Nanos> for Duration {
+    fn from(n: Nanos) -> Self {
+        Self::from_nanos(n.0)
+    }
+}
+
+impl TryFrom<Duration> for Nanos {
+    type Error = std::num::TryFromIntError;
+
+    /// Fails past `u64::MAX` nanoseconds.
+    fn try_from(d: Duration) -> Result<Self, Self::Error> {
+        u64::try_from(d.as_nanos()).map(Self)
+    }
+}
+
+/// A size in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Bytes(u64);
+
+impl Bytes {
+    /// Nothing.
+    pub const ZERO: Self = Self(0);
+
+    /// `n` bytes.
+    #[inline]
+    #[must_use]
+    pub const fn new(n: u64) -> Self {
+        Self(n)
+    }
+
+    /// `k` × 1024 bytes (saturating).
+    #[inline]
+    #[must_use]
+    pub const fn from_kib(k: u64) -> Self {
+        Self(k.saturating_mul(1 << 10))
+    }
+
+    /// `m` × 2²⁰ bytes (saturating).
+    #[inline]
+    #[must_use]
+    pub const fn from_mib(m: u64) -> Self {
+        Self(m.saturating_mul(1 << 20))
+    }
+
+    /// Bytes.
+    #[inline]
+    #[must_use]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// Bits, or `None` past `u64::MAX`.
+    #[inline]
+    #[must_use]
+    pub const fn checked_bits(self) -> Option<u64> {
+        self.0.checked_mul(8)
+    }
+
+    /// Bits as a float, for models that compute in floating point.
+    #[inline]
+    #[must_use]
+    #[expect(clippy::cast_precision_loss, reason = "exact below 2^50 bytes")]
+    pub const fn bits_f64(self) -> f64 {
+        self.0 as f64 * 8.0
+    }
+
+    /// The size nearest to `bits / 8` bytes, or `None` when `bits` is negative, not a number
+    /// or too large.
+    #[must_use]
+    #[expect(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss,
+        reason = "range checked first"
+    )]
+    pub fn from_bits_f64(bits: f64) -> Option<Self> {
+        let b = (bits / 8.0).round();
+        (b >= 0.0 && b < u64::MAX as f64).then(|| Self(b as u64))
+    }
+
+    /// `self + rhs`, or `None` on overflow.
+    #[inline]
+    #[must_use]
+    pub const fn checked_add(self, rhs: Self) -> Option<Self> {
+        match self.0.checked_add(rhs.0) {
+            Some(n) => Some(Self(n)),
+            None => None,
+        }
+    }
+
+    /// `self + rhs`, at most `u64::MAX` bytes.
+    #[inline]
+    #[must_use]
+    pub const fn saturating_add(self, rhs: Self) -> Self {
+        Self(self.0.saturating_add(rhs.0))
+    }
+}
+
+impl fmt::Display for Bytes {
+    /// `4096 B`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} B", self.0)
+    }
+}
 
 /// Number of lanes of an InfiniBand link (the `4x` of `4xEDR`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -156,7 +490,7 @@ impl LinkRate {
     /// Data bandwidth of the link.
     #[must_use]
     pub const fn bandwidth(self) -> BitsPerSec {
-        BitsPerSec(self.width.lanes() * self.speed.lane_bps())
+        BitsPerSec::new(self.width.lanes() * self.speed.lane_bps())
     }
 }
 
@@ -209,7 +543,53 @@ mod tests {
             }
         }
         assert_eq!(LinkRate::EDR_4X.to_string(), "4xEDR");
-        assert_eq!(LinkRate::EDR_4X.bandwidth(), BitsPerSec(100_000_000_000));
+        assert_eq!(LinkRate::EDR_4X.bandwidth(), BitsPerSec::from_gbps(100));
+    }
+
+    #[test]
+    fn conversions_round_and_refuse_out_of_range() {
+        assert_eq!(Nanos::from_secs_f64(0.3), Some(Nanos::new(300_000_000)));
+        assert_eq!(Nanos::from_secs_f64(-1e-9), None);
+        assert_eq!(Nanos::from_secs_f64(f64::NAN), None);
+        assert_eq!(Nanos::from_secs_f64(1e12), None);
+        assert_eq!(Nanos::new(1_500).as_secs_f64(), 1.5e-6);
+        assert_eq!(Nanos::MAX.checked_add(Nanos::new(1)), None);
+        assert_eq!(Nanos::new(3).checked_sub(Nanos::new(4)), None);
+        assert_eq!(Nanos::new(3).saturating_sub(Nanos::new(4)), Nanos::ZERO);
+        assert_eq!(Nanos::from_secs(u64::MAX), Nanos::MAX);
+        assert_eq!(Bytes::new(3).bits_f64(), 24.0);
+        assert_eq!(Bytes::from_bits_f64(24.0), Some(Bytes::new(3)));
+        assert_eq!(Bytes::new(u64::MAX).checked_bits(), None);
+        assert_eq!(BitsPerSec::from_f64(-1.0), None);
+        assert_eq!(
+            BitsPerSec::from_f64(2.5e9),
+            Some(BitsPerSec::new(2_500_000_000))
+        );
+        assert_eq!(Duration::from(Nanos::new(7)), Duration::from_nanos(7));
+        assert_eq!(
+            Nanos::try_from(Duration::from_secs(2)),
+            Ok(Nanos::from_secs(2))
+        );
+    }
+
+    #[test]
+    fn transfer_time_rounds_up_and_refuses_zero_rate() {
+        let r = BitsPerSec::from_gbps(100);
+        assert_eq!(r.transfer_time(Bytes::ZERO), Some(Nanos::ZERO));
+        assert_eq!(r.transfer_time(Bytes::new(1)), Some(Nanos::new(1)));
+        assert_eq!(r.transfer_time(Bytes::new(125)), Some(Nanos::new(10)));
+        assert_eq!(BitsPerSec::ZERO.transfer_time(Bytes::new(1)), None);
+        assert_eq!(BitsPerSec::new(1).transfer_time(Bytes::new(u64::MAX)), None);
+    }
+
+    #[test]
+    fn units_print_with_their_unit() {
+        assert_eq!(Nanos::new(250).to_string(), "250 ns");
+        assert_eq!(Bytes::new(4096).to_string(), "4096 B");
+        assert_eq!(BitsPerSec::from_gbps(100).to_string(), "100 Gb/s");
+        assert_eq!(BitsPerSec::new(2_500_000_000).to_string(), "2.5 Gb/s");
+        assert_eq!(BitsPerSec::from_mbps(800).to_string(), "800 Mb/s");
+        assert_eq!(BitsPerSec::new(12).to_string(), "12 b/s");
     }
 
     #[test]

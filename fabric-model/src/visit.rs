@@ -125,7 +125,7 @@ impl NodeIndexable for Fabric {
     }
 
     fn from_index(&self, i: usize) -> NodeId {
-        NodeId(i as u32)
+        NodeId::new(i as u32)
     }
 }
 
@@ -141,7 +141,7 @@ impl EdgeIndexable for Fabric {
     }
 
     fn from_index(&self, i: usize) -> LinkId {
-        LinkId(i as u32)
+        LinkId::new(i as u32)
     }
 }
 
@@ -197,7 +197,7 @@ impl<'a> Iterator for EdgeReferences<'a> {
         Some(LinkRef {
             source: l.ends[0].0,
             target: l.ends[1].0,
-            id: LinkId(i as u32),
+            id: LinkId::new(i as u32),
             link: l,
         })
     }
@@ -242,6 +242,6 @@ impl IntoNodeIdentifiers for &Fabric {
     type NodeIdentifiers = std::iter::Map<std::ops::Range<u32>, fn(u32) -> NodeId>;
 
     fn node_identifiers(self) -> Self::NodeIdentifiers {
-        (0..Fabric::node_count(self) as u32).map(NodeId as fn(u32) -> NodeId)
+        (0..Fabric::node_count(self) as u32).map(NodeId::new as fn(u32) -> NodeId)
     }
 }

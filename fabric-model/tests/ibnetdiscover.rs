@@ -6,7 +6,7 @@ use fabric_model::{Error, LinkRate, LinkSpeed, LinkWidth, NodeKind, PortNo};
 
 fn corpus(name: &str) -> String {
     let path = format!(
-        "{}/../fuzz/corpus/ibnetdiscover/{name}",
+        "{}/tests/corpus/ibnetdiscover/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
@@ -26,12 +26,12 @@ fn man_page_example() {
     assert_eq!(info.guid, Some(0x0054_42ba_0000_3080));
     assert_eq!(info.description.as_deref(), Some("ISR9024 Voltaire"));
     assert_eq!(info.lid, Some(6));
-    assert_eq!(f.peer(big, PortNo(10)), Some((small, PortNo(1))));
+    assert_eq!(f.peer(big, PortNo::new(10)), Some((small, PortNo::new(1))));
     let hca = f.node_by_name("H-0008f10403960984").unwrap();
     assert_eq!(f.kind(hca), NodeKind::Terminal);
     assert_eq!(f.node(hca).lid, Some(16));
     assert_eq!(f.node(hca).guid, Some(0x0008_f104_0396_0984));
-    assert_eq!(f.switch_of(hca), Some((small, PortNo(6))));
+    assert_eq!(f.switch_of(hca), Some((small, PortNo::new(6))));
     let sdr = LinkRate {
         width: LinkWidth::X4,
         speed: LinkSpeed::Sdr,
@@ -57,7 +57,7 @@ fn real_dump_edge_cases() {
     let f = read_ibnetdiscover(&corpus("edge-cases.topo")).unwrap();
     let sib = f.node_by_name("S-e41d2d030003e470").unwrap();
     // The loopback cable on ports 1-2 is skipped; the rest is kept.
-    assert_eq!(f.peer(sib, PortNo(1)), None);
+    assert_eq!(f.peer(sib, PortNo::new(1)), None);
     assert_eq!(f.degree(sib), 2);
     let sx = f.node_by_name("S-f4521403005764b0").unwrap();
     assert_eq!(
@@ -65,7 +65,7 @@ fn real_dump_edge_cases() {
         Some("MF0;switch-de779e:SX6012/U1")
     );
     assert_eq!(f.node(sx).lid, Some(174));
-    let rate = f.link(f.link_at(sx, PortNo(12)).unwrap()).rate;
+    let rate = f.link(f.link_at(sx, PortNo::new(12)).unwrap()).rate;
     assert_eq!(rate.to_string(), "4xFDR10");
     let volt = f.node_by_name("S-0008f10500200134").unwrap();
     assert_eq!(

@@ -75,8 +75,13 @@ fn build(spec: &Spec) -> Fabric {
     let mut next_port = vec![1u16; s];
     for t in 0..spec.terminals.len() {
         let sw = t % s;
-        b.link(ids[s + t], PortNo(1), ids[sw], PortNo(next_port[sw]))
-            .unwrap();
+        b.link(
+            ids[s + t],
+            PortNo::new(1),
+            ids[sw],
+            PortNo::new(next_port[sw]),
+        )
+        .unwrap();
         next_port[sw] += 1;
     }
     for &(a, pa, c, pc, w, sp) in &spec.extra_links {
@@ -87,9 +92,9 @@ fn build(spec: &Spec) -> Fabric {
         // Invalid picks (self-loops, ports in use or past the radix) are refused and skipped.
         let _ = b.link_with(
             ids[a],
-            PortNo(pa),
+            PortNo::new(pa),
             ids[c],
-            PortNo(pc),
+            PortNo::new(pc),
             rate,
             DEFAULT_LATENCY,
         );

@@ -1429,7 +1429,7 @@ mod tests {
             for round in 0..2 {
                 for x in 0..g.len() as u32 {
                     for p in 0..=f.radix(f.switches()[x as usize]) + 1 {
-                        let p = PortNo(p);
+                        let p = PortNo::new(p);
                         let want = g.adj(x).iter().position(|a| a.port == p);
                         assert_eq!(g.slot_of_port(x, p), want, "round {round} {x} {p:?}");
                     }

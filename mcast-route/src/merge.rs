@@ -667,7 +667,7 @@ impl Router<'_> {
         }
         let mut members = Vec::with_capacity(distinct);
         for t in bits::ones(&ms.bits) {
-            members.push((NodeId(t as u32), ms.count[t]));
+            members.push((NodeId::new(t as u32), ms.count[t]));
             ms.count[t] = 0;
         }
         // A leaf a member.
@@ -739,7 +739,7 @@ impl Router<'_> {
             self.fabric.node_count(),
         )
         .into_iter()
-        .map(NodeId)
+        .map(NodeId::new)
         .collect();
         let leaves: Vec<_> = self.leaves_of(terminals.iter()).collect();
         let mut tree = Tree::from_parts(color, root, &parents, &leaves);

@@ -102,7 +102,7 @@ impl Router<'_> {
                     self.fabric.node(s).name,
                     mlid(c)?
                 );
-                join(&mut out, ports.iter().map(|p| p.0.to_string()));
+                join(&mut out, ports.iter().map(|p| p.get().to_string()));
             }
         }
         for id in self.group_ids() {
@@ -185,7 +185,7 @@ pub fn parse_dump(text: &str, fabric: &Fabric) -> Result<Dump, Error> {
                         p.parse::<u16>()
                             .ok()
                             .filter(|&p| p <= fabric.radix(sw))
-                            .map(PortNo)
+                            .map(PortNo::new)
                             .ok_or_else(|| bad(format!("{p:?} is not a port of {id}")))
                     })
                     .collect::<Result<_, _>>()?;

@@ -20,7 +20,7 @@ impl PortSet {
 
     /// Adds `port`.
     pub fn insert(&mut self, port: PortNo) {
-        let (w, b) = (usize::from(port.0) / 64, port.0 % 64);
+        let (w, b) = (usize::from(port.get()) / 64, port.get() % 64);
         if self.words.len() <= w {
             self.words.resize(w + 1, 0);
         }
@@ -30,7 +30,7 @@ impl PortSet {
     /// Whether `port` is in the set.
     #[must_use]
     pub fn contains(&self, port: PortNo) -> bool {
-        let (w, b) = (usize::from(port.0) / 64, port.0 % 64);
+        let (w, b) = (usize::from(port.get()) / 64, port.get() % 64);
         self.words.get(w).is_some_and(|x| x >> b & 1 == 1)
     }
 
@@ -51,7 +51,7 @@ impl PortSet {
         self.words.iter().enumerate().flat_map(|(i, &w)| {
             (0..64u16)
                 .filter(move |b| w >> b & 1 == 1)
-                .map(move |b| PortNo(i as u16 * 64 + b))
+                .map(move |b| PortNo::new(i as u16 * 64 + b))
         })
     }
 
@@ -66,7 +66,7 @@ impl PortSet {
 
 impl fmt::Debug for PortSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_set().entries(self.iter().map(|p| p.0)).finish()
+        f.debug_set().entries(self.iter().map(|p| p.get())).finish()
     }
 }
 
@@ -86,7 +86,10 @@ mod tests {
 
     #[test]
     fn masks_split_ports_by_sixteen() {
-        let s: PortSet = [1, 15, 16, 40, 63, 64].into_iter().map(PortNo).collect();
+        let s: PortSet = [1, 15, 16, 40, 63, 64]
+            .into_iter()
+            .map(PortNo::new)
+            .collect();
         assert_eq!(s.len(), 6);
         assert_eq!(s.mask16(0), (1 << 1) | (1 << 15));
         assert_eq!(s.mask16(1), 1);
@@ -94,9 +97,9 @@ mod tests {
         assert_eq!(s.mask16(3), 1 << 15);
         assert_eq!(s.mask16(4), 1);
         assert_eq!(s.mask16(9), 0);
-        assert!(s.contains(PortNo(40)) && !s.contains(PortNo(41)));
+        assert!(s.contains(PortNo::new(40)) && !s.contains(PortNo::new(41)));
         assert_eq!(
-            s.iter().map(|p| p.0).collect::<Vec<_>>(),
+            s.iter().map(|p| p.get()).collect::<Vec<_>>(),
             [1, 15, 16, 40, 63, 64]
         );
     }

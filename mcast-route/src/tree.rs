@@ -28,9 +28,9 @@ const NO_PARENT: u32 = u32::MAX;
 /// The root's placeholder edge.
 const ROOT_EDGE: Edge = Edge {
     parent: NO_PARENT,
-    up_port: PortNo(0),
-    down_port: PortNo(0),
-    link: LinkId(u32::MAX),
+    up_port: PortNo::new(0),
+    down_port: PortNo::new(0),
+    link: LinkId::new(u32::MAX),
 };
 
 /// A member terminal hanging off a tree switch.
@@ -708,17 +708,17 @@ mod tests {
     fn edge(parent: u32, up: u16, down: u16, link: u32) -> Edge {
         Edge {
             parent,
-            up_port: PortNo(up),
-            down_port: PortNo(down),
-            link: LinkId(link),
+            up_port: PortNo::new(up),
+            down_port: PortNo::new(down),
+            link: LinkId::new(link),
         }
     }
 
     fn leaf(port: u16, terminal: u32, link: u32) -> Leaf {
         Leaf {
-            port: PortNo(port),
-            terminal: NodeId(terminal),
-            link: LinkId(link),
+            port: PortNo::new(port),
+            terminal: NodeId::new(terminal),
+            link: LinkId::new(link),
         }
     }
 
@@ -739,8 +739,8 @@ mod tests {
                 (7, leaf(4, 101, 21)),
             ],
         );
-        t.add_group(GroupId(0), &[NodeId(100), NodeId(101)]);
-        t.add_group(GroupId(1), &[NodeId(102), NodeId(101)]);
+        t.add_group(GroupId(0), &[NodeId::new(100), NodeId::new(101)]);
+        t.add_group(GroupId(1), &[NodeId::new(102), NodeId::new(101)]);
         t
     }
 
@@ -758,14 +758,14 @@ mod tests {
             t.port_set(s)
                 .unwrap()
                 .iter()
-                .map(|p| p.0)
+                .map(|p| p.get())
                 .collect::<Vec<_>>()
         };
         assert_eq!(ports(5), [1, 2]);
         assert_eq!(ports(9), [1, 3]);
         assert_eq!(ports(7), [1, 4, 5]);
         assert_eq!(ports(2), [2, 4]);
-        assert!(t.has_leaf(7, NodeId(101)) && !t.has_leaf(2, NodeId(101)));
+        assert!(t.has_leaf(7, NodeId::new(101)) && !t.has_leaf(2, NodeId::new(101)));
         // The tree links: parent then children, with the ports at both ends.
         let links = |s| {
             let i = t.node_of(s).unwrap();
@@ -774,7 +774,7 @@ mod tests {
                 .map(|(p, a, b)| (p, t.node_of(p).unwrap(), a, b));
             up.into_iter()
                 .chain(t.down_links(i))
-                .map(|(p, n, a, b)| (p, n, a.0, b.0))
+                .map(|(p, n, a, b)| (p, n, a.get(), b.get()))
                 .collect::<Vec<_>>()
         };
         // Nodes: 2, 5, 7, 9 are 0, 1, 2, 3.
@@ -782,25 +782,29 @@ mod tests {
         assert_eq!(links(5), [(2, 0, 1, 4), (9, 3, 2, 1)]);
         assert_eq!(links(7), [(9, 3, 1, 3)]);
         for s in [2, 5, 7, 9] {
-            let ports: Vec<u16> = t.tree_ports(s).unwrap().map(|p| p.0).collect();
+            let ports: Vec<u16> = t.tree_ports(s).unwrap().map(|p| p.get()).collect();
             let via_links: Vec<u16> = links(s).iter().map(|l| l.2).collect();
             assert_eq!(ports, via_links);
         }
         assert!(t.node_of(4).is_none());
         assert_eq!(t.leaf_counts().collect::<Vec<_>>(), [(2, 1), (7, 2)]);
-        let mut links: Vec<u32> = t.links().map(|l| l.0).collect();
+        let mut links: Vec<u32> = t.links().map(|l| l.get()).collect();
         links.sort_unstable();
         assert_eq!(links, [10, 11, 12, 20, 21, 22]);
         // The same links, switch–switch ones with their ends.
         let mut sw_links: Vec<(u32, u32, u32)> =
-            t.switch_links().map(|(c, p, l)| (c, p, l.0)).collect();
+            t.switch_links().map(|(c, p, l)| (c, p, l.get())).collect();
         sw_links.sort_unstable();
         assert_eq!(sw_links, [(2, 5, 10), (7, 9, 12), (9, 5, 11)]);
-        let leaf_links: Vec<u32> = t.leaf_links().map(|l| l.0).collect();
+        let leaf_links: Vec<u32> = t.leaf_links().map(|l| l.get()).collect();
         assert_eq!(leaf_links, [20, 21, 22]);
         assert_eq!(
             t.member_counts(),
-            [(NodeId(100), 1), (NodeId(101), 2), (NodeId(102), 1)]
+            [
+                (NodeId::new(100), 1),
+                (NodeId::new(101), 2),
+                (NodeId::new(102), 1)
+            ]
         );
         assert_eq!(t.groups(), [GroupId(0), GroupId(1)]);
     }
@@ -808,12 +812,12 @@ mod tests {
     #[test]
     fn prune_removes_branches_left_without_members() {
         let mut t = sample();
-        t.remove_group(GroupId(1), &[NodeId(102), NodeId(101)]);
+        t.remove_group(GroupId(1), &[NodeId::new(102), NodeId::new(101)]);
         t.prune();
         // 101 is still held by group 0: the branch 5-9-7 stays, leaf 102 goes.
         assert_eq!(t.switches(), [2, 5, 7, 9]);
-        assert!(!t.has_leaf(7, NodeId(102)) && t.has_leaf(7, NodeId(101)));
-        t.remove_group(GroupId(0), &[NodeId(100), NodeId(101)]);
+        assert!(!t.has_leaf(7, NodeId::new(102)) && t.has_leaf(7, NodeId::new(101)));
+        t.remove_group(GroupId(0), &[NodeId::new(100), NodeId::new(101)]);
         t.prune();
         // Nothing left below the root.
         assert_eq!(t.switches(), [5]);

@@ -14,7 +14,7 @@ fn bad_members_are_refused() {
     assert!(
         matches!(r.create_group(&[t[0], s]), Err(Error::NotATerminal { node, .. }) if node == s)
     );
-    let ghost = NodeId(f.node_count() as u32);
+    let ghost = NodeId::new(f.node_count() as u32);
     assert_eq!(
         r.create_group(&[t[0], ghost]),
         Err(Error::UnknownNode { node: ghost })
@@ -81,9 +81,9 @@ fn members_the_fabric_cannot_connect_are_refused() {
     let ta = b.add_node(NodeInfo::terminal("a", 1)).unwrap();
     let tb = b.add_node(NodeInfo::terminal("b", 1)).unwrap();
     let tc = b.add_node(NodeInfo::terminal("c", 1)).unwrap();
-    b.link(s0, PortNo(1), ta, PortNo(1)).unwrap();
-    b.link(s0, PortNo(2), tb, PortNo(1)).unwrap();
-    b.link(s1, PortNo(1), tc, PortNo(1)).unwrap();
+    b.link(s0, PortNo::new(1), ta, PortNo::new(1)).unwrap();
+    b.link(s0, PortNo::new(2), tb, PortNo::new(1)).unwrap();
+    b.link(s1, PortNo::new(1), tc, PortNo::new(1)).unwrap();
     let f = b.build().unwrap();
     let h = HopTable::new(&f).unwrap();
     for alg in [Algorithm::Mr4lms, Algorithm::MinihopMc, Algorithm::SsspMc] {

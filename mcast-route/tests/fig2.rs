@@ -17,16 +17,18 @@ fn fig2() -> (Fabric, Vec<NodeId>, Vec<NodeId>) {
         .map(|c| b.add_node(NodeInfo::terminal(c.to_string(), 1)).unwrap())
         .collect();
     for i in 1..5 {
-        b.link(sw[0], PortNo(i as u16), sw[i], PortNo(3)).unwrap();
-        b.link(sw[i], PortNo(1), t[2 * (i - 1)], PortNo(1)).unwrap();
-        b.link(sw[i], PortNo(2), t[2 * (i - 1) + 1], PortNo(1))
+        b.link(sw[0], PortNo::new(i as u16), sw[i], PortNo::new(3))
+            .unwrap();
+        b.link(sw[i], PortNo::new(1), t[2 * (i - 1)], PortNo::new(1))
+            .unwrap();
+        b.link(sw[i], PortNo::new(2), t[2 * (i - 1) + 1], PortNo::new(1))
             .unwrap();
     }
     (b.build().unwrap(), sw, t)
 }
 
 fn ports(v: &[u16]) -> mcast_route::PortSet {
-    v.iter().map(|&p| PortNo(p)).collect()
+    v.iter().map(|&p| PortNo::new(p)).collect()
 }
 
 #[test]

@@ -21,7 +21,7 @@ fn blocks_lay_out_mlids_and_port_positions() {
     assert_eq!(blocks[1].attribute_modifier(), 1);
     let (_, p0) = f.switch_of(t[0]).unwrap();
     let (_, p1) = f.switch_of(t[1]).unwrap();
-    let want = (1u16 << p0.0) | (1u16 << p1.0);
+    let want = (1u16 << p0.get()) | (1u16 << p1.get());
     assert!(blocks[0].masks.iter().all(|&m| m == want));
     assert!(blocks[1].masks[..8].iter().all(|&m| m == want));
     assert!(blocks[1].masks[8..].iter().all(|&m| m == 0));
@@ -63,7 +63,7 @@ fn dump_reads_back_and_names_every_entry() {
         matches!(mft::parse_dump(&bad, &f), Err(Error::Parse { line, .. }) if line == text.lines().count() + 1)
     );
     assert!(mft::parse_dump("group 0 mlid 0x0001 members x", &f).is_err());
-    let _ = PortNo(0);
+    let _ = PortNo::new(0);
 }
 
 #[test]

@@ -171,7 +171,7 @@ proptest! {
         let st = r.stats();
         prop_assert_eq!((st.max_efi, st.colors_used, st.color_lower_bound), (0, 0, 0));
         for l in 0..f.link_count() {
-            prop_assert_eq!(r.efi(LinkId(l as u32)), 0);
+            prop_assert_eq!(r.efi(LinkId::new(l as u32)), 0);
         }
     }
 }

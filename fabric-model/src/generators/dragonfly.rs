@@ -61,16 +61,16 @@ pub fn dragonfly(a: u32, p: u32, h: u32) -> Result<Fabric, Error> {
             b.set_description(id, format!("dragonfly group {g} router {r}"))?;
         }
     }
-    let router = |g: u64, r: u64| NodeId((g * a64 + r) as u32);
+    let router = |g: u64, r: u64| NodeId::new((g * a64 + r) as u32);
     // Local: router i's port for router j is j+1 if j < i else j.
     for g in 0..groups {
         for i in 0..a64 {
             for j in i + 1..a64 {
                 b.link(
                     router(g, i),
-                    PortNo(j as u16),
+                    PortNo::new(j as u16),
                     router(g, j),
-                    PortNo((i + 1) as u16),
+                    PortNo::new((i + 1) as u16),
                 )?;
             }
         }
@@ -78,7 +78,7 @@ pub fn dragonfly(a: u32, p: u32, h: u32) -> Result<Fabric, Error> {
     // Global, absolute arrangement; each pair once, from the lower group.
     let global_end = |g: u64, other: u64| {
         let o = if other < g { other } else { other - 1 };
-        (router(g, o / h64), PortNo((a64 + o % h64) as u16))
+        (router(g, o / h64), PortNo::new((a64 + o % h64) as u16))
     };
     for g in 0..groups {
         for t in g + 1..groups {
@@ -91,7 +91,12 @@ pub fn dragonfly(a: u32, p: u32, h: u32) -> Result<Fabric, Error> {
         for r in 0..a64 {
             for k in 0..p64 {
                 let id = b.add_terminal(1)?;
-                b.link(router(g, r), PortNo((a64 + h64 + k) as u16), id, PortNo(1))?;
+                b.link(
+                    router(g, r),
+                    PortNo::new((a64 + h64 + k) as u16),
+                    id,
+                    PortNo::new(1),
+                )?;
             }
         }
     }

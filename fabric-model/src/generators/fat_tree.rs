@@ -104,10 +104,10 @@ pub fn xgft(children: &[u32], parents: &[u32]) -> Result<Fabric, Error> {
                     for b_i in 0..w[i - 1] {
                         let parent = first[i] + a_p * b_size[i] + b_c + b_size[i - 1] * b_i;
                         b.link(
-                            NodeId(child as u32),
-                            PortNo((child_down + b_i + 1) as u16),
-                            NodeId(parent as u32),
-                            PortNo((a_i + 1) as u16),
+                            NodeId::new(child as u32),
+                            PortNo::new((child_down + b_i + 1) as u16),
+                            NodeId::new(parent as u32),
+                            PortNo::new((a_i + 1) as u16),
                         )?;
                     }
                 }

@@ -6,6 +6,7 @@
 //! | [`xgft`], [`tapered_fat_tree`] | extended generalised fat trees, pruned (tapered) fat trees | Sunway-style pruned trees |
 //! | [`torus`] | n-dimensional torus with wrap-around links | `torus(&[30, 20, 20], 2)`: 12,000 switches, 24,000 terminals |
 //! | [`dragonfly`] | canonical dragonfly, one global link per pair of groups | `dragonfly(18, 9, 9)`: 163 groups, 2,934 switches |
+//! | [`single_switch`] | one non-blocking switch, a terminal a port (the flow schedulers' big switch) | `single_switch(150, LinkRate::EDR_4X)` |
 //! | [`random_regular`] | random regular switch graph (Jellyfish), seeded | `random_regular(2048, 40, 20, seed)`: 40,960 terminals |
 //!
 //! Every generated switch is named `S-<guid>` and every terminal `H-<guid>` (GUIDs from
@@ -16,11 +17,13 @@
 mod dragonfly;
 mod fat_tree;
 mod random_regular;
+mod single_switch;
 mod torus;
 
 pub use dragonfly::dragonfly;
 pub use fat_tree::{fat_tree, tapered_fat_tree, xgft};
 pub use random_regular::random_regular;
+pub use single_switch::single_switch;
 pub use torus::torus;
 
 use crate::Error;

@@ -1,7 +1,8 @@
 //! Random regular switch graphs (Jellyfish).
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
+
+use crate::rng::{SeededRng, seeded};
 
 use super::{checked_mul, invalid, port_count};
 use crate::{Error, Fabric, FabricBuilder, NodeId, PortNo};
@@ -90,7 +91,7 @@ pub fn random_regular(
         ));
     }
     let radix16 = port_count(u64::from(radix), G, "radix")?;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = seeded(seed);
     let n = switches as usize;
     let d = d as usize;
     let mut last_reason = String::new();
@@ -119,10 +120,10 @@ pub fn random_regular(
                     let back = adj[t as usize].iter().position(|&x| x as usize == s);
                     let back = back.expect("adjacency is symmetric by construction");
                     b.link(
-                        NodeId(s as u32),
-                        PortNo(k as u16 + 1),
-                        NodeId(t),
-                        PortNo(back as u16 + 1),
+                        NodeId::new(s as u32),
+                        PortNo::new(k as u16 + 1),
+                        NodeId::new(t),
+                        PortNo::new(back as u16 + 1),
                     )?;
                 }
             }
@@ -131,10 +132,10 @@ pub fn random_regular(
             for k in 0..terminals_per_switch {
                 let id = b.add_terminal(1)?;
                 b.link(
-                    NodeId(s as u32),
-                    PortNo((d as u32 + k + 1) as u16),
+                    NodeId::new(s as u32),
+                    PortNo::new((d as u32 + k + 1) as u16),
                     id,
-                    PortNo(1),
+                    PortNo::new(1),
                 )?;
             }
         }
@@ -149,7 +150,7 @@ pub fn random_regular(
 
 /// One Steger–Wormald draw: pair random free points, refusing loops and repeats; `None` when
 /// stuck.
-fn draw_regular(n: usize, d: usize, rng: &mut ChaCha8Rng) -> Option<Vec<Vec<u32>>> {
+fn draw_regular(n: usize, d: usize, rng: &mut SeededRng) -> Option<Vec<Vec<u32>>> {
     let mut adj: Vec<Vec<u32>> = vec![Vec::with_capacity(d); n];
     let mut points: Vec<u32> = (0..n as u32)
         .flat_map(|v| std::iter::repeat_n(v, d))

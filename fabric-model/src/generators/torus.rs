@@ -67,7 +67,7 @@ pub fn torus(dims: &[u32], terminals_per_switch: u32) -> Result<Fabric, Error> {
         let id = b.add_switch(radix)?;
         let c: Vec<String> = coord.iter().map(u32::to_string).collect();
         b.set_description(id, format!("torus ({})", c.join(",")))?;
-        debug_assert_eq!(u64::from(id.0), s);
+        debug_assert_eq!(u64::from(id.get()), s);
         // Next coordinate, x0 fastest.
         for (x, &d) in coord.iter_mut().zip(dims) {
             *x += 1;
@@ -91,10 +91,10 @@ pub fn torus(dims: &[u32], terminals_per_switch: u32) -> Result<Fabric, Error> {
                 s + stride[d]
             };
             b.link(
-                NodeId(s as u32),
-                PortNo((2 * k + 1) as u16),
-                NodeId(next as u32),
-                PortNo((2 * k + 2) as u16),
+                NodeId::new(s as u32),
+                PortNo::new((2 * k + 1) as u16),
+                NodeId::new(next as u32),
+                PortNo::new((2 * k + 2) as u16),
             )?;
         }
     }
@@ -102,10 +102,10 @@ pub fn torus(dims: &[u32], terminals_per_switch: u32) -> Result<Fabric, Error> {
         for t in 0..tps {
             let id = b.add_terminal(1)?;
             b.link(
-                NodeId(s as u32),
-                PortNo((isl_ports + t + 1) as u16),
+                NodeId::new(s as u32),
+                PortNo::new((isl_ports + t + 1) as u16),
                 id,
-                PortNo(1),
+                PortNo::new(1),
             )?;
         }
     }

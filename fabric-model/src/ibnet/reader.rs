@@ -1,4 +1,4 @@
-use crate::fxhash::FxHashMap;
+use crate::hash::FxHashMap;
 use crate::{
     DEFAULT_LATENCY, Error, Fabric, FabricBuilder, LinkRate, NodeId, NodeInfo, NodeKind, PortNo,
 };
@@ -487,10 +487,10 @@ fn link_up(
         linked[e.node as usize] = true;
         linked[peer as usize] = true;
         b.link_with(
-            NodeId(e.node),
-            PortNo(e.port),
-            NodeId(peer),
-            PortNo(peer_port),
+            NodeId::new(e.node),
+            PortNo::new(e.port),
+            NodeId::new(peer),
+            PortNo::new(peer_port),
             rate,
             DEFAULT_LATENCY,
         )?;

@@ -58,17 +58,21 @@ fn write_node(f: &Fabric, id: NodeId, out: &mut impl Write) -> fmt::Result {
     for nb in f.neighbors(id) {
         let peer = f.node(nb.peer);
         let rate = f.link(nb.link).rate;
-        write!(out, "[{}]", nb.port.0)?;
+        write!(out, "[{}]", nb.port.get())?;
         if n.kind == NodeKind::Terminal
             && let Some(g) = n.guid
         {
-            write!(out, "({:x}) ", g.wrapping_add(u64::from(nb.port.0)))?;
+            write!(out, "({:x}) ", g.wrapping_add(u64::from(nb.port.get())))?;
         }
-        write!(out, "\t\"{}\"[{}]", peer.name, nb.peer_port.0)?;
+        write!(out, "\t\"{}\"[{}]", peer.name, nb.peer_port.get())?;
         if peer.kind == NodeKind::Terminal
             && let Some(g) = peer.guid
         {
-            write!(out, "({:x}) ", g.wrapping_add(u64::from(nb.peer_port.0)))?;
+            write!(
+                out,
+                "({:x}) ",
+                g.wrapping_add(u64::from(nb.peer_port.get()))
+            )?;
         }
         out.write_str("\t\t# ")?;
         if n.kind == NodeKind::Terminal
