@@ -59,6 +59,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         "{n} ranks on {} nodes: latency {min} to {max} between distinct ranks",
         map.node_count()
     );
-    println!("rank 0 to each rank: {:?}", &lat[..n].iter().map(|l| l.get()).collect::<Vec<_>>());
+    println!(
+        "rank 0 to each rank: {:?}",
+        &lat[..n].iter().map(|l| l.get()).collect::<Vec<_>>()
+    );
     Ok(())
 }
