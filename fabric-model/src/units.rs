@@ -83,7 +83,7 @@ impl BitsPerSec {
     )]
     pub fn from_f64(bps: f64) -> Option<Self> {
         let r = bps.round();
-        (r >= 0.0 && r < u64::MAX as f64).then(|| Self(r as u64))
+        (r >= 0.0 && r < u64::MAX as f64).then_some(Self(r as u64))
     }
 
     /// Time to serialise `size` at this rate, rounded up to whole nanoseconds; `None` for a
@@ -162,7 +162,7 @@ impl Nanos {
     )]
     pub fn from_secs_f64(secs: f64) -> Option<Self> {
         let ns = (secs * 1e9).round();
-        (ns >= 0.0 && ns < u64::MAX as f64).then(|| Self(ns as u64))
+        (ns >= 0.0 && ns < u64::MAX as f64).then_some(Self(ns as u64))
     }
 
     /// Nanoseconds.
@@ -317,7 +317,7 @@ impl Bytes {
     )]
     pub fn from_bits_f64(bits: f64) -> Option<Self> {
         let b = (bits / 8.0).round();
-        (b >= 0.0 && b < u64::MAX as f64).then(|| Self(b as u64))
+        (b >= 0.0 && b < u64::MAX as f64).then_some(Self(b as u64))
     }
 
     /// `self + rhs`, or `None` on overflow.
