@@ -119,3 +119,8 @@ pub use packet::Packet;
 pub use receiver::{DataVerdict, Receiver, RecvEvent, RecvStats, RecvTransmit};
 pub use sender::{SendEvent, SendStats, SendTransmit, Sender, Transfer};
 pub use window::{Arrival, Window};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -137,7 +137,7 @@ fn paper_mode_far_ahead_of_whole_transfer_under_loss() {
         }
         assert!(
             whole_unfinished > 0 || whole.get() > 2 * paper.get(),
-            "loss {loss}: paper {paper}, whole {whole} over 8 seeds"
+            "loss {loss}: paper {paper}, whole {whole} for seed 1 to 8"
         );
     }
 }

@@ -31,10 +31,10 @@ fn ratio(a: u64, b: u64) -> f64 {
     a as f64 / b as f64
 }
 
-/// Seeds (independent transfers) for one cell: at least `base`, and enough that about 30
-/// packets are lost in all, so that small transfers at low loss show the mean over many
+/// Runs (independent transfers, one seed each) for one cell: at least `base`, and enough
+/// that about 30 packets are lost in all, so that small transfers at low loss show the mean over many
 /// transfers, not the luck of a few; capped at about `base` × 10⁵ packets per cell.
-fn seeds_for(base: u64, loss: f64, size: u64) -> u64 {
+fn runs_for(base: u64, loss: f64, size: u64) -> u64 {
     if loss <= 0.0 {
         return base;
     }
@@ -49,17 +49,17 @@ fn seeds_for(base: u64, loss: f64, size: u64) -> u64 {
     want.max(base)
 }
 
-/// Mean over seeds of (completion/ideal, sent/needed, retransmits, timeouts); `None` when
-/// some seed did not finish.
+/// Mean over the runs (seeds 1 ..= runs) of (completion/ideal, sent/needed, retransmits,
+/// timeouts); `None` when some run did not finish.
 fn measure(
     m: Method,
     loss: f64,
     size: u64,
-    seeds: u64,
+    runs: u64,
     jitter: u64,
 ) -> Option<(f64, f64, f64, f64)> {
     let (mut c, mut s, mut r, mut t) = (0.0, 0.0, 0.0, 0.0);
-    for seed in 1..=seeds {
+    for seed in 1..=runs {
         let cfg = config(loss, size, seed, jitter);
         let rep: Report = m.run(&cfg);
         if !rep.finished || !rep.tally.exactly_once() {
@@ -70,7 +70,7 @@ fn measure(
         r += ratio(rep.retransmits, 1);
         t += ratio(rep.timeouts, 1);
     }
-    let k = ratio(seeds, 1);
+    let k = ratio(runs, 1);
     Some((c / k, s / k, r / k, t / k))
 }
 
@@ -139,8 +139,8 @@ fn sweep(ctx: &Context, base: u64, jitter: u64) -> Result<(Table, LineChart), St
                 size
             ));
             for &loss in &LOSSES {
-                let seeds = seeds_for(base, loss, size);
-                let row = match measure(m, loss, size, seeds, jitter) {
+                let runs = runs_for(base, loss, size);
+                let row = match measure(m, loss, size, runs, jitter) {
                     Some((c, s, r, to)) => {
                         if size == 16 << 20 {
                             pts.push((loss, c));
@@ -188,14 +188,14 @@ fn sweep(ctx: &Context, base: u64, jitter: u64) -> Result<(Table, LineChart), St
         });
     }
     t.note(format!(
-        "one transfer, 400 Gb/s, 4 KiB payload + 96 B of headers, one-way 5 us, jitter uniform in [0, {jitter}] ns; mean over independent transfers (seeds): {base}, more at low loss so that about 30 packets are lost per cell (64 KiB at 1e-4: 18,750 transfers), at most {base} x 10^5 packets per cell"
+        "one transfer, 400 Gb/s, 4 KiB payload + 96 B of headers, one-way 5 us, jitter uniform in [0, {jitter}] ns; mean over independent transfers (one seed each): {base}, more at low loss so that about 30 packets are lost per cell (64 KiB at 1e-4: 18,750 transfers), at most {base} x 10^5 packets per cell"
     ));
     t.note("ideal = 1 RTT set-up + back-to-back serialisation + 1 RTT (last packet, completion notice); the baselines start after one set-up round trip");
     t.note("WBASE timer and baseline RTO 20 us (2 RTT); improved mode: reorder tolerance = jitter, retry 12 us, and (W = 128) the sender's speculative window, W deep, used after the tolerance; improved-w256 needs no speculation (its window covers the repair time)");
     t.note("go-back-n and irn keep 129 packets in flight like the paper's window; both take reordering for loss");
     t.note("resends = data packets retransmitted; timeouts = WBASE timer expiries + sender probes (ours), RTO expiries (baselines), failed rounds (whole-transfer)");
     if jitter == 0 {
-        t.note("checked independently: a slotted model of the same link written apart from this crate (loss on data only, lossless control, no reordering, 5 seeds) ranks the methods as this table does at 0.1 % and 1 % loss for 1 MiB and 16 MiB: selective repeat fastest, then go-back-N (about twice the packets at 1 %), then the paper's receiver with its one WBASE timer (about 1 + p of the packets), whole-transfer retransmission far behind; at 16 MiB and 1 % loss it gives 4.2x ideal for the paper's receiver, 2.3x for go-back-N and 1.5x for selective repeat");
+        t.note("checked independently: a slotted model of the same link written apart from this crate (loss on data only, lossless control, no reordering, mean of 5 seeded runs) ranks the methods as this table does at 0.1 % and 1 % loss for 1 MiB and 16 MiB: selective repeat fastest, then go-back-N (about twice the packets at 1 %), then the paper's receiver with its one WBASE timer (about 1 + p of the packets), whole-transfer retransmission far behind; at 16 MiB and 1 % loss it gives 4.2x ideal for the paper's receiver, 2.3x for go-back-N and 1.5x for selective repeat");
     }
     if !extrapolated.is_empty() {
         t.note(format!(
@@ -244,26 +244,14 @@ fn window_bound(base: u64) -> Table {
             let episodes = n * loss / (1.0 + loss * ratio(w + 1, 1));
             let model = (ratio(cfg.ideal().get(), 1) + episodes * ratio(stall, 1))
                 / ratio(cfg.ideal().get(), 1);
-            let measured = measure(
-                m,
-                loss,
-                16 << 20,
-                seeds_for(base, loss, 16 << 20),
-                JITTER_NS,
-            )
-            .map_or(Cell::Empty, |r| Cell::float(r.0, 3));
+            let measured = measure(m, loss, 16 << 20, runs_for(base, loss, 16 << 20), JITTER_NS)
+                .map_or(Cell::Empty, |r| Cell::float(r.0, 3));
             // IRN-style selective repeat keeps the same 129 packets in flight, and improved
             // mode's speculative window runs past the bound (W = 128 only).
             let beside = |m: Method| {
                 if w == 128 {
-                    measure(
-                        m,
-                        loss,
-                        16 << 20,
-                        seeds_for(base, loss, 16 << 20),
-                        JITTER_NS,
-                    )
-                    .map_or(Cell::Empty, |r| Cell::float(r.0, 3))
+                    measure(m, loss, 16 << 20, runs_for(base, loss, 16 << 20), JITTER_NS)
+                        .map_or(Cell::Empty, |r| Cell::float(r.0, 3))
                 } else {
                     Cell::Empty
                 }
@@ -302,11 +290,11 @@ fn small_transfers(base: u64) -> Table {
         "loss,transfers,transfers_with_loss,paper,improved,whole_transfer,paper_sent_vs_needed,whole_transfer_sent_vs_needed",
     );
     for &loss in &LOSSES[1..] {
-        let seeds = seeds_for(base, loss, SIZE);
+        let runs = runs_for(base, loss, SIZE);
         let mut hit = 0u64;
         let mut sums = [0.0; 3];
         let mut sent = [0.0; 2];
-        for seed in 1..=seeds {
+        for seed in 1..=runs {
             let cfg = config(loss, SIZE, seed, JITTER_NS);
             let reps = methods.map(|m| m.run(&cfg));
             // Every method sees the same fate for its first send of each packet: a transfer
@@ -322,7 +310,7 @@ fn small_transfers(base: u64) -> Table {
             sent[1] += ratio(reps[2].data_sent, cfg.packets());
         }
         let k = ratio(hit.max(1), 1);
-        let mut row = vec![Cell::float(loss, 4), Cell::count(seeds), Cell::count(hit)];
+        let mut row = vec![Cell::float(loss, 4), Cell::count(runs), Cell::count(hit)];
         row.extend(sums.iter().map(|x| Cell::float(x / k, 3)));
         row.extend(sent.iter().map(|x| Cell::float(x / k, 3)));
         t.push(row);
