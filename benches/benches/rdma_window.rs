@@ -66,10 +66,7 @@ fn receiver_acking_every(ack_stride: u32, coalesce_acks: bool) -> (Receiver, Cid
     .expect("valid configuration");
     rx.handle(
         Packet::Req {
-            scid: Cid {
-                index: 0,
-                generation: 0,
-            },
+            scid: Cid::new(0, 0),
             src_node: 1,
             dst_addr: 0,
             len: u64::from(N) * 4096 + 4096,

@@ -10,12 +10,30 @@ use core::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cid {
     /// Slot in the table.
-    pub index: u16,
+    pub(crate) index: u16,
     /// How many times the slot had been freed when this id was handed out (wrapping).
-    pub generation: u16,
+    pub(crate) generation: u16,
 }
 
 impl Cid {
+    /// The id of slot `index` in its `generation`-th use.
+    #[must_use]
+    pub const fn new(index: u16, generation: u16) -> Self {
+        Self { index, generation }
+    }
+
+    /// Slot in the table.
+    #[must_use]
+    pub const fn index(self) -> u16 {
+        self.index
+    }
+
+    /// How many times the slot had been freed when this id was handed out (wrapping).
+    #[must_use]
+    pub const fn generation(self) -> u16 {
+        self.generation
+    }
+
     /// Packs the id into the 32-bit wire field (index in the high half).
     #[must_use]
     pub const fn to_bits(self) -> u32 {

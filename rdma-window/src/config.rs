@@ -17,8 +17,9 @@
 
 use fabric_model::Nanos;
 
-/// How the receiver asks for lost packets.
+/// How the receiver asks for lost packets (`#[non_exhaustive]`: more may come).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Mode {
     /// Exactly as the paper: one timer per context on the `WBASE` packet; on expiry
     /// `RDMA_RESEND(WBASE)`; an out-of-window packet answered with `RDMA_RESEND(PIDX)`.

@@ -18,10 +18,7 @@ fn cfg(capacity: usize, mode: Mode) -> ReceiverConfig {
 }
 
 fn scid(i: u16) -> Cid {
-    Cid {
-        index: i,
-        generation: 0,
-    }
+    Cid::new(i, 0)
 }
 
 fn open(rx: &mut Receiver, s: Cid, packets: u32, first_psn: u32, now: u64) -> Option<Cid> {
@@ -171,7 +168,7 @@ fn completion_frees_the_context_and_late_packets_are_zombies() {
     assert_eq!(out, [Packet::Done { scid: scid(0) }]);
     // The slot is reused with a new generation; the old id stays dead.
     let c2 = open(&mut rx, scid(1), 2, 0, 4).unwrap();
-    assert_eq!(c2.index, c.index);
+    assert_eq!(c2.index(), c.index());
     assert_ne!(c2, c);
     let (ev, out) = data(&mut rx, c, 0, 5);
     assert!(ev.is_empty());
@@ -199,10 +196,7 @@ fn full_table_answers_busy_and_repeated_requests_get_the_same_cid() {
 fn bad_data_packets_get_their_precise_error() {
     let mut rx: Receiver = Receiver::new(cfg(2, Mode::Paper)).unwrap();
     let c = open(&mut rx, scid(0), 3, 10, 0).unwrap();
-    let bad = Cid {
-        index: 7,
-        generation: 0,
-    };
+    let bad = Cid::new(7, 0);
     assert_eq!(
         rx.handle(
             Packet::Data {
@@ -367,7 +361,7 @@ proptest! {
             now += 1;
             match op {
                 Op::Open => {
-                    let s = Cid { index: next_scid, generation: 0 };
+                    let s = Cid::new(next_scid, 0);
                     next_scid = next_scid.wrapping_add(1);
                     let got = open(&mut rx, s, 4, 0, now);
                     prop_assert_eq!(got.is_none(), live.len() == 3);

@@ -29,10 +29,7 @@ fn cfg() -> SenderConfig {
 }
 
 fn dcid() -> Cid {
-    Cid {
-        index: 7,
-        generation: 3,
-    }
+    Cid::new(7, 3)
 }
 
 fn drain(tx: &mut Sender) -> Vec<SendTransmit> {

@@ -163,8 +163,9 @@ impl SimConfig {
     }
 }
 
-/// The methods compared.
+/// The methods compared (`#[non_exhaustive]`: more may come).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Method {
     /// The paper as written, W = 128.
     Paper,
