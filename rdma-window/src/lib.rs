@@ -120,7 +120,7 @@ pub use receiver::{DataVerdict, Receiver, RecvEvent, RecvStats, RecvTransmit};
 pub use sender::{SendEvent, SendStats, SendTransmit, Sender, Transfer};
 pub use window::{Arrival, Window};
 
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
+/// The README's examples, compiled and run as doctests (the second needs the simulator).
+#[cfg(all(doctest, feature = "sim"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
