@@ -15,6 +15,7 @@ use std::collections::BTreeSet;
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use fabric_model::Nanos;
 use rdma_window::packet::RspStatus;
 use rdma_window::{Arrival, Cid, DataVerdict, Mode, Packet, Receiver, ReceiverConfig, Window};
 
@@ -56,26 +57,23 @@ impl TreeTracker {
 /// A receiver (paper mode) with one context open for the bench's transfer, sending an ACK
 /// each time `WBASE` has moved `ack_stride` packets, lazily built when `coalesce_acks`.
 fn receiver_acking_every(ack_stride: u32, coalesce_acks: bool) -> (Receiver, Cid) {
-    let mut rx: Receiver = Receiver::new(ReceiverConfig {
-        mode: Mode::Paper,
-        ack_stride,
-        coalesce_acks,
-        ..ReceiverConfig::default()
-    })
+    let mut rx: Receiver = Receiver::new(
+        ReceiverConfig::default()
+            .with_mode(Mode::Paper)
+            .with_ack_stride(ack_stride)
+            .with_coalesce_acks(coalesce_acks),
+    )
     .expect("valid configuration");
     rx.handle(
         Packet::Req {
-            scid: Cid {
-                index: 0,
-                generation: 0,
-            },
+            scid: Cid::new(0, 0),
             src_node: 1,
             dst_addr: 0,
             len: u64::from(N) * 4096 + 4096,
             mtu: 4096,
             first_psn: FIRST,
         },
-        0,
+        Nanos::new(0),
     )
     .expect("valid request");
     let Some(t) = rx.poll_transmit() else {
@@ -103,10 +101,10 @@ fn feed<const WHOLE: bool>(rx: &mut Receiver, cid: Cid, order: &[u32]) {
                     psn,
                     len: 4096,
                 },
-                1,
+                Nanos::new(1),
             )
         } else {
-            rx.handle_data(cid, psn, 4096, 1).map(|v| {
+            rx.handle_data(cid, psn, 4096, Nanos::new(1)).map(|v| {
                 if let DataVerdict::Write { addr, .. } = v {
                     black_box(addr);
                 }
@@ -148,7 +146,9 @@ fn feed_verdicts<const POLL: usize>(rx: &mut Receiver, cid: Cid, order: &[u32]) 
 /// One packet through `handle_data`, its verdict used at once.
 #[inline(always)]
 fn verdict(rx: &mut Receiver, cid: Cid, psn: u32) {
-    if let Ok(DataVerdict::Write { addr, .. }) = rx.handle_data(cid, black_box(psn), 4096, 1) {
+    if let Ok(DataVerdict::Write { addr, .. }) =
+        rx.handle_data(cid, black_box(psn), 4096, Nanos::new(1))
+    {
         black_box(addr);
     }
 }

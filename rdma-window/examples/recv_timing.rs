@@ -20,6 +20,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use fabric_model::Nanos;
 use rdma_window::packet::RspStatus;
 use rdma_window::{Arrival, Cid, DataVerdict, Mode, Packet, Receiver, ReceiverConfig, Window};
 
@@ -74,16 +75,17 @@ fn main() {
                         psn: black_box(p),
                         len: 4096,
                     },
-                    1,
+                    Nanos::new(1),
                 )
             } else {
                 // The verdict is the write: the caller does it at once (here: takes the
                 // address it would write to).
-                rx.handle_data(cid, black_box(p), 4096, 1).map(|v| {
-                    if let DataVerdict::Write { addr, .. } = v {
-                        black_box(addr);
-                    }
-                })
+                rx.handle_data(cid, black_box(p), 4096, Nanos::new(1))
+                    .map(|v| {
+                        if let DataVerdict::Write { addr, .. } = v {
+                            black_box(addr);
+                        }
+                    })
             };
             debug_assert!(r.is_ok());
             if batch && k % 16 != 15 {
@@ -127,7 +129,9 @@ fn feed_verdicts<const POLL: usize>(rx: &mut Receiver, cid: Cid, order: &[u32]) 
 /// One packet through `handle_data`, its verdict used at once.
 #[inline(always)]
 fn verdict(rx: &mut Receiver, cid: Cid, psn: u32) {
-    if let Ok(DataVerdict::Write { addr, .. }) = rx.handle_data(cid, black_box(psn), 4096, 1) {
+    if let Ok(DataVerdict::Write { addr, .. }) =
+        rx.handle_data(cid, black_box(psn), 4096, Nanos::new(1))
+    {
         black_box(addr);
     }
 }
@@ -135,11 +139,11 @@ fn verdict(rx: &mut Receiver, cid: Cid, psn: u32) {
 /// A receiver in `mode` (ACK every packet, lazily when `lazy`) with one transfer of
 /// `packets` 4 KiB packets from `first` open.
 fn open(mode: Mode, lazy: bool, packets: u32, first: u32) -> (Receiver, Cid) {
-    let mut rx: Receiver = Receiver::new(ReceiverConfig {
-        mode,
-        coalesce_acks: lazy,
-        ..ReceiverConfig::default()
-    })
+    let mut rx: Receiver = Receiver::new(
+        ReceiverConfig::default()
+            .with_mode(mode)
+            .with_coalesce_acks(lazy),
+    )
     .expect("valid configuration");
     rx.handle(
         Packet::Req {
@@ -150,7 +154,7 @@ fn open(mode: Mode, lazy: bool, packets: u32, first: u32) -> (Receiver, Cid) {
             mtu: 4096,
             first_psn: first,
         },
-        0,
+        Nanos::new(0),
     )
     .expect("valid request");
     let Some(Packet::Rsp {

@@ -1,6 +1,7 @@
 //! Prints completion time over ideal for every method at a few loss rates (16 MiB, 400 Gb/s,
 //! 10 µs RTT, 0.5 µs jitter).
 
+use fabric_model::{Bytes, Nanos};
 use rdma_window::sim::{Method, SimConfig};
 
 fn main() {
@@ -14,15 +15,15 @@ fn main() {
         .unwrap_or(500);
     for loss in [0.0, 1e-4, 1e-3, 1e-2] {
         for m in Method::ALL {
-            let mut cfg = SimConfig::new(vec![size]);
+            let mut cfg = SimConfig::new(vec![Bytes::new(size)]);
             cfg.net.loss = loss;
-            cfg.net.jitter_ns = jitter;
-            cfg.reorder_tolerance_ns = jitter;
+            cfg.net.jitter = Nanos::new(jitter);
+            cfg.reorder_tolerance = Nanos::new(jitter);
             let r = m.run(&cfg);
             let n = cfg.packets();
             #[expect(clippy::cast_precision_loss, reason = "display")]
             let (c, s) = (
-                r.completion_ns as f64 / cfg.ideal_ns() as f64,
+                r.completion.as_f64() / cfg.ideal().as_f64(),
                 r.data_sent as f64 / n as f64,
             );
             println!(

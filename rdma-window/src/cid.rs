@@ -10,12 +10,30 @@ use core::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cid {
     /// Slot in the table.
-    pub index: u16,
+    pub(crate) index: u16,
     /// How many times the slot had been freed when this id was handed out (wrapping).
-    pub generation: u16,
+    pub(crate) generation: u16,
 }
 
 impl Cid {
+    /// The id of slot `index` in its `generation`-th use.
+    #[must_use]
+    pub const fn new(index: u16, generation: u16) -> Self {
+        Self { index, generation }
+    }
+
+    /// Slot in the table.
+    #[must_use]
+    pub const fn index(self) -> u16 {
+        self.index
+    }
+
+    /// How many times the slot had been freed when this id was handed out (wrapping).
+    #[must_use]
+    pub const fn generation(self) -> u16 {
+        self.generation
+    }
+
     /// Packs the id into the 32-bit wire field (index in the high half).
     #[must_use]
     pub const fn to_bits(self) -> u32 {
@@ -46,7 +64,7 @@ impl fmt::Display for Cid {
 /// is live and has bit 16 set while it is free, so that the generation compare is also
 /// the liveness check).
 #[derive(Debug, Clone)]
-pub struct ContextTable<T> {
+pub(crate) struct ContextTable<T> {
     slots: Vec<Slot<T>>,
     free: Vec<u16>,
     /// What a free slot holds (cloned into a slot as it is freed).
@@ -72,7 +90,7 @@ impl<T: Clone> ContextTable<T> {
     ///
     /// # Errors
     /// [`crate::Error::Config`] when `capacity` is 0 or above 65 536.
-    pub fn new(capacity: usize, vacant: T) -> Result<Self, crate::Error> {
+    pub(crate) fn new(capacity: usize, vacant: T) -> Result<Self, crate::Error> {
         if capacity == 0 || capacity > 1 << 16 {
             return Err(crate::Error::Config {
                 what: "context table capacity must be 1 ..= 65536",
@@ -94,7 +112,7 @@ impl<T: Clone> ContextTable<T> {
     }
 
     /// Frees `cid`'s slot and bumps its generation; returns the context it held.
-    pub fn remove(&mut self, cid: Cid) -> Option<T> {
+    pub(crate) fn remove(&mut self, cid: Cid) -> Option<T> {
         let slot = self.slots.get_mut(usize::from(cid.index))?;
         if slot.tag != u32::from(cid.generation) {
             return None;
@@ -109,27 +127,21 @@ impl<T: Clone> ContextTable<T> {
 impl<T> ContextTable<T> {
     /// Number of slots.
     #[must_use]
-    pub fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.slots.len()
     }
 
     /// Number of contexts in use.
     #[must_use]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.slots.len() - self.free.len()
-    }
-
-    /// No context is in use.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.free.len() == self.slots.len()
     }
 
     /// Takes a free slot for `value`; `Err(value)` when the table is full.
     ///
     /// # Errors
     /// Gives `value` back when no slot is free.
-    pub fn insert(&mut self, value: T) -> Result<Cid, T> {
+    pub(crate) fn insert(&mut self, value: T) -> Result<Cid, T> {
         let Some(index) = self.free.pop() else {
             return Err(value);
         };
@@ -145,28 +157,28 @@ impl<T> ContextTable<T> {
     /// The live context `cid` names, or `None` when the slot is free or reused.
     #[inline]
     #[must_use]
-    pub fn get(&self, cid: Cid) -> Option<&T> {
+    pub(crate) fn get(&self, cid: Cid) -> Option<&T> {
         let slot = self.slots.get(usize::from(cid.index))?;
         (slot.tag == u32::from(cid.generation)).then_some(&slot.value)
     }
 
     /// Mutable access to the live context `cid` names.
     #[inline]
-    pub fn get_mut(&mut self, cid: Cid) -> Option<&mut T> {
+    pub(crate) fn get_mut(&mut self, cid: Cid) -> Option<&mut T> {
         let slot = self.slots.get_mut(usize::from(cid.index))?;
         (slot.tag == u32::from(cid.generation)).then_some(&mut slot.value)
     }
 
     /// The generation slot `index` is in now (the id it would hand out next if free).
     #[must_use]
-    pub fn generation(&self, index: u16) -> Option<u16> {
+    pub(crate) fn generation(&self, index: u16) -> Option<u16> {
         self.slots
             .get(usize::from(index))
             .map(|s| generation(s.tag))
     }
 
     /// Every live context with its id, in slot order.
-    pub fn iter(&self) -> impl Iterator<Item = (Cid, &T)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (Cid, &T)> {
         self.slots.iter().enumerate().filter_map(|(i, s)| {
             #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
             let index = i as u16;
@@ -183,7 +195,7 @@ impl<T> ContextTable<T> {
     }
 
     /// Every live context with its id, mutably, in slot order.
-    pub fn iter_mut(&mut self) -> impl Iterator<Item = (Cid, &mut T)> {
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (Cid, &mut T)> {
         self.slots.iter_mut().enumerate().filter_map(|(i, s)| {
             #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
             let index = i as u16;

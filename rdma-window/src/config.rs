@@ -1,7 +1,25 @@
 //! Configuration of the two endpoints.
+//!
+//! Both types are `#[non_exhaustive]`: start from [`Default`] and change what differs with
+//! the `with_*` setters, so that a field added later breaks no caller.
+//!
+//! ```
+//! use fabric_model::Nanos;
+//! use rdma_window::{Mode, ReceiverConfig, SenderConfig};
+//!
+//! let rx = ReceiverConfig::default()
+//!     .with_mode(Mode::Improved)
+//!     .with_resend_timeout(Nanos::from_micros(40));
+//! assert_eq!(rx.capacity, 64);
+//! let tx = SenderConfig::default().with_window(256);
+//! assert_eq!(tx.req_timeout, Nanos::from_micros(40));
+//! ```
 
-/// How the receiver asks for lost packets.
+use fabric_model::Nanos;
+
+/// How the receiver asks for lost packets (`#[non_exhaustive]`: more may come).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Mode {
     /// Exactly as the paper: one timer per context on the `WBASE` packet; on expiry
     /// `RDMA_RESEND(WBASE)`; an out-of-window packet answered with `RDMA_RESEND(PIDX)`.
@@ -24,19 +42,20 @@ pub enum Mode {
     Improved,
 }
 
-/// Receiver settings. Times are nanoseconds.
+/// Receiver settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReceiverConfig {
     /// Receive contexts in the table (the hardware's on-chip table size).
     pub capacity: usize,
     /// Loss repair mode.
     pub mode: Mode,
     /// The paper's timer on the `WBASE` packet (paper §2.3.4 1)).
-    pub resend_timeout: u64,
+    pub resend_timeout: Nanos,
     /// Improved mode: how long after a later packet arrived a hole counts as lost.
-    pub reorder_tolerance: u64,
+    pub reorder_tolerance: Nanos,
     /// Improved mode: how long to wait before asking again for a hole already asked for.
-    pub retry_interval: u64,
+    pub retry_interval: Nanos,
     /// Send an ACK of `WBASE` each time it has moved this many packets since the last one.
     pub ack_stride: u32,
     /// Build ACKs lazily (our design; the paper sends none): a data packet only marks its
@@ -63,9 +82,9 @@ impl Default for ReceiverConfig {
         Self {
             capacity: 64,
             mode: Mode::Paper,
-            resend_timeout: 20_000,
-            reorder_tolerance: 1_000,
-            retry_interval: 12_000,
+            resend_timeout: Nanos::from_micros(20),
+            reorder_tolerance: Nanos::from_micros(1),
+            retry_interval: Nanos::from_micros(12),
             ack_stride: 1,
             coalesce_acks: false,
             max_idle_timeouts: 64,
@@ -74,22 +93,23 @@ impl Default for ReceiverConfig {
     }
 }
 
-/// Sender settings. Times are nanoseconds.
+/// Sender settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SenderConfig {
     /// Send contexts (transfers in progress at once).
     pub capacity: usize,
     /// The receiver's W: packets up to `WBASE + W` may be in flight.
     pub window: u32,
     /// Resend `RDMA_REQ` when no `RDMA_RSP` came back within this time.
-    pub req_timeout: u64,
+    pub req_timeout: Nanos,
     /// First back-off after a busy `RDMA_RSP`; doubles per refusal.
-    pub busy_backoff: u64,
+    pub busy_backoff: Nanos,
     /// Largest back-off.
-    pub max_backoff: u64,
+    pub max_backoff: Nanos,
     /// Probe (re-send the oldest unacknowledged packet) after this long without hearing
     /// from the receiver, so that a lost completion or ACK is recovered.
-    pub probe_timeout: u64,
+    pub probe_timeout: Nanos,
     /// Probes without an answer after which the transfer is given up.
     pub max_probes: u32,
     /// Improved mode's speculative window (our design; 0 turns it off, as the paper has
@@ -103,7 +123,7 @@ pub struct SenderConfig {
     /// Wait this long after the request before using the speculative window, so that on a
     /// reordering network what it lets through does not overtake the retransmission (the
     /// network's reordering spread; 0 on a network that keeps order).
-    pub speculate_delay: u64,
+    pub speculate_delay: Nanos,
 }
 
 impl Default for SenderConfig {
@@ -112,13 +132,143 @@ impl Default for SenderConfig {
         Self {
             capacity: 64,
             window: 128,
-            req_timeout: 40_000,
-            busy_backoff: 10_000,
-            max_backoff: 1_000_000,
-            probe_timeout: 100_000,
+            req_timeout: Nanos::from_micros(40),
+            busy_backoff: Nanos::from_micros(10),
+            max_backoff: Nanos::from_millis(1),
+            probe_timeout: Nanos::from_micros(100),
             max_probes: 32,
             speculate: 0,
-            speculate_delay: 0,
+            speculate_delay: Nanos::ZERO,
         }
+    }
+}
+
+impl ReceiverConfig {
+    /// Sets [`ReceiverConfig::capacity`].
+    #[must_use]
+    pub const fn with_capacity(mut self, capacity: usize) -> Self {
+        self.capacity = capacity;
+        self
+    }
+
+    /// Sets [`ReceiverConfig::mode`].
+    #[must_use]
+    pub const fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Sets [`ReceiverConfig::resend_timeout`].
+    #[must_use]
+    pub const fn with_resend_timeout(mut self, resend_timeout: Nanos) -> Self {
+        self.resend_timeout = resend_timeout;
+        self
+    }
+
+    /// Sets [`ReceiverConfig::reorder_tolerance`].
+    #[must_use]
+    pub const fn with_reorder_tolerance(mut self, reorder_tolerance: Nanos) -> Self {
+        self.reorder_tolerance = reorder_tolerance;
+        self
+    }
+
+    /// Sets [`ReceiverConfig::retry_interval`].
+    #[must_use]
+    pub const fn with_retry_interval(mut self, retry_interval: Nanos) -> Self {
+        self.retry_interval = retry_interval;
+        self
+    }
+
+    /// Sets [`ReceiverConfig::ack_stride`].
+    #[must_use]
+    pub const fn with_ack_stride(mut self, ack_stride: u32) -> Self {
+        self.ack_stride = ack_stride;
+        self
+    }
+
+    /// Sets [`ReceiverConfig::coalesce_acks`].
+    #[must_use]
+    pub const fn with_coalesce_acks(mut self, coalesce_acks: bool) -> Self {
+        self.coalesce_acks = coalesce_acks;
+        self
+    }
+
+    /// Sets [`ReceiverConfig::max_idle_timeouts`].
+    #[must_use]
+    pub const fn with_max_idle_timeouts(mut self, max_idle_timeouts: u32) -> Self {
+        self.max_idle_timeouts = max_idle_timeouts;
+        self
+    }
+
+    /// Sets [`ReceiverConfig::completions_kept`].
+    #[must_use]
+    pub const fn with_completions_kept(mut self, completions_kept: usize) -> Self {
+        self.completions_kept = completions_kept;
+        self
+    }
+}
+
+impl SenderConfig {
+    /// Sets [`SenderConfig::capacity`].
+    #[must_use]
+    pub const fn with_capacity(mut self, capacity: usize) -> Self {
+        self.capacity = capacity;
+        self
+    }
+
+    /// Sets [`SenderConfig::window`].
+    #[must_use]
+    pub const fn with_window(mut self, window: u32) -> Self {
+        self.window = window;
+        self
+    }
+
+    /// Sets [`SenderConfig::req_timeout`].
+    #[must_use]
+    pub const fn with_req_timeout(mut self, req_timeout: Nanos) -> Self {
+        self.req_timeout = req_timeout;
+        self
+    }
+
+    /// Sets [`SenderConfig::busy_backoff`].
+    #[must_use]
+    pub const fn with_busy_backoff(mut self, busy_backoff: Nanos) -> Self {
+        self.busy_backoff = busy_backoff;
+        self
+    }
+
+    /// Sets [`SenderConfig::max_backoff`].
+    #[must_use]
+    pub const fn with_max_backoff(mut self, max_backoff: Nanos) -> Self {
+        self.max_backoff = max_backoff;
+        self
+    }
+
+    /// Sets [`SenderConfig::probe_timeout`].
+    #[must_use]
+    pub const fn with_probe_timeout(mut self, probe_timeout: Nanos) -> Self {
+        self.probe_timeout = probe_timeout;
+        self
+    }
+
+    /// Sets [`SenderConfig::max_probes`].
+    #[must_use]
+    pub const fn with_max_probes(mut self, max_probes: u32) -> Self {
+        self.max_probes = max_probes;
+        self
+    }
+
+    /// Sets [`SenderConfig::speculate`].
+    #[must_use]
+    pub const fn with_speculate(mut self, speculate: u32) -> Self {
+        self.speculate = speculate;
+        self
+    }
+
+    /// Sets [`SenderConfig::speculate_delay`].
+    #[must_use]
+    pub const fn with_speculate_delay(mut self, speculate_delay: Nanos) -> Self {
+        self.speculate_delay = speculate_delay;
+        self
     }
 }

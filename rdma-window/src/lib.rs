@@ -2,24 +2,28 @@
 //!
 //! Reliable RDMA over a lossy, reordering network, after Wang Shaogang, Xu Weixia, Wu Dan,
 //! Pang Zhengbin and Xia Jun, *A Fast RDMA Offload Method for Unreliable Interconnection
-//! Networks* (NUDT; `001_6578dbec100a9b76.txt` in `shared/seeds/`): a receiver-allocated
-//! context table, the `WBASE`/`WVEC` receive window, one timer per context on the `WBASE`
+//! Networks* (一种面向不可靠网络的快速RDMA通信方法), College of Computer, National University of
+//! Defense Technology, Changsha; a Chinese journal article of about 2014–2015 (the journal
+//! and year are not confirmed here; the text circulates online dated March 2015). From it:
+//! a receiver-allocated context table, the `WBASE`/`WVEC` receive window, one timer per context on the `WBASE`
 //! packet and on-demand re-reads of single packets, written as a sans-IO state machine
 //! (time passed in, outputs polled, in the manner of quinn-proto).
 //!
 //! - [`window`]: `WBASE`/`WVEC` and the four cases of paper Fig. 3.
-//! - [`cid`]: context ids with generations and the fixed-size table.
+//! - [`Cid`]: context ids with generations (a table index and how often the slot was reused).
 //! - [`packet`]: the packets and their wire format.
 //! - [`receiver`] and [`sender`]: the two endpoints; [`Mode::Paper`] is the paper as written,
 //!   [`Mode::Improved`] adds bitmap-driven repair.
 //! - `sim` (feature `sim`, on by default): a deterministic lossy-network simulator and the
-//!   baselines (go-back-N, IRN-style selective repeat, whole-transfer retransmission).
-//! - [`fuzz_harness`]: what the fuzz targets call.
+//!   baselines (go-back-N, IRN-style selective repeat, whole-transfer retransmission); its
+//!   link can be taken from a fabric link of `fabric-model` (`NetConfig::from_link`).
+//!
+//! Section and figure numbers (§2.3.4, Fig. 3, Table 1) in these docs are the paper's.
 //!
 //! ## Using the endpoints
 //!
 //! Both endpoints are plain values: nothing happens unless a method is called, and time is
-//! a `u64` of nanoseconds passed in. After each `handle`/`handle_timeout`, drain
+//! a [`fabric_model::Nanos`] passed in (a point on the caller's clock). After each `handle`/`handle_timeout`, drain
 //! `poll_transmit` (packets to put on the wire) and `poll_event` (payload writes and
 //! completions at the receiver, connections, re-reads and completions at the sender), then
 //! arm one timer for `poll_timeout`. Draining after every call keeps the data path free of
@@ -57,16 +61,19 @@
 //! allocation; a request O(capacity); a timer pass O(capacity + holes asked for).
 //!
 //! ```
-//! use rdma_window::{Receiver, ReceiverConfig, Sender, SenderConfig, Transfer};
-//! use rdma_window::receiver::RecvEvent;
+//! use fabric_model::{Bytes, Nanos};
+//! use rdma_window::{Receiver, ReceiverConfig, RecvEvent, Sender, SenderConfig, Transfer};
 //!
 //! let mut tx = Sender::new(1, SenderConfig::default())?;
 //! let mut rx: Receiver = Receiver::new(ReceiverConfig::default())?;
-//! let t = Transfer { src_addr: 0x1000, dst_node: 2, dst_addr: 0x9000, len: 10_000, mtu: 4096, first_psn: 7 };
-//! tx.start(t, 0)?;
-//! let (mut now, mut written, mut done) = (0, 0, false);
+//! let t = Transfer::new(2, Bytes::new(10_000), 4096)
+//!     .with_src_addr(0x1000)
+//!     .with_dst_addr(0x9000)
+//!     .with_first_psn(7);
+//! tx.start(t, Nanos::ZERO)?;
+//! let (mut now, mut written, mut done) = (Nanos::ZERO, 0, false);
 //! while !done {
-//!     now += 100;
+//!     now = now.saturating_add(Nanos::new(100));
 //!     while let Some(out) = tx.poll_transmit() {
 //!         rx.handle(out.packet, now)?;
 //!     }
@@ -84,18 +91,24 @@
 //! assert_eq!(written, 10_000);
 //! # Ok::<(), rdma_window::Error>(())
 //! ```
+//!
+//! `examples/lossy_channel.rs` does the same over a lossy, reordering channel with timers.
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod cid;
+mod cid;
 pub mod config;
 mod error;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
 pub mod fuzz_harness;
 pub mod packet;
-pub mod psn;
+mod psn;
 pub mod receiver;
 mod ring;
 pub mod sender;
 #[cfg(feature = "sim")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sim")))]
 pub mod sim;
 pub mod window;
 
@@ -103,6 +116,11 @@ pub use cid::Cid;
 pub use config::{Mode, ReceiverConfig, SenderConfig};
 pub use error::Error;
 pub use packet::Packet;
-pub use receiver::{DataVerdict, Receiver};
-pub use sender::{Sender, Transfer};
+pub use receiver::{DataVerdict, Receiver, RecvEvent, RecvStats, RecvTransmit};
+pub use sender::{SendEvent, SendStats, SendTransmit, Sender, Transfer};
 pub use window::{Arrival, Window};
+
+/// The README's examples, compiled and run as doctests (the second needs the simulator).
+#[cfg(all(doctest, feature = "sim"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

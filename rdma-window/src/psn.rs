@@ -3,15 +3,9 @@
 /// Serial-number distance from `from` to `to`: how many steps forward `to` lies, as a signed
 /// value (RFC 1982 style, 32-bit). Correct across the wrap of the `u32` sequence field as
 /// long as the two are less than 2³¹ apart.
-///
-/// ```
-/// use rdma_window::psn::distance;
-/// assert_eq!(distance(u32::MAX, 1), 2);
-/// assert_eq!(distance(1, u32::MAX), -2);
-/// ```
 #[inline]
 #[must_use]
-pub const fn distance(from: u32, to: u32) -> i32 {
+pub(crate) const fn distance(from: u32, to: u32) -> i32 {
     // Reinterpreting the wrapped difference as two's complement is the serial comparison.
     to.wrapping_sub(from).cast_signed()
 }
@@ -19,14 +13,14 @@ pub const fn distance(from: u32, to: u32) -> i32 {
 /// `a` comes strictly after `b` in serial order.
 #[inline]
 #[must_use]
-pub const fn after(a: u32, b: u32) -> bool {
+pub(crate) const fn after(a: u32, b: u32) -> bool {
     distance(b, a) > 0
 }
 
 /// The later of two sequence numbers in serial order.
 #[inline]
 #[must_use]
-pub const fn max(a: u32, b: u32) -> u32 {
+pub(crate) const fn max(a: u32, b: u32) -> u32 {
     if after(b, a) { b } else { a }
 }
 

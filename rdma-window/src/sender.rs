@@ -8,6 +8,8 @@
 
 use std::collections::VecDeque;
 
+use fabric_model::{Bytes, Nanos};
+
 use crate::Error;
 use crate::cid::{Cid, ContextTable};
 use crate::config::SenderConfig;
@@ -15,7 +17,19 @@ use crate::packet::{Packet, RspStatus};
 use crate::receiver::packet_count;
 
 /// One RDMA transfer (paper Table 1). The source node is the sender's own.
+///
+/// Built with [`Transfer::new`] and the `with_*` setters (`#[non_exhaustive]`: a field added
+/// later breaks no caller).
+///
+/// ```
+/// use fabric_model::Bytes;
+/// use rdma_window::Transfer;
+///
+/// let t = Transfer::new(2, Bytes::from_kib(64), 4096).with_dst_addr(0x9000);
+/// assert_eq!((t.src_addr, t.first_psn), (0, 0));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Transfer {
     /// Source address of the first byte.
     pub src_addr: u64,
@@ -23,15 +37,53 @@ pub struct Transfer {
     pub dst_node: u32,
     /// Destination address of the first byte.
     pub dst_addr: u64,
-    /// Length in bytes (> 0).
-    pub len: u64,
-    /// Payload bytes per packet (> 0).
+    /// Length (> 0).
+    pub len: Bytes,
+    /// Payload bytes per packet (> 0): the wire field of `RDMA_REQ`.
     pub mtu: u32,
     /// Sequence number of the first packet (need not be zero).
     pub first_psn: u32,
 }
 
-/// A packet to send; data packets say where to read their payload from.
+impl Transfer {
+    /// `len` bytes to node `dst_node` in packets of `mtu` payload bytes, from source address 0
+    /// to destination address 0, first sequence number 0.
+    #[must_use]
+    pub const fn new(dst_node: u32, len: Bytes, mtu: u32) -> Self {
+        Self {
+            src_addr: 0,
+            dst_node,
+            dst_addr: 0,
+            len,
+            mtu,
+            first_psn: 0,
+        }
+    }
+
+    /// Sets [`Transfer::src_addr`].
+    #[must_use]
+    pub const fn with_src_addr(mut self, src_addr: u64) -> Self {
+        self.src_addr = src_addr;
+        self
+    }
+
+    /// Sets [`Transfer::dst_addr`].
+    #[must_use]
+    pub const fn with_dst_addr(mut self, dst_addr: u64) -> Self {
+        self.dst_addr = dst_addr;
+        self
+    }
+
+    /// Sets [`Transfer::first_psn`].
+    #[must_use]
+    pub const fn with_first_psn(mut self, first_psn: u32) -> Self {
+        self.first_psn = first_psn;
+        self
+    }
+}
+
+/// A packet the sender sends; data packets say where to read their payload from (the
+/// receiver's counterpart is [`crate::RecvTransmit`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SendTransmit {
     /// Destination node.
@@ -47,17 +99,17 @@ pub struct SendTransmit {
 /// What the sender tells its user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SendEvent {
-    /// The receiver granted context `dcid` to transfer `id`.
+    /// The receiver granted context `dcid` to transfer `cid`.
     Connected {
         /// The transfer.
-        id: Cid,
+        cid: Cid,
         /// The receiver's context.
         dcid: Cid,
     },
     /// A packet is being read again from source memory for retransmission.
     Reread {
         /// The transfer.
-        id: Cid,
+        cid: Cid,
         /// Sequence number re-sent.
         psn: u32,
         /// Source address.
@@ -68,12 +120,12 @@ pub enum SendEvent {
     /// The receiver has everything; the context is free.
     Complete {
         /// The transfer.
-        id: Cid,
+        cid: Cid,
     },
     /// The receiver stopped answering; the transfer was given up.
     Failed {
         /// The transfer.
-        id: Cid,
+        cid: Cid,
     },
 }
 
@@ -113,8 +165,9 @@ struct Ctx {
     spec_depth: u32,
 }
 
-/// Counters of what the sender has done.
+/// Counters of what the sender has done; `Display` prints them on one line.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SendStats {
     /// Data packets sent, first transmissions and retransmissions.
     pub data_sent: u64,
@@ -178,9 +231,10 @@ impl Sender {
     ///
     /// # Errors
     /// [`Error::EmptyTransfer`], [`Error::TooManyPackets`], or [`Error::SenderFull`].
-    pub fn start(&mut self, t: Transfer, now: u64) -> Result<Cid, Error> {
-        let packets = packet_count(t.len, t.mtu)?;
-        let last = t.len - u64::from(packets - 1) * u64::from(t.mtu);
+    pub fn start(&mut self, t: Transfer, now: Nanos) -> Result<Cid, Error> {
+        let now = now.get();
+        let packets = packet_count(t.len.get(), t.mtu)?;
+        let last = t.len.get() - u64::from(packets - 1) * u64::from(t.mtu);
         #[expect(clippy::cast_possible_truncation, reason = "last ≤ mtu")]
         let last_len = last as u32;
         let cap = self.cfg.window as usize + 1;
@@ -189,7 +243,7 @@ impl Sender {
             packets,
             last_len,
             state: State::Requesting,
-            deadline: now.saturating_add(self.cfg.req_timeout),
+            deadline: now.saturating_add(self.cfg.req_timeout.get()),
             refusals: 0,
             probes: 0,
             acked: 0,
@@ -217,7 +271,7 @@ impl Sender {
                     scid: id,
                     src_node: self.node,
                     dst_addr: c.t.dst_addr,
-                    len: c.t.len,
+                    len: c.t.len.get(),
                     mtu: c.t.mtu,
                     first_psn: c.t.first_psn,
                 },
@@ -235,7 +289,8 @@ impl Sender {
     /// # Errors
     /// [`Error::PsnOutOfRange`] when an ACK or `RDMA_RESEND` names a sequence number outside
     /// the transfer. Nothing changes.
-    pub fn handle(&mut self, packet: Packet, now: u64) -> Result<(), Error> {
+    pub fn handle(&mut self, packet: Packet, now: Nanos) -> Result<(), Error> {
+        let now = now.get();
         let cfg = self.cfg;
         match packet {
             Packet::Rsp { scid, status } => {
@@ -248,9 +303,9 @@ impl Sender {
                 match status {
                     RspStatus::Granted(dcid) => {
                         c.state = State::Active(dcid);
-                        c.deadline = now.saturating_add(cfg.probe_timeout);
+                        c.deadline = now.saturating_add(cfg.probe_timeout.get());
                         self.events
-                            .push_back(SendEvent::Connected { id: scid, dcid });
+                            .push_back(SendEvent::Connected { cid: scid, dcid });
                     }
                     RspStatus::Busy => {
                         // Paper §2.3.1: retry after a delay; doubling, capped.
@@ -259,8 +314,9 @@ impl Sender {
                         c.refusals += 1;
                         let wait = cfg
                             .busy_backoff
+                            .get()
                             .saturating_mul(1 << shift)
-                            .min(cfg.max_backoff);
+                            .min(cfg.max_backoff.get());
                         c.deadline = now.saturating_add(wait);
                     }
                 }
@@ -297,7 +353,7 @@ impl Sender {
                     && matches!(c.state, State::Active(_))
                 {
                     self.table.remove(scid);
-                    self.events.push_back(SendEvent::Complete { id: scid });
+                    self.events.push_back(SendEvent::Complete { cid: scid });
                 }
             }
             Packet::Req { .. } | Packet::Data { .. } => {}
@@ -309,7 +365,8 @@ impl Sender {
     ///
     /// # Complexity
     /// O(capacity).
-    pub fn handle_timeout(&mut self, now: u64) {
+    pub fn handle_timeout(&mut self, now: Nanos) {
+        let now = now.get();
         let cfg = self.cfg;
         let mut req = Vec::new();
         let mut failed = None;
@@ -324,7 +381,7 @@ impl Sender {
             match c.state {
                 State::Requesting => {
                     req.push(id);
-                    c.deadline = now.saturating_add(cfg.req_timeout);
+                    c.deadline = now.saturating_add(cfg.req_timeout.get());
                 }
                 State::Active(_) => {
                     c.probes += 1;
@@ -338,7 +395,7 @@ impl Sender {
                         c.resend.retain(|&i| i != idx);
                         c.resend.push_front(idx);
                     }
-                    c.deadline = now.saturating_add(cfg.probe_timeout);
+                    c.deadline = now.saturating_add(cfg.probe_timeout.get());
                 }
             }
         }
@@ -347,17 +404,18 @@ impl Sender {
         }
         if let Some(id) = failed {
             self.table.remove(id);
-            self.events.push_back(SendEvent::Failed { id });
+            self.events.push_back(SendEvent::Failed { cid: id });
         }
     }
 
     /// The earliest timer deadline.
     #[must_use]
-    pub fn poll_timeout(&self) -> Option<u64> {
+    pub fn poll_timeout(&self) -> Option<Nanos> {
         self.table
             .iter()
             .map(|(_, c)| c.deadline.min(c.spec_at))
             .min()
+            .map(Nanos::new)
     }
 
     /// The next packet to put on the link: control first, then, round-robin over transfers,
@@ -407,8 +465,12 @@ impl Sender {
             self.stats.data_sent += 1;
             if retransmit {
                 self.stats.retransmits += 1;
-                self.events
-                    .push_back(SendEvent::Reread { id, psn, addr, len });
+                self.events.push_back(SendEvent::Reread {
+                    cid: id,
+                    psn,
+                    addr,
+                    len,
+                });
             }
             return Some(SendTransmit {
                 to: c.t.dst_node,
@@ -431,14 +493,7 @@ impl Ctx {
     /// What a free table slot holds (never read as a context; allocates nothing).
     fn vacant() -> Self {
         Self {
-            t: Transfer {
-                src_addr: 0,
-                dst_node: 0,
-                dst_addr: 0,
-                len: 0,
-                mtu: 0,
-                first_psn: 0,
-            },
+            t: Transfer::new(0, Bytes::new(0), 0),
             packets: 0,
             last_len: 0,
             state: State::Requesting,
@@ -485,7 +540,7 @@ impl Ctx {
         }
         self.probes = 0;
         if matches!(self.state, State::Active(_)) {
-            self.deadline = now.saturating_add(cfg.probe_timeout);
+            self.deadline = now.saturating_add(cfg.probe_timeout.get());
         }
         Ok(())
     }
@@ -517,11 +572,11 @@ impl Ctx {
             (1 + more.trailing_zeros()).min(self.spec_depth)
         };
         let target = base.saturating_add(gap).min(self.next);
-        if cfg.speculate_delay == 0 {
+        if cfg.speculate_delay.get() == 0 {
             self.spec = self.spec.max(target);
         } else {
             self.spec_next = target;
-            self.spec_at = now.saturating_add(cfg.speculate_delay);
+            self.spec_at = now.saturating_add(cfg.speculate_delay.get());
         }
     }
 
@@ -543,5 +598,16 @@ impl Ctx {
         {
             self.resend.push_back(i);
         }
+    }
+}
+
+impl core::fmt::Display for SendStats {
+    /// `data 260 (retransmitted 4), requests 1, refusals 0, probes 0`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "data {} (retransmitted {}), requests {}, refusals {}, probes {}",
+            self.data_sent, self.retransmits, self.requests, self.refusals, self.probes
+        )
     }
 }

@@ -5,6 +5,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use fabric_model::{Bytes, Nanos};
 use rdma_window::packet::RspStatus;
 use rdma_window::{Mode, Packet, Receiver, ReceiverConfig, Sender, SenderConfig, Transfer};
 
@@ -64,28 +65,21 @@ fn data_path_allocates_nothing() {
         (Mode::Paper, true),
         (Mode::Improved, true),
     ] {
-        let mut rx: Receiver = Receiver::new(ReceiverConfig {
-            mode,
-            coalesce_acks,
-            ..ReceiverConfig::default()
-        })
+        let mut rx: Receiver = Receiver::new(
+            ReceiverConfig::default()
+                .with_mode(mode)
+                .with_coalesce_acks(coalesce_acks),
+        )
         .unwrap();
         let mut tx = Sender::new(1, SenderConfig::default()).unwrap();
         let id = tx
             .start(
-                Transfer {
-                    src_addr: 0,
-                    dst_node: 2,
-                    dst_addr: 0,
-                    len: 4096 * 5000,
-                    mtu: 4096,
-                    first_psn: u32::MAX - 100,
-                },
-                0,
+                Transfer::new(2, Bytes::new(4096 * 5000), 4096).with_first_psn(u32::MAX - 100),
+                Nanos::new(0),
             )
             .unwrap();
         let req = tx.poll_transmit().unwrap().packet;
-        rx.handle(req, 0).unwrap();
+        rx.handle(req, Nanos::new(0)).unwrap();
         let rsp = rx.poll_transmit().unwrap().packet;
         assert!(matches!(
             rsp,
@@ -94,7 +88,7 @@ fn data_path_allocates_nothing() {
                 ..
             }
         ));
-        tx.handle(rsp, 0).unwrap();
+        tx.handle(rsp, Nanos::new(0)).unwrap();
         while tx.poll_event().is_some() {}
         let ((), n) = count(|| {
             let mut now = 1;
@@ -105,16 +99,16 @@ fn data_path_allocates_nothing() {
                 if let Some(out) = tx.poll_transmit()
                     && k % 50 != 7
                 {
-                    rx.handle(out.packet, now).unwrap();
+                    rx.handle(out.packet, Nanos::new(now)).unwrap();
                 }
-                if rx.poll_timeout().is_some_and(|t| t <= now) {
-                    rx.handle_timeout(now);
+                if rx.poll_timeout().map(Nanos::get).is_some_and(|t| t <= now) {
+                    rx.handle_timeout(Nanos::new(now));
                 }
                 while let Some(e) = rx.poll_event() {
                     std::hint::black_box(e);
                 }
                 while let Some(back) = rx.poll_transmit() {
-                    tx.handle(back.packet, now).unwrap();
+                    tx.handle(back.packet, Nanos::new(now)).unwrap();
                 }
                 while let Some(e) = tx.poll_event() {
                     std::hint::black_box(e);

@@ -3,26 +3,22 @@
 
 use std::collections::HashSet;
 
+use fabric_model::Nanos;
 use proptest::prelude::*;
 use rdma_window::packet::RspStatus;
-use rdma_window::receiver::{RecvContext, RecvEvent, Transmit};
+use rdma_window::receiver::{RecvContext, RecvEvent, RecvTransmit};
 use rdma_window::{Cid, Error, Mode, Packet, Receiver, ReceiverConfig};
 
 const MTU: u32 = 4096;
 
 fn cfg(capacity: usize, mode: Mode) -> ReceiverConfig {
-    ReceiverConfig {
-        capacity,
-        mode,
-        ..ReceiverConfig::default()
-    }
+    ReceiverConfig::default()
+        .with_capacity(capacity)
+        .with_mode(mode)
 }
 
 fn scid(i: u16) -> Cid {
-    Cid {
-        index: i,
-        generation: 0,
-    }
+    Cid::new(i, 0)
 }
 
 fn open(rx: &mut Receiver, s: Cid, packets: u32, first_psn: u32, now: u64) -> Option<Cid> {
@@ -35,13 +31,13 @@ fn open(rx: &mut Receiver, s: Cid, packets: u32, first_psn: u32, now: u64) -> Op
             mtu: MTU,
             first_psn,
         },
-        now,
+        Nanos::new(now),
     )
     .unwrap();
-    let out: Vec<Transmit> = std::iter::from_fn(|| rx.poll_transmit()).collect();
+    let out: Vec<RecvTransmit> = std::iter::from_fn(|| rx.poll_transmit()).collect();
     match out.as_slice() {
         [
-            Transmit {
+            RecvTransmit {
                 to: 1,
                 packet: Packet::Rsp { scid: got, status },
             },
@@ -60,7 +56,7 @@ fn data(rx: &mut Receiver, dcid: Cid, psn: u32, now: u64) -> (Vec<RecvEvent>, Ve
             psn,
             len: MTU,
         },
-        now,
+        Nanos::new(now),
     )
     .unwrap();
     (
@@ -120,21 +116,25 @@ fn window_boundaries_through_the_receiver() {
 #[test]
 fn one_timer_on_wbase_asks_for_wbase_only() {
     let mut rx: Receiver = Receiver::new(cfg(4, Mode::Paper)).unwrap();
-    let to = rx.config().resend_timeout;
+    let to = rx.config().resend_timeout.get();
     let c = open(&mut rx, scid(3), 10, 0, 0).unwrap();
-    assert_eq!(rx.poll_timeout(), Some(to));
+    assert_eq!(rx.poll_timeout().map(Nanos::get), Some(to));
     data(&mut rx, c, 0, 50);
     assert_eq!(
-        rx.poll_timeout(),
+        rx.poll_timeout().map(Nanos::get),
         Some(50 + to),
         "WBASE advance restarts the timer"
     );
     data(&mut rx, c, 2, 60);
     data(&mut rx, c, 3, 70);
-    assert_eq!(rx.poll_timeout(), Some(50 + to), "other packets do not");
-    rx.handle_timeout(50 + to - 1);
+    assert_eq!(
+        rx.poll_timeout().map(Nanos::get),
+        Some(50 + to),
+        "other packets do not"
+    );
+    rx.handle_timeout(Nanos::new(50 + to - 1));
     assert!(rx.poll_transmit().is_none());
-    rx.handle_timeout(50 + to);
+    rx.handle_timeout(Nanos::new(50 + to));
     let out: Vec<_> = std::iter::from_fn(|| rx.poll_transmit()).collect();
     assert_eq!(
         out.iter().map(|t| t.packet).collect::<Vec<_>>(),
@@ -145,7 +145,7 @@ fn one_timer_on_wbase_asks_for_wbase_only() {
             more: 0
         }]
     );
-    assert_eq!(rx.poll_timeout(), Some(50 + 2 * to));
+    assert_eq!(rx.poll_timeout().map(Nanos::get), Some(50 + 2 * to));
     assert_eq!(rx.stats().timeouts, 1);
 }
 
@@ -161,14 +161,14 @@ fn completion_frees_the_context_and_late_packets_are_zombies() {
     );
     assert_eq!(out, [Packet::Done { scid: scid(0) }]);
     assert_eq!(rx.active(), 0);
-    assert_eq!(rx.poll_timeout(), None);
+    assert_eq!(rx.poll_timeout().map(Nanos::get), None);
     // A late duplicate: nothing written, DONE repeated (the first may have been lost).
     let (ev, out) = data(&mut rx, c, 0, 3);
     assert!(ev.is_empty());
     assert_eq!(out, [Packet::Done { scid: scid(0) }]);
     // The slot is reused with a new generation; the old id stays dead.
     let c2 = open(&mut rx, scid(1), 2, 0, 4).unwrap();
-    assert_eq!(c2.index, c.index);
+    assert_eq!(c2.index(), c.index());
     assert_ne!(c2, c);
     let (ev, out) = data(&mut rx, c, 0, 5);
     assert!(ev.is_empty());
@@ -196,10 +196,7 @@ fn full_table_answers_busy_and_repeated_requests_get_the_same_cid() {
 fn bad_data_packets_get_their_precise_error() {
     let mut rx: Receiver = Receiver::new(cfg(2, Mode::Paper)).unwrap();
     let c = open(&mut rx, scid(0), 3, 10, 0).unwrap();
-    let bad = Cid {
-        index: 7,
-        generation: 0,
-    };
+    let bad = Cid::new(7, 0);
     assert_eq!(
         rx.handle(
             Packet::Data {
@@ -207,7 +204,7 @@ fn bad_data_packets_get_their_precise_error() {
                 psn: 10,
                 len: MTU
             },
-            1
+            Nanos::new(1)
         ),
         Err(Error::UnknownContext {
             cid: bad,
@@ -221,7 +218,7 @@ fn bad_data_packets_get_their_precise_error() {
                 psn: 13,
                 len: MTU
             },
-            1
+            Nanos::new(1)
         ),
         Err(Error::PsnOutOfRange {
             cid: c,
@@ -237,7 +234,7 @@ fn bad_data_packets_get_their_precise_error() {
                 psn: 11,
                 len: 5
             },
-            1
+            Nanos::new(1)
         ),
         Err(Error::BadPayloadSize {
             cid: c,
@@ -256,7 +253,7 @@ fn bad_data_packets_get_their_precise_error() {
                 mtu: 1,
                 first_psn: 0
             },
-            1
+            Nanos::new(1)
         ),
         Err(Error::TooManyPackets {
             packets: 1 << 50,
@@ -269,20 +266,20 @@ fn bad_data_packets_get_their_precise_error() {
 #[test]
 fn improved_mode_names_several_holes_in_one_resend() {
     let mut c = cfg(1, Mode::Improved);
-    c.reorder_tolerance = 100;
+    c.reorder_tolerance = Nanos::new(100);
     let mut rx: Receiver = Receiver::new(c).unwrap();
     let d = open(&mut rx, scid(0), 400, 0, 0).unwrap();
     // Holes at 0, 2, 5 and 70; highest seen 80.
     for p in (1..=80).filter(|p| ![2, 5, 70].contains(p)) {
         data(&mut rx, d, p, 10);
     }
-    assert_eq!(rx.poll_timeout(), Some(110));
-    rx.handle_timeout(109);
+    assert_eq!(rx.poll_timeout().map(Nanos::get), Some(110));
+    rx.handle_timeout(Nanos::new(109));
     assert!(
         rx.poll_transmit().is_none(),
         "no request before the tolerance"
     );
-    rx.handle_timeout(110);
+    rx.handle_timeout(Nanos::new(110));
     let out: Vec<_> = std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect();
     assert_eq!(
         out,
@@ -302,21 +299,21 @@ fn improved_mode_names_several_holes_in_one_resend() {
         ]
     );
     // Not asked again before the retry interval.
-    rx.handle_timeout(111);
+    rx.handle_timeout(Nanos::new(111));
     assert!(rx.poll_transmit().is_none());
 }
 
 #[test]
 fn improved_mode_is_silent_when_reordering_resolves_in_time() {
     let mut c = cfg(1, Mode::Improved);
-    c.reorder_tolerance = 100;
+    c.reorder_tolerance = Nanos::new(100);
     let mut rx: Receiver = Receiver::new(c).unwrap();
     let d = open(&mut rx, scid(0), 10, 0, 0).unwrap();
     data(&mut rx, d, 1, 10);
     data(&mut rx, d, 3, 20);
     data(&mut rx, d, 0, 109);
     data(&mut rx, d, 2, 110);
-    rx.handle_timeout(200);
+    rx.handle_timeout(Nanos::new(200));
     assert!(rx.poll_transmit().is_none());
     assert_eq!(rx.stats().resend_packets, 0);
 }
@@ -364,7 +361,7 @@ proptest! {
             now += 1;
             match op {
                 Op::Open => {
-                    let s = Cid { index: next_scid, generation: 0 };
+                    let s = Cid::new(next_scid, 0);
                     next_scid = next_scid.wrapping_add(1);
                     let got = open(&mut rx, s, 4, 0, now);
                     prop_assert_eq!(got.is_none(), live.len() == 3);
@@ -398,7 +395,7 @@ proptest! {
                 }
                 Op::Tick(dt) => {
                     now += dt;
-                    rx.handle_timeout(now);
+                    rx.handle_timeout(Nanos::new(now));
                     while let Some(e) = rx.poll_event() {
                         if let RecvEvent::Aborted { cid } = e {
                             prop_assert!(live.iter().any(|(_, x)| *x == cid));
@@ -420,15 +417,15 @@ proptest! {
 #[test]
 fn improved_mode_asks_again_only_for_holes_still_open_after_the_retry_interval() {
     let mut c = cfg(1, Mode::Improved);
-    c.reorder_tolerance = 100;
-    c.retry_interval = 1_000;
-    c.resend_timeout = 1_000_000;
+    c.reorder_tolerance = Nanos::new(100);
+    c.retry_interval = Nanos::new(1_000);
+    c.resend_timeout = Nanos::new(1_000_000);
     let mut rx: Receiver = Receiver::new(c).unwrap();
     let d = open(&mut rx, scid(0), 400, 0, 0).unwrap();
     for p in [1, 3, 4] {
         data(&mut rx, d, p, 10);
     }
-    rx.handle_timeout(110);
+    rx.handle_timeout(Nanos::new(110));
     let first: Vec<_> = std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect();
     assert_eq!(
         first,
@@ -441,10 +438,10 @@ fn improved_mode_asks_again_only_for_holes_still_open_after_the_retry_interval()
     );
     // Packet 0 comes back, 2 does not: only 2 is asked for again, once the interval is over.
     data(&mut rx, d, 0, 500);
-    assert_eq!(rx.poll_timeout(), Some(110 + 1_000));
-    rx.handle_timeout(1_109);
+    assert_eq!(rx.poll_timeout().map(Nanos::get), Some(110 + 1_000));
+    rx.handle_timeout(Nanos::new(1_109));
     assert!(rx.poll_transmit().is_none());
-    rx.handle_timeout(1_110);
+    rx.handle_timeout(Nanos::new(1_110));
     let again: Vec<_> = std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect();
     assert_eq!(
         again,
@@ -465,7 +462,7 @@ fn run_polled(
     cfg: ReceiverConfig,
     steps: &[(u32, u64, bool)],
     verdicts: bool,
-) -> (Vec<RecvEvent>, Vec<Transmit>) {
+) -> (Vec<RecvEvent>, Vec<RecvTransmit>) {
     let mut rx: Receiver = Receiver::new(cfg).unwrap();
     let first = u32::MAX - 20;
     let cid = open(&mut rx, scid(3), 60, first, 0).unwrap();
@@ -473,10 +470,10 @@ fn run_polled(
     for &(off, dt, tick) in steps {
         now += dt;
         if tick {
-            rx.handle_timeout(now);
+            rx.handle_timeout(Nanos::new(now));
         } else if verdicts {
             let v = rx
-                .handle_data(cid, first.wrapping_add(off), MTU, now)
+                .handle_data(cid, first.wrapping_add(off), MTU, Nanos::new(now))
                 .unwrap();
             if let rdma_window::DataVerdict::Write {
                 cid,
@@ -499,7 +496,7 @@ fn run_polled(
                     psn: first.wrapping_add(off),
                     len: MTU,
                 },
-                now,
+                Nanos::new(now),
             )
             .unwrap();
         }
@@ -520,15 +517,8 @@ proptest! {
         stride in 1u32..4,
         steps in proptest::collection::vec((0u32..70, 0u64..3_000, any::<bool>()), 1..200),
     ) {
-        let base = ReceiverConfig {
-            mode: if improved { Mode::Improved } else { Mode::Paper },
-            ack_stride: stride,
-            reorder_tolerance: 500,
-            retry_interval: 4_000,
-            resend_timeout: 9_000,
-            ..ReceiverConfig::default()
-        };
-        let lazy = ReceiverConfig { coalesce_acks: true, ..base };
+        let base = ReceiverConfig::default().with_mode(if improved { Mode::Improved } else { Mode::Paper }).with_ack_stride(stride).with_reorder_tolerance(Nanos::new(500)).with_retry_interval(Nanos::new(4_000)).with_resend_timeout(Nanos::new(9_000));
+        let lazy = base.with_coalesce_acks(true);
         let steps: Vec<_> = steps.into_iter().filter(|s| s.2 || s.0 < 60).collect();
         let eager = run_polled(base, &steps, false);
         prop_assert_eq!(&run_polled(lazy, &steps, true), &eager);
@@ -538,27 +528,23 @@ proptest! {
 
 #[test]
 fn lazy_acks_coalesce_to_the_newest_wbase_and_vanish_at_completion() {
-    let mut rx: Receiver = Receiver::new(ReceiverConfig {
-        coalesce_acks: true,
-        ..cfg(4, Mode::Paper)
-    })
-    .unwrap();
+    let mut rx: Receiver = Receiver::new(cfg(4, Mode::Paper).with_coalesce_acks(true)).unwrap();
     let first = 77;
     let a = open(&mut rx, scid(1), 20, first, 0).unwrap();
     let b = open(&mut rx, scid(2), 4, first, 0).unwrap();
     for p in 0..10 {
-        let v = rx.handle_data(a, first + p, MTU, 1).unwrap();
+        let v = rx.handle_data(a, first + p, MTU, Nanos::new(1)).unwrap();
         assert!(matches!(v, rdma_window::DataVerdict::Write { psn, .. } if psn == first + p));
     }
     for p in [2, 1, 0] {
-        let _ = rx.handle_data(b, first + p, MTU, 1).unwrap();
+        let _ = rx.handle_data(b, first + p, MTU, Nanos::new(1)).unwrap();
     }
     assert!(
         rx.poll_event().is_none(),
         "handle_data queues no write event"
     );
     // One ACK per context, with the WBASE of polling time.
-    let _ = rx.handle_data(a, first + 10, MTU, 1).unwrap();
+    let _ = rx.handle_data(a, first + 10, MTU, Nanos::new(1)).unwrap();
     let acks: Vec<_> = std::iter::from_fn(|| rx.poll_transmit().map(|t| t.packet)).collect();
     assert_eq!(
         acks,
@@ -574,9 +560,9 @@ fn lazy_acks_coalesce_to_the_newest_wbase_and_vanish_at_completion() {
         ]
     );
     // Progress then completion before any poll: DONE only, no ACK of a freed context.
-    let _ = rx.handle_data(a, first + 11, MTU, 2).unwrap();
+    let _ = rx.handle_data(a, first + 11, MTU, Nanos::new(2)).unwrap();
     for p in 12..20 {
-        let _ = rx.handle_data(a, first + p, MTU, 2).unwrap();
+        let _ = rx.handle_data(a, first + p, MTU, Nanos::new(2)).unwrap();
     }
     assert_eq!(
         rx.poll_event(),
@@ -590,11 +576,11 @@ fn lazy_acks_coalesce_to_the_newest_wbase_and_vanish_at_completion() {
     assert_eq!(out, [Packet::Done { scid: scid(1) }]);
     // Verdicts for the dropped cases.
     assert_eq!(
-        rx.handle_data(b, first + 1, MTU, 3).unwrap(),
+        rx.handle_data(b, first + 1, MTU, Nanos::new(3)).unwrap(),
         rdma_window::DataVerdict::Duplicate
     );
     assert_eq!(
-        rx.handle_data(b, first + 3 + Receiver::<2>::W + 1, MTU, 3),
+        rx.handle_data(b, first + 3 + Receiver::<2>::W + 1, MTU, Nanos::new(3)),
         Err(Error::PsnOutOfRange {
             cid: b,
             psn: first + 3 + Receiver::<2>::W + 1,
@@ -603,7 +589,7 @@ fn lazy_acks_coalesce_to_the_newest_wbase_and_vanish_at_completion() {
         })
     );
     assert_eq!(
-        rx.handle_data(a, first, MTU, 3).unwrap(),
+        rx.handle_data(a, first, MTU, Nanos::new(3)).unwrap(),
         rdma_window::DataVerdict::Stale
     );
     assert_eq!(
@@ -613,7 +599,7 @@ fn lazy_acks_coalesce_to_the_newest_wbase_and_vanish_at_completion() {
     );
     let c = open(&mut rx, scid(3), 300, first, 3).unwrap();
     assert_eq!(
-        rx.handle_data(c, first + 200, MTU, 3).unwrap(),
+        rx.handle_data(c, first + 200, MTU, Nanos::new(3)).unwrap(),
         rdma_window::DataVerdict::BeyondWindow
     );
     assert!(matches!(
@@ -643,7 +629,7 @@ fn data_checks_accept_exactly_the_valid_packets() {
                                 mtu: MTU,
                                 first_psn: first,
                             },
-                            0,
+                            Nanos::new(0),
                         )
                         .unwrap();
                         let Some(Packet::Rsp {
@@ -661,7 +647,7 @@ fn data_checks_accept_exactly_the_valid_packets() {
                         } else {
                             MTU
                         };
-                        let r = rx.handle_data(c, psn, got, 1);
+                        let r = rx.handle_data(c, psn, got, Nanos::new(1));
                         assert_eq!(
                             r.is_ok(),
                             inside && got == want,

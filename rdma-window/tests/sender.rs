@@ -1,6 +1,7 @@
 //! The sender: request and back-off, the window, re-reads on `RDMA_RESEND`, probes,
 //! completion, zombies and bad answers.
 
+use fabric_model::{Bytes, Nanos};
 use rdma_window::packet::RspStatus;
 use rdma_window::sender::{SendEvent, SendTransmit};
 use rdma_window::{Cid, Error, Packet, Sender, SenderConfig, Transfer};
@@ -8,35 +9,27 @@ use rdma_window::{Cid, Error, Packet, Sender, SenderConfig, Transfer};
 const MTU: u32 = 1000;
 
 fn transfer(len: u64, first_psn: u32) -> Transfer {
-    Transfer {
-        src_addr: 0x5000,
-        dst_node: 4,
-        dst_addr: 0x9000,
-        len,
-        mtu: MTU,
-        first_psn,
-    }
+    Transfer::new(4, Bytes::new(len), MTU)
+        .with_src_addr(0x5000)
+        .with_dst_addr(0x9000)
+        .with_first_psn(first_psn)
 }
 
 fn cfg() -> SenderConfig {
-    SenderConfig {
-        capacity: 2,
-        window: 4,
-        req_timeout: 100,
-        busy_backoff: 10,
-        max_backoff: 25,
-        probe_timeout: 1_000,
-        max_probes: 2,
-        speculate: 0,
-        speculate_delay: 0,
-    }
+    SenderConfig::default()
+        .with_capacity(2)
+        .with_window(4)
+        .with_req_timeout(Nanos::new(100))
+        .with_busy_backoff(Nanos::new(10))
+        .with_max_backoff(Nanos::new(25))
+        .with_probe_timeout(Nanos::new(1_000))
+        .with_max_probes(2)
+        .with_speculate(0)
+        .with_speculate_delay(Nanos::new(0))
 }
 
 fn dcid() -> Cid {
-    Cid {
-        index: 7,
-        generation: 3,
-    }
+    Cid::new(7, 3)
 }
 
 fn drain(tx: &mut Sender) -> Vec<SendTransmit> {
@@ -49,7 +42,7 @@ fn connected(len: u64, first: u32) -> (Sender, Cid) {
 
 fn connected_with(cfg: SenderConfig, len: u64, first: u32) -> (Sender, Cid) {
     let mut tx = Sender::new(1, cfg).unwrap();
-    let id = tx.start(transfer(len, first), 0).unwrap();
+    let id = tx.start(transfer(len, first), Nanos::new(0)).unwrap();
     let req = drain(&mut tx);
     assert!(
         matches!(req.as_slice(), [SendTransmit { to: 4, packet: Packet::Req { scid, src_node: 1, len: l, mtu: MTU, first_psn, .. }, source: None, .. }]
@@ -60,12 +53,15 @@ fn connected_with(cfg: SenderConfig, len: u64, first: u32) -> (Sender, Cid) {
             scid: id,
             status: RspStatus::Granted(dcid()),
         },
-        5,
+        Nanos::new(5),
     )
     .unwrap();
     assert_eq!(
         tx.poll_event(),
-        Some(SendEvent::Connected { id, dcid: dcid() })
+        Some(SendEvent::Connected {
+            cid: id,
+            dcid: dcid()
+        })
     );
     (tx, id)
 }
@@ -86,9 +82,11 @@ fn sends_at_most_w_plus_one_past_the_acknowledged_wbase() {
     // W = 4: WBASE .. WBASE + 4 may be in flight.
     assert_eq!(psns(&out), [u32::MAX - 1, u32::MAX, 0, 1, 2]);
     assert_eq!(out[2].source, Some((0x5000 + 2 * u64::from(MTU), MTU)));
-    tx.handle(Packet::Ack { scid: id, wbase: 1 }, 6).unwrap();
+    tx.handle(Packet::Ack { scid: id, wbase: 1 }, Nanos::new(6))
+        .unwrap();
     assert_eq!(psns(&drain(&mut tx)), [3, 4, 5]);
-    tx.handle(Packet::Ack { scid: id, wbase: 4 }, 7).unwrap();
+    tx.handle(Packet::Ack { scid: id, wbase: 4 }, Nanos::new(7))
+        .unwrap();
     let out = drain(&mut tx);
     assert_eq!(psns(&out), [6, 7]);
     // The last packet is short.
@@ -106,7 +104,7 @@ fn resend_rereads_only_the_packets_named() {
             psn: 101,
             more: 0b101,
         },
-        9,
+        Nanos::new(9),
     )
     .unwrap();
     let out = drain(&mut tx);
@@ -118,19 +116,19 @@ fn resend_rereads_only_the_packets_named() {
         rereads,
         [
             SendEvent::Reread {
-                id,
+                cid: id,
                 psn: 101,
                 addr: 0x5000 + u64::from(MTU),
                 len: MTU
             },
             SendEvent::Reread {
-                id,
+                cid: id,
                 psn: 102,
                 addr: 0x5000 + 2 * u64::from(MTU),
                 len: MTU
             },
             SendEvent::Reread {
-                id,
+                cid: id,
                 psn: 104,
                 addr: 0x5000 + 4 * u64::from(MTU),
                 len: MTU
@@ -145,7 +143,7 @@ fn resend_rereads_only_the_packets_named() {
             psn: 109,
             more: 0,
         },
-        10,
+        Nanos::new(10),
     )
     .unwrap();
     tx.handle(
@@ -155,7 +153,7 @@ fn resend_rereads_only_the_packets_named() {
             psn: 100,
             more: 0,
         },
-        10,
+        Nanos::new(10),
     )
     .unwrap();
     assert_eq!(psns(&drain(&mut tx)), [106]);
@@ -170,33 +168,29 @@ fn resend(tx: &mut Sender, id: Cid, wbase: u32, psn: u32, more: u64, now: u64) {
             psn,
             more,
         },
-        now,
+        Nanos::new(now),
     )
     .unwrap();
 }
 
 #[test]
 fn speculative_window_runs_past_wbase_after_the_delay_and_stops_on_a_repeat() {
-    let spec = SenderConfig {
-        speculate: 3,
-        speculate_delay: 50,
-        ..cfg()
-    };
+    let spec = cfg().with_speculate(3).with_speculate_delay(Nanos::new(50));
     let (mut tx, id) = connected_with(spec, 20 * u64::from(MTU), 100);
     assert_eq!(psns(&drain(&mut tx)), [100, 101, 102, 103, 104]);
     // The WBASE packet is asked for: re-sent at once, the window waits for the delay.
     resend(&mut tx, id, 100, 100, 0, 10);
     assert_eq!(psns(&drain(&mut tx)), [100]);
-    assert_eq!(tx.poll_timeout(), Some(60));
-    tx.handle_timeout(59);
+    assert_eq!(tx.poll_timeout().map(Nanos::get), Some(60));
+    tx.handle_timeout(Nanos::new(59));
     assert!(drain(&mut tx).is_empty());
-    tx.handle_timeout(60);
+    tx.handle_timeout(Nanos::new(60));
     // WBASE should be 103 once 100 lands (speculate = 3): 103 + W = 107.
     assert_eq!(psns(&drain(&mut tx)), [105, 106, 107]);
     // Asked again for the same WBASE: the retransmission was lost, the guess is off.
     resend(&mut tx, id, 100, 100, 0, 200);
     assert_eq!(psns(&drain(&mut tx)), [100]);
-    tx.handle_timeout(300);
+    tx.handle_timeout(Nanos::new(300));
     assert!(drain(&mut tx).is_empty());
     // WBASE moves: the ordinary window from the new WBASE.
     tx.handle(
@@ -204,13 +198,13 @@ fn speculative_window_runs_past_wbase_after_the_delay_and_stops_on_a_repeat() {
             scid: id,
             wbase: 105,
         },
-        310,
+        Nanos::new(310),
     )
     .unwrap();
     assert_eq!(psns(&drain(&mut tx)), [108, 109]);
     // The failed guess halved the next one's reach: 3 -> 1, so WBASE 105 + 1 + W = 110.
     resend(&mut tx, id, 105, 105, 0, 400);
-    tx.handle_timeout(450);
+    tx.handle_timeout(Nanos::new(450));
     assert_eq!(psns(&drain(&mut tx)), [105, 110]);
     // This guess holds (WBASE passes 106): the reach grows back by an eighth of 3, to 2.
     tx.handle(
@@ -218,22 +212,18 @@ fn speculative_window_runs_past_wbase_after_the_delay_and_stops_on_a_repeat() {
             scid: id,
             wbase: 107,
         },
-        500,
+        Nanos::new(500),
     )
     .unwrap();
     assert_eq!(psns(&drain(&mut tx)), [111]);
     resend(&mut tx, id, 107, 107, 0, 600);
-    tx.handle_timeout(650);
+    tx.handle_timeout(Nanos::new(650));
     assert_eq!(psns(&drain(&mut tx)), [107, 112, 113]);
 }
 
 #[test]
 fn speculative_window_stops_at_the_next_hole_named_and_on_a_drop_past_the_window() {
-    let spec = SenderConfig {
-        speculate: 3,
-        speculate_delay: 0,
-        ..cfg()
-    };
+    let spec = cfg().with_speculate(3).with_speculate_delay(Nanos::new(0));
     let (mut tx, id) = connected_with(spec, 20 * u64::from(MTU), 100);
     drain(&mut tx);
     // 100 and 101 are missing: WBASE can only reach 101 when 100 lands.
@@ -251,7 +241,7 @@ fn speculative_window_stops_at_the_next_hole_named_and_on_a_drop_past_the_window
             scid: id,
             wbase: 101,
         },
-        21,
+        Nanos::new(21),
     )
     .unwrap();
     assert_eq!(psns(&drain(&mut tx)), [107]);
@@ -261,9 +251,13 @@ fn speculative_window_stops_at_the_next_hole_named_and_on_a_drop_past_the_window
 #[test]
 fn busy_backs_off_doubling_and_a_lost_answer_repeats_the_request() {
     let mut tx = Sender::new(1, cfg()).unwrap();
-    let id = tx.start(transfer(5, 0), 0).unwrap();
+    let id = tx.start(transfer(5, 0), Nanos::new(0)).unwrap();
     drain(&mut tx);
-    assert_eq!(tx.poll_timeout(), Some(100), "request timer");
+    assert_eq!(
+        tx.poll_timeout().map(Nanos::get),
+        Some(100),
+        "request timer"
+    );
     for (k, wait) in [(0u64, 10u64), (1, 20), (2, 25)] {
         let now = 1_000 * (k + 1);
         tx.handle(
@@ -271,11 +265,11 @@ fn busy_backs_off_doubling_and_a_lost_answer_repeats_the_request() {
                 scid: id,
                 status: RspStatus::Busy,
             },
-            now,
+            Nanos::new(now),
         )
         .unwrap();
-        assert_eq!(tx.poll_timeout(), Some(now + wait));
-        tx.handle_timeout(now + wait);
+        assert_eq!(tx.poll_timeout().map(Nanos::get), Some(now + wait));
+        tx.handle_timeout(Nanos::new(now + wait));
         assert!(matches!(
             drain(&mut tx).as_slice(),
             [SendTransmit {
@@ -292,15 +286,15 @@ fn busy_backs_off_doubling_and_a_lost_answer_repeats_the_request() {
 fn probes_after_silence_then_gives_up() {
     let (mut tx, id) = connected(3 * u64::from(MTU), 0);
     drain(&mut tx);
-    assert_eq!(tx.poll_timeout(), Some(5 + 1_000));
-    tx.handle_timeout(1_005);
+    assert_eq!(tx.poll_timeout().map(Nanos::get), Some(5 + 1_000));
+    tx.handle_timeout(Nanos::new(1_005));
     assert_eq!(psns(&drain(&mut tx)), [0], "probe re-sends the oldest");
-    tx.handle_timeout(2_005);
+    tx.handle_timeout(Nanos::new(2_005));
     drain(&mut tx);
-    tx.handle_timeout(3_005);
+    tx.handle_timeout(Nanos::new(3_005));
     assert!(drain(&mut tx).is_empty());
     let evs: Vec<_> = std::iter::from_fn(|| tx.poll_event()).collect();
-    assert!(evs.contains(&SendEvent::Failed { id }));
+    assert!(evs.contains(&SendEvent::Failed { cid: id }));
     assert_eq!(tx.active(), 0);
 }
 
@@ -308,10 +302,12 @@ fn probes_after_silence_then_gives_up() {
 fn done_completes_once_and_later_packets_are_zombies() {
     let (mut tx, id) = connected(3 * u64::from(MTU), 0);
     drain(&mut tx);
-    tx.handle(Packet::Done { scid: id }, 50).unwrap();
-    assert_eq!(tx.poll_event(), Some(SendEvent::Complete { id }));
+    tx.handle(Packet::Done { scid: id }, Nanos::new(50))
+        .unwrap();
+    assert_eq!(tx.poll_event(), Some(SendEvent::Complete { cid: id }));
     assert_eq!(tx.active(), 0);
-    tx.handle(Packet::Done { scid: id }, 51).unwrap();
+    tx.handle(Packet::Done { scid: id }, Nanos::new(51))
+        .unwrap();
     tx.handle(
         Packet::Resend {
             scid: id,
@@ -319,7 +315,7 @@ fn done_completes_once_and_later_packets_are_zombies() {
             psn: 0,
             more: 0,
         },
-        52,
+        Nanos::new(52),
     )
     .unwrap();
     assert!(tx.poll_event().is_none());
@@ -330,13 +326,13 @@ fn done_completes_once_and_later_packets_are_zombies() {
 fn bad_transfers_and_answers_get_their_precise_error() {
     let mut tx = Sender::new(1, cfg()).unwrap();
     assert_eq!(
-        tx.start(transfer(0, 0), 0),
+        tx.start(transfer(0, 0), Nanos::new(0)),
         Err(Error::EmptyTransfer { len: 0, mtu: MTU })
     );
-    tx.start(transfer(10, 0), 0).unwrap();
-    tx.start(transfer(10, 0), 0).unwrap();
+    tx.start(transfer(10, 0), Nanos::new(0)).unwrap();
+    tx.start(transfer(10, 0), Nanos::new(0)).unwrap();
     assert_eq!(
-        tx.start(transfer(10, 0), 0),
+        tx.start(transfer(10, 0), Nanos::new(0)),
         Err(Error::SenderFull { capacity: 2 })
     );
     let (mut tx, id) = connected(3 * u64::from(MTU), 10);
@@ -346,7 +342,7 @@ fn bad_transfers_and_answers_get_their_precise_error() {
                 scid: id,
                 wbase: 20
             },
-            9
+            Nanos::new(9)
         ),
         Err(Error::PsnOutOfRange {
             cid: id,
@@ -356,7 +352,7 @@ fn bad_transfers_and_answers_get_their_precise_error() {
         })
     );
     assert_eq!(
-        Sender::new(1, SenderConfig { window: 0, ..cfg() }).unwrap_err(),
+        Sender::new(1, cfg().with_window(0)).unwrap_err(),
         Error::Config {
             what: "window must be at least 1"
         }

@@ -5,6 +5,7 @@
 
 #![cfg(feature = "sim")]
 
+use fabric_model::{Bytes, Nanos};
 use proptest::prelude::*;
 use rdma_window::sim::{Method, NetConfig, SimConfig};
 
@@ -18,22 +19,21 @@ fn net() -> impl Strategy<Value = NetConfig> {
         any::<u64>(),
     )
         .prop_map(
-            |(loss, duplication, jitter_ns, control_loss, bursts, seed)| NetConfig {
-                loss,
-                duplication,
-                jitter_ns,
-                control_loss,
-                burst_every_ns: if bursts { 200_000 } else { 0 },
-                burst_len_ns: 3_000,
-                burst_loss: 0.5,
-                seed,
-                ..NetConfig::default()
+            |(loss, duplication, jitter_ns, control_loss, bursts, seed)| {
+                let every = if bursts { 200_000 } else { 0 };
+                NetConfig::default()
+                    .with_loss(loss)
+                    .with_duplication(duplication)
+                    .with_jitter(Nanos::new(jitter_ns))
+                    .with_control_loss(control_loss)
+                    .with_bursts(Nanos::new(every), Nanos::new(3_000), 0.5)
+                    .with_seed(seed)
             },
         )
 }
 
-fn transfers() -> impl Strategy<Value = Vec<u64>> {
-    proptest::collection::vec(1..400_000u64, 1..4)
+fn transfers() -> impl Strategy<Value = Vec<Bytes>> {
+    proptest::collection::vec((1..400_000u64).prop_map(Bytes::new), 1..4)
 }
 
 proptest! {
@@ -52,7 +52,7 @@ proptest! {
         cfg.net = net;
         cfg.mtu = 4096;
         cfg.receive_contexts = contexts;
-        cfg.reorder_tolerance_ns = net.jitter_ns;
+        cfg.reorder_tolerance = net.jitter;
         let r = m.run(&cfg);
         prop_assert!(r.finished, "{m:?} did not finish: {r:?}");
         prop_assert_eq!(r.tally.rewritten(), 0);
@@ -69,16 +69,16 @@ proptest! {
         len in 600_000..2_000_000u64,
         jitter in 0..5_000u64,
     ) {
-        let mut cfg = SimConfig::new(vec![len]);
+        let mut cfg = SimConfig::new(vec![Bytes::new(len)]);
         cfg.net = net;
-        cfg.reorder_tolerance_ns = net.jitter_ns;
+        cfg.reorder_tolerance = net.jitter;
         let r = Method::Improved.run(&cfg);
         prop_assert!(r.finished, "did not finish: {r:?}");
         prop_assert!(r.tally.exactly_once());
-        let mut quiet = SimConfig::new(vec![len]);
-        quiet.net.jitter_ns = jitter;
+        let mut quiet = SimConfig::new(vec![Bytes::new(len)]);
+        quiet.net.jitter = Nanos::new(jitter);
         quiet.net.seed = net.seed;
-        quiet.reorder_tolerance_ns = jitter;
+        quiet.reorder_tolerance = Nanos::new(jitter);
         let r = Method::Improved.run(&quiet);
         prop_assert!(r.finished && r.tally.exactly_once());
         prop_assert_eq!(r.retransmits, 0);
@@ -93,9 +93,9 @@ proptest! {
         lens in transfers(),
     ) {
         let mut cfg = SimConfig::new(lens);
-        cfg.net.jitter_ns = jitter;
+        cfg.net.jitter = Nanos::new(jitter);
         cfg.net.seed = seed;
-        cfg.reorder_tolerance_ns = jitter;
+        cfg.reorder_tolerance = Nanos::new(jitter);
         let r = Method::Improved.run(&cfg);
         prop_assert!(r.finished && r.tally.exactly_once());
         prop_assert_eq!(r.retransmits, 0);
@@ -106,9 +106,9 @@ proptest! {
 
 #[test]
 fn same_seed_same_report() {
-    let mut cfg = SimConfig::new(vec![3 << 20, 100_000]);
+    let mut cfg = SimConfig::new(vec![Bytes::from_mib(3), Bytes::new(100_000)]);
     cfg.net.loss = 0.01;
-    cfg.net.jitter_ns = 700;
+    cfg.net.jitter = Nanos::new(700);
     cfg.net.duplication = 0.01;
     for m in Method::ALL {
         assert_eq!(m.run(&cfg), m.run(&cfg), "{m:?}");
@@ -121,36 +121,36 @@ fn same_seed_same_report() {
 #[test]
 fn paper_mode_far_ahead_of_whole_transfer_under_loss() {
     for loss in [1e-3, 1e-2] {
-        let (mut paper, mut whole, mut whole_unfinished) = (0u64, 0u64, 0);
+        let (mut paper, mut whole, mut whole_unfinished) = (Nanos::ZERO, Nanos::ZERO, 0);
         for seed in 1..=8 {
-            let mut cfg = SimConfig::new(vec![4 << 20]);
+            let mut cfg = SimConfig::new(vec![Bytes::from_mib(4)]);
             cfg.net.loss = loss;
             cfg.net.seed = seed;
             let p = Method::Paper.run(&cfg);
             assert!(p.finished && p.tally.exactly_once());
             // The paper re-sends about (1 + p) of the packets, never the transfer.
             assert!(p.data_sent < cfg.packets() + cfg.packets() / 20 + 4);
-            paper += p.completion_ns;
+            paper = paper.saturating_add(p.completion);
             let w = Method::WholeTransfer.run(&cfg);
-            whole += w.completion_ns;
+            whole = whole.saturating_add(w.completion);
             whole_unfinished += usize::from(!w.finished);
         }
         assert!(
-            whole_unfinished > 0 || whole > 2 * paper,
-            "loss {loss}: paper {paper} ns, whole {whole} ns over 8 seeds"
+            whole_unfinished > 0 || whole.get() > 2 * paper.get(),
+            "loss {loss}: paper {paper}, whole {whole} for seed 1 to 8"
         );
     }
 }
 
 #[test]
 fn improved_mode_repairs_faster_than_the_paper() {
-    let mut cfg = SimConfig::new(vec![2 << 20]);
+    let mut cfg = SimConfig::new(vec![Bytes::from_mib(2)]);
     cfg.net.loss = 1e-2;
     cfg.net.seed = 3;
     let paper = Method::Paper.run(&cfg);
     let improved = Method::Improved.run(&cfg);
     assert!(paper.finished && improved.finished);
-    assert!(improved.completion_ns < paper.completion_ns);
+    assert!(improved.completion < paper.completion);
     assert!(improved.timeouts < paper.timeouts);
 }
 
@@ -158,18 +158,15 @@ fn improved_mode_repairs_faster_than_the_paper() {
 /// been pushed out by two later completions left the sender probing forever.
 #[test]
 fn lost_done_is_answered_after_later_completions() {
-    let mut cfg = SimConfig::new(vec![1, 169_965, 7_674]);
-    cfg.net = NetConfig {
-        jitter_ns: 722,
-        burst_every_ns: 200_000,
-        burst_len_ns: 3_000,
-        burst_loss: 0.5,
-        control_loss: true,
-        seed: 10_514_235_126_808_343_578,
-        ..NetConfig::default()
-    };
+    let lens = [1, 169_965, 7_674].map(Bytes::new).to_vec();
+    let mut cfg = SimConfig::new(lens);
+    cfg.net = NetConfig::default()
+        .with_jitter(Nanos::new(722))
+        .with_bursts(Nanos::new(200_000), Nanos::new(3_000), 0.5)
+        .with_control_loss(true)
+        .with_seed(10_514_235_126_808_343_578);
     cfg.receive_contexts = 1;
-    cfg.reorder_tolerance_ns = 722;
+    cfg.reorder_tolerance = Nanos::new(722);
     let r = Method::Improved.run(&cfg);
     assert!(r.finished, "{r:?}");
     assert!(r.tally.exactly_once());

@@ -17,6 +17,8 @@
 
 use std::collections::VecDeque;
 
+use fabric_model::Nanos;
+
 use super::engine::{Node, Wire};
 use super::{Report, SimConfig, Tally};
 
@@ -360,11 +362,12 @@ impl Node for Rx {
 
 /// Runs one baseline.
 pub(crate) fn run(kind: Kind, cfg: &SimConfig, window: u32) -> Report {
-    let lat = cfg.net.latency_ns;
+    let lat = cfg.net.latency.get();
     let flows: Vec<(u32, u32)> = cfg
         .transfers
         .iter()
-        .map(|&len| {
+        .map(|l| {
+            let len = l.get();
             let n = crate::receiver::packet_count(len, cfg.mtu).expect("valid transfer");
             let last = len - u64::from(n - 1) * u64::from(cfg.mtu);
             #[expect(clippy::cast_possible_truncation, reason = "≤ mtu")]
@@ -396,10 +399,10 @@ pub(crate) fn run(kind: Kind, cfg: &SimConfig, window: u32) -> Report {
         mtu: cfg.mtu,
         // The set-up round trip the paper's method spends on RDMA_REQ/RDMA_RSP, with the
         // mean jitter of its two ways.
-        start_at: 2 * lat + cfg.net.jitter_ns,
-        rto: cfg.timeout_ns,
+        start_at: 2 * lat + cfg.net.jitter.get(),
+        rto: cfg.timeout.get(),
         rtt: 2 * lat,
-        round_wait: 2 * lat + cfg.timeout_ns,
+        round_wait: 2 * lat + cfg.timeout.get(),
         max_rounds: cfg.max_rounds,
         cursor: 0,
         data_sent: 0,
@@ -426,13 +429,13 @@ pub(crate) fn run(kind: Kind, cfg: &SimConfig, window: u32) -> Report {
         tally: Tally::new(cfg),
     };
     let mut fates = super::fates::Fates::new(cfg.net);
-    let (end, finished) = super::engine::run(&mut tx, &mut rx, &mut fates, cfg.limit_ns, |t| {
+    let (end, finished) = super::engine::run(&mut tx, &mut rx, &mut fates, cfg.limit.get(), |t| {
         t.gave_up || t.flows.iter().all(|f| f.done_at.is_some())
     });
     Report {
         finished: finished && !tx.gave_up,
-        completion_ns: end,
-        per_transfer_ns: tx.flows.iter().map(|f| f.done_at).collect(),
+        completion: Nanos::new(end),
+        per_transfer: tx.flows.iter().map(|f| f.done_at.map(Nanos::new)).collect(),
         data_sent: tx.data_sent,
         retransmits: tx.retransmits,
         timeouts: tx.timeouts,

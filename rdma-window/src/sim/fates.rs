@@ -1,44 +1,43 @@
 //! The network's packet fates: loss, delay jitter and duplication, decided by a counter-based
 //! hash of (seed, transfer, packet index, attempt) so that every method sees the same fate for
-//! its k-th transmission of a given packet, whatever else it sends.
+//! its k-th transmission of a given packet, whatever else it sends. The hash is
+//! `fabric_model::rng::mix` (the SplitMix64 finaliser) and a draw in `[0, 1)` is
+//! `fabric_model::rng::unit_f64` of it.
 
-/// SplitMix64 finaliser: a portable, seedable hash.
-#[must_use]
-pub const fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A uniform number in [0, 1) from a hash.
-#[must_use]
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "53-bit mantissa by construction"
-)]
-pub fn unit(h: u64) -> f64 {
-    (h >> 11) as f64 / (1u64 << 53) as f64
-}
+use fabric_model::rng::{mix, unit_f64 as unit};
+use fabric_model::{BitsPerSec, Bytes, Link, Nanos};
 
 /// How the network treats packets.
+///
+/// `#[non_exhaustive]`: start from [`NetConfig::default`] or [`NetConfig::from_link`] and
+/// change fields (they are public) or use the `with_*` setters.
+///
+/// ```
+/// use fabric_model::{BitsPerSec, Nanos};
+/// use rdma_window::sim::NetConfig;
+///
+/// let net = NetConfig::default().with_loss(1e-3).with_jitter(Nanos::new(500));
+/// assert_eq!(net.rate, BitsPerSec::from_gbps(400));
+/// assert_eq!(net.latency, Nanos::from_micros(5));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct NetConfig {
-    /// Link rate in Gb/s (both directions).
-    pub rate_gbps: f64,
-    /// One-way propagation latency, ns.
-    pub latency_ns: u64,
-    /// Extra delay drawn uniformly from `[0, jitter_ns]` per packet (adaptive routing): this
-    /// is what reorders packets.
-    pub jitter_ns: u64,
+    /// Link rate (both directions). The simulator computes in f64 Gb/s (this rate over 10⁹).
+    pub rate: BitsPerSec,
+    /// One-way propagation latency.
+    pub latency: Nanos,
+    /// Extra delay drawn uniformly from `[0, jitter]` per packet (adaptive routing): this is
+    /// what reorders packets.
+    pub jitter: Nanos,
     /// Bernoulli loss probability per data packet.
     pub loss: f64,
     /// Probability that a packet is delivered twice.
     pub duplication: f64,
-    /// Mean length of a good period between loss bursts, ns (0: no bursts).
-    pub burst_every_ns: u64,
-    /// Mean length of a burst, ns.
-    pub burst_len_ns: u64,
+    /// Mean length of a good period between loss bursts (zero: no bursts).
+    pub burst_every: Nanos,
+    /// Mean length of a burst.
+    pub burst_len: Nanos,
     /// Loss probability inside a burst.
     pub burst_loss: f64,
     /// Whether control packets (requests, ACKs, RESENDs, completions) are lost like data.
@@ -53,13 +52,13 @@ impl Default for NetConfig {
     /// 400 Gb/s, 5 µs one way (10 µs RTT), no jitter, no loss, RoCEv2-like 82-byte overhead.
     fn default() -> Self {
         Self {
-            rate_gbps: 400.0,
-            latency_ns: 5_000,
-            jitter_ns: 0,
+            rate: BitsPerSec::from_gbps(400),
+            latency: Nanos::from_micros(5),
+            jitter: Nanos::ZERO,
             loss: 0.0,
             duplication: 0.0,
-            burst_every_ns: 0,
-            burst_len_ns: 0,
+            burst_every: Nanos::ZERO,
+            burst_len: Nanos::ZERO,
             burst_loss: 0.0,
             control_loss: false,
             overhead_bytes: 82,
@@ -68,19 +67,154 @@ impl Default for NetConfig {
     }
 }
 
+impl NetConfig {
+    /// The defaults with the rate and one-way latency of a fabric link: its
+    /// [`fabric_model::LinkRate::bandwidth`] and [`Link::latency`].
+    ///
+    /// ```
+    /// use fabric_model::LinkRate;
+    /// use rdma_window::sim::NetConfig;
+    ///
+    /// let fabric = fabric_model::generators::single_switch(2, LinkRate::EDR_4X)?;
+    /// let link = &fabric.links()[0];
+    /// let net = NetConfig::from_link(link);
+    /// assert_eq!(net.rate, LinkRate::EDR_4X.bandwidth());
+    /// assert_eq!(net.latency, link.latency);
+    /// # Ok::<(), fabric_model::Error>(())
+    /// ```
+    #[must_use]
+    pub fn from_link(link: &Link) -> Self {
+        Self::default().with_link(link)
+    }
+
+    /// Takes the rate and one-way latency of a fabric link; everything else stays.
+    #[must_use]
+    pub const fn with_link(mut self, link: &Link) -> Self {
+        self.rate = link.rate.bandwidth();
+        self.latency = link.latency;
+        self
+    }
+
+    /// Sets [`NetConfig::rate`].
+    #[must_use]
+    pub const fn with_rate(mut self, rate: BitsPerSec) -> Self {
+        self.rate = rate;
+        self
+    }
+
+    /// Sets [`NetConfig::latency`].
+    #[must_use]
+    pub const fn with_latency(mut self, latency: Nanos) -> Self {
+        self.latency = latency;
+        self
+    }
+
+    /// Sets [`NetConfig::jitter`].
+    #[must_use]
+    pub const fn with_jitter(mut self, jitter: Nanos) -> Self {
+        self.jitter = jitter;
+        self
+    }
+
+    /// Sets [`NetConfig::loss`].
+    #[must_use]
+    pub const fn with_loss(mut self, loss: f64) -> Self {
+        self.loss = loss;
+        self
+    }
+
+    /// Sets [`NetConfig::duplication`].
+    #[must_use]
+    pub const fn with_duplication(mut self, duplication: f64) -> Self {
+        self.duplication = duplication;
+        self
+    }
+
+    /// Loss bursts: good periods of mean `every`, bursts of mean `len`, loss `loss` inside
+    /// (sets [`NetConfig::burst_every`], [`NetConfig::burst_len`], [`NetConfig::burst_loss`]).
+    #[must_use]
+    pub const fn with_bursts(mut self, every: Nanos, len: Nanos, loss: f64) -> Self {
+        self.burst_every = every;
+        self.burst_len = len;
+        self.burst_loss = loss;
+        self
+    }
+
+    /// Sets [`NetConfig::control_loss`].
+    #[must_use]
+    pub const fn with_control_loss(mut self, control_loss: bool) -> Self {
+        self.control_loss = control_loss;
+        self
+    }
+
+    /// Sets [`NetConfig::overhead_bytes`].
+    #[must_use]
+    pub const fn with_overhead_bytes(mut self, overhead_bytes: u32) -> Self {
+        self.overhead_bytes = overhead_bytes;
+        self
+    }
+
+    /// Sets [`NetConfig::seed`].
+    #[must_use]
+    pub const fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Time on the wire of a packet of `bytes` (header and payload, without
+    /// [`NetConfig::overhead_bytes`], which this adds): `(bytes + overhead) × 8 / rate`, in
+    /// f64 at Gb/s, rounded to the nearest nanosecond, at least 1 ns; saturating past
+    /// `u32::MAX` bytes.
+    ///
+    /// ```
+    /// use fabric_model::{Bytes, Nanos};
+    /// use rdma_window::sim::NetConfig;
+    ///
+    /// // 4096 + 14 + 82 bytes at 400 Gb/s: 83.84 ns.
+    /// let t = NetConfig::default().serialization(Bytes::new(4110));
+    /// assert_eq!(t, Nanos::new(84));
+    /// ```
+    #[must_use]
+    pub fn serialization(&self, bytes: Bytes) -> Nanos {
+        let b = u32::try_from(bytes.get()).unwrap_or(u32::MAX);
+        Nanos::new(serialization_ns(
+            b,
+            self.overhead_bytes,
+            self.rate.as_gbps_f64(),
+        ))
+    }
+}
+
+/// `(bytes + overhead) × 8 / gbps`, rounded, at least 1.
+#[expect(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "small positive"
+)]
+fn serialization_ns(bytes: u32, overhead: u32, gbps: f64) -> u64 {
+    let bits = f64::from(bytes.saturating_add(overhead)) * 8.0;
+    ((bits / gbps).round() as u64).max(1)
+}
+
 /// What happens to one transmission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fate {
+pub(crate) struct Fate {
     /// Delay of the first copy, `None` when lost.
-    pub first: Option<u64>,
+    pub(crate) first: Option<u64>,
     /// Delay of a duplicate copy, when there is one.
-    pub copy: Option<u64>,
+    pub(crate) copy: Option<u64>,
 }
 
 /// The network: fates plus the burst schedule.
 #[derive(Debug, Clone)]
-pub struct Fates {
+pub(crate) struct Fates {
     cfg: NetConfig,
+    /// The rate in Gb/s, as the model computes with it.
+    gbps: f64,
+    latency_ns: u64,
+    jitter_ns: u64,
+    burst_every_ns: u64,
+    burst_len_ns: u64,
     bursts: Vec<(u64, u64)>,
     horizon: u64,
     draws: u64,
@@ -89,46 +223,39 @@ pub struct Fates {
 impl Fates {
     /// The network described by `cfg`.
     #[must_use]
-    pub fn new(cfg: NetConfig) -> Self {
+    pub(crate) fn new(cfg: NetConfig) -> Self {
         Self {
             cfg,
+            gbps: cfg.rate.as_gbps_f64(),
+            latency_ns: cfg.latency.get(),
+            jitter_ns: cfg.jitter.get(),
+            burst_every_ns: cfg.burst_every.get(),
+            burst_len_ns: cfg.burst_len.get(),
             bursts: Vec::new(),
             horizon: 0,
             draws: 0,
         }
     }
 
-    /// The configuration.
-    #[must_use]
-    pub const fn config(&self) -> &NetConfig {
-        &self.cfg
-    }
-
     /// Serialization time of a packet of `bytes` (without overhead), ns, at least 1.
     #[must_use]
-    #[expect(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "small positive"
-    )]
-    pub fn serialization(&self, bytes: u32) -> u64 {
-        let bits = f64::from(bytes + self.cfg.overhead_bytes) * 8.0;
-        ((bits / self.cfg.rate_gbps).round() as u64).max(1)
+    pub(crate) fn serialization(&self, bytes: u32) -> u64 {
+        serialization_ns(bytes, self.cfg.overhead_bytes, self.gbps)
     }
 
     fn in_burst(&mut self, t: u64) -> bool {
-        if self.cfg.burst_every_ns == 0 {
+        if self.burst_every_ns == 0 {
             return false;
         }
         while self.horizon <= t {
             // Exponential good and bad periods, drawn from the seed alone.
             self.draws += 1;
             let g = exp(
-                self.cfg.burst_every_ns,
+                self.burst_every_ns,
                 mix(self.cfg.seed ^ mix(self.draws << 1)),
             );
             let b = exp(
-                self.cfg.burst_len_ns,
+                self.burst_len_ns,
                 mix(self.cfg.seed ^ mix(self.draws << 1 | 1)),
             );
             let start = self.horizon + g;
@@ -140,7 +267,7 @@ impl Fates {
     }
 
     /// Fate of transmission `attempt` of data packet `index` of `transfer`, sent at `t`.
-    pub fn data(&mut self, transfer: u32, index: u32, attempt: u32, t: u64) -> Fate {
+    pub(crate) fn data(&mut self, transfer: u32, index: u32, attempt: u32, t: u64) -> Fate {
         let key = mix(self.cfg.seed
             ^ mix(u64::from(transfer) << 40 ^ u64::from(index) << 8 ^ u64::from(attempt.min(255))));
         let key = mix(key ^ u64::from(attempt >> 8));
@@ -148,7 +275,7 @@ impl Fates {
     }
 
     /// Fate of the `counter`-th control packet in direction `dir`, sent at `t`.
-    pub fn control(&mut self, dir: u32, counter: u64, t: u64) -> Fate {
+    pub(crate) fn control(&mut self, dir: u32, counter: u64, t: u64) -> Fate {
         let key = mix(self.cfg.seed ^ mix(0xC0 << 56 ^ u64::from(dir) << 48 ^ counter));
         self.decide(key, self.cfg.loss, self.cfg.control_loss, t)
     }
@@ -164,8 +291,8 @@ impl Fates {
                 clippy::cast_precision_loss,
                 reason = "bounded by jitter_ns"
             )]
-            let j = (unit(k) * (self.cfg.jitter_ns as f64 + 1.0)) as u64;
-            self.cfg.latency_ns + j.min(self.cfg.jitter_ns)
+            let j = (unit(k) * (self.jitter_ns as f64 + 1.0)) as u64;
+            self.latency_ns + j.min(self.jitter_ns)
         };
         let first = (!lost).then(|| jit(mix(key ^ 3)));
         let copy = (unit(mix(key ^ 4)) < self.cfg.duplication).then(|| jit(mix(key ^ 5)));

@@ -5,66 +5,134 @@
 //! whole-transfer retransmission.
 //!
 //! ```
+//! use fabric_model::Bytes;
 //! use rdma_window::sim::{Method, SimConfig};
 //!
-//! let mut cfg = SimConfig::new(vec![1 << 20]);
+//! let mut cfg = SimConfig::new(vec![Bytes::from_mib(1)]);
 //! cfg.net.loss = 1e-3;
 //! let r = Method::Improved.run(&cfg);
 //! assert!(r.finished && r.tally.exactly_once());
-//! assert!(r.completion_ns as f64 / cfg.ideal_ns() as f64 >= 1.0);
+//! assert!(r.completion.as_f64() / cfg.ideal().as_f64() >= 1.0);
+//! println!("{r}");
 //! ```
 //!
 //! Same inputs and seed, same result, on every platform: fates come from a SplitMix64 hash of
-//! (seed, transfer, packet, attempt), never from a clock or a thread-local generator.
+//! (seed, transfer, packet, attempt) (`fabric_model::rng::mix`), never from a clock or a
+//! thread-local generator.
 
 mod baselines;
 mod engine;
-pub mod fates;
+mod fates;
 mod ours;
+
+use core::fmt;
+
+use fabric_model::{Bytes, Nanos};
 
 pub use fates::NetConfig;
 
 use crate::Mode;
 
-/// What to simulate. Times are nanoseconds.
+/// What to simulate.
+///
+/// `#[non_exhaustive]`: built by [`SimConfig::new`]; change fields (they are public) or use
+/// the `with_*` setters.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SimConfig {
     /// The link.
     pub net: NetConfig,
     /// Lengths of the transfers, all started at time 0 and sharing the link.
-    pub transfers: Vec<u64>,
+    pub transfers: Vec<Bytes>,
     /// Payload bytes per packet.
     pub mtu: u32,
     /// Receive contexts of the paper's receiver.
     pub receive_contexts: usize,
     /// The paper's `WBASE` timer, and the retransmission timer of the baselines.
-    pub timeout_ns: u64,
+    pub timeout: Nanos,
     /// Improved mode's reorder tolerance.
-    pub reorder_tolerance_ns: u64,
+    pub reorder_tolerance: Nanos,
     /// Improved mode's retry interval.
-    pub retry_ns: u64,
+    pub retry: Nanos,
     /// Whole-transfer retransmission gives up after this many rounds.
     pub max_rounds: u32,
     /// Simulated time after which a run stops unfinished.
-    pub limit_ns: u64,
+    pub limit: Nanos,
 }
 
 impl SimConfig {
     /// The paper-scale defaults (400 Gb/s, 10 µs RTT, 4 KiB packets, timer 2 × RTT, reorder
-    /// tolerance 1 µs, retry 1.2 × RTT) for `transfers`.
+    /// tolerance 1 µs, retry 1.2 × RTT, 64 receive contexts, 64 rounds, 10 s of simulated
+    /// time) for `transfers`.
     #[must_use]
-    pub fn new(transfers: Vec<u64>) -> Self {
+    pub fn new(transfers: Vec<Bytes>) -> Self {
         Self {
             net: NetConfig::default(),
             transfers,
             mtu: 4096,
             receive_contexts: 64,
-            timeout_ns: 20_000,
-            reorder_tolerance_ns: 1_000,
-            retry_ns: 12_000,
+            timeout: Nanos::from_micros(20),
+            reorder_tolerance: Nanos::from_micros(1),
+            retry: Nanos::from_micros(12),
             max_rounds: 64,
-            limit_ns: 10_000_000_000,
+            limit: Nanos::from_secs(10),
         }
+    }
+
+    /// Sets [`SimConfig::net`].
+    #[must_use]
+    pub fn with_net(mut self, net: NetConfig) -> Self {
+        self.net = net;
+        self
+    }
+
+    /// Sets [`SimConfig::mtu`].
+    #[must_use]
+    pub fn with_mtu(mut self, mtu: u32) -> Self {
+        self.mtu = mtu;
+        self
+    }
+
+    /// Sets [`SimConfig::receive_contexts`].
+    #[must_use]
+    pub fn with_receive_contexts(mut self, receive_contexts: usize) -> Self {
+        self.receive_contexts = receive_contexts;
+        self
+    }
+
+    /// Sets [`SimConfig::timeout`].
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Nanos) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets [`SimConfig::reorder_tolerance`].
+    #[must_use]
+    pub fn with_reorder_tolerance(mut self, reorder_tolerance: Nanos) -> Self {
+        self.reorder_tolerance = reorder_tolerance;
+        self
+    }
+
+    /// Sets [`SimConfig::retry`].
+    #[must_use]
+    pub fn with_retry(mut self, retry: Nanos) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Sets [`SimConfig::max_rounds`].
+    #[must_use]
+    pub fn with_max_rounds(mut self, max_rounds: u32) -> Self {
+        self.max_rounds = max_rounds;
+        self
+    }
+
+    /// Sets [`SimConfig::limit`].
+    #[must_use]
+    pub fn with_limit(mut self, limit: Nanos) -> Self {
+        self.limit = limit;
+        self
     }
 
     /// Packets of every transfer together.
@@ -72,7 +140,7 @@ impl SimConfig {
     pub fn packets(&self) -> u64 {
         self.transfers
             .iter()
-            .map(|&l| l.div_ceil(u64::from(self.mtu)))
+            .map(|l| l.get().div_ceil(u64::from(self.mtu)))
             .sum()
     }
 
@@ -80,10 +148,10 @@ impl SimConfig {
     /// every data packet serialised back to back, one way for the last packet and one way
     /// for the completion notice.
     #[must_use]
-    pub fn ideal_ns(&self) -> u64 {
+    pub fn ideal(&self) -> Nanos {
         let f = fates::Fates::new(self.net);
         let mut ser = 0;
-        for &len in &self.transfers {
+        for len in self.transfers.iter().map(|l| l.get()) {
             let n = len.div_ceil(u64::from(self.mtu));
             let last = len - (n - 1) * u64::from(self.mtu);
             let full = f.serialization(self.mtu + 14);
@@ -91,12 +159,13 @@ impl SimConfig {
             let last_ser = f.serialization(last as u32 + 14);
             ser += (n - 1) * full + last_ser;
         }
-        4 * self.net.latency_ns + ser
+        Nanos::new(4 * self.net.latency.get() + ser)
     }
 }
 
-/// The methods compared.
+/// The methods compared (`#[non_exhaustive]`: more may come).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Method {
     /// The paper as written, W = 128.
     Paper,
@@ -160,15 +229,16 @@ impl Method {
     }
 }
 
-/// What a run measured.
+/// What a run measured; `Display` prints it on one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Report {
     /// Every transfer completed at its sender.
     pub finished: bool,
     /// Time the last transfer completed at its sender (or the time the run stopped).
-    pub completion_ns: u64,
+    pub completion: Nanos,
     /// Completion time of each transfer.
-    pub per_transfer_ns: Vec<Option<u64>>,
+    pub per_transfer: Vec<Option<Nanos>>,
     /// Data packets put on the link.
     pub data_sent: u64,
     /// Of those, retransmissions.
@@ -195,8 +265,8 @@ impl Tally {
             writes: cfg
                 .transfers
                 .iter()
-                .map(|&l| {
-                    let n = usize::try_from(l.div_ceil(u64::from(cfg.mtu))).unwrap_or(0);
+                .map(|l| {
+                    let n = usize::try_from(l.get().div_ceil(u64::from(cfg.mtu))).unwrap_or(0);
                     vec![0; n]
                 })
                 .collect(),
@@ -229,5 +299,44 @@ impl Tally {
     #[must_use]
     pub fn missing(&self) -> usize {
         self.writes.iter().flatten().filter(|&&c| c == 0).count()
+    }
+}
+
+impl fmt::Display for Report {
+    /// `finished at 2812 ns: 256 data packets sent (3 retransmitted), 1 timeouts, 2 requests,
+    /// 0 refusals; every packet written once`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = if self.finished {
+            "finished"
+        } else {
+            "stopped unfinished"
+        };
+        write!(
+            f,
+            "{state} at {}: {} data packets sent ({} retransmitted), {} timeouts, {} requests, {} refusals; {}",
+            self.completion,
+            self.data_sent,
+            self.retransmits,
+            self.timeouts,
+            self.requests,
+            self.refusals,
+            self.tally
+        )
+    }
+}
+
+impl fmt::Display for Tally {
+    /// `every packet written once`, or `3 packets rewritten, 1 missing`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.exactly_once() {
+            f.write_str("every packet written once")
+        } else {
+            write!(
+                f,
+                "{} packets rewritten, {} missing",
+                self.rewritten(),
+                self.missing()
+            )
+        }
     }
 }

@@ -1,6 +1,9 @@
 //! The paper's protocol (either receiver mode) on the simulated link: the crate's own
 //! [`Sender`] and [`Receiver`] driven by the engine.
 
+use fabric_model::Nanos;
+use fabric_model::rng::mix;
+
 use super::engine::{Node, Wire};
 use super::{Report, SimConfig, Tally};
 use crate::packet::Packet;
@@ -31,16 +34,16 @@ impl Node for Tx {
     fn handle(&mut self, pkt: Packet, now: u64) {
         // The simulator only carries well-formed packets; an error would be a bug.
         self.s
-            .handle(pkt, now)
+            .handle(pkt, Nanos::new(now))
             .expect("sender rejected a packet the receiver built");
         self.drain(now);
     }
     fn handle_timeout(&mut self, now: u64) {
-        self.s.handle_timeout(now);
+        self.s.handle_timeout(Nanos::new(now));
         self.drain(now);
     }
     fn poll_timeout(&self) -> Option<u64> {
-        self.s.poll_timeout()
+        self.s.poll_timeout().map(Nanos::get)
     }
     fn poll_transmit(&mut self, now: u64) -> Option<Wire<Packet>> {
         let t = self.s.poll_transmit()?;
@@ -66,13 +69,13 @@ impl Tx {
     fn drain(&mut self, now: u64) {
         while let Some(e) = self.s.poll_event() {
             match e {
-                SendEvent::Connected { id, dcid } => {
+                SendEvent::Connected { cid: id, dcid } => {
                     if let Some(i) = self.ids.iter().position(|x| *x == id) {
                         #[expect(clippy::cast_possible_truncation, reason = "few transfers")]
                         self.dcid_to_transfer.insert(dcid, i as u32);
                     }
                 }
-                SendEvent::Complete { id } => {
+                SendEvent::Complete { cid: id } => {
                     if let Some(i) = self.ids.iter().position(|x| *x == id) {
                         self.done_at[i] = Some(now);
                     }
@@ -88,16 +91,16 @@ impl<const WORDS: usize> Node for Rx<WORDS> {
     type Pkt = Packet;
     fn handle(&mut self, pkt: Packet, now: u64) {
         self.r
-            .handle(pkt, now)
+            .handle(pkt, Nanos::new(now))
             .expect("receiver rejected a packet the sender built");
         self.drain();
     }
     fn handle_timeout(&mut self, now: u64) {
-        self.r.handle_timeout(now);
+        self.r.handle_timeout(Nanos::new(now));
         self.drain();
     }
     fn poll_timeout(&self) -> Option<u64> {
-        self.r.poll_timeout()
+        self.r.poll_timeout().map(Nanos::get)
     }
     fn poll_transmit(&mut self, _now: u64) -> Option<Wire<Packet>> {
         let t = self.r.poll_transmit()?;
@@ -127,12 +130,13 @@ impl<const WORDS: usize> Rx<WORDS> {
 pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConfig) -> Report {
     let w = Receiver::<WORDS>::W;
     let n = cfg.transfers.len();
+    let timeout = cfg.timeout.get();
     let rcfg = ReceiverConfig {
         capacity: cfg.receive_contexts,
         mode,
-        resend_timeout: cfg.timeout_ns,
-        reorder_tolerance: cfg.reorder_tolerance_ns,
-        retry_interval: cfg.retry_ns,
+        resend_timeout: cfg.timeout,
+        reorder_tolerance: cfg.reorder_tolerance,
+        retry_interval: cfg.retry,
         ack_stride: 1,
         // The engine polls the receiver only when the reverse link is idle, so coalesced
         // ACKs would merge there; the tables are for the eager ACK of every packet.
@@ -143,30 +147,28 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
     let scfg = SenderConfig {
         capacity: n.max(1),
         window: w,
-        req_timeout: 2 * cfg.timeout_ns,
-        busy_backoff: cfg.timeout_ns / 2,
-        max_backoff: 4 * cfg.timeout_ns,
-        probe_timeout: 4 * cfg.timeout_ns,
+        req_timeout: Nanos::new(2 * timeout),
+        busy_backoff: Nanos::new(timeout / 2),
+        max_backoff: Nanos::new(4 * timeout),
+        probe_timeout: Nanos::new(4 * timeout),
         max_probes: 1_000,
         speculate: if speculate { w } else { 0 },
-        speculate_delay: cfg.reorder_tolerance_ns,
+        speculate_delay: cfg.reorder_tolerance,
     };
     let mut s = Sender::new(0, scfg).expect("valid sender configuration");
     let mut ids = Vec::new();
     let mut firsts = Vec::new();
     for (i, &len) in cfg.transfers.iter().enumerate() {
         #[expect(clippy::cast_possible_truncation, reason = "hash bits")]
-        let first = super::fates::mix(cfg.net.seed ^ i as u64) as u32;
+        let first = mix(cfg.net.seed ^ i as u64) as u32;
         firsts.push(first);
-        let t = Transfer {
-            src_addr: 0,
-            dst_node: 1,
-            dst_addr: (i as u64) << SHIFT,
-            len,
-            mtu: cfg.mtu,
-            first_psn: first,
-        };
-        ids.push(s.start(t, 0).expect("transfer fits the sender table"));
+        let t = Transfer::new(1, len, cfg.mtu)
+            .with_dst_addr((i as u64) << SHIFT)
+            .with_first_psn(first);
+        ids.push(
+            s.start(t, Nanos::ZERO)
+                .expect("transfer fits the sender table"),
+        );
     }
     let mut tx = Tx {
         s,
@@ -182,15 +184,15 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         tally: Tally::new(cfg),
     };
     let mut fates = super::fates::Fates::new(cfg.net);
-    let (end, finished) = super::engine::run(&mut tx, &mut rx, &mut fates, cfg.limit_ns, |t| {
+    let (end, finished) = super::engine::run(&mut tx, &mut rx, &mut fates, cfg.limit.get(), |t| {
         t.done_at.iter().all(Option::is_some) || t.failed
     });
     let st = *tx.s.stats();
     let rs = rx.r.stats();
     Report {
         finished: finished && !tx.failed,
-        completion_ns: end,
-        per_transfer_ns: tx.done_at,
+        completion: Nanos::new(end),
+        per_transfer: tx.done_at.into_iter().map(|t| t.map(Nanos::new)).collect(),
         data_sent: st.data_sent,
         retransmits: st.retransmits,
         timeouts: rs.timeouts + st.probes,
