@@ -11,9 +11,21 @@ pub const MAX_NSLEN: usize = 255;
 
 /// A process rank within its namespace (`pmix_rank_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Rank(pub u32);
+pub struct Rank(pub(crate) u32);
 
 impl Rank {
+    /// Rank `r` (values from [`Rank::VALID`] up are PMIx's special ranks).
+    #[must_use]
+    pub const fn new(r: u32) -> Self {
+        Self(r)
+    }
+
+    /// The rank's number.
+    #[must_use]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+
     /// `PMIX_RANK_UNDEF`: "any rank" in a `get` for a globally unique key (searches every rank).
     pub const UNDEF: Self = Self(u32::MAX);
     /// `PMIX_RANK_WILDCARD`: job-level data, or every process of a namespace.
@@ -38,9 +50,18 @@ impl fmt::Display for Rank {
     }
 }
 
-/// An interned namespace: a small integer handed out by an [`NspaceTable`].
+/// An interned namespace: a small integer handed out by an [`NspaceTable`] (and so by a
+/// [`NodeStore`](crate::NodeStore)); meaningful only to the table that made it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Nspace(pub u32);
+pub struct Nspace(pub(crate) u32);
+
+impl Nspace {
+    /// The id's index in its table (0 for the first namespace interned).
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// A process identifier (`pmix_proc_t`) with its namespace interned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -131,7 +152,7 @@ impl NspaceTable {
 ///
 /// # Errors
 /// [`Error::BadNspaceLength`].
-pub fn check_nspace(name: &str) -> Result<()> {
+pub(crate) fn check_nspace(name: &str) -> Result<()> {
     if name.is_empty() || name.len() > MAX_NSLEN {
         return Err(Error::BadNspaceLength { len: name.len() });
     }

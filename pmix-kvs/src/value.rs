@@ -7,6 +7,7 @@ use crate::ident::Rank;
 /// Standard v5.0, `Chap_API_Struct.tex`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u16)]
+#[non_exhaustive]
 pub enum DataType {
     /// `PMIX_BOOL`.
     Bool = 1,
@@ -91,6 +92,7 @@ impl DataType {
 /// Equality compares floats by their bits, so `NaN == NaN` and `0.0 != -0.0` here: a value
 /// equals what was put.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Value {
     /// `PMIX_BOOL`.
     Bool(bool),
