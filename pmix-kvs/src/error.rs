@@ -3,7 +3,7 @@
 use crate::ident::Rank;
 
 /// PMIx status codes (`pmix_status_t`) that this crate reports (PMIx Standard v5.0,
-/// `Chap_API_Struct.tex`).
+/// chapter "Data Structures and Types").
 pub mod status {
     /// `PMIX_SUCCESS`.
     pub const SUCCESS: i32 = 0;

@@ -1,5 +1,5 @@
 //! Keys: validation, the reserved `pmix` prefix and the reserved keys a resource manager
-//! registers (PMIx Standard v5.0, `Chap_API_Reserved_Keys.tex`).
+//! registers (PMIx Standard v5.0, chapter "Reserved Keys").
 
 use crate::error::{Error, Result};
 

@@ -94,3 +94,8 @@ pub use ident::{MAX_NSLEN, Nspace, NspaceTable, ProcId, Rank};
 pub use lock::WaitStrategy;
 pub use store::{Client, DmodexAnswer, DmodexRequest, GetOptions, GetOutcome, JobInfo, NodeStore};
 pub use value::{DataType, Scope, Value};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,5 +1,7 @@
-//! The 2N-lock (paper §4.1: Polyakov et al., PMIx 2.1; OpenPMIx `gds/ds21`), a reader–writer
-//! lock whose readers never touch each other's cache lines and whose writer cannot starve.
+//! The 2N-lock (survey §4.1; Polyakov et al., "A performance analysis and optimization of
+//! PMIx-based HPC software stacks", EuroMPI 2019; shipped in PMIx 2.1 as OpenPMIx's
+//! `gds/ds21`), a reader–writer lock whose readers never touch each other's cache lines and
+//! whose writer cannot starve.
 //!
 //! N reader slots, each with two locks, `signal[i]` and `main[i]` (2N locks in all):
 //!

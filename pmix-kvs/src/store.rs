@@ -280,7 +280,7 @@ impl GetOptions {
     }
 }
 
-/// The answer to a `get` (PMIx Standard §3.3's outcomes). `V` is what a hit carries: the
+/// The answer to a `get` (the outcomes the PMIx Standard gives `PMIx_Get`). `V` is what a hit carries: the
 /// value itself for [`Client::get`], what the caller's function made of it for
 /// [`Client::get_with`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use crate::error::{Error, Result};
 use crate::ident::Rank;
 
 /// The PMIx data types this crate carries, with their `pmix_data_type_t` codes (PMIx
-/// Standard v5.0, `Chap_API_Struct.tex`).
+/// Standard v5.0, chapter "Data Structures and Types").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u16)]
 #[non_exhaustive]
