@@ -50,8 +50,9 @@ impl fmt::Display for Rank {
     }
 }
 
-/// An interned namespace: a small integer handed out by an [`NspaceTable`] (and so by a
-/// [`NodeStore`](crate::NodeStore)); meaningful only to the table that made it.
+/// An interned namespace: a small integer handed out by a [`NodeStore`](crate::NodeStore)
+/// ([`NodeStore::nspace`](crate::NodeStore::nspace)); meaningful only to the store that made
+/// it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Nspace(pub(crate) u32);
 
@@ -90,7 +91,7 @@ impl ProcId {
 
 /// Interns namespace strings to [`Nspace`] integers and back.
 #[derive(Debug, Clone, Default)]
-pub struct NspaceTable {
+pub(crate) struct NspaceTable {
     names: Vec<String>,
     ids: HashMap<String, Nspace>,
 }
@@ -98,7 +99,8 @@ pub struct NspaceTable {
 impl NspaceTable {
     /// An empty table.
     #[must_use]
-    pub fn new() -> Self {
+    #[cfg(test)]
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -109,7 +111,7 @@ impl NspaceTable {
     ///
     /// # Complexity
     /// O(|name|) expected.
-    pub fn intern(&mut self, name: &str) -> Result<Nspace> {
+    pub(crate) fn intern(&mut self, name: &str) -> Result<Nspace> {
         check_nspace(name)?;
         if let Some(&id) = self.ids.get(name) {
             return Ok(id);
@@ -125,26 +127,21 @@ impl NspaceTable {
 
     /// The id of `name` if it was interned.
     #[must_use]
-    pub fn lookup(&self, name: &str) -> Option<Nspace> {
+    pub(crate) fn lookup(&self, name: &str) -> Option<Nspace> {
         self.ids.get(name).copied()
     }
 
     /// The name of `id`, if this table handed it out.
     #[must_use]
-    pub fn name(&self, id: Nspace) -> Option<&str> {
+    pub(crate) fn name(&self, id: Nspace) -> Option<&str> {
         self.names.get(id.0 as usize).map(String::as_str)
     }
 
     /// How many namespaces are interned.
     #[must_use]
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.names.len()
-    }
-
-    /// Whether no namespace is interned.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
     }
 }
 

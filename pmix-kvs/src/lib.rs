@@ -90,7 +90,7 @@ pub mod workload;
 
 pub use blob::{FenceBlob, ProcEntry};
 pub use error::{Error, Result, status};
-pub use ident::{MAX_NSLEN, Nspace, NspaceTable, ProcId, Rank};
+pub use ident::{MAX_NSLEN, Nspace, ProcId, Rank};
 pub use lock::WaitStrategy;
 pub use store::{Client, DmodexAnswer, DmodexRequest, GetOptions, GetOutcome, JobInfo, NodeStore};
 pub use value::{DataType, Scope, Value};
