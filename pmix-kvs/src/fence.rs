@@ -118,7 +118,7 @@ pub struct Transmit {
 
 /// ⌈log₂ n⌉ (0 for n ≤ 1).
 #[must_use]
-pub fn ceil_log2(n: usize) -> u32 {
+pub(crate) fn ceil_log2(n: usize) -> u32 {
     if n <= 1 {
         0
     } else {
@@ -129,7 +129,8 @@ pub fn ceil_log2(n: usize) -> u32 {
 /// Height of the radix-`radix` tree over `n` nodes numbered breadth-first (node 0 is the
 /// root; node i's parent is (i−1)/radix): the depth of node n−1.
 #[must_use]
-pub fn tree_height(n: usize, radix: usize) -> u32 {
+#[cfg(test)]
+pub(crate) fn tree_height(n: usize, radix: usize) -> u32 {
     let mut depth = 0;
     let mut i = n.saturating_sub(1);
     while i > 0 {
