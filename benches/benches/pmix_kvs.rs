@@ -15,24 +15,38 @@ use std::time::{Duration, Instant};
 use benches::experiments::pmix::layouts;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use crossbeam_utils::sync::ShardedLock;
+use fabric_model::Nanos;
 use pmix_kvs::codec;
 use pmix_kvs::fence::{self, Algorithm};
 use pmix_kvs::lock::{TwoNLock, WaitStrategy};
-use pmix_kvs::workload::{HIT_KEY, ModexShape, get_hit_store, modex_blob};
-use pmix_kvs::{GetOptions, GetOutcome, Value};
+use pmix_kvs::workload::{ModexShape, modex_blob};
+use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
+
+/// The key the `get` benchmarks read.
+const HIT_KEY: &str = "btl.tcp.addr";
+
+/// A two-process job (`slurm.pmix.1234567.0`, both ranks on this node) where rank 0
+/// committed [`HIT_KEY`] = `U64(0xdeadbeef)` with `Global` scope: the store, rank 0 (the
+/// target) and a client for rank 1 (the reader).
+fn get_hit_store() -> pmix_kvs::Result<(NodeStore, ProcId, Client)> {
+    let mut store = NodeStore::new();
+    let ns = store.register_job("slurm.pmix.1234567.0", &JobInfo::new(2, "n0"))?;
+    let mut p0 = Client::new(ProcId::new(ns, Rank::new(0)));
+    p0.put(Scope::Global, HIT_KEY, Value::U64(0xdead_beef))?;
+    p0.commit(&mut store)?;
+    Ok((store, p0.id(), Client::new(ProcId::new(ns, Rank::new(1)))))
+}
 
 fn get(c: &mut Criterion) {
     let (store, target, mut p1) = get_hit_store().expect("valid job and key");
     let cached = GetOptions::default();
-    let refresh = GetOptions {
-        refresh_cache: true,
-        ..GetOptions::default()
-    };
+    let refresh = GetOptions::default().with_refresh_cache(true);
+    let t = Nanos::ZERO;
     let mut g = c.benchmark_group("pmix_get_hit");
     g.bench_function("client_cache", |b| {
         b.iter(|| {
             let o = p1
-                .get(&store, target, black_box(HIT_KEY), &cached, 0)
+                .get(&store, target, black_box(HIT_KEY), &cached, t)
                 .expect("valid");
             assert!(matches!(o, GetOutcome::Found(Value::U64(_))));
             o
@@ -45,7 +59,7 @@ fn get(c: &mut Criterion) {
                 target,
                 black_box(HIT_KEY),
                 &cached,
-                0,
+                t,
                 |v| match v {
                     Value::U64(x) => Some(*x),
                     _ => None,
@@ -56,7 +70,7 @@ fn get(c: &mut Criterion) {
     });
     g.bench_function("node_store_refresh", |b| {
         b.iter(|| {
-            p1.get(&store, target, black_box(HIT_KEY), &refresh, 0)
+            p1.get(&store, target, black_box(HIT_KEY), &refresh, t)
                 .expect("valid")
         });
     });
@@ -64,7 +78,7 @@ fn get(c: &mut Criterion) {
     let mut slot = shared.reader().expect("a free slot");
     g.bench_function("node_store_refresh_2n_locked", |b| {
         b.iter(|| {
-            p1.get(&slot.read(), target, black_box(HIT_KEY), &refresh, 0)
+            p1.get(&slot.read(), target, black_box(HIT_KEY), &refresh, t)
                 .expect("valid")
         });
     });

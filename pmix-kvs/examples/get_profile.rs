@@ -16,9 +16,24 @@
 use std::collections::HashMap;
 use std::hint::black_box;
 
+use fabric_model::Nanos;
 use pmix_kvs::lock::TwoNLock;
-use pmix_kvs::workload::{HIT_KEY, get_hit_store};
-use pmix_kvs::{GetOptions, GetOutcome, Value};
+use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
+
+/// The key read.
+const HIT_KEY: &str = "btl.tcp.addr";
+
+/// A two-process job on one node where rank 0 committed [`HIT_KEY`] = `U64(0xdeadbeef)`
+/// (`Global`): the store, rank 0 (the target) and a client for rank 1 (the reader). The
+/// criterion bench `pmix_get_hit` reads the same store.
+fn get_hit_store() -> pmix_kvs::Result<(NodeStore, ProcId, Client)> {
+    let mut store = NodeStore::new();
+    let ns = store.register_job("slurm.pmix.1234567.0", &JobInfo::new(2, "n0"))?;
+    let mut p0 = Client::new(ProcId::new(ns, Rank::new(0)));
+    p0.put(Scope::Global, HIT_KEY, Value::U64(0xdead_beef))?;
+    p0.commit(&mut store)?;
+    Ok((store, p0.id(), Client::new(ProcId::new(ns, Rank::new(1)))))
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -30,28 +45,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "cache" => {
             let opts = GetOptions::default();
             for _ in 0..n {
-                let o = p1.get(&store, target, black_box(HIT_KEY), &opts, 0)?;
+                let o = p1.get(&store, target, black_box(HIT_KEY), &opts, Nanos::ZERO)?;
                 found += u64::from(matches!(o, GetOutcome::Found(_)));
             }
         }
         "with" => {
             let opts = GetOptions::default();
             for _ in 0..n {
-                let o = p1.get_with(&store, target, black_box(HIT_KEY), &opts, 0, |v| {
-                    matches!(v, Value::U64(_))
-                })?;
+                let o = p1.get_with(
+                    &store,
+                    target,
+                    black_box(HIT_KEY),
+                    &opts,
+                    Nanos::ZERO,
+                    |v| matches!(v, Value::U64(_)),
+                )?;
                 found += u64::from(o == GetOutcome::Found(true));
             }
         }
         "store" => {
-            let opts = GetOptions {
-                refresh_cache: true,
-                ..GetOptions::default()
-            };
+            let opts = GetOptions::default().with_refresh_cache(true);
             let shared = TwoNLock::new(store, 2)?;
             let mut slot = shared.reader()?;
             for _ in 0..n {
-                let o = p1.get(&slot.read(), target, black_box(HIT_KEY), &opts, 0)?;
+                let o = p1.get(&slot.read(), target, black_box(HIT_KEY), &opts, Nanos::ZERO)?;
                 found += u64::from(matches!(o, GetOutcome::Found(_)));
             }
         }

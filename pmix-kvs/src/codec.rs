@@ -14,13 +14,16 @@
 //! Both start with a three-byte header: magic `b'P'`, layout (1 naive, 2 compact), flags.
 //! [`decode`] reads either, validates everything and never panics on any input.
 
+use std::fmt;
+
 use crate::blob::{FenceBlob, ProcEntry};
 use crate::error::{Error, Result};
-use crate::fxhash::FxMap;
 use crate::ident::{MAX_NSLEN, Rank};
 use crate::keys::MAX_KEYLEN;
 use crate::value::{DataType, Value};
-use crate::varint::{self, IntEncoding, Reader};
+pub use crate::varint::IntEncoding;
+use crate::varint::{self, Reader};
+use fabric_model::hash::FxHashMap;
 
 /// First byte of every blob.
 pub const MAGIC: u8 = b'P';
@@ -35,8 +38,17 @@ const FLAG_COLLECT: u8 = 1;
 const FLAG_FLEX128: u8 = 2;
 const FLAG_PREFIX: u8 = 4;
 
-/// Options of the compact layout.
+/// Options of the compact layout: [`CompactOptions::default`] (LEB128 integers, shared
+/// prefixes on) and the `with_*` setters.
+///
+/// ```
+/// use pmix_kvs::codec::{CompactOptions, IntEncoding};
+///
+/// let openpmix_ints = CompactOptions::default().with_ints(IntEncoding::Flex128);
+/// assert!(openpmix_ints.shared_prefix);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct CompactOptions {
     /// Integer encoding: LEB128 (default) or flex128.
     pub ints: IntEncoding,
@@ -54,13 +66,49 @@ impl Default for CompactOptions {
     }
 }
 
+impl CompactOptions {
+    /// Sets the integer encoding.
+    #[must_use]
+    pub fn with_ints(mut self, ints: IntEncoding) -> Self {
+        self.ints = ints;
+        self
+    }
+
+    /// Sets whether a key's shared value prefix is sent once.
+    #[must_use]
+    pub fn with_shared_prefix(mut self, shared_prefix: bool) -> Self {
+        self.shared_prefix = shared_prefix;
+        self
+    }
+}
+
 /// Which layout to encode with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Layout {
     /// Full strings, fixed-width integers, per process.
     Naive,
     /// Key table, rank indices, variable-length integers.
     Compact(CompactOptions),
+}
+
+impl fmt::Display for Layout {
+    /// `naive`, or `compact` with `+flex128` and `-prefix` for options off the default.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Naive => f.write_str("naive"),
+            Self::Compact(o) => {
+                f.write_str("compact")?;
+                if o.ints == IntEncoding::Flex128 {
+                    f.write_str("+flex128")?;
+                }
+                if !o.shared_prefix {
+                    f.write_str("-prefix")?;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 /// Encodes `blob` in `layout`.
@@ -382,7 +430,7 @@ fn encode_compact(blob: &FenceBlob, o: CompactOptions) -> Vec<u8> {
         flags |= FLAG_PREFIX;
     }
     // The key table, in order of first use, and each key's shared prefix.
-    let mut index: FxMap<&str, usize> = FxMap::default();
+    let mut index: FxHashMap<&str, usize> = FxHashMap::default();
     let mut table: Vec<&str> = Vec::new();
     let mut prefix: Vec<Option<&[u8]>> = Vec::new();
     // Each pair's key index, in blob order, so the second pass hashes nothing.

@@ -3,7 +3,7 @@
 use crate::ident::Rank;
 
 /// PMIx status codes (`pmix_status_t`) that this crate reports (PMIx Standard v5.0,
-/// `Chap_API_Struct.tex`).
+/// chapter "Data Structures and Types").
 pub mod status {
     /// `PMIX_SUCCESS`.
     pub const SUCCESS: i32 = 0;
@@ -202,6 +202,15 @@ pub enum Error {
         /// The radix given.
         radix: usize,
     },
+    /// A node index outside a placement's nodes, or a placement whose terminal the fabric does
+    /// not hold.
+    #[error("node {node} is not in the placement: {reason}")]
+    UnknownNode {
+        /// The node index.
+        node: usize,
+        /// What was wrong.
+        reason: &'static str,
+    },
     /// A direct-modex answer that matches no outstanding request.
     #[error("direct-modex answer {seq} matches no outstanding request")]
     UnknownDmodex {
@@ -224,7 +233,8 @@ impl Error {
             | Self::NotLocal { .. }
             | Self::NoSlots
             | Self::BadFenceShape { .. }
-            | Self::BadRadix { .. } => ERR_BAD_PARAM,
+            | Self::BadRadix { .. }
+            | Self::UnknownNode { .. } => ERR_BAD_PARAM,
             Self::UnknownNspace { .. } | Self::NoFreeSlot { .. } | Self::UnknownDmodex { .. } => {
                 ERR_NOT_FOUND
             }

@@ -20,6 +20,9 @@
 //! (up to 10⁵ nodes and beyond).
 
 use std::collections::VecDeque;
+use std::fmt;
+
+use fabric_model::{BitsPerSec, Bytes, Nanos};
 
 use crate::error::{Error, Result};
 
@@ -28,6 +31,7 @@ pub const DEFAULT_RADIX: usize = 16;
 
 /// Which collective a fence uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Algorithm {
     /// Gather up a tree of this radix, then broadcast down.
     Tree {
@@ -53,6 +57,16 @@ impl Algorithm {
             Self::Tree { .. } => "tree",
             Self::Ring => "ring",
             Self::Bruck => "bruck",
+        }
+    }
+}
+
+impl fmt::Display for Algorithm {
+    /// `tree (radix 16)`, `ring`, `bruck`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Tree { radix } => write!(f, "tree (radix {radix})"),
+            _ => f.write_str(self.name()),
         }
     }
 }
@@ -104,7 +118,7 @@ pub struct Transmit {
 
 /// ⌈log₂ n⌉ (0 for n ≤ 1).
 #[must_use]
-pub fn ceil_log2(n: usize) -> u32 {
+pub(crate) fn ceil_log2(n: usize) -> u32 {
     if n <= 1 {
         0
     } else {
@@ -115,7 +129,8 @@ pub fn ceil_log2(n: usize) -> u32 {
 /// Height of the radix-`radix` tree over `n` nodes numbered breadth-first (node 0 is the
 /// root; node i's parent is (i−1)/radix): the depth of node n−1.
 #[must_use]
-pub fn tree_height(n: usize, radix: usize) -> u32 {
+#[cfg(test)]
+pub(crate) fn tree_height(n: usize, radix: usize) -> u32 {
     let mut depth = 0;
     let mut i = n.saturating_sub(1);
     while i > 0 {
@@ -425,6 +440,7 @@ fn subtree(root: usize, n: usize, radix: usize) -> Vec<usize> {
 
 /// What a lock-step run of a fence measured.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SimReport {
     /// Rounds (a round delivers every message sent in the previous one).
     pub rounds: u32,
@@ -432,12 +448,26 @@ pub struct SimReport {
     pub messages: u64,
     /// The largest, over nodes, of max(bytes sent, bytes received), with framing
     /// ([`Message::wire_len`]).
-    pub max_bytes_per_node: u64,
+    pub max_bytes_per_node: Bytes,
     /// Per round, per node: (messages sent, messages received, data bytes sent, data bytes
     /// received).
     pub per_round: Vec<Vec<(u32, u32, u64, u64)>>,
     /// Each node's blobs at the end.
     pub blobs: Vec<Vec<Vec<u8>>>,
+}
+
+impl fmt::Display for SimReport {
+    /// `4 nodes: 2 rounds, 8 messages, at most 104 B sent or received by a node`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} nodes: {} rounds, {} messages, at most {} sent or received by a node",
+            self.blobs.len(),
+            self.rounds,
+            self.messages,
+            self.max_bytes_per_node
+        )
+    }
 }
 
 /// Runs a fence of `blobs.len()` nodes in lock-step rounds until every node is complete.
@@ -460,7 +490,7 @@ pub fn simulate(alg: Algorithm, blobs: Vec<Vec<u8>>, collect: bool) -> Result<Si
     let mut report = SimReport {
         rounds: 0,
         messages: 0,
-        max_bytes_per_node: 0,
+        max_bytes_per_node: Bytes::new(0),
         per_round: Vec::new(),
         blobs: Vec::new(),
     };
@@ -495,12 +525,14 @@ pub fn simulate(alg: Algorithm, blobs: Vec<Vec<u8>>, collect: bool) -> Result<Si
     if !nodes.iter().all(FenceNode::is_complete) {
         return Err(Error::BadFenceShape { node: 0, nodes: n });
     }
-    report.max_bytes_per_node = sent_total
-        .iter()
-        .zip(&recv_total)
-        .map(|(s, r)| *s.max(r))
-        .max()
-        .unwrap_or(0);
+    report.max_bytes_per_node = Bytes::new(
+        sent_total
+            .iter()
+            .zip(&recv_total)
+            .map(|(s, r)| *s.max(r))
+            .max()
+            .unwrap_or(0),
+    );
     report.blobs = nodes
         .into_iter()
         .map(FenceNode::into_blobs)
@@ -508,37 +540,99 @@ pub fn simulate(alg: Algorithm, blobs: Vec<Vec<u8>>, collect: bool) -> Result<Si
     Ok(report)
 }
 
-/// The α–β (Hockney) cost parameters: a message of m bytes costs α + m·β.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The α–β (Hockney) cost parameters: a message of m bytes costs α + m·β, with the
+/// per-message latency α and the per-byte time β = 1/bandwidth.
+///
+/// ```
+/// use fabric_model::{BitsPerSec, Nanos};
+/// use pmix_kvs::fence::AlphaBeta;
+///
+/// let ab = AlphaBeta::new(Nanos::from_micros(2), BitsPerSec::from_gbps(100));
+/// assert_eq!(ab, AlphaBeta::default());
+/// assert_eq!((ab.alpha_us(), ab.beta_us_per_byte()), (2.0, 1.0 / 12_500.0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AlphaBeta {
-    /// Per-message latency α in microseconds.
-    pub alpha_us: f64,
-    /// Per-byte time β in microseconds (1/bandwidth).
-    pub beta_us_per_byte: f64,
+    alpha: Nanos,
+    bandwidth: BitsPerSec,
 }
 
 impl Default for AlphaBeta {
-    /// α = 2 µs, β = 1/12.5 GB/s (100 Gb/s): a modern HPC interconnect's order of magnitude.
+    /// α = 2 µs, 100 Gb/s (β = 1/12 500 µs per byte): a modern HPC interconnect's order of
+    /// magnitude.
     fn default() -> Self {
-        Self {
-            alpha_us: 2.0,
-            beta_us_per_byte: 1.0 / 12_500.0,
-        }
+        Self::new(Nanos::from_micros(2), BitsPerSec::from_gbps(100))
+    }
+}
+
+impl AlphaBeta {
+    /// Latency `alpha` per message and `bandwidth` (β = 1 / bandwidth).
+    #[must_use]
+    pub const fn new(alpha: Nanos, bandwidth: BitsPerSec) -> Self {
+        Self { alpha, bandwidth }
+    }
+
+    /// The per-message latency α.
+    #[must_use]
+    pub const fn alpha(&self) -> Nanos {
+        self.alpha
+    }
+
+    /// The bandwidth 1/β.
+    #[must_use]
+    pub const fn bandwidth(&self) -> BitsPerSec {
+        self.bandwidth
+    }
+
+    /// α in microseconds, the unit [`model`] computes in.
+    #[must_use]
+    pub fn alpha_us(&self) -> f64 {
+        self.alpha.as_f64() / 1e3
+    }
+
+    /// β in microseconds per byte: 1 / (bytes per microsecond), exact for the default
+    /// (1/12 500); infinite for a zero bandwidth.
+    #[must_use]
+    pub fn beta_us_per_byte(&self) -> f64 {
+        1.0 / (self.bandwidth.as_f64() / 8.0 / 1e6)
     }
 }
 
 /// What [`model`] predicts for one fence.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct ModelCost {
     /// Rounds.
     pub rounds: u32,
     /// Messages.
     pub messages: u64,
     /// The most data bytes any node sends or receives.
-    pub max_bytes_per_node: u64,
-    /// Time in microseconds: the sum over rounds of the busiest node's
-    /// α·max(sent, received messages) + β·max(sent, received bytes).
+    pub max_bytes_per_node: Bytes,
+    /// Time in microseconds (kept as a float: the model sums fractional microseconds): the
+    /// sum over rounds of the busiest node's α·max(sent, received messages) +
+    /// β·max(sent, received bytes).
     pub time_us: f64,
+}
+
+impl ModelCost {
+    /// [`ModelCost::time_us`] rounded to whole nanoseconds (`None` beyond [`Nanos::MAX`] or
+    /// for a non-finite time).
+    #[must_use]
+    pub fn time(&self) -> Option<Nanos> {
+        Nanos::from_secs_f64(self.time_us / 1e6)
+    }
+}
+
+impl fmt::Display for ModelCost {
+    /// `7 rounds, 700 messages, at most 101376 B a node, 22.1 us`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} rounds, {} messages, at most {} a node, {:.1} us",
+            self.rounds, self.messages, self.max_bytes_per_node, self.time_us
+        )
+    }
 }
 
 /// Cost of a fence over `n` nodes of `m` data bytes each (framing ignored): closed forms for
@@ -551,11 +645,12 @@ pub struct ModelCost {
 ///
 /// # Complexity
 /// O(1) for ring, O(log N) for Bruck, O(N) for the tree.
-pub fn model(alg: Algorithm, n: usize, m: u64, ab: AlphaBeta) -> Result<ModelCost> {
+pub fn model(alg: Algorithm, n: usize, m: Bytes, ab: AlphaBeta) -> Result<ModelCost> {
     if n == 0 {
         return Err(Error::BadFenceShape { node: 0, nodes: 0 });
     }
-    let (a, b) = (ab.alpha_us, ab.beta_us_per_byte);
+    let m = m.get();
+    let (a, b) = (ab.alpha_us(), ab.beta_us_per_byte());
     let nn = n as u64;
     Ok(match alg {
         Algorithm::Ring => {
@@ -563,7 +658,7 @@ pub fn model(alg: Algorithm, n: usize, m: u64, ab: AlphaBeta) -> Result<ModelCos
             ModelCost {
                 rounds: r as u32,
                 messages: nn * r,
-                max_bytes_per_node: r * m,
+                max_bytes_per_node: Bytes::new(r * m),
                 time_us: r as f64 * (a + m as f64 * b),
             }
         }
@@ -577,7 +672,7 @@ pub fn model(alg: Algorithm, n: usize, m: u64, ab: AlphaBeta) -> Result<ModelCos
             ModelCost {
                 rounds: k,
                 messages: nn * u64::from(k),
-                max_bytes_per_node: (nn - 1) * m,
+                max_bytes_per_node: Bytes::new((nn - 1) * m),
                 time_us: time,
             }
         }
@@ -651,7 +746,7 @@ fn tree_model(n: usize, radix: usize, m: u64, a: f64, b: f64) -> ModelCost {
     ModelCost {
         rounds: 2 * h,
         messages: 2 * (nn - 1),
-        max_bytes_per_node: max_bytes,
+        max_bytes_per_node: Bytes::new(max_bytes),
         time_us: time,
     }
 }

@@ -11,9 +11,21 @@ pub const MAX_NSLEN: usize = 255;
 
 /// A process rank within its namespace (`pmix_rank_t`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Rank(pub u32);
+pub struct Rank(pub(crate) u32);
 
 impl Rank {
+    /// Rank `r` (values from [`Rank::VALID`] up are PMIx's special ranks).
+    #[must_use]
+    pub const fn new(r: u32) -> Self {
+        Self(r)
+    }
+
+    /// The rank's number.
+    #[must_use]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+
     /// `PMIX_RANK_UNDEF`: "any rank" in a `get` for a globally unique key (searches every rank).
     pub const UNDEF: Self = Self(u32::MAX);
     /// `PMIX_RANK_WILDCARD`: job-level data, or every process of a namespace.
@@ -38,9 +50,19 @@ impl fmt::Display for Rank {
     }
 }
 
-/// An interned namespace: a small integer handed out by an [`NspaceTable`].
+/// An interned namespace: a small integer handed out by a [`NodeStore`](crate::NodeStore)
+/// ([`NodeStore::nspace`](crate::NodeStore::nspace)); meaningful only to the store that made
+/// it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Nspace(pub u32);
+pub struct Nspace(pub(crate) u32);
+
+impl Nspace {
+    /// The id's index in its table (0 for the first namespace interned).
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 /// A process identifier (`pmix_proc_t`) with its namespace interned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -69,7 +91,7 @@ impl ProcId {
 
 /// Interns namespace strings to [`Nspace`] integers and back.
 #[derive(Debug, Clone, Default)]
-pub struct NspaceTable {
+pub(crate) struct NspaceTable {
     names: Vec<String>,
     ids: HashMap<String, Nspace>,
 }
@@ -77,7 +99,8 @@ pub struct NspaceTable {
 impl NspaceTable {
     /// An empty table.
     #[must_use]
-    pub fn new() -> Self {
+    #[cfg(test)]
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -88,7 +111,7 @@ impl NspaceTable {
     ///
     /// # Complexity
     /// O(|name|) expected.
-    pub fn intern(&mut self, name: &str) -> Result<Nspace> {
+    pub(crate) fn intern(&mut self, name: &str) -> Result<Nspace> {
         check_nspace(name)?;
         if let Some(&id) = self.ids.get(name) {
             return Ok(id);
@@ -104,26 +127,21 @@ impl NspaceTable {
 
     /// The id of `name` if it was interned.
     #[must_use]
-    pub fn lookup(&self, name: &str) -> Option<Nspace> {
+    pub(crate) fn lookup(&self, name: &str) -> Option<Nspace> {
         self.ids.get(name).copied()
     }
 
     /// The name of `id`, if this table handed it out.
     #[must_use]
-    pub fn name(&self, id: Nspace) -> Option<&str> {
+    pub(crate) fn name(&self, id: Nspace) -> Option<&str> {
         self.names.get(id.0 as usize).map(String::as_str)
     }
 
     /// How many namespaces are interned.
     #[must_use]
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.names.len()
-    }
-
-    /// Whether no namespace is interned.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
     }
 }
 
@@ -131,7 +149,7 @@ impl NspaceTable {
 ///
 /// # Errors
 /// [`Error::BadNspaceLength`].
-pub fn check_nspace(name: &str) -> Result<()> {
+pub(crate) fn check_nspace(name: &str) -> Result<()> {
     if name.is_empty() || name.len() > MAX_NSLEN {
         return Err(Error::BadNspaceLength { len: name.len() });
     }

@@ -1,11 +1,11 @@
 //! A string-keyed map for the store's per-process data: a `hashbrown` table of `(key, value)`
-//! pairs hashed with [`crate::fxhash`] in line and compared with [`bytes_eq`] (short keys as
+//! pairs hashed with [`crate::keyhash`] in line and compared with [`bytes_eq`] (short keys as
 //! words, no `memcmp` call), looked up by `&str` without allocating.
 
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry;
 
-use crate::fxhash::{bytes_eq, hash_pair};
+use crate::keyhash::{bytes_eq, hash_pair};
 
 /// Keys to values.
 #[derive(Debug, Clone)]

@@ -1,5 +1,5 @@
 //! Keys: validation, the reserved `pmix` prefix and the reserved keys a resource manager
-//! registers (PMIx Standard v5.0, `Chap_API_Reserved_Keys.tex`).
+//! registers (PMIx Standard v5.0, chapter "Reserved Keys").
 
 use crate::error::{Error, Result};
 
@@ -37,7 +37,7 @@ pub fn is_reserved(key: &str) -> bool {
 ///
 /// # Errors
 /// [`Error::BadKeyLength`].
-pub fn check_key(key: &str) -> Result<()> {
+pub(crate) fn check_key(key: &str) -> Result<()> {
     if key.is_empty() || key.len() > MAX_KEYLEN {
         return Err(Error::BadKeyLength { len: key.len() });
     }
@@ -48,7 +48,7 @@ pub fn check_key(key: &str) -> Result<()> {
 ///
 /// # Errors
 /// [`Error::BadKeyLength`], or [`Error::ReservedKey`] (`PMIX_ERR_BAD_PARAM`).
-pub fn check_put_key(key: &str) -> Result<()> {
+pub(crate) fn check_put_key(key: &str) -> Result<()> {
     check_key(key)?;
     if is_reserved(key) {
         return Err(Error::ReservedKey {

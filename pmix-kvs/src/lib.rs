@@ -5,69 +5,97 @@
 //! without contending, the compact modex codec, fence collectives as sans-IO state machines
 //! and direct modex.
 //!
-//! It follows the survey `002_039e4d8c57973cf4.txt` (PMI/PMIx process-management interfaces),
-//! §4.1 (the 2N-lock of Polyakov et al., PMIx 2.1) and §4.2–4.3 (the data-representation
-//! optimisations and the Bruck fence), and the PMIx Standard v5.0 for the semantics. The
-//! contract is the "pmix-kvs" section of `shared/DESIGN.md`.
+//! It implements what the survey
 //!
-//! * [`store`]: [`NodeStore`] (what a node's server keeps) and [`Client`] (one process):
-//!   `put` stages, `commit` publishes, `get` answers found, not found, exists outside scope,
-//!   pending until a deadline, or forward to the target's node (direct modex).
-//!   [`Client::get_with`] reads a hit in place instead of cloning it.
-//! * [`lock`]: the 2N-lock ([`lock::RawTwoNLock`], [`lock::TwoNLock`]) and how its waiters
-//!   wait ([`WaitStrategy`]: spin, spin then yield, or spin then sleep until woken, for more
-//!   threads than cores).
+//! > Zhang Kun, Zhang Wei, Lu Kai, Dong Yong, Dai Yiqin (National University of Defense
+//! > Technology), "百亿亿次级系统进程管理接口综述" (*A survey on the process management
+//! > interface for exascale computing systems*), Computer Engineering & Science
+//! > (计算机工程与科学), vol. 42, no. 10, pp. 1774–1783, 2020
+//!
+//! describes in its §4: the 2N-lock (§4.1), which it credits to Polyakov et al.
+//! (A. Polyakov, B. Karasev, J. Hursey, J. Ladd, M. Brinskii, E. Shipunova, "A performance
+//! analysis and optimization of PMIx-based HPC software stacks", EuroMPI 2019), the
+//! data-representation optimisations (§4.2) and the modified Bruck fence (§4.3), with the
+//! semantics of the PMIx Standard, version 5.0 (the PMIx Administrative Steering Committee).
+//!
+//! * [`NodeStore`] (what a node's server keeps) and [`Client`] (one process): `put` stages,
+//!   `commit` publishes, `get` answers found, not found, exists outside scope, pending until
+//!   a deadline, or forward to the target's node (direct modex). [`Client::get_with`] reads
+//!   a hit in place instead of cloning it. [`JobInfo`] is what the resource manager
+//!   registers; [`JobInfo::from_placement`] builds it from a placement of ranks on a
+//!   `fabric_model` fabric.
+//! * [`lock`]: the 2N-lock ([`lock::TwoNLock`]) and how its waiters wait ([`WaitStrategy`]:
+//!   spin, spin then yield, or spin then sleep until woken, for more threads than cores).
 //! * [`fence`]: tree, ring and Bruck allgatherv as state machines, and their α–β cost model.
-//! * [`codec`]: naive and compact fence-blob layouts ([`varint`] holds LEB128, flex128 and
-//!   zig-zag).
+//! * [`codec`]: naive and compact fence-blob layouts (LEB128 or flex128 integers).
+//! * [`keys`]: the reserved keys a resource manager registers; [`workload`]: synthetic modex
+//!   data of a chosen shape.
+//!
+//! Times are [`fabric_model::Nanos`] on the caller's clock: nothing here reads a clock.
 //!
 //! ```
+//! use fabric_model::Nanos;
 //! use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
 //!
 //! let mut store = NodeStore::new();
-//! let ns = store.register_job("job1", &JobInfo {
-//!     size: 4,
-//!     local_peers: vec![Rank(0), Rank(1)],
-//!     node_id: 0,
-//!     hostname: "n0".into(),
-//!     num_nodes: 2,
-//!     proc_nodes: Some(vec![0, 0, 1, 1]),
-//!     extra: vec![],
-//! })?;
-//! let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
-//! let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
+//! // Ranks 0 and 1 of a 4-process job live on this node (node 0 of 2).
+//! let info = JobInfo::new(4, "n0")
+//!     .with_local_peers([Rank::new(0), Rank::new(1)])
+//!     .with_num_nodes(2)
+//!     .with_proc_nodes(vec![0, 0, 1, 1]);
+//! let ns = store.register_job("job1", &info)?;
+//! let mut p0 = Client::new(ProcId::new(ns, Rank::new(0)));
+//! let mut p1 = Client::new(ProcId::new(ns, Rank::new(1)));
 //! p0.put(Scope::Global, "addr", Value::Bytes(vec![1, 2, 3]))?;
-//! let wait = GetOptions { deadline: Some(1_000), ..GetOptions::default() };
+//! let deadline = Nanos::new(1_000);
+//! let wait = GetOptions::default().with_deadline(deadline);
 //! // Not committed yet: rank 1 would wait.
-//! assert_eq!(p1.get(&store, p0.id(), "addr", &wait, 0)?, GetOutcome::Pending { deadline: Some(1_000) });
+//! assert_eq!(
+//!     p1.get(&store, p0.id(), "addr", &wait, Nanos::ZERO)?,
+//!     GetOutcome::Pending { deadline: Some(deadline) }
+//! );
 //! p0.commit(&mut store)?;
-//! assert_eq!(p1.get(&store, p0.id(), "addr", &wait, 10)?, GetOutcome::Found(Value::Bytes(vec![1, 2, 3])));
+//! assert_eq!(
+//!     p1.get(&store, p0.id(), "addr", &wait, Nanos::new(10))?,
+//!     GetOutcome::Found(Value::Bytes(vec![1, 2, 3]))
+//! );
 //! // Job-level data under WILDCARD.
 //! let job = ProcId::new(ns, Rank::WILDCARD);
-//! assert_eq!(p1.get(&store, job, "pmix.job.size", &GetOptions::default(), 10)?, GetOutcome::Found(Value::U32(4)));
+//! assert_eq!(
+//!     p1.get(&store, job, "pmix.job.size", &GetOptions::default(), Nanos::new(10))?,
+//!     GetOutcome::Found(Value::U32(4))
+//! );
 //! # Ok::<(), pmix_kvs::Error>(())
 //! ```
 #![deny(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub mod blob;
+mod blob;
 pub mod codec;
-pub mod error;
+mod error;
 pub mod fence;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
 pub mod fuzz_harness;
-mod fxhash;
-pub mod ident;
+mod ident;
+mod keyhash;
 mod keymap;
 pub mod keys;
 #[allow(unsafe_code)]
 pub mod lock;
-pub mod store;
-pub mod value;
-pub mod varint;
+mod store;
+mod value;
+mod varint;
 pub mod workload;
 
 pub use blob::{FenceBlob, ProcEntry};
-pub use error::{Error, Result};
-pub use ident::{Nspace, NspaceTable, ProcId, Rank};
+pub use error::{Error, Result, status};
+pub use ident::{MAX_NSLEN, Nspace, ProcId, Rank};
 pub use lock::WaitStrategy;
 pub use store::{Client, DmodexAnswer, DmodexRequest, GetOptions, GetOutcome, JobInfo, NodeStore};
 pub use value::{DataType, Scope, Value};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

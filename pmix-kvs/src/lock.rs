@@ -1,5 +1,7 @@
-//! The 2N-lock (paper §4.1: Polyakov et al., PMIx 2.1; OpenPMIx `gds/ds21`), a reader–writer
-//! lock whose readers never touch each other's cache lines and whose writer cannot starve.
+//! The 2N-lock (survey §4.1; Polyakov et al., "A performance analysis and optimization of
+//! PMIx-based HPC software stacks", EuroMPI 2019; shipped in PMIx 2.1 as OpenPMIx's
+//! `gds/ds21`), a reader–writer lock whose readers never touch each other's cache lines and
+//! whose writer cannot starve.
 //!
 //! N reader slots, each with two locks, `signal[i]` and `main[i]` (2N locks in all):
 //!
@@ -12,8 +14,8 @@
 //! Unlike ds21, whose slots were never given back, a slot here is claimed by a
 //! [`ReaderSlot`] and released when it drops, so threads can come and go.
 //!
-//! [`RawTwoNLock`] is the protocol over atomics (a `lock_api`-style raw lock);
-//! [`TwoNLock`] wraps it around a value with RAII guards. The 2N locks are ticket locks whose
+//! [`TwoNLock`] wraps the protocol (a `lock_api`-style raw lock over atomics, internal)
+//! around a value with RAII guards. The 2N locks are ticket locks whose
 //! waiters wait as the lock's [`WaitStrategy`] says: spin, spin then yield the time slice
 //! (the default: nothing sleeps in the kernel, so the same protocol could live in a
 //! shared-memory segment), or spin then sleep on a condition variable until the holder's
@@ -226,6 +228,7 @@ impl TicketLock {
         self.wake.notify_all();
     }
 
+    #[cfg(test)]
     fn is_locked(&self) -> bool {
         self.next.load(Ordering::Relaxed) & TICKET != self.serving.load(Ordering::Relaxed) & TICKET
     }
@@ -243,7 +246,7 @@ struct Slot {
 
 /// The 2N-lock protocol without data: reader slots and the signal/main locks.
 #[derive(Debug)]
-pub struct RawTwoNLock {
+pub(crate) struct RawTwoNLock {
     slots: Box<[Slot]>,
     wait: WaitStrategy,
 }
@@ -254,7 +257,8 @@ impl RawTwoNLock {
     ///
     /// # Errors
     /// [`Error::NoSlots`] for zero slots.
-    pub fn new(slots: usize) -> Result<Self> {
+    #[cfg(test)]
+    pub(crate) fn new(slots: usize) -> Result<Self> {
         Self::with_wait(slots, WaitStrategy::default())
     }
 
@@ -262,7 +266,7 @@ impl RawTwoNLock {
     ///
     /// # Errors
     /// [`Error::NoSlots`] for zero slots.
-    pub fn with_wait(slots: usize, wait: WaitStrategy) -> Result<Self> {
+    pub(crate) fn with_wait(slots: usize, wait: WaitStrategy) -> Result<Self> {
         if slots == 0 {
             return Err(Error::NoSlots);
         }
@@ -280,13 +284,13 @@ impl RawTwoNLock {
 
     /// How this lock's waiters wait.
     #[must_use]
-    pub fn wait_strategy(&self) -> WaitStrategy {
+    pub(crate) fn wait_strategy(&self) -> WaitStrategy {
         self.wait
     }
 
     /// Number of reader slots.
     #[must_use]
-    pub fn slots(&self) -> usize {
+    pub(crate) fn slots(&self) -> usize {
         self.slots.len()
     }
 
@@ -298,7 +302,7 @@ impl RawTwoNLock {
     ///
     /// # Complexity
     /// O(N) compare-and-swaps at worst.
-    pub fn claim_slot(&self) -> Result<usize> {
+    pub(crate) fn claim_slot(&self) -> Result<usize> {
         for (i, s) in self.slots.iter().enumerate() {
             if s.in_use.load(Ordering::Relaxed) == 0
                 && s.in_use
@@ -321,7 +325,7 @@ impl RawTwoNLock {
     ///
     /// # Panics
     /// If `slot` is out of range.
-    pub unsafe fn release_slot(&self, slot: usize) {
+    pub(crate) unsafe fn release_slot(&self, slot: usize) {
         self.slots[slot].in_use.store(0, Ordering::Release);
     }
 
@@ -329,7 +333,7 @@ impl RawTwoNLock {
     ///
     /// # Panics
     /// If `slot` is out of range.
-    pub fn lock_shared(&self, slot: usize) {
+    pub(crate) fn lock_shared(&self, slot: usize) {
         let s = &self.slots[slot];
         s.signal.lock(self.wait);
         s.main.lock(self.wait);
@@ -340,7 +344,7 @@ impl RawTwoNLock {
     ///
     /// # Panics
     /// If `slot` is out of range.
-    pub fn try_lock_shared(&self, slot: usize) -> bool {
+    pub(crate) fn try_lock_shared(&self, slot: usize) -> bool {
         let s = &self.slots[slot];
         if !s.signal.try_lock() {
             return false;
@@ -357,7 +361,7 @@ impl RawTwoNLock {
     ///
     /// # Panics
     /// If `slot` is out of range.
-    pub unsafe fn unlock_shared(&self, slot: usize) {
+    pub(crate) unsafe fn unlock_shared(&self, slot: usize) {
         self.slots[slot].main.unlock(self.wait);
     }
 
@@ -365,7 +369,7 @@ impl RawTwoNLock {
     ///
     /// # Complexity
     /// 2N lock acquisitions.
-    pub fn lock_exclusive(&self) {
+    pub(crate) fn lock_exclusive(&self) {
         for s in &*self.slots {
             s.signal.lock(self.wait);
         }
@@ -378,7 +382,7 @@ impl RawTwoNLock {
     ///
     /// # Safety
     /// The caller holds the write lock.
-    pub unsafe fn unlock_exclusive(&self) {
+    pub(crate) unsafe fn unlock_exclusive(&self) {
         for s in &*self.slots {
             s.signal.unlock(self.wait);
             s.main.unlock(self.wait);
@@ -389,8 +393,9 @@ impl RawTwoNLock {
     ///
     /// # Panics
     /// If `slot` is out of range.
+    #[cfg(test)]
     #[must_use]
-    pub fn is_signalled(&self, slot: usize) -> bool {
+    pub(crate) fn is_signalled(&self, slot: usize) -> bool {
         self.slots[slot].signal.is_locked()
     }
 }
@@ -436,10 +441,22 @@ impl<T> TwoNLock<T> {
         })
     }
 
-    /// The raw protocol underneath (for inspection, e.g. [`RawTwoNLock::is_signalled`]).
-    #[must_use]
-    pub fn raw(&self) -> &RawTwoNLock {
+    /// The raw protocol underneath (for the tests' inspection).
+    #[cfg(test)]
+    pub(crate) fn raw(&self) -> &RawTwoNLock {
         &self.raw
+    }
+
+    /// How this lock's waiters wait.
+    #[must_use]
+    pub fn wait_strategy(&self) -> WaitStrategy {
+        self.raw.wait_strategy()
+    }
+
+    /// Number of reader slots.
+    #[must_use]
+    pub fn slots(&self) -> usize {
+        self.raw.slots()
     }
 
     /// Claims a reader slot; it is released when the returned handle drops.

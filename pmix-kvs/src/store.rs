@@ -1,5 +1,6 @@
 //! The node store and the process side: `put`, `commit`, `get`, fence contributions and
-//! direct modex (PMIx Standard v5.0, `Chap_API_Sharing_Basics.tex`; `reference/pmix.md` §3).
+//! direct modex (PMIx Standard v5.0, chapter
+//! "Data Access and Sharing": `PMIx_Put`, `PMIx_Commit`, `PMIx_Get` and their retrieval rules).
 //!
 //! A [`NodeStore`] is what a node's PMIx server keeps: job-level data registered by the
 //! resource manager under [`Rank::WILDCARD`], per-process data of the resource manager's
@@ -12,19 +13,26 @@
 //! [`GetOutcome::Pending`] (or [`GetOutcome::Forward`] for a remote process) and the caller
 //! asks again, with the current time, after the store changed.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
+
+use bitvec::order::Lsb0;
+use bitvec::vec::BitVec;
 
 use hashbrown::HashTable;
 use hashbrown::hash_table::Entry as CacheEntry;
 
+use fabric_model::bridge::NodeMap;
+use fabric_model::{Fabric, Nanos, NodeId};
+
 use crate::blob::{FenceBlob, ProcEntry};
 use crate::codec;
 use crate::error::{Error, Result, status};
-use crate::fxhash::{FxMap, bytes_eq, hash_pair};
 use crate::ident::{Nspace, NspaceTable, ProcId, Rank, check_nspace};
+use crate::keyhash::{bytes_eq, hash_pair};
 use crate::keymap::KeyMap;
 use crate::keys;
 use crate::value::{Scope, Value};
+use fabric_model::hash::FxHashMap;
 
 /// One stored datum and the scope it was put with.
 type Entry = (Scope, Value);
@@ -48,14 +56,46 @@ struct JobData {
     registered: bool,
     size: u32,
     job: BTreeMap<String, Value>,
-    local: BTreeSet<Rank>,
+    /// The job's ranks on this node, sorted, for walks in rank order.
+    local: Vec<Rank>,
+    /// The same ranks as bits indexed by rank (up to the largest local one), for the
+    /// membership test that applying a fence makes per entry and a `get` miss per target:
+    /// bitvec's test is 9.2x faster than the `BTreeSet<Rank>` this replaces (23.8 vs 219.5 µs
+    /// for all 16 384 ranks of a job with 128 on the node, bench `pmix_local_peers`), within
+    /// 5% of a hand-written bit set (22.6 µs); its `iter_ones` walk is slower (2.07 µs
+    /// against 0.25 µs for the set and 0.29 µs by hand), so walks use `local`.
+    local_bits: BitVec<u64, Lsb0>,
     proc_nodes: Option<Vec<u32>>,
-    procs: FxMap<Rank, ProcData>,
+    procs: FxHashMap<Rank, ProcData>,
     dmodex_sent: HashSet<Rank>,
 }
 
+impl JobData {
+    /// Whether `rank` is one of the job's processes on this node.
+    #[inline]
+    fn is_local(&self, rank: Rank) -> bool {
+        self.local_bits.get(rank.0 as usize).is_some_and(|b| *b)
+    }
+}
+
 /// What the resource manager tells a node about a job (namespace) before its processes start.
+///
+/// Build it with [`JobInfo::new`] (a job whose processes are all on this node) and the
+/// `with_*` setters, or from a placement of ranks on a fabric's terminals with
+/// [`JobInfo::from_placement`] / [`JobInfo::from_node_map`].
+///
+/// ```
+/// use pmix_kvs::{JobInfo, Rank};
+///
+/// // Ranks 0 and 1 of a 4-process job on node 0 of 2; ranks 2 and 3 on node 1.
+/// let info = JobInfo::new(4, "n0")
+///     .with_local_peers([Rank::new(0), Rank::new(1)])
+///     .with_num_nodes(2)
+///     .with_proc_nodes(vec![0, 0, 1, 1]);
+/// assert_eq!(info.local_peers.len(), 2);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct JobInfo {
     /// Number of processes in the job (`pmix.job.size`).
     pub size: u32,
@@ -73,8 +113,141 @@ pub struct JobInfo {
     pub extra: Vec<(String, Value)>,
 }
 
-/// What a `get` asks for besides the process and key (the `pmix_info_t` directives).
+impl JobInfo {
+    /// A job of `size` processes, all on this node: node 0 of 1, named `hostname`, every
+    /// rank `0..size` a local peer, no process map and no extra pairs.
+    #[must_use]
+    pub fn new(size: u32, hostname: impl Into<String>) -> Self {
+        Self {
+            size,
+            local_peers: (0..size).map(Rank).collect(),
+            node_id: 0,
+            hostname: hostname.into(),
+            num_nodes: 1,
+            proc_nodes: None,
+            extra: Vec::new(),
+        }
+    }
+
+    /// The job of a placement as node `node` sees it: `map`'s ranks are the job's, the ranks
+    /// on `node` its local peers, `node` its node id (the index [`NodeMap`] gives: nodes
+    /// numbered in order of their first rank, the numbering a fence over the job's nodes
+    /// uses), and the process map is the placement's.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`] when `node` is not below `map.node_count()`.
+    pub fn from_node_map(map: &NodeMap, node: usize, hostname: impl Into<String>) -> Result<Self> {
+        if node >= map.node_count() {
+            return Err(Error::UnknownNode {
+                node,
+                reason: "beyond the placement's nodes",
+            });
+        }
+        let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Ok(Self {
+            size: narrow(map.rank_count()),
+            local_peers: map.ranks_on(node).iter().copied().map(Rank).collect(),
+            node_id: narrow(node),
+            hostname: hostname.into(),
+            num_nodes: narrow(map.node_count()),
+            proc_nodes: Some(map.nodes_of_ranks().to_vec()),
+            extra: Vec::new(),
+        })
+    }
+
+    /// [`JobInfo::from_node_map`] of the placement `ranks` (`ranks[r]` is the terminal of rank
+    /// `r`, as [`fabric_model::place`] returns), with the host name of `node` taken from the
+    /// fabric: its terminal's [`NodeInfo::name`](fabric_model::NodeInfo::name).
+    ///
+    /// ```
+    /// use fabric_model::{generators, place, LinkRate, Placement};
+    /// use pmix_kvs::{JobInfo, Rank};
+    ///
+    /// let fabric = generators::single_switch(2, LinkRate::EDR_4X)?;
+    /// let ranks = place(fabric.terminals(), 4, 2, Placement::Block)?; // two ranks a terminal
+    /// let node1 = JobInfo::from_placement(&fabric, &ranks, 1)?;
+    /// assert_eq!(node1.local_peers, [Rank::new(2), Rank::new(3)]);
+    /// assert_eq!(node1.proc_nodes.as_deref(), Some(&[0, 0, 1, 1][..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`] when `node` is not one of the placement's nodes or its terminal
+    /// is not a node of `fabric`.
+    ///
+    /// # Complexity
+    /// O(ranks) expected.
+    pub fn from_placement(fabric: &Fabric, ranks: &[NodeId], node: usize) -> Result<Self> {
+        let map = NodeMap::new(ranks);
+        let hostname = map
+            .terminal(node)
+            .and_then(|t| fabric.get(t))
+            .map(|info| info.name.clone())
+            .ok_or(Error::UnknownNode {
+                node,
+                reason: "not a placement node of this fabric",
+            })?;
+        Self::from_node_map(&map, node, hostname)
+    }
+
+    /// Sets the ranks of the job on this node.
+    #[must_use]
+    pub fn with_local_peers(mut self, peers: impl IntoIterator<Item = Rank>) -> Self {
+        self.local_peers = peers.into_iter().collect();
+        self
+    }
+
+    /// Sets this node's id.
+    #[must_use]
+    pub fn with_node_id(mut self, node_id: u32) -> Self {
+        self.node_id = node_id;
+        self
+    }
+
+    /// Sets this node's host name.
+    #[must_use]
+    pub fn with_hostname(mut self, hostname: impl Into<String>) -> Self {
+        self.hostname = hostname.into();
+        self
+    }
+
+    /// Sets the number of nodes of the job.
+    #[must_use]
+    pub fn with_num_nodes(mut self, num_nodes: u32) -> Self {
+        self.num_nodes = num_nodes;
+        self
+    }
+
+    /// Sets the node of each rank (`proc_nodes[r]` for rank `r`).
+    #[must_use]
+    pub fn with_proc_nodes(mut self, proc_nodes: Vec<u32>) -> Self {
+        self.proc_nodes = Some(proc_nodes);
+        self
+    }
+
+    /// Adds a job-level pair to register under `WILDCARD`.
+    #[must_use]
+    pub fn with_extra(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.extra.push((key.into(), value));
+        self
+    }
+}
+
+/// What a `get` asks for besides the process and key (the `pmix_info_t` directives):
+/// [`GetOptions::default`] waits (answers [`GetOutcome::Pending`]) for missing data with no
+/// deadline; the `with_*` setters change that.
+///
+/// ```
+/// use fabric_model::Nanos;
+/// use pmix_kvs::GetOptions;
+///
+/// let wait_1ms = GetOptions::default().with_deadline(Nanos::from_millis(1));
+/// let now = GetOptions::default().with_immediate(true);
+/// assert_eq!(wait_1ms.deadline, Some(Nanos::new(1_000_000)));
+/// assert!(now.immediate);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GetOptions {
     /// `PMIX_OPTIONAL`: answer [`GetOutcome::NotFound`] instead of waiting.
     pub optional: bool,
@@ -84,12 +257,49 @@ pub struct GetOptions {
     pub refresh_cache: bool,
     /// `PMIX_DATA_SCOPE`: only data of this scope.
     pub scope: Option<Scope>,
-    /// `PMIX_TIMEOUT` as an absolute deadline in nanoseconds on the caller's clock; `None`
-    /// waits forever (the standard advises always giving one).
-    pub deadline: Option<u64>,
+    /// `PMIX_TIMEOUT` as an absolute deadline on the caller's clock (the `now` it passes to
+    /// [`Client::get`]); `None` waits forever (the standard advises always giving one).
+    pub deadline: Option<Nanos>,
 }
 
-/// The answer to a `get` (PMIx Standard §3.3's outcomes). `V` is what a hit carries: the
+impl GetOptions {
+    /// Sets `PMIX_OPTIONAL`.
+    #[must_use]
+    pub fn with_optional(mut self, optional: bool) -> Self {
+        self.optional = optional;
+        self
+    }
+
+    /// Sets `PMIX_IMMEDIATE`.
+    #[must_use]
+    pub fn with_immediate(mut self, immediate: bool) -> Self {
+        self.immediate = immediate;
+        self
+    }
+
+    /// Sets `PMIX_GET_REFRESH_CACHE`.
+    #[must_use]
+    pub fn with_refresh_cache(mut self, refresh_cache: bool) -> Self {
+        self.refresh_cache = refresh_cache;
+        self
+    }
+
+    /// Restricts the `get` to data of `scope` (`PMIX_DATA_SCOPE`).
+    #[must_use]
+    pub fn with_scope(mut self, scope: Scope) -> Self {
+        self.scope = Some(scope);
+        self
+    }
+
+    /// Sets the deadline: the `get` answers [`GetOutcome::TimedOut`] from `deadline` on.
+    #[must_use]
+    pub fn with_deadline(mut self, deadline: Nanos) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+}
+
+/// The answer to a `get` (the outcomes the PMIx Standard gives `PMIx_Get`). `V` is what a hit carries: the
 /// value itself for [`Client::get`], what the caller's function made of it for
 /// [`Client::get_with`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +314,7 @@ pub enum GetOutcome<V = Value> {
     /// Not there yet: ask again after the store changes, before `deadline`.
     Pending {
         /// The deadline, if one was given.
-        deadline: Option<u64>,
+        deadline: Option<Nanos>,
     },
     /// The deadline passed before the data arrived: `PMIX_ERR_TIMEOUT`.
     TimedOut,
@@ -263,7 +473,14 @@ impl NodeStore {
         let job = self.job_mut(ns)?;
         job.registered = true;
         job.size = info.size;
-        job.local = info.local_peers.iter().copied().collect();
+        job.local.clone_from(&info.local_peers);
+        job.local.sort_unstable();
+        job.local.dedup();
+        let bits = job.local.last().map_or(0, |r| r.0 as usize + 1);
+        job.local_bits = BitVec::repeat(false, bits);
+        for r in &job.local {
+            job.local_bits.set(r.0 as usize, true);
+        }
         job.proc_nodes.clone_from(&info.proc_nodes);
         let peers: Vec<String> = job.local.iter().map(|r| r.0.to_string()).collect();
         let local_size = u32::try_from(job.local.len()).unwrap_or(u32::MAX);
@@ -278,14 +495,14 @@ impl NodeStore {
             .insert(keys::HOSTNAME.into(), Value::String(info.hostname.clone()));
         job.job
             .insert(keys::NUM_NODES.into(), Value::U32(info.num_nodes));
-        if let Some(&leader) = job.local.iter().next() {
+        if let Some(&leader) = job.local.first() {
             job.job.insert(keys::LOCALLDR.into(), Value::Rank(leader));
         }
         for (k, v) in &info.extra {
             keys::check_key(k)?;
             job.job.insert(k.clone(), v.clone());
         }
-        let locals: Vec<Rank> = job.local.iter().copied().collect();
+        let locals = job.local.clone();
         for p in job.procs.values_mut() {
             p.on_node = false; // a re-registration may move processes
         }
@@ -305,8 +522,7 @@ impl NodeStore {
     /// Whether `proc` is a process of a registered job on this node.
     #[must_use]
     pub fn is_local(&self, proc: ProcId) -> bool {
-        self.job(proc.nspace)
-            .is_some_and(|j| j.local.contains(&proc.rank))
+        self.job(proc.nspace).is_some_and(|j| j.is_local(proc.rank))
     }
 
     fn check_local_proc(&self, proc: ProcId) -> Result<()> {
@@ -402,7 +618,7 @@ impl NodeStore {
         let ns = self.nspace(&b.nspace)?;
         let job = self.job_mut(ns)?;
         for e in &b.entries {
-            if job.local.contains(&e.rank) {
+            if job.is_local(e.rank) {
                 continue;
             }
             job.dmodex_sent.remove(&e.rank);
@@ -513,7 +729,7 @@ impl NodeStore {
             return Lookup::Missing;
         };
         let on_node = p.on_node;
-        debug_assert_eq!(on_node, job.local.contains(&target.rank));
+        debug_assert_eq!(on_node, job.is_local(target.rank));
         let (visible, other) = if on_node {
             (&p.local, &p.remote)
         } else {
@@ -647,7 +863,8 @@ impl Client {
         store.publish(self.me, staged)
     }
 
-    /// `PMIx_Get` for `key` of `target` at time `now` (nanoseconds, the caller's clock),
+    /// `PMIx_Get` for `key` of `target` at time `now` (on the caller's clock, the one its
+    /// deadlines are on),
     /// following the standard's precedence: the process's own data and cache (unless
     /// `refresh_cache`), then the node store; reserved keys never wait; a missing key waits
     /// (answers [`GetOutcome::Pending`]) unless `optional`, `immediate` or `refresh_cache`;
@@ -664,7 +881,7 @@ impl Client {
         target: ProcId,
         key: &str,
         opts: &GetOptions,
-        now: u64,
+        now: Nanos,
     ) -> Result<GetOutcome> {
         self.get_with(store, target, key, opts, now, Value::clone)
     }
@@ -675,13 +892,13 @@ impl Client {
     /// for strings, bytes and arrays) and its drop.
     ///
     /// ```
+    /// # use fabric_model::Nanos;
     /// # use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
     /// # let mut store = NodeStore::new();
-    /// # let ns = store.register_job("j", &JobInfo { size: 1, local_peers: vec![Rank(0)], node_id: 0,
-    /// #     hostname: "n0".into(), num_nodes: 1, proc_nodes: None, extra: vec![] })?;
-    /// let mut p = Client::new(ProcId::new(ns, Rank(0)));
+    /// # let ns = store.register_job("j", &JobInfo::new(1, "n0"))?;
+    /// let mut p = Client::new(ProcId::new(ns, Rank::new(0)));
     /// p.put(Scope::Local, "name", Value::String("eth0".into()))?;
-    /// let len = p.get_with(&store, p.id(), "name", &GetOptions::default(), 0, |v| {
+    /// let len = p.get_with(&store, p.id(), "name", &GetOptions::default(), Nanos::ZERO, |v| {
     ///     v.as_str().map_or(0, str::len)
     /// })?;
     /// assert_eq!(len, GetOutcome::Found(4));
@@ -699,7 +916,7 @@ impl Client {
         target: ProcId,
         key: &str,
         opts: &GetOptions,
-        now: u64,
+        now: Nanos,
         f: impl FnOnce(&Value) -> R,
     ) -> Result<GetOutcome<R>> {
         keys::check_key(key)?;
@@ -756,7 +973,7 @@ impl Client {
                 deadline: opts.deadline,
             });
         };
-        let remote_target = target.rank.is_valid() && !job.local.contains(&target.rank);
+        let remote_target = target.rank.is_valid() && !job.is_local(target.rank);
         if remote_target && !job.dmodex_sent.contains(&target.rank) {
             if !store.dmodex {
                 return Ok(GetOutcome::NotFound);

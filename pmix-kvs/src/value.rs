@@ -4,9 +4,10 @@ use crate::error::{Error, Result};
 use crate::ident::Rank;
 
 /// The PMIx data types this crate carries, with their `pmix_data_type_t` codes (PMIx
-/// Standard v5.0, `Chap_API_Struct.tex`).
+/// Standard v5.0, chapter "Data Structures and Types").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u16)]
+#[non_exhaustive]
 pub enum DataType {
     /// `PMIX_BOOL`.
     Bool = 1,
@@ -91,6 +92,7 @@ impl DataType {
 /// Equality compares floats by their bits, so `NaN == NaN` and `0.0 != -0.0` here: a value
 /// equals what was put.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Value {
     /// `PMIX_BOOL`.
     Bool(bool),

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 
 /// Which variable-length integer encoding a compact blob uses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum IntEncoding {
     /// Unsigned LEB128: up to 10 bytes for a `u64`.
     #[default]
@@ -20,18 +21,18 @@ pub enum IntEncoding {
 
 /// Zig-zag maps signed to unsigned so that small magnitudes stay small: 0→0, −1→1, 1→2, …
 #[must_use]
-pub fn zigzag(v: i64) -> u64 {
+pub(crate) fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
 }
 
 /// Inverse of [`zigzag`].
 #[must_use]
-pub fn unzigzag(v: u64) -> i64 {
+pub(crate) fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
 /// Appends `v` in encoding `enc`.
-pub fn put(buf: &mut Vec<u8>, mut v: u64, enc: IntEncoding) {
+pub(crate) fn put(buf: &mut Vec<u8>, mut v: u64, enc: IntEncoding) {
     let limit = match enc {
         IntEncoding::Leb128 => usize::MAX,
         IntEncoding::Flex128 => 8,
@@ -56,7 +57,8 @@ pub fn put(buf: &mut Vec<u8>, mut v: u64, enc: IntEncoding) {
 
 /// Encoded length of `v` in encoding `enc`.
 #[must_use]
-pub fn len(v: u64, enc: IntEncoding) -> usize {
+#[cfg(test)]
+pub(crate) fn len(v: u64, enc: IntEncoding) -> usize {
     let bits = 64 - v.leading_zeros() as usize;
     let leb = bits.div_ceil(7).max(1);
     match enc {
@@ -67,7 +69,7 @@ pub fn len(v: u64, enc: IntEncoding) -> usize {
 
 /// A cursor over input bytes that reports offsets in its errors.
 #[derive(Debug, Clone)]
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
 }
@@ -75,19 +77,19 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     /// A reader at the start of `buf`.
     #[must_use]
-    pub fn new(buf: &'a [u8]) -> Self {
+    pub(crate) fn new(buf: &'a [u8]) -> Self {
         Self { buf, pos: 0 }
     }
 
     /// The current offset.
     #[must_use]
-    pub fn pos(&self) -> usize {
+    pub(crate) fn pos(&self) -> usize {
         self.pos
     }
 
     /// Bytes left.
     #[must_use]
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
 
@@ -95,7 +97,7 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`Error::Truncated`].
-    pub fn bytes(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
+    pub(crate) fn bytes(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
         if n > self.remaining() {
             return Err(Error::Truncated {
                 what,
@@ -112,7 +114,7 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`Error::Truncated`].
-    pub fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N]> {
+    pub(crate) fn array<const N: usize>(&mut self, what: &'static str) -> Result<[u8; N]> {
         let s = self.bytes(N, what)?;
         let mut a = [0u8; N];
         a.copy_from_slice(s);
@@ -123,7 +125,7 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`Error::Truncated`].
-    pub fn u8(&mut self, what: &'static str) -> Result<u8> {
+    pub(crate) fn u8(&mut self, what: &'static str) -> Result<u8> {
         Ok(self.array::<1>(what)?[0])
     }
 
@@ -131,7 +133,7 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`Error::Truncated`]; [`Error::Overlong`] for a non-shortest encoding or one past 64 bits.
-    pub fn varint(&mut self, enc: IntEncoding, what: &'static str) -> Result<u64> {
+    pub(crate) fn varint(&mut self, enc: IntEncoding, what: &'static str) -> Result<u64> {
         let start = self.pos;
         let mut v: u64 = 0;
         let mut shift = 0u32;
@@ -172,7 +174,7 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// As [`Reader::varint`].
-    pub fn svarint(&mut self, enc: IntEncoding, what: &'static str) -> Result<i64> {
+    pub(crate) fn svarint(&mut self, enc: IntEncoding, what: &'static str) -> Result<i64> {
         Ok(unzigzag(self.varint(enc, what)?))
     }
 
@@ -180,7 +182,12 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// As [`Reader::varint`]; [`Error::OutOfRange`] above `max`.
-    pub fn length(&mut self, enc: IntEncoding, max: usize, what: &'static str) -> Result<usize> {
+    pub(crate) fn length(
+        &mut self,
+        enc: IntEncoding,
+        max: usize,
+        what: &'static str,
+    ) -> Result<usize> {
         let offset = self.pos;
         let v = self.varint(enc, what)?;
         usize::try_from(v)
@@ -193,7 +200,7 @@ impl<'a> Reader<'a> {
     ///
     /// # Errors
     /// [`Error::Trailing`].
-    pub fn finish(&self) -> Result<()> {
+    pub(crate) fn finish(&self) -> Result<()> {
         if self.remaining() == 0 {
             Ok(())
         } else {
@@ -218,7 +225,8 @@ mod tests {
 
     #[test]
     fn reference_vectors() {
-        // reference/pmix.md §5.3: 300 → ac 02; 2^63 → 80×8, 80; u64::MAX → ff×9 (flex128).
+        // OpenPMIx flex128 test vectors: 300 → ac 02; 2^63 → 80×9; u64::MAX → ff×9; LEB128 and
+        // zig-zag: −1 → 01, −150 → ab 02.
         assert_eq!(enc(300, IntEncoding::Leb128), [0xac, 0x02]);
         assert_eq!(enc(300, IntEncoding::Flex128), [0xac, 0x02]);
         assert_eq!(enc(1 << 63, IntEncoding::Flex128), [0x80; 9]);

@@ -1,42 +1,23 @@
 //! Deterministic synthetic modex data for tests, benchmarks and the `reproduce` experiments.
 
+use fabric_model::rng::SplitMix64;
+
 use crate::blob::{FenceBlob, ProcEntry};
-use crate::error::Result;
-use crate::ident::{ProcId, Rank};
-use crate::store::{Client, JobInfo, NodeStore};
-use crate::value::{Scope, Value};
+use crate::ident::Rank;
+use crate::value::Value;
 
-/// The key [`get_hit_store`] commits.
-pub const HIT_KEY: &str = "btl.tcp.addr";
-
-/// The `get`-hit benchmark's node: a two-process job (`slurm.pmix.1234567.0`, both ranks on
-/// this node) where rank 0 committed [`HIT_KEY`] = `U64(0xdeadbeef)` with `Global` scope.
-/// Returns the store, rank 0 (the target) and a client for rank 1 (the reader).
+/// The shape of a node's modex contribution. Build it from [`ModexShape::default`] (128
+/// ranks × 8 keys of 16 bytes, values of 21–51 bytes whose last 21 bytes differ per rank: the
+/// survey's UCX-address example) with the `with_*` setters.
 ///
-/// # Errors
-/// None in practice (the job and key are valid); the store's errors otherwise.
-pub fn get_hit_store() -> Result<(NodeStore, ProcId, Client)> {
-    let mut store = NodeStore::new();
-    let ns = store.register_job(
-        "slurm.pmix.1234567.0",
-        &JobInfo {
-            size: 2,
-            local_peers: vec![Rank(0), Rank(1)],
-            node_id: 0,
-            hostname: "n0".into(),
-            num_nodes: 1,
-            proc_nodes: None,
-            extra: vec![],
-        },
-    )?;
-    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
-    p0.put(Scope::Global, HIT_KEY, Value::U64(0xdead_beef))?;
-    p0.commit(&mut store)?;
-    Ok((store, p0.id(), Client::new(ProcId::new(ns, Rank(1)))))
-}
-
-/// The shape of a node's modex contribution.
+/// ```
+/// use pmix_kvs::workload::{ModexShape, modex_blob};
+///
+/// let blob = modex_blob(&ModexShape::default().with_ranks(4).with_keys_per_rank(2));
+/// assert_eq!(blob.pair_count(), 8);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ModexShape {
     /// Namespace name (Slurm's are at least 21 bytes, paper §4.2.2 (1)).
     pub nspace: String,
@@ -74,21 +55,61 @@ impl Default for ModexShape {
     }
 }
 
-/// SplitMix64: a tiny portable generator (same output on every platform).
-#[derive(Debug, Clone)]
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+impl ModexShape {
+    /// Sets the namespace name.
+    #[must_use]
+    pub fn with_nspace(mut self, nspace: impl Into<String>) -> Self {
+        self.nspace = nspace.into();
+        self
     }
 
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
+    /// Sets the number of contributing processes.
+    #[must_use]
+    pub fn with_ranks(mut self, ranks: u32) -> Self {
+        self.ranks = ranks;
+        self
+    }
+
+    /// Sets the first rank.
+    #[must_use]
+    pub fn with_first_rank(mut self, first_rank: u32) -> Self {
+        self.first_rank = first_rank;
+        self
+    }
+
+    /// Sets the number of keys per process.
+    #[must_use]
+    pub fn with_keys_per_rank(mut self, keys_per_rank: usize) -> Self {
+        self.keys_per_rank = keys_per_rank;
+        self
+    }
+
+    /// Sets the key length in bytes.
+    #[must_use]
+    pub fn with_key_len(mut self, key_len: usize) -> Self {
+        self.key_len = key_len;
+        self
+    }
+
+    /// Sets the range of value lengths in bytes (`min`, `max`).
+    #[must_use]
+    pub fn with_value_len(mut self, min: usize, max: usize) -> Self {
+        self.value_len = (min, max);
+        self
+    }
+
+    /// Sets how many bytes at the end of each value differ between processes.
+    #[must_use]
+    pub fn with_unique_tail(mut self, unique_tail: usize) -> Self {
+        self.unique_tail = unique_tail;
+        self
+    }
+
+    /// Sets the generator's seed.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
     }
 }
 
@@ -98,7 +119,7 @@ impl SplitMix {
 /// O(ranks × keys × value length).
 #[must_use]
 pub fn modex_blob(shape: &ModexShape) -> FenceBlob {
-    let mut g = SplitMix(shape.seed);
+    let mut g = SplitMix64::new(shape.seed);
     let mut keys = Vec::with_capacity(shape.keys_per_rank);
     let mut shared = Vec::with_capacity(shape.keys_per_rank);
     for k in 0..shape.keys_per_rank {
@@ -112,20 +133,20 @@ pub fn modex_blob(shape: &ModexShape) -> FenceBlob {
         let len = lo + span * k / shape.keys_per_rank.saturating_sub(1).max(1);
         let common = len.saturating_sub(shape.unique_tail);
         shared.push((
-            (0..common).map(|_| g.next() as u8).collect::<Vec<u8>>(),
+            (0..common).map(|_| g.next_u64() as u8).collect::<Vec<u8>>(),
             len,
         ));
     }
     let entries = (0..shape.ranks)
         .map(|i| ProcEntry {
-            rank: Rank(shape.first_rank + i),
+            rank: Rank(shape.first_rank.saturating_add(i)),
             kvs: keys
                 .iter()
                 .zip(&shared)
                 .map(|(k, (prefix, len))| {
                     let mut v = prefix.clone();
                     while v.len() < *len {
-                        v.push(g.next() as u8);
+                        v.push(g.next_u64() as u8);
                     }
                     (k.clone(), Value::Bytes(v))
                 })
@@ -142,17 +163,38 @@ pub fn modex_blob(shape: &ModexShape) -> FenceBlob {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{GetOptions, GetOutcome};
 
     #[test]
-    fn get_hit_store_has_the_key_committed() {
-        let (store, target, mut reader) = get_hit_store().unwrap();
-        assert_eq!(
-            reader
-                .get(&store, target, HIT_KEY, &GetOptions::default(), 0)
-                .unwrap(),
-            GetOutcome::Found(Value::U64(0xdead_beef))
-        );
-        assert_ne!(reader.id(), target);
+    fn the_stream_is_splitmix64_from_the_seed() {
+        // The first key's random letters come from the generator's first outputs (`below(26)`,
+        // i.e. `next % 26`), so a change of generator or stream shows here.
+        let blob = modex_blob(&ModexShape::default().with_ranks(1).with_keys_per_rank(1));
+        let mut g = SplitMix64::new(1);
+        let mut name = String::from("k0.");
+        while name.len() < 16 {
+            name.push(char::from(b'a' + (g.next_u64() % 26) as u8));
+        }
+        assert_eq!(blob.entries[0].kvs[0].0, name);
+    }
+
+    #[test]
+    fn setters_set_and_defaults_are_the_papers_shape() {
+        let d = ModexShape::default();
+        assert_eq!((d.ranks, d.keys_per_rank, d.key_len), (128, 8, 16));
+        assert_eq!((d.value_len, d.unique_tail, d.seed), ((21, 51), 21, 1));
+        let s = d
+            .with_nspace("x")
+            .with_ranks(3)
+            .with_first_rank(5)
+            .with_keys_per_rank(2)
+            .with_key_len(4)
+            .with_value_len(1, 2)
+            .with_unique_tail(1)
+            .with_seed(9);
+        let blob = modex_blob(&s);
+        assert_eq!(blob.nspace, "x");
+        assert_eq!(blob.entries.len(), 3);
+        assert_eq!(blob.entries[0].rank, Rank(5));
+        assert_eq!(blob.pair_count(), 6);
     }
 }

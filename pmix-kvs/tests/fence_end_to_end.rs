@@ -1,8 +1,11 @@
-//! Put → Commit → Fence → Get across nodes: each node's contribution is encoded with the
-//! compact codec, exchanged by the fence state machines, decoded and applied; afterwards every
-//! process reads every other process's `Global`/`Remote` data without waiting, and never its
-//! `Local` data.
+//! Put → Commit → Fence → Get across nodes: the job is placed on a generated fabric's
+//! terminals and each node's store registered from that placement (the fabric-model bridge);
+//! each node's contribution is encoded with the compact codec, exchanged by the fence state
+//! machines, decoded and applied; afterwards every process reads every other process's
+//! `Global`/`Remote` data without waiting, and never its `Local` data.
 
+use fabric_model::bridge::NodeMap;
+use fabric_model::{LinkRate, Nanos, Placement, generators, place};
 use pmix_kvs::codec::{self, CompactOptions, Layout};
 use pmix_kvs::fence::{self, Algorithm};
 use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
@@ -10,29 +13,29 @@ use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank,
 const NODES: u32 = 5;
 const PPN: u32 = 3;
 
-fn run(alg: Algorithm) {
+fn run(alg: Algorithm, placement: Placement) {
     let size = NODES * PPN;
-    let map: Vec<u32> = (0..size).map(|r| r / PPN).collect();
+    let fabric = generators::single_switch(NODES + 1, LinkRate::EDR_4X).unwrap();
+    // One terminal of the six stays unused.
+    let ranks = place(&fabric.terminals()[1..], size, PPN, placement).unwrap();
+    let node_map = NodeMap::new(&ranks);
+    assert_eq!(node_map.node_count(), NODES as usize);
+    let map: Vec<u32> = node_map.nodes_of_ranks().to_vec();
     let mut stores = Vec::new();
     let mut clients = Vec::new();
-    for node in 0..NODES {
+    for node in 0..NODES as usize {
+        let info = JobInfo::from_placement(&fabric, &ranks, node).unwrap();
+        let terminal = node_map.terminal(node).unwrap();
+        assert_eq!(info.hostname, fabric.node(terminal).name);
+        assert_eq!(info.node_id, node as u32);
+        assert_eq!((info.size, info.num_nodes), (size, NODES));
         let mut store = NodeStore::new();
-        let ns = store
-            .register_job(
-                "slurm.pmix.77.0",
-                &JobInfo {
-                    size,
-                    local_peers: (node * PPN..(node + 1) * PPN).map(Rank).collect(),
-                    node_id: node,
-                    hostname: format!("n{node}"),
-                    num_nodes: NODES,
-                    proc_nodes: Some(map.clone()),
-                    extra: vec![],
-                },
-            )
-            .unwrap();
-        for r in node * PPN..(node + 1) * PPN {
-            let mut c = Client::new(ProcId::new(ns, Rank(r)));
+        let ns = store.register_job("slurm.pmix.77.0", &info).unwrap();
+        let local: Vec<u32> = info.local_peers.iter().map(|r| r.get()).collect();
+        assert_eq!(local, node_map.ranks_on(node));
+        for &r in &local {
+            assert!(store.is_local(ProcId::new(ns, Rank::new(r))));
+            let mut c = Client::new(ProcId::new(ns, Rank::new(r)));
             c.put(Scope::Global, "ucx.addr", Value::Bytes(vec![r as u8; 21]))
                 .unwrap();
             c.put(Scope::Remote, "net.port", Value::U16(5000 + r as u16))
@@ -44,7 +47,7 @@ fn run(alg: Algorithm) {
             )
             .unwrap();
             c.commit(&mut store).unwrap();
-            clients.push((node as usize, c));
+            clients.push((node, c));
         }
         stores.push((store, ns));
     }
@@ -61,21 +64,19 @@ fn run(alg: Algorithm) {
         let decoded: Vec<_> = got.iter().map(|b| codec::decode(b).unwrap()).collect();
         stores[node].0.apply_fence(&decoded).unwrap();
     }
-    let now = GetOptions {
-        immediate: true,
-        ..GetOptions::default()
-    };
+    let now = GetOptions::default().with_immediate(true);
+    let t = Nanos::ZERO;
     for (node, c) in &mut clients {
         let (store, ns) = &stores[*node];
         for r in 0..size {
-            let target = ProcId::new(*ns, Rank(r));
+            let target = ProcId::new(*ns, Rank::new(r));
             let on_node = map[r as usize] == *node as u32;
             assert_eq!(
-                c.get(store, target, "ucx.addr", &now, 0).unwrap(),
+                c.get(store, target, "ucx.addr", &now, t).unwrap(),
                 GetOutcome::Found(Value::Bytes(vec![r as u8; 21]))
             );
-            let port = c.get(store, target, "net.port", &now, 0).unwrap();
-            let shm = c.get(store, target, "shm.seg", &now, 0).unwrap();
+            let port = c.get(store, target, "net.port", &now, t).unwrap();
+            let shm = c.get(store, target, "shm.seg", &now, t).unwrap();
             if target == c.id() {
                 // A process sees all its own puts.
                 assert_eq!(port, GetOutcome::Found(Value::U16(5000 + r as u16)));
@@ -102,6 +103,7 @@ fn put_commit_fence_get_with_every_algorithm() {
         Algorithm::Ring,
         Algorithm::Bruck,
     ] {
-        run(alg);
+        run(alg, Placement::Block);
+        run(alg, Placement::RoundRobin);
     }
 }

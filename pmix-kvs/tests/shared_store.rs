@@ -4,6 +4,7 @@
 
 use std::thread;
 
+use fabric_model::Nanos;
 use pmix_kvs::lock::TwoNLock;
 use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
 
@@ -12,34 +13,25 @@ fn processes_share_the_node_store_through_the_2n_lock() {
     const PROCS: u32 = 3;
     let mut store = NodeStore::new();
     let ns = store
-        .register_job(
-            "job",
-            &JobInfo {
-                size: PROCS,
-                local_peers: (0..PROCS).map(Rank).collect(),
-                node_id: 0,
-                hostname: "n0".into(),
-                num_nodes: 1,
-                proc_nodes: None,
-                extra: vec![],
-            },
-        )
+        .register_job("job", &JobInfo::new(PROCS, "n0"))
         .unwrap();
     let shared = TwoNLock::new(store, PROCS as usize).unwrap();
     thread::scope(|s| {
         for r in 0..PROCS {
             let shared = &shared;
             s.spawn(move || {
-                let mut me = Client::new(ProcId::new(ns, Rank(r)));
+                let mut me = Client::new(ProcId::new(ns, Rank::new(r)));
                 me.put(Scope::Local, "endpoint", Value::U32(100 + r))
                     .unwrap();
                 me.commit(&mut shared.write()).unwrap();
                 let mut slot = shared.reader().unwrap();
                 let wait = GetOptions::default();
                 for peer in 0..PROCS {
-                    let target = ProcId::new(ns, Rank(peer));
+                    let target = ProcId::new(ns, Rank::new(peer));
                     loop {
-                        let out = me.get(&slot.read(), target, "endpoint", &wait, 0).unwrap();
+                        let out = me
+                            .get(&slot.read(), target, "endpoint", &wait, Nanos::ZERO)
+                            .unwrap();
                         match out {
                             GetOutcome::Found(v) => {
                                 assert_eq!(v, Value::U32(100 + peer));

@@ -1,5 +1,7 @@
-//! `reproduce pmix-codec`, `pmix-lock` and `pmix-fence`: the PMIx key-value store survey's
-//! data-representation (§4.2), 2N-lock (§4.1) and fence-collective (§4.3) claims.
+//! `reproduce pmix-codec`, `pmix-lock` and `pmix-fence`: the data-representation (§4.2),
+//! 2N-lock (§4.1) and fence-collective (§4.3) claims of the survey pmix-kvs implements
+//! (Zhang Kun et al., "A survey on the process management interface for exascale computing
+//! systems", Computer Engineering & Science 42(10), 2020).
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -8,10 +10,10 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::sync::ShardedLock;
-use pmix_kvs::codec::{self, CompactOptions, Layout};
+use fabric_model::Bytes;
+use pmix_kvs::codec::{self, CompactOptions, IntEncoding, Layout};
 use pmix_kvs::fence::{self, Algorithm, AlphaBeta};
 use pmix_kvs::lock::{TwoNLock, WaitStrategy};
-use pmix_kvs::varint::IntEncoding;
 use pmix_kvs::workload::{ModexShape, modex_blob};
 
 use crate::svg::{LineChart, Series};
@@ -35,10 +37,7 @@ pub fn layouts() -> [(&'static str, Layout); 3] {
         ("compact", Layout::Compact(CompactOptions::default())),
         (
             "flex128",
-            Layout::Compact(CompactOptions {
-                ints: IntEncoding::Flex128,
-                shared_prefix: true,
-            }),
+            Layout::Compact(CompactOptions::default().with_ints(IntEncoding::Flex128)),
         ),
     ]
 }
@@ -72,13 +71,13 @@ impl Experiment for PmixCodec {
         }
         let mut no_prefix = Vec::new();
         for (ranks, keys, key_len, value_len) in shapes {
-            let blob = modex_blob(&ModexShape {
-                ranks,
-                keys_per_rank: keys,
-                key_len,
-                value_len,
-                ..ModexShape::default()
-            });
+            let blob = modex_blob(
+                &ModexShape::default()
+                    .with_ranks(ranks)
+                    .with_keys_per_rank(keys)
+                    .with_key_len(key_len)
+                    .with_value_len(value_len.0, value_len.1),
+            );
             let naive = codec::encode(&blob, Layout::Naive)
                 .map_err(|e| e.to_string())?
                 .len();
@@ -104,10 +103,7 @@ impl Experiment for PmixCodec {
             }
             let plain = codec::encode(
                 &blob,
-                Layout::Compact(CompactOptions {
-                    ints: IntEncoding::Leb128,
-                    shared_prefix: false,
-                }),
+                Layout::Compact(CompactOptions::default().with_shared_prefix(false)),
             )
             .map_err(|e| e.to_string())?
             .len();
@@ -476,7 +472,7 @@ impl Experiment for PmixFence {
         let mut t = Table::new("pmix-fence", "Fence collectives", FENCE_HEADER);
         for &n in &nodes {
             for alg in algs {
-                let mc = fence::model(alg, n, m, ab).map_err(|e| e.to_string())?;
+                let mc = fence::model(alg, n, Bytes::new(m), ab).map_err(|e| e.to_string())?;
                 if n <= 108 {
                     // Run the state machines and check the model's counts against them.
                     let r = fence::simulate(alg, vec![vec![0xA5; m as usize]; n], true)
@@ -493,15 +489,15 @@ impl Experiment for PmixFence {
                     Cell::count(n),
                     Cell::count(mc.rounds),
                     Cell::count(mc.messages),
-                    Cell::count(mc.max_bytes_per_node),
+                    Cell::count(mc.max_bytes_per_node.get()),
                     Cell::float(mc.time_us, 1),
                 ]);
             }
         }
         t.note(format!(
             "{m} B per node; alpha = {} us, beta = 1/{:.0} us per byte (100 Gb/s); max_bytes_per_node is data bytes sent or received by the busiest node; rows up to 108 nodes also ran the state machines (rounds and messages checked)",
-            ab.alpha_us,
-            1.0 / ab.beta_us_per_byte
+            ab.alpha_us(),
+            1.0 / ab.beta_us_per_byte()
         ));
         t.note("paper (Slurm 18.08, 108 nodes, 2^0..2^14 B): Bruck below tree and ring; no raw numbers published");
         // The paper's sweep at 108 nodes as a chart.
@@ -512,7 +508,7 @@ impl Experiment for PmixFence {
                 points: (0..=14)
                     .filter_map(|e| {
                         let bytes = 1u64 << e;
-                        fence::model(alg, 108, bytes, ab)
+                        fence::model(alg, 108, Bytes::new(bytes), ab)
                             .ok()
                             .map(|c| (bytes as f64, c.time_us))
                     })

@@ -102,15 +102,14 @@ proptest! {
 
 #[test]
 fn model_matches_the_simulated_rounds() {
-    let ab = AlphaBeta {
-        alpha_us: 3.0,
-        beta_us_per_byte: 0.01,
-    };
+    // 3 µs and 100 bytes per µs (800 Mb/s): β = 0.01 µs per byte.
+    let ab = AlphaBeta::new(Nanos::from_micros(3), BitsPerSec::new(800_000_000));
+    assert_eq!((ab.alpha_us(), ab.beta_us_per_byte()), (3.0, 0.01));
     let m = 10u64;
     for n in 1..=40 {
         for alg in ALGS {
             let r = simulate(alg, vec![vec![7; m as usize]; n], true).unwrap();
-            let mc = model(alg, n, m, ab).unwrap();
+            let mc = model(alg, n, Bytes::new(m), ab).unwrap();
             assert_eq!(mc.rounds, r.rounds, "{alg:?} {n}");
             assert_eq!(mc.messages, r.messages, "{alg:?} {n}");
             let time: f64 = r
@@ -120,8 +119,8 @@ fn model_matches_the_simulated_rounds() {
                     round
                         .iter()
                         .map(|&(sm, rm, sb, rb)| {
-                            f64::from(sm.max(rm)) * ab.alpha_us
-                                + sb.max(rb) as f64 * ab.beta_us_per_byte
+                            f64::from(sm.max(rm)) * ab.alpha_us()
+                                + sb.max(rb) as f64 * ab.beta_us_per_byte()
                         })
                         .fold(0.0, f64::max)
                 })
@@ -145,7 +144,11 @@ fn model_matches_the_simulated_rounds() {
                 .map(|(a, b)| *a.max(b))
                 .max()
                 .unwrap_or(0);
-            assert_eq!(mc.max_bytes_per_node, max, "{alg:?} n={n} bytes");
+            assert_eq!(
+                mc.max_bytes_per_node,
+                Bytes::new(max),
+                "{alg:?} n={n} bytes"
+            );
         }
     }
 }
@@ -154,16 +157,16 @@ fn model_matches_the_simulated_rounds() {
 fn model_scales_to_100k_nodes_and_orders_the_algorithms() {
     let ab = AlphaBeta::default();
     let n = 100_000;
-    let ring = model(Algorithm::Ring, n, 64, ab).unwrap();
-    let bruck = model(Algorithm::Bruck, n, 64, ab).unwrap();
-    let tree = model(Algorithm::TREE, n, 64, ab).unwrap();
+    let ring = model(Algorithm::Ring, n, Bytes::new(64), ab).unwrap();
+    let bruck = model(Algorithm::Bruck, n, Bytes::new(64), ab).unwrap();
+    let tree = model(Algorithm::TREE, n, Bytes::new(64), ab).unwrap();
     assert_eq!(bruck.rounds, 17);
     assert_eq!(ring.rounds, 99_999);
     // Bruck moves the same bytes as the ring in log rounds: never slower than either.
     assert!(bruck.time_us < ring.time_us);
     assert!(bruck.time_us < tree.time_us);
     assert_eq!(
-        model(Algorithm::Ring, 0, 1, ab),
+        model(Algorithm::Ring, 0, Bytes::new(1), ab),
         Err(Error::BadFenceShape { node: 0, nodes: 0 })
     );
 }
@@ -247,4 +250,22 @@ fn bad_shapes_and_messages_are_refused() {
         ),
         "wrong subtree"
     );
+}
+
+#[test]
+fn statistics_display_for_users() {
+    let r = simulate(Algorithm::Bruck, vec![vec![1u8; 10]; 4], true).unwrap();
+    // 2 rounds; per node 1 + 2 blocks sent: (8 + 8 + 10) + (8 + 2 × (8 + 10)) = 70 B.
+    assert_eq!(
+        r.to_string(),
+        "4 nodes: 2 rounds, 8 messages, at most 70 B sent or received by a node"
+    );
+    let m = model(Algorithm::Bruck, 4, Bytes::new(10), AlphaBeta::default()).unwrap();
+    assert_eq!(
+        m.to_string(),
+        "2 rounds, 8 messages, at most 30 B a node, 4.0 us"
+    );
+    assert_eq!(m.time(), Some(Nanos::new(4_002)));
+    assert_eq!(Algorithm::TREE.to_string(), "tree (radix 16)");
+    assert_eq!(Algorithm::Bruck.to_string(), "bruck");
 }

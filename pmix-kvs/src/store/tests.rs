@@ -33,7 +33,7 @@ const WAIT: GetOptions = GetOptions {
     immediate: false,
     refresh_cache: false,
     scope: None,
-    deadline: Some(1000),
+    deadline: Some(Nanos::new(1000)),
 };
 
 fn found(v: Value) -> GetOutcome {
@@ -50,20 +50,20 @@ fn commit_before_visible_and_put_copies() {
     v.push(3); // the caller's buffer changes; the staged copy does not
     assert_eq!(p0.staged(), 1);
     assert_eq!(
-        p1.get(&a, p0.id(), "k", &WAIT, 0).unwrap(),
+        p1.get(&a, p0.id(), "k", &WAIT, Nanos::new(0)).unwrap(),
         GetOutcome::Pending {
-            deadline: Some(1000)
+            deadline: Some(Nanos::new(1000))
         }
     );
     // The putter sees its own data at once.
     assert_eq!(
-        p0.get(&a, p0.id(), "k", &WAIT, 0).unwrap(),
+        p0.get(&a, p0.id(), "k", &WAIT, Nanos::new(0)).unwrap(),
         found(Value::Bytes(vec![1, 2]))
     );
     assert_eq!(p0.commit(&mut a).unwrap(), 1);
     assert_eq!(p0.staged(), 0);
     assert_eq!(
-        p1.get(&a, p0.id(), "k", &WAIT, 1).unwrap(),
+        p1.get(&a, p0.id(), "k", &WAIT, Nanos::new(1)).unwrap(),
         found(Value::Bytes(vec![1, 2]))
     );
 }
@@ -104,25 +104,25 @@ fn scopes_decide_who_sees_what() {
     );
     let me = p0.id();
     assert_eq!(
-        p0.get(&a, me, "mine", &WAIT, 0).unwrap(),
+        p0.get(&a, me, "mine", &WAIT, Nanos::new(0)).unwrap(),
         found(Value::I8(-1))
     );
     // A peer on the node: internal never arrives (waits), remote exists outside its scope.
     assert_eq!(
-        p1.get(&a, me, "mine", &WAIT, 0).unwrap(),
+        p1.get(&a, me, "mine", &WAIT, Nanos::new(0)).unwrap(),
         GetOutcome::Pending {
-            deadline: Some(1000)
+            deadline: Some(Nanos::new(1000))
         }
     );
-    let outside = p1.get(&a, me, "far", &WAIT, 0).unwrap();
+    let outside = p1.get(&a, me, "far", &WAIT, Nanos::new(0)).unwrap();
     assert_eq!(outside, GetOutcome::ExistsOutsideScope);
     assert_eq!(outside.status(), Some(status::ERR_EXISTS_OUTSIDE_SCOPE));
     assert_eq!(
-        p1.get(&a, me, "near", &WAIT, 0).unwrap(),
+        p1.get(&a, me, "near", &WAIT, Nanos::new(0)).unwrap(),
         found(Value::U16(8))
     );
     assert_eq!(
-        p1.get(&a, me, "all", &WAIT, 0).unwrap(),
+        p1.get(&a, me, "all", &WAIT, Nanos::new(0)).unwrap(),
         found(Value::U16(9))
     );
     // PMIX_DATA_SCOPE filters.
@@ -131,7 +131,7 @@ fn scopes_decide_who_sees_what() {
         ..WAIT
     };
     assert_eq!(
-        p1.get(&a, me, "all", &local_only, 0).unwrap(),
+        p1.get(&a, me, "all", &local_only, Nanos::new(0)).unwrap(),
         found(Value::U16(9))
     );
     let remote_only = GetOptions {
@@ -139,7 +139,7 @@ fn scopes_decide_who_sees_what() {
         ..WAIT
     };
     assert_eq!(
-        p1.get(&a, me, "near", &remote_only, 0).unwrap(),
+        p1.get(&a, me, "near", &remote_only, Nanos::new(0)).unwrap(),
         GetOutcome::ExistsOutsideScope
     );
 }
@@ -163,22 +163,22 @@ fn not_found_only_when_asked_not_to_wait_and_deadlines() {
             ..WAIT
         },
     ] {
-        let o = p1.get(&a, p0, "nope", &opts, 0).unwrap();
+        let o = p1.get(&a, p0, "nope", &opts, Nanos::new(0)).unwrap();
         assert_eq!(o, GetOutcome::NotFound);
         assert_eq!(o.status(), Some(status::ERR_NOT_FOUND));
     }
     assert_eq!(
-        p1.get(&a, p0, "nope", &WAIT, 999).unwrap(),
+        p1.get(&a, p0, "nope", &WAIT, Nanos::new(999)).unwrap(),
         GetOutcome::Pending {
-            deadline: Some(1000)
+            deadline: Some(Nanos::new(1000))
         }
     );
-    let t = p1.get(&a, p0, "nope", &WAIT, 1000).unwrap();
+    let t = p1.get(&a, p0, "nope", &WAIT, Nanos::new(1000)).unwrap();
     assert_eq!(t, GetOutcome::TimedOut);
     assert_eq!(t.status(), Some(status::ERR_TIMEOUT));
     let forever = GetOptions::default();
     assert_eq!(
-        p1.get(&a, p0, "nope", &forever, u64::MAX).unwrap(),
+        p1.get(&a, p0, "nope", &forever, Nanos::MAX).unwrap(),
         GetOutcome::Pending { deadline: None }
     );
 }
@@ -188,7 +188,7 @@ fn job_level_reserved_keys_never_wait() {
     let (a, _, ns, _) = two_nodes();
     let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
     let wild = ProcId::new(ns, Rank::WILDCARD);
-    let g = |p1: &mut Client, proc, key| p1.get(&a, proc, key, &WAIT, 0).unwrap();
+    let g = |p1: &mut Client, proc, key| p1.get(&a, proc, key, &WAIT, Nanos::new(0)).unwrap();
     assert_eq!(g(&mut p1, wild, keys::JOB_SIZE), found(Value::U32(4)));
     assert_eq!(
         g(&mut p1, wild, keys::LOCAL_PEERS),
@@ -224,16 +224,16 @@ fn undef_rank_searches_every_rank() {
     let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
     let any = ProcId::new(ns, Rank::UNDEF);
     assert_eq!(
-        p1.get(&a, any, "uniq", &WAIT, 0).unwrap(),
+        p1.get(&a, any, "uniq", &WAIT, Nanos::new(0)).unwrap(),
         GetOutcome::Pending {
-            deadline: Some(1000)
+            deadline: Some(Nanos::new(1000))
         }
     );
     let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
     p0.put(Scope::Local, "uniq", Value::Size(5)).unwrap();
     p0.commit(&mut a).unwrap();
     assert_eq!(
-        p1.get(&a, any, "uniq", &WAIT, 0).unwrap(),
+        p1.get(&a, any, "uniq", &WAIT, Nanos::new(0)).unwrap(),
         found(Value::Size(5))
     );
 }
@@ -298,19 +298,19 @@ fn fence_moves_only_committed_remote_and_global_data_and_refresh_rereads() {
         ..WAIT
     };
     assert_eq!(
-        p2.get(&b, t, "addr", &immediate, 0).unwrap(),
+        p2.get(&b, t, "addr", &immediate, Nanos::new(0)).unwrap(),
         found(Value::String("v1".into()))
     );
     assert_eq!(
-        p2.get(&b, t, "net", &immediate, 0).unwrap(),
+        p2.get(&b, t, "net", &immediate, Nanos::new(0)).unwrap(),
         found(Value::U32(2))
     );
     assert_eq!(
-        p2.get(&b, t, "shm", &immediate, 0).unwrap(),
+        p2.get(&b, t, "shm", &immediate, Nanos::new(0)).unwrap(),
         GetOutcome::NotFound
     );
     assert_eq!(
-        p2.get(&b, t, "late", &immediate, 0).unwrap(),
+        p2.get(&b, t, "late", &immediate, Nanos::new(0)).unwrap(),
         GetOutcome::NotFound
     );
     // Re-put and fence again: the cached value stays until a refresh.
@@ -319,7 +319,7 @@ fn fence_moves_only_committed_remote_and_global_data_and_refresh_rereads() {
     p0.commit(&mut a).unwrap();
     fence(&mut a, &mut b, na, nb);
     assert_eq!(
-        p2.get(&b, t, "addr", &immediate, 0).unwrap(),
+        p2.get(&b, t, "addr", &immediate, Nanos::new(0)).unwrap(),
         found(Value::String("v1".into()))
     );
     let refresh = GetOptions {
@@ -327,16 +327,16 @@ fn fence_moves_only_committed_remote_and_global_data_and_refresh_rereads() {
         ..WAIT
     };
     assert_eq!(
-        p2.get(&b, t, "addr", &refresh, 0).unwrap(),
+        p2.get(&b, t, "addr", &refresh, Nanos::new(0)).unwrap(),
         found(Value::String("v2".into()))
     );
     assert_eq!(
-        p2.get(&b, t, "addr", &immediate, 0).unwrap(),
+        p2.get(&b, t, "addr", &immediate, Nanos::new(0)).unwrap(),
         found(Value::String("v2".into())),
         "the refresh updated the cache"
     );
     assert_eq!(
-        p2.get(&b, t, "late", &immediate, 0).unwrap(),
+        p2.get(&b, t, "late", &immediate, Nanos::new(0)).unwrap(),
         found(Value::U32(3))
     );
 }
@@ -346,7 +346,7 @@ fn direct_modex_forwards_then_fills_the_cache() {
     let (mut a, mut b, na, nb) = two_nodes();
     let mut p2 = Client::new(ProcId::new(nb, Rank(2)));
     let t = ProcId::new(nb, Rank(0));
-    let GetOutcome::Forward(req) = p2.get(&b, t, "addr", &WAIT, 0).unwrap() else {
+    let GetOutcome::Forward(req) = p2.get(&b, t, "addr", &WAIT, Nanos::new(0)).unwrap() else {
         panic!("a remote get must forward");
     };
     assert_eq!(req.node, Some(0));
@@ -354,9 +354,9 @@ fn direct_modex_forwards_then_fills_the_cache() {
     assert_eq!(req.nspace, "job");
     b.note_dmodex_sent(&req).unwrap();
     assert_eq!(
-        p2.get(&b, t, "addr", &WAIT, 1).unwrap(),
+        p2.get(&b, t, "addr", &WAIT, Nanos::new(1)).unwrap(),
         GetOutcome::Pending {
-            deadline: Some(1000)
+            deadline: Some(Nanos::new(1000))
         },
         "one request per target"
     );
@@ -371,12 +371,12 @@ fn direct_modex_forwards_then_fills_the_cache() {
     assert!(matches!(ans, DmodexAnswer::Data(_)));
     b.apply_dmodex(&req, &ans).unwrap();
     assert_eq!(
-        p2.get(&b, t, "addr", &WAIT, 2).unwrap(),
+        p2.get(&b, t, "addr", &WAIT, Nanos::new(2)).unwrap(),
         found(Value::F64(0.1))
     );
     // The whole off-node set came, not just the key asked for.
     assert_eq!(
-        p2.get(&b, t, "other", &WAIT, 2).unwrap(),
+        p2.get(&b, t, "other", &WAIT, Nanos::new(2)).unwrap(),
         found(Value::I64(-5))
     );
     let imm = GetOptions {
@@ -384,7 +384,7 @@ fn direct_modex_forwards_then_fills_the_cache() {
         ..WAIT
     };
     assert_eq!(
-        p2.get(&b, t, "private", &imm, 2).unwrap(),
+        p2.get(&b, t, "private", &imm, Nanos::new(2)).unwrap(),
         GetOutcome::NotFound
     );
     // Asking node 1 about a process it does not host is refused.
@@ -397,7 +397,7 @@ fn direct_modex_forwards_then_fills_the_cache() {
         .unwrap();
     let mut q = Client::new(ProcId::new(nc, Rank(3)));
     assert_eq!(
-        q.get(&c, ProcId::new(nc, Rank(0)), "addr", &WAIT, 0)
+        q.get(&c, ProcId::new(nc, Rank(0)), "addr", &WAIT, Nanos::new(0))
             .unwrap(),
         GetOutcome::NotFound
     );
@@ -460,7 +460,7 @@ proptest! {
             }
         }
         for key in 0..5 {
-            let got = p1.get(&a, p0.id(), &format!("k{key}"), &GetOptions { refresh_cache: true, ..WAIT }, 0).unwrap();
+            let got = p1.get(&a, p0.id(), &format!("k{key}"), &GetOptions { refresh_cache: true, ..WAIT }, Nanos::new(0)).unwrap();
             let want = match model.get(&key) {
                 Some((s, v)) if s.visible_on_node() => GetOutcome::Found(Value::U32(*v)),
                 Some(_) => GetOutcome::ExistsOutsideScope,
@@ -525,9 +525,13 @@ fn get_with_agrees_with_get_on_every_path() {
     let mut by_with = by_get.clone();
     let mut kinds = HashSet::new();
     for (store, target, key, opts) in cases {
-        let want = by_get.get(store, target, key, &opts, 0).unwrap();
+        let want = by_get
+            .get(store, target, key, &opts, Nanos::new(0))
+            .unwrap();
         let got = by_with
-            .get_with(store, target, key, &opts, 0, |v| (v.clone(), v.data_type()))
+            .get_with(store, target, key, &opts, Nanos::ZERO, |v| {
+                (v.clone(), v.data_type())
+            })
             .unwrap();
         if let (GetOutcome::Found(w), GetOutcome::Found((_, ty))) = (&want, &got) {
             assert_eq!(*ty, w.data_type(), "{key}");
@@ -560,14 +564,116 @@ fn re_registration_moves_processes() {
     };
     let mut p1 = Client::new(ProcId::new(ns, Rank(1)));
     assert_eq!(
-        p1.get(&a, t, "shm", &refresh, 0).unwrap(),
+        p1.get(&a, t, "shm", &refresh, Nanos::new(0)).unwrap(),
         found(Value::U32(7))
     );
     a.register_job("job", &job(4, &[1, 2], 0, vec![1, 0, 0, 1]))
         .unwrap();
     assert!(!a.is_local(t) && a.is_local(ProcId::new(ns, Rank(2))));
     assert_eq!(
-        p1.get(&a, t, "shm", &refresh, 0).unwrap(),
+        p1.get(&a, t, "shm", &refresh, Nanos::new(0)).unwrap(),
         GetOutcome::ExistsOutsideScope
     );
+}
+
+#[test]
+fn job_info_from_a_node_map_and_a_placement() {
+    use fabric_model::bridge::NodeMap;
+    use fabric_model::{LinkRate, NodeId, Placement, generators, place};
+
+    let t = NodeId::new;
+    // Round robin over two terminals: ranks 1 and 3 on the second node.
+    let map = NodeMap::new(&[t(5), t(9), t(5), t(9)]);
+    let info = JobInfo::from_node_map(&map, 1, "b").unwrap();
+    assert_eq!(info.local_peers, [Rank(1), Rank(3)]);
+    assert_eq!((info.size, info.node_id, info.num_nodes), (4, 1, 2));
+    assert_eq!(info.proc_nodes, Some(vec![0, 1, 0, 1]));
+    assert_eq!(info.hostname, "b");
+    assert!(matches!(
+        JobInfo::from_node_map(&map, 2, "c"),
+        Err(Error::UnknownNode { node: 2, .. })
+    ));
+    // The registered job answers what the placement says.
+    let mut store = NodeStore::new();
+    let ns = store.register_job("j", &info).unwrap();
+    assert!(store.is_local(ProcId::new(ns, Rank(3))));
+    assert!(!store.is_local(ProcId::new(ns, Rank(2))));
+
+    let fabric = generators::single_switch(3, LinkRate::EDR_4X).unwrap();
+    let ranks = place(fabric.terminals(), 6, 2, Placement::Block).unwrap();
+    let last = JobInfo::from_placement(&fabric, &ranks, 2).unwrap();
+    assert_eq!(last.local_peers, [Rank(4), Rank(5)]);
+    assert_eq!(last.hostname, fabric.node(fabric.terminals()[2]).name);
+    assert!(JobInfo::from_placement(&fabric, &ranks, 3).is_err());
+    // A placement on a terminal this fabric does not have.
+    let foreign = [t(1000)];
+    assert!(matches!(
+        JobInfo::from_placement(&fabric, &foreign, 0),
+        Err(Error::UnknownNode { node: 0, .. })
+    ));
+}
+
+#[test]
+fn job_info_setters() {
+    let info = JobInfo::new(3, "h")
+        .with_local_peers([Rank(2)])
+        .with_node_id(4)
+        .with_hostname("h2")
+        .with_num_nodes(5)
+        .with_proc_nodes(vec![0, 1, 4])
+        .with_extra("app.x", Value::U8(1));
+    assert_eq!(
+        info,
+        JobInfo {
+            size: 3,
+            local_peers: vec![Rank(2)],
+            node_id: 4,
+            hostname: "h2".into(),
+            num_nodes: 5,
+            proc_nodes: Some(vec![0, 1, 4]),
+            extra: vec![("app.x".into(), Value::U8(1))],
+        }
+    );
+    let all_local = JobInfo::new(2, "n");
+    assert_eq!(all_local.local_peers, [Rank(0), Rank(1)]);
+    assert_eq!((all_local.node_id, all_local.num_nodes), (0, 1));
+    assert_eq!(all_local.proc_nodes, None);
+}
+
+#[test]
+fn local_peers_are_sorted_deduplicated_and_tested_by_rank() {
+    let mut store = NodeStore::new();
+    let info = JobInfo::new(10, "n").with_local_peers([Rank(7), Rank(2), Rank(7)]);
+    let ns = store.register_job("j", &info).unwrap();
+    let mut c = Client::new(ProcId::new(ns, Rank(2)));
+    let wild = ProcId::new(ns, Rank::WILDCARD);
+    let opts = GetOptions::default();
+    let t = Nanos::ZERO;
+    assert_eq!(
+        c.get(&store, wild, keys::LOCAL_PEERS, &opts, t).unwrap(),
+        found(Value::String("2,7".into()))
+    );
+    assert_eq!(
+        c.get(&store, wild, keys::LOCAL_SIZE, &opts, t).unwrap(),
+        found(Value::U32(2))
+    );
+    assert_eq!(
+        c.get(&store, wild, keys::LOCALLDR, &opts, t).unwrap(),
+        found(Value::Rank(Rank(2)))
+    );
+    for r in 0..12 {
+        assert_eq!(
+            store.is_local(ProcId::new(ns, Rank(r))),
+            r == 2 || r == 7,
+            "{r}"
+        );
+    }
+    assert!(!store.is_local(wild));
+    assert!(!store.is_local(ProcId::new(ns, Rank::UNDEF)));
+    // Re-registered with other peers: the old ones are no longer local.
+    store
+        .register_job("j", &info.clone().with_local_peers([Rank(0)]))
+        .unwrap();
+    assert!(store.is_local(ProcId::new(ns, Rank(0))));
+    assert!(!store.is_local(ProcId::new(ns, Rank(7))));
 }
