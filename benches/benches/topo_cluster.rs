@@ -6,9 +6,11 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use topo_cluster::cluster::AcceptRule;
+use topo_cluster::collective::{Evaluator, SegmentGrid};
+use topo_cluster::inter::{CompletionModel, Heuristic, optimum, run_heuristic};
 use topo_cluster::{
-    AcceptRule, ClusterParams, Collective, CompletionModel, Evaluator, Heuristic, PLogP,
-    SegmentGrid, best_algorithm, best_schedule, fixtures, logical_clusters, optimum, run_heuristic,
+    ClusterParams, Collective, PLogP, best_algorithm, best_schedule, fixtures, logical_clusters,
 };
 
 fn clustering(c: &mut Criterion) {
@@ -22,10 +24,7 @@ fn clustering(c: &mut Criterion) {
             ("subnet-min", AcceptRule::SubnetMin),
             ("strict", AcceptRule::Strict),
         ] {
-            let p = ClusterParams {
-                rule,
-                ..ClusterParams::default()
-            };
+            let p = ClusterParams::new().rule(rule);
             g.bench_with_input(BenchmarkId::new(name, machines), &f, |b, f| {
                 b.iter(|| {
                     let out = logical_clusters(black_box(&f.matrix), &p).expect("valid");

@@ -1,18 +1,40 @@
-//! pLogP cost models of the intra-cluster collectives (the closed forms of the paper's
-//! companion P2/P3 and MagPIe), and the choice of the best algorithm and segment size
-//! ("fast tuning": evaluate every strategy and segment size on the cluster's pLogP table).
+//! pLogP cost models of the intra-cluster collectives, and the choice of the best algorithm
+//! and segment size ("fast tuning": evaluate every strategy and segment size on the cluster's
+//! pLogP table).
+//!
+//! The closed forms are those of L. A. Barchet-Estefanel and G. Mounié, *Performance
+//! characterisation of intra-cluster collective communications* (SBAC-PAD 2004) and *Fast
+//! Tuning of Intra-Cluster Collective Communications* (EuroPVM/MPI 2004, LNCS 3241), in the
+//! pLogP model of MagPIe (T. Kielmann, R. F. H. Hofman, H. E. Bal, A. Plaat and
+//! R. A. F. Bhoedjang, *MagPIe: MPI's collective communication operations for clustered wide
+//! area systems*, PPoPP 1999); they are listed on [`closed_form`]. The module also holds the
+//! trees ([`Collective`], [`Algorithm`]) and the event simulator ([`simulate`]) that checks
+//! them.
 
+pub use crate::sim::{SimResult, simulate};
+use std::fmt;
+
+pub use crate::trees::{Algorithm, Collective};
 use crate::trees::{ceil_log2, check};
-use crate::{Algorithm, Collective, PLogP, TopoError, simulate};
+use crate::{Error, PLogP};
 
 /// A predicted completion time.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct Estimate {
     /// The predicted time.
     pub time_ns: f64,
     /// Whether the closed form is the exact critical path of the simulated tree (otherwise it
     /// is an upper bound, given a nondecreasing g).
     pub exact: bool,
+}
+
+impl fmt::Display for Estimate {
+    /// `17306.342 µs (exact)` or `… (bound)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.exact { "exact" } else { "bound" };
+        write!(f, "{:.3} µs ({kind})", self.time_ns / 1000.0)
+    }
 }
 
 fn is_pow2(p: usize) -> bool {
@@ -34,19 +56,21 @@ fn is_pow2(p: usize) -> bool {
 /// The segmented forms are exact when s divides m. One rank costs 0.
 ///
 /// # Errors
-/// [`TopoError::NoProcesses`], [`TopoError::UnsupportedAlgorithm`], [`TopoError::ZeroSegment`].
+/// [`Error::NoProcesses`], [`Error::UnsupportedAlgorithm`], [`Error::ZeroSegment`].
 ///
 /// # Complexity
 /// O(P log t) at worst (the chain sums), O(log t) otherwise, for t table points.
 ///
 /// # Example
 /// ```
-/// use topo_cluster::{closed_form, Algorithm, Collective, PLogP};
-/// // reference §5.3: L = 50 µs, g(x) = 20 µs + x / 11.5 B/µs, m = 64 KiB, P = 8
+/// use topo_cluster::collective::closed_form;
+/// use topo_cluster::{Algorithm, Collective, PLogP};
+/// // an illustrative Fast Ethernet-like link (not a measurement): L = 50 µs,
+/// // g(x) = 20 µs + x / 11.5 B/µs; m = 64 KiB, P = 8: 7·g(m) + L = 40 081.5 µs
 /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
 /// let flat = closed_form(Collective::Broadcast, Algorithm::Flat, 8, 65_536, None, &p)?;
 /// assert!((flat.time_ns / 1000.0 - 40_081.5).abs() < 0.1);
-/// # Ok::<(), topo_cluster::TopoError>(())
+/// # Ok::<(), topo_cluster::Error>(())
 /// ```
 pub fn closed_form(
     collective: Collective,
@@ -55,7 +79,7 @@ pub fn closed_form(
     m: u64,
     segment: Option<u64>,
     params: &PLogP,
-) -> Result<Estimate, TopoError> {
+) -> Result<Estimate, Error> {
     check(collective, algorithm, procs, segment)?;
     if procs == 1 {
         return Ok(Estimate {
@@ -92,9 +116,12 @@ pub fn closed_form(
     Ok(Estimate { time_ns, exact })
 }
 
-/// Contention calibration of the all-to-all (PPAM 2005 model): beyond `threshold_bytes` the
-/// contention-free time (P−1)·g(m) is scaled by `gamma`, and `delta_ns` is added.
+/// Contention calibration of the all-to-all, after L. A. Barchet-Steffenel and G. Mounié,
+/// *Total exchange performance modelling under network contention* (PPAM 2005, LNCS 3911):
+/// beyond `threshold_bytes` the contention-free time (P−1)·g(m) is scaled by `gamma`, and
+/// `delta_ns` is added.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct Contention {
     /// Multiplicative factor γ (≥ 1 normally), fitted by the caller.
     pub gamma: f64,
@@ -104,19 +131,31 @@ pub struct Contention {
     pub threshold_bytes: u64,
 }
 
+impl Contention {
+    /// The calibration γ, δ (ns) from message size `threshold_bytes` on.
+    #[must_use]
+    pub const fn new(gamma: f64, delta_ns: f64, threshold_bytes: u64) -> Self {
+        Self {
+            gamma,
+            delta_ns,
+            threshold_bytes,
+        }
+    }
+}
+
 /// All-to-all time under contention: T₀ = (P−1)·g(m) + L below M, γ·(P−1)·g(m) + L + δ from M.
 ///
 /// # Errors
-/// [`TopoError::NoProcesses`]; [`TopoError::BadParameter`] for a negative or non-finite γ or δ.
+/// [`Error::NoProcesses`]; [`Error::BadParameter`] for a negative or non-finite γ or δ.
 pub fn alltoall_contended(
     params: &PLogP,
     procs: usize,
     m: u64,
     contention: &Contention,
-) -> Result<f64, TopoError> {
+) -> Result<f64, Error> {
     for (what, v) in [("gamma", contention.gamma), ("delta", contention.delta_ns)] {
         if !v.is_finite() || v < 0.0 {
-            return Err(TopoError::BadParameter {
+            return Err(Error::BadParameter {
                 what,
                 size: m,
                 value: v,
@@ -140,6 +179,7 @@ pub fn alltoall_contended(
 
 /// How candidate algorithms are evaluated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Evaluator {
     /// The closed forms of [`closed_form`] (the paper's way).
     #[default]
@@ -151,6 +191,7 @@ pub enum Evaluator {
 /// Candidate segment sizes: powers of two from `min_bytes` to `max_bytes` (inclusive), only
 /// those smaller than the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SegmentGrid {
     /// Smallest candidate (rounded up to a power of two).
     pub min_bytes: u64,
@@ -169,6 +210,29 @@ impl Default for SegmentGrid {
 }
 
 impl SegmentGrid {
+    /// Powers of two from `min_bytes` (rounded up to a power of two) to `max_bytes`.
+    #[must_use]
+    pub const fn new(min_bytes: u64, max_bytes: u64) -> Self {
+        Self {
+            min_bytes,
+            max_bytes,
+        }
+    }
+
+    /// Sets the smallest candidate.
+    #[must_use]
+    pub const fn min_bytes(mut self, min_bytes: u64) -> Self {
+        self.min_bytes = min_bytes;
+        self
+    }
+
+    /// Sets the largest candidate.
+    #[must_use]
+    pub const fn max_bytes(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
     /// The candidates for an `m`-byte message, increasing.
     #[must_use]
     pub fn candidates(&self, m: u64) -> Vec<u64> {
@@ -187,6 +251,7 @@ impl SegmentGrid {
 
 /// The best algorithm for one (collective, group size, message size).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct Choice {
     /// The algorithm.
     pub algorithm: Algorithm,
@@ -196,12 +261,23 @@ pub struct Choice {
     pub time_ns: f64,
 }
 
+impl fmt::Display for Choice {
+    /// `seg-chain, 8192-byte segments: 8625.781 µs` or `binomial: 17306.342 µs`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.algorithm)?;
+        if let Some(s) = self.segment {
+            write!(f, ", {s}-byte segments")?;
+        }
+        write!(f, ": {:.3} µs", self.time_ns / 1000.0)
+    }
+}
+
 /// Evaluates every algorithm of `collective` (and every candidate segment size of the
 /// segmented ones) and returns the fastest; ties go to the first in
 /// [`Collective::algorithms`] order, then the smaller segment.
 ///
 /// # Errors
-/// [`TopoError::NoProcesses`].
+/// [`Error::NoProcesses`].
 ///
 /// # Complexity
 /// O(A·S) evaluations for A algorithms and S candidate segments (each O(P log t) in closed
@@ -209,12 +285,13 @@ pub struct Choice {
 ///
 /// # Example
 /// ```
-/// use topo_cluster::{best_algorithm, Algorithm, Collective, Evaluator, PLogP, SegmentGrid};
+/// use topo_cluster::collective::{Evaluator, SegmentGrid};
+/// use topo_cluster::{best_algorithm, Algorithm, Collective, PLogP};
 /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
 /// let c = best_algorithm(Collective::Broadcast, 8, 1 << 20, &p, &SegmentGrid::default(),
 ///                        Evaluator::ClosedForm)?;
 /// assert_eq!((c.algorithm, c.segment), (Algorithm::SegmentedChain, Some(8192)));
-/// # Ok::<(), topo_cluster::TopoError>(())
+/// # Ok::<(), topo_cluster::Error>(())
 /// ```
 pub fn best_algorithm(
     collective: Collective,
@@ -223,9 +300,9 @@ pub fn best_algorithm(
     params: &PLogP,
     grid: &SegmentGrid,
     evaluator: Evaluator,
-) -> Result<Choice, TopoError> {
+) -> Result<Choice, Error> {
     if procs == 0 {
-        return Err(TopoError::NoProcesses);
+        return Err(Error::NoProcesses);
     }
     let mut best: Option<Choice> = None;
     for &a in collective.algorithms() {
@@ -249,12 +326,16 @@ pub fn best_algorithm(
         }
     }
     // every collective has at least one unsegmented algorithm
-    best.ok_or(TopoError::NoProcesses)
+    best.ok_or(Error::NoProcesses)
 }
 
 /// The segment size that minimises the segmented chain for a linear gap g(s) = a + b·s:
-/// s* = √(a·m / ((P−2)·b)) (reference §1.6), with a = g(0) and b the slope of g between 0 and
+/// s* = √(a·m / ((P−2)·b)), with a = g(0) and b the slope of g between 0 and
 /// m. `None` when P ≤ 2, b ≤ 0 or m = 0 (the model then prefers no segmentation).
+///
+/// Derivation: the segmented chain costs T(s) = (P−1)·(g(s) + L) + (m/s − 1)·g(s)
+/// = (P−1)·(a + L) + (P−2)·b·s + a·m/s + b·m − a, and dT/ds = 0 gives s*. The result is a
+/// size in bytes, not rounded (round it to the candidate grid).
 #[must_use]
 pub fn chain_segment_optimum(params: &PLogP, procs: usize, m: u64) -> Option<f64> {
     if procs <= 2 || m == 0 {
@@ -268,10 +349,11 @@ pub fn chain_segment_optimum(params: &PLogP, procs: usize, m: u64) -> Option<f64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SizePoint;
+    use crate::plogp::SizePoint;
     use proptest::prelude::*;
 
-    /// Reference §5.3/§1.6 link: L = 50 µs, g(x) = 20 µs + x / 11.5 B/µs.
+    /// An illustrative Fast Ethernet-like link: L = 50 µs, g(x) = 20 µs + x / 11.5 B/µs. The
+    /// expected figures below are this model's closed forms worked by hand.
     fn fast_ethernet() -> PLogP {
         PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5).unwrap()
     }
@@ -284,7 +366,7 @@ mod tests {
     }
 
     #[test]
-    fn reference_worked_values() {
+    fn worked_values() {
         use Algorithm::*;
         let b = Collective::Broadcast;
         let m = 64 * 1024;
@@ -301,7 +383,7 @@ mod tests {
                 .unwrap()
                 .exact
         );
-        // scatter m = 4096 (reference §1.6)
+        // scatter m = 4096
         let s = Collective::Scatter;
         assert!((us(s, Flat, 8, 4096, None) - 2_683.0).abs() < 1.0);
         assert!((us(s, Binomial, 8, 4096, None) - 2_703.0).abs() < 1.0);
@@ -309,8 +391,9 @@ mod tests {
     }
 
     #[test]
-    fn fast_tuning_table_of_the_reference() {
-        // (P, m, algorithm, segment) rows of reference §1.6 that use the exact binomial form
+    fn fast_tuning_table() {
+        // (P, m, algorithm, segment) of the fast-tuning procedure on this link, where the
+        // binomial form is exact
         use Algorithm::*;
         let rows = [
             (8, 1024, Binomial, None),
@@ -334,7 +417,7 @@ mod tests {
             .unwrap();
             assert_eq!((c.algorithm, c.segment), (a, s), "P={p} m={m}");
         }
-        // the closed-form optimum lands next to the grid choice (§1.6: 6.3 KB, 3.7 KB)
+        // the closed-form optimum lands next to the grid choice (6.3 KB → 8 KiB, 3.7 KB → 4 KiB)
         let s8 = chain_segment_optimum(&fast_ethernet(), 8, 1 << 20).unwrap();
         assert!((s8 - 6_300.0).abs() < 100.0, "{s8}");
         let s20 = chain_segment_optimum(&fast_ethernet(), 20, 1 << 20).unwrap();
@@ -354,7 +437,7 @@ mod tests {
         }
         assert_eq!(
             closed_form(Collective::AllToAll, Algorithm::Flat, 2, 1, None, &p),
-            Err(TopoError::UnsupportedAlgorithm {
+            Err(Error::UnsupportedAlgorithm {
                 collective: "alltoall",
                 algorithm: "flat"
             })
@@ -368,7 +451,7 @@ mod tests {
                 &SegmentGrid::default(),
                 Evaluator::ClosedForm
             ),
-            Err(TopoError::NoProcesses)
+            Err(Error::NoProcesses)
         );
     }
 
@@ -386,7 +469,7 @@ mod tests {
         assert_eq!(t, 2.0 * 3.0 * p.gap_ns(1000) + p.latency_ns() + 5.0);
         assert!(matches!(
             alltoall_contended(&p, 4, 1, &Contention { gamma: -1.0, ..c }),
-            Err(TopoError::BadParameter { what: "gamma", .. })
+            Err(Error::BadParameter { what: "gamma", .. })
         ));
     }
 

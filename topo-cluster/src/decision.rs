@@ -17,15 +17,17 @@
 
 use std::fmt;
 
-use crate::{
-    Algorithm, Collective, Evaluator, Level, PLogP, SegmentGrid, TopoError, best_algorithm,
-};
+use crate::collective::{Evaluator, SegmentGrid};
+use crate::{Algorithm, Collective, Error, Level, PLogP, best_algorithm};
 
 /// The header line of the text form.
+///
+/// [`DecisionTable`]'s `Display` writes the whole text form, header included.
 pub const HEADER: &str = "topo-decisions 1";
 
 /// One rule of a decision table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub struct Rule {
     /// The collective.
     pub collective: Collective,
@@ -44,8 +46,61 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// The rule choosing `algorithm` for `collective` at `level` over `procs` processes from
+    /// message size `min_bytes` on, with no segment size and no predicted time.
+    #[must_use]
+    pub const fn new(
+        collective: Collective,
+        level: Level,
+        procs: usize,
+        min_bytes: u64,
+        algorithm: Algorithm,
+    ) -> Self {
+        Self {
+            collective,
+            level,
+            procs,
+            min_bytes,
+            algorithm,
+            segment: None,
+            predicted_ns: None,
+        }
+    }
+
+    /// Sets the segment size (segmented algorithms only).
+    #[must_use]
+    pub const fn segment(mut self, segment: Option<u64>) -> Self {
+        self.segment = segment;
+        self
+    }
+
+    /// Sets the predicted time at `min_bytes`, in whole nanoseconds.
+    #[must_use]
+    pub const fn predicted_ns(mut self, predicted_ns: Option<u64>) -> Self {
+        self.predicted_ns = predicted_ns;
+        self
+    }
+
     fn key(&self) -> (Collective, Level, usize, u64) {
         (self.collective, self.level, self.procs, self.min_bytes)
+    }
+}
+
+impl fmt::Display for Rule {
+    /// The rule's line of the text form: `bcast intra-cluster 8 16384 seg-chain 1024 2749383`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let opt = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+        write!(
+            f,
+            "{} {} {} {} {} {} {}",
+            self.collective.name(),
+            self.level.name(),
+            self.procs,
+            self.min_bytes,
+            self.algorithm.name(),
+            opt(self.segment),
+            opt(self.predicted_ns)
+        )
     }
 }
 
@@ -72,9 +127,9 @@ impl DecisionTable {
     /// model-derived ones).
     ///
     /// # Errors
-    /// [`TopoError::NoProcesses`], [`TopoError::UnsupportedAlgorithm`],
-    /// [`TopoError::ZeroSegment`] (a segmented algorithm without a segment size).
-    pub fn insert(&mut self, rule: Rule) -> Result<(), TopoError> {
+    /// [`Error::NoProcesses`], [`Error::UnsupportedAlgorithm`],
+    /// [`Error::ZeroSegment`] (a segmented algorithm without a segment size).
+    pub fn insert(&mut self, rule: Rule) -> Result<(), Error> {
         validate(&rule)?;
         match self.rules.binary_search_by(|r| r.key().cmp(&rule.key())) {
             Ok(i) => self.rules[i] = rule,
@@ -88,14 +143,15 @@ impl DecisionTable {
     /// each time the choice changes.
     ///
     /// # Errors
-    /// [`TopoError::NoProcesses`] for a group size of 0.
+    /// [`Error::NoProcesses`] for a group size of 0.
     ///
     /// # Complexity
     /// O(|group_sizes| · |message_sizes|) calls of [`best_algorithm`].
     ///
     /// # Example
     /// ```
-    /// use topo_cluster::{Collective, DecisionTable, Evaluator, Level, PLogP, SegmentGrid};
+    /// use topo_cluster::collective::{Evaluator, SegmentGrid};
+    /// use topo_cluster::{Collective, DecisionTable, Level, PLogP};
     /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
     /// let mut t = DecisionTable::new();
     /// t.compute(Collective::Broadcast, Level::IntraCluster, &p, &[8, 20],
@@ -104,7 +160,7 @@ impl DecisionTable {
     /// assert_eq!(r.algorithm.name(), "seg-chain");
     /// let text = t.to_text();
     /// assert_eq!(DecisionTable::parse(&text)?, t);
-    /// # Ok::<(), topo_cluster::TopoError>(())
+    /// # Ok::<(), topo_cluster::Error>(())
     /// ```
     #[expect(clippy::too_many_arguments, reason = "one per axis of the table")]
     pub fn compute(
@@ -116,7 +172,7 @@ impl DecisionTable {
         message_sizes: &[u64],
         grid: &SegmentGrid,
         evaluator: Evaluator,
-    ) -> Result<(), TopoError> {
+    ) -> Result<(), Error> {
         let mut sizes: Vec<u64> = message_sizes.to_vec();
         sizes.push(0);
         sizes.sort_unstable();
@@ -147,8 +203,8 @@ impl DecisionTable {
     /// the largest `min_bytes` ≤ `m`.
     ///
     /// # Errors
-    /// [`TopoError::NoRule`] when (collective, level) has no rule,
-    /// [`TopoError::MissingZeroRule`] when the group size has no rule at size 0 (only possible
+    /// [`Error::NoRule`] when (collective, level) has no rule,
+    /// [`Error::MissingZeroRule`] when the group size has no rule at size 0 (only possible
     /// in tables built by [`DecisionTable::insert`]).
     ///
     /// # Complexity
@@ -159,7 +215,7 @@ impl DecisionTable {
         level: Level,
         procs: usize,
         m: u64,
-    ) -> Result<&Rule, TopoError> {
+    ) -> Result<&Rule, Error> {
         let lo = self
             .rules
             .partition_point(|r| (r.collective, r.level) < (collective, level));
@@ -167,7 +223,7 @@ impl DecisionTable {
             .rules
             .partition_point(|r| (r.collective, r.level) <= (collective, level));
         let group = &self.rules[lo..hi];
-        let no_rule = TopoError::NoRule {
+        let no_rule = Error::NoRule {
             collective: collective.name(),
             level: level.name(),
             procs,
@@ -183,7 +239,7 @@ impl DecisionTable {
             .iter()
             .filter(|r| r.procs == size && r.min_bytes <= m)
             .max_by_key(|r| r.min_bytes)
-            .ok_or(TopoError::MissingZeroRule {
+            .ok_or(Error::MissingZeroRule {
                 collective: collective.name(),
                 level: level.name(),
                 procs: size,
@@ -201,23 +257,12 @@ impl DecisionTable {
             "# collective level procs min_bytes algorithm segment predicted_ns"
         )?;
         for r in &self.rules {
-            let opt = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
-            writeln!(
-                out,
-                "{} {} {} {} {} {} {}",
-                r.collective.name(),
-                r.level.name(),
-                r.procs,
-                r.min_bytes,
-                r.algorithm.name(),
-                opt(r.segment),
-                opt(r.predicted_ns)
-            )?;
+            writeln!(out, "{r}")?;
         }
         Ok(())
     }
 
-    /// The text form as a string.
+    /// The text form as a string (the same as `Display`).
     #[must_use]
     pub fn to_text(&self) -> String {
         let mut s = String::new();
@@ -230,16 +275,16 @@ impl DecisionTable {
     /// and a (collective, level, procs) without a size-0 rule are errors.
     ///
     /// # Errors
-    /// [`TopoError::Parse`] with the 1-based line number, [`TopoError::MissingZeroRule`].
+    /// [`Error::Parse`] with the 1-based line number, [`Error::MissingZeroRule`].
     ///
     /// # Complexity
     /// O(r log r) for r rules.
-    pub fn parse(text: &str) -> Result<Self, TopoError> {
+    pub fn parse(text: &str) -> Result<Self, Error> {
         let mut table = Self::new();
         let mut header = false;
         for (n, raw) in text.lines().enumerate() {
             let line_no = n + 1;
-            let err = |reason: String| TopoError::Parse {
+            let err = |reason: String| Error::Parse {
                 line: line_no,
                 reason,
             };
@@ -263,7 +308,7 @@ impl DecisionTable {
             let collective =
                 Collective::from_name(c).ok_or_else(|| err(format!("unknown collective {c:?}")))?;
             let level = Level::from_name(l).ok_or_else(|| err(format!("unknown level {l:?}")))?;
-            let int = |what: &str, v: &str| -> Result<u64, TopoError> {
+            let int = |what: &str, v: &str| -> Result<u64, Error> {
                 if v.is_empty()
                     || !v.bytes().all(|b| b.is_ascii_digit())
                     || (v.len() > 1 && v.starts_with('0'))
@@ -275,7 +320,7 @@ impl DecisionTable {
                 v.parse::<u64>()
                     .map_err(|e| err(format!("{what} {v:?}: {e}")))
             };
-            let opt = |what: &str, v: &str| -> Result<Option<u64>, TopoError> {
+            let opt = |what: &str, v: &str| -> Result<Option<u64>, Error> {
                 if v == "-" {
                     Ok(None)
                 } else {
@@ -318,7 +363,7 @@ impl DecisionTable {
             table.insert(rule).map_err(|e| err(e.to_string()))?;
         }
         if !header {
-            return Err(TopoError::Parse {
+            return Err(Error::Parse {
                 line: text.lines().count().max(1),
                 reason: format!("missing header {HEADER:?}"),
             });
@@ -327,7 +372,7 @@ impl DecisionTable {
         while i < table.rules.len() {
             let r = table.rules[i];
             if r.min_bytes != 0 {
-                return Err(TopoError::MissingZeroRule {
+                return Err(Error::MissingZeroRule {
                     collective: r.collective.name(),
                     level: r.level.name(),
                     procs: r.procs,
@@ -347,14 +392,21 @@ impl DecisionTable {
     }
 }
 
-fn validate(rule: &Rule) -> Result<(), TopoError> {
+fn validate(rule: &Rule) -> Result<(), Error> {
     crate::trees::check(rule.collective, rule.algorithm, rule.procs, rule.segment)?;
     if !rule.algorithm.is_segmented() && rule.segment.is_some() {
-        return Err(TopoError::UnexpectedSegment {
+        return Err(Error::UnexpectedSegment {
             algorithm: rule.algorithm.name(),
         });
     }
     Ok(())
+}
+
+impl fmt::Display for DecisionTable {
+    /// The text form, as [`DecisionTable::write`] writes it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f)
+    }
 }
 
 #[cfg(test)]
@@ -413,7 +465,7 @@ mod tests {
         );
         assert_eq!(
             t.lookup(Collective::Broadcast, Level::InterCluster, 8, 0),
-            Err(TopoError::NoRule {
+            Err(Error::NoRule {
                 collective: "bcast",
                 level: "inter-cluster",
                 procs: 8
@@ -446,21 +498,21 @@ mod tests {
                 algorithm: Algorithm::SegmentedChain,
                 ..r
             }),
-            Err(TopoError::ZeroSegment)
+            Err(Error::ZeroSegment)
         );
         assert_eq!(
             t.insert(Rule {
                 segment: Some(4),
                 ..r
             }),
-            Err(TopoError::UnexpectedSegment { algorithm: "flat" })
+            Err(Error::UnexpectedSegment { algorithm: "flat" })
         );
         // a table built by insert only may lack the size-0 rule
         let mut u = DecisionTable::new();
         u.insert(Rule { min_bytes: 10, ..r }).unwrap();
         assert_eq!(
             u.lookup(Collective::Broadcast, Level::IntraCluster, 8, 5),
-            Err(TopoError::MissingZeroRule {
+            Err(Error::MissingZeroRule {
                 collective: "bcast",
                 level: "intra-cluster",
                 procs: 8
@@ -470,7 +522,7 @@ mod tests {
 
     fn parse_err(text: &str) -> (usize, String) {
         match DecisionTable::parse(text) {
-            Err(TopoError::Parse { line, reason }) => (line, reason),
+            Err(Error::Parse { line, reason }) => (line, reason),
             other => panic!("expected a parse error, got {other:?}"),
         }
     }
@@ -520,7 +572,7 @@ mod tests {
             format!("{h}bcast intra-cluster 8 0 flat - -\nscatter inter-cluster 4 64 flat - -\n");
         assert_eq!(
             DecisionTable::parse(&no_zero),
-            Err(TopoError::MissingZeroRule {
+            Err(Error::MissingZeroRule {
                 collective: "scatter",
                 level: "inter-cluster",
                 procs: 4

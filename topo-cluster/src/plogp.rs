@@ -1,10 +1,11 @@
 //! pLogP parameters (Kielmann, Bal, Verstoep 2000): latency L, send and receive overheads
 //! o_s(m), o_r(m), gap g(m), stored at measured message sizes and interpolated in between.
 
-use crate::TopoError;
+use crate::Error;
 
 /// The parameters measured at one message size (times in nanoseconds).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct SizePoint {
     /// Message size in bytes.
     pub bytes: u64,
@@ -18,6 +19,7 @@ pub struct SizePoint {
 
 /// One round-trip sample: `bytes` forward, 0 back (with the overheads measured beside it).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct RttSample {
     /// Message size in bytes.
     pub bytes: u64,
@@ -27,6 +29,32 @@ pub struct RttSample {
     pub os_ns: f64,
     /// Receive overhead (measured after a 1.2·RTT wait, as in LogP/MPI).
     pub or_ns: f64,
+}
+
+impl SizePoint {
+    /// The point at `bytes` with overheads `os_ns`, `or_ns` and gap `gap_ns`.
+    #[must_use]
+    pub const fn new(bytes: u64, os_ns: f64, or_ns: f64, gap_ns: f64) -> Self {
+        Self {
+            bytes,
+            os_ns,
+            or_ns,
+            gap_ns,
+        }
+    }
+}
+
+impl RttSample {
+    /// The sample at `bytes`: round trip `rtt_ns`, overheads `os_ns` and `or_ns`.
+    #[must_use]
+    pub const fn new(bytes: u64, rtt_ns: f64, os_ns: f64, or_ns: f64) -> Self {
+        Self {
+            bytes,
+            rtt_ns,
+            os_ns,
+            or_ns,
+        }
+    }
 }
 
 /// pLogP parameters of one link (or of a homogeneous cluster): latency and per-size table.
@@ -41,11 +69,11 @@ pub struct PLogP {
     points: Vec<SizePoint>,
 }
 
-fn finite(what: &'static str, size: u64, value: f64) -> Result<(), TopoError> {
+fn finite(what: &'static str, size: u64, value: f64) -> Result<(), Error> {
     if value.is_finite() && value >= 0.0 {
         Ok(())
     } else {
-        Err(TopoError::BadParameter { what, size, value })
+        Err(Error::BadParameter { what, size, value })
     }
 }
 
@@ -53,15 +81,15 @@ impl PLogP {
     /// Parameters from a latency and a table with strictly increasing sizes.
     ///
     /// # Errors
-    /// [`TopoError::EmptyTable`], [`TopoError::UnsortedSizes`], [`TopoError::BadParameter`].
-    pub fn new(latency_ns: f64, points: Vec<SizePoint>) -> Result<Self, TopoError> {
+    /// [`Error::EmptyTable`], [`Error::UnsortedSizes`], [`Error::BadParameter`].
+    pub fn new(latency_ns: f64, points: Vec<SizePoint>) -> Result<Self, Error> {
         finite("L", 0, latency_ns)?;
         if points.is_empty() {
-            return Err(TopoError::EmptyTable);
+            return Err(Error::EmptyTable);
         }
         for (index, p) in points.iter().enumerate() {
             if index > 0 && p.bytes <= points[index - 1].bytes {
-                return Err(TopoError::UnsortedSizes {
+                return Err(Error::UnsortedSizes {
                     index,
                     size: p.bytes,
                     previous: points[index - 1].bytes,
@@ -78,8 +106,8 @@ impl PLogP {
     /// 1 MiB; beyond, the extrapolation keeps it linear).
     ///
     /// # Errors
-    /// [`TopoError::BadParameter`] for a negative or non-finite value.
-    pub fn linear(latency_ns: f64, gap0_ns: f64, ns_per_byte: f64) -> Result<Self, TopoError> {
+    /// [`Error::BadParameter`] for a negative or non-finite value.
+    pub fn linear(latency_ns: f64, gap0_ns: f64, ns_per_byte: f64) -> Result<Self, Error> {
         finite("g", 1 << 20, ns_per_byte)?;
         let point = |bytes: u64| SizePoint {
             bytes,
@@ -95,23 +123,23 @@ impl PLogP {
     /// measured by saturation. Samples must have strictly increasing sizes starting at 0.
     ///
     /// # Errors
-    /// [`TopoError::MissingZeroRtt`], [`TopoError::UnsortedSizes`], [`TopoError::BadParameter`].
+    /// [`Error::MissingZeroRtt`], [`Error::UnsortedSizes`], [`Error::BadParameter`].
     ///
     /// # Example
     /// ```
-    /// use topo_cluster::{PLogP, RttSample};
-    /// let s = |bytes, rtt_ns| RttSample { bytes, rtt_ns, os_ns: 1_000.0, or_ns: 1_000.0 };
+    /// use topo_cluster::{PLogP, plogp::RttSample};
+    /// let s = |bytes, rtt_ns| RttSample::new(bytes, rtt_ns, 1_000.0, 1_000.0);
     /// let p = PLogP::from_round_trips(10_000.0, &[s(0, 120_000.0), s(1024, 150_000.0)])?;
     /// assert_eq!(p.latency_ns(), 50_000.0);      // 120 000 / 2 − 10 000
     /// assert_eq!(p.gap_ns(1024), 40_000.0);      // 150 000 − 120 000 + 10 000
     /// assert_eq!(p.gap_ns(512), 25_000.0);       // interpolated
-    /// # Ok::<(), topo_cluster::TopoError>(())
+    /// # Ok::<(), topo_cluster::Error>(())
     /// ```
-    pub fn from_round_trips(gap0_ns: f64, samples: &[RttSample]) -> Result<Self, TopoError> {
+    pub fn from_round_trips(gap0_ns: f64, samples: &[RttSample]) -> Result<Self, Error> {
         finite("g", 0, gap0_ns)?;
         let zero = match samples.first() {
             Some(s) if s.bytes == 0 => s,
-            _ => return Err(TopoError::MissingZeroRtt),
+            _ => return Err(Error::MissingZeroRtt),
         };
         for s in samples {
             finite("rtt", s.bytes, s.rtt_ns)?;
@@ -231,10 +259,10 @@ mod tests {
 
     #[test]
     fn table_errors() {
-        assert_eq!(PLogP::new(1.0, vec![]), Err(TopoError::EmptyTable));
+        assert_eq!(PLogP::new(1.0, vec![]), Err(Error::EmptyTable));
         assert_eq!(
             PLogP::new(1.0, vec![pt(8, 1.0), pt(8, 2.0)]),
-            Err(TopoError::UnsortedSizes {
+            Err(Error::UnsortedSizes {
                 index: 1,
                 size: 8,
                 previous: 8
@@ -242,7 +270,7 @@ mod tests {
         );
         assert_eq!(
             PLogP::new(-1.0, vec![pt(8, 1.0)]),
-            Err(TopoError::BadParameter {
+            Err(Error::BadParameter {
                 what: "L",
                 size: 0,
                 value: -1.0
@@ -250,7 +278,7 @@ mod tests {
         );
         assert!(matches!(
             PLogP::new(1.0, vec![pt(8, f64::NAN)]),
-            Err(TopoError::BadParameter {
+            Err(Error::BadParameter {
                 what: "os",
                 size: 8,
                 ..
@@ -258,7 +286,7 @@ mod tests {
         ));
         assert!(matches!(
             PLogP::linear(1.0, 1.0, -1.0),
-            Err(TopoError::BadParameter { what: "g", .. })
+            Err(Error::BadParameter { what: "g", .. })
         ));
     }
 
@@ -272,19 +300,19 @@ mod tests {
         };
         assert_eq!(
             PLogP::from_round_trips(1.0, &[s(1, 10.0)]),
-            Err(TopoError::MissingZeroRtt)
+            Err(Error::MissingZeroRtt)
         );
         assert_eq!(
             PLogP::from_round_trips(1.0, &[]),
-            Err(TopoError::MissingZeroRtt)
+            Err(Error::MissingZeroRtt)
         );
         assert!(matches!(
             PLogP::from_round_trips(1.0, &[s(0, 10.0), s(0, 12.0)]),
-            Err(TopoError::UnsortedSizes { index: 1, .. })
+            Err(Error::UnsortedSizes { index: 1, .. })
         ));
         assert!(matches!(
             PLogP::from_round_trips(1.0, &[s(0, -10.0)]),
-            Err(TopoError::BadParameter { what: "rtt", .. })
+            Err(Error::BadParameter { what: "rtt", .. })
         ));
         // RTT below RTT(0) keeps g(0); L clamps at zero
         let p = PLogP::from_round_trips(30.0, &[s(0, 40.0), s(4, 35.0), s(8, 60.0)]).unwrap();

@@ -5,12 +5,14 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::fmt;
 
 use crate::trees::{check, children, subtree_sizes};
-use crate::{Algorithm, Collective, PLogP, TopoError};
+use crate::{Algorithm, Collective, Error, PLogP};
 
 /// What a simulation reports.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SimResult {
     /// Time the last message completes (0 when nothing is sent).
     pub makespan_ns: f64,
@@ -18,6 +20,18 @@ pub struct SimResult {
     pub finish_ns: Vec<f64>,
     /// Number of messages sent.
     pub messages: usize,
+}
+
+impl fmt::Display for SimResult {
+    /// `makespan 17256.342 µs, 7 messages`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "makespan {:.3} µs, {} messages",
+            self.makespan_ns / 1000.0,
+            self.messages
+        )
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -157,7 +171,7 @@ struct Node {
 /// done; the broadcast trees send segment by segment, each segment to every child in order.
 ///
 /// # Errors
-/// [`TopoError::NoProcesses`], [`TopoError::UnsupportedAlgorithm`], [`TopoError::ZeroSegment`].
+/// [`Error::NoProcesses`], [`Error::UnsupportedAlgorithm`], [`Error::ZeroSegment`].
 ///
 /// Block sizes saturate at `u64::MAX` bytes.
 ///
@@ -167,12 +181,13 @@ struct Node {
 ///
 /// # Example
 /// ```
-/// use topo_cluster::{simulate, Algorithm, Collective, PLogP};
+/// use topo_cluster::collective::simulate;
+/// use topo_cluster::{Algorithm, Collective, PLogP};
 /// let p = PLogP::linear(50_000.0, 20_000.0, 0.0)?;
 /// // chain of 4: three hops of g + L
 /// let r = simulate(Collective::Broadcast, Algorithm::Chain, 4, 1, None, &p)?;
 /// assert_eq!(r.makespan_ns, 3.0 * 70_000.0);
-/// # Ok::<(), topo_cluster::TopoError>(())
+/// # Ok::<(), topo_cluster::Error>(())
 /// ```
 pub fn simulate(
     collective: Collective,
@@ -181,7 +196,7 @@ pub fn simulate(
     m: u64,
     segment: Option<u64>,
     params: &PLogP,
-) -> Result<SimResult, TopoError> {
+) -> Result<SimResult, Error> {
     check(collective, algorithm, procs, segment)?;
     let lat = params.latency_ns();
     let mut nodes: Vec<Node> = programs(collective, algorithm, procs, m, segment)
@@ -273,7 +288,7 @@ mod tests {
         let p = PLogP::linear(10.0, 100.0, 0.0).unwrap();
         assert_eq!(
             simulate(Collective::Broadcast, Algorithm::Flat, 0, 1, None, &p),
-            Err(TopoError::NoProcesses)
+            Err(Error::NoProcesses)
         );
         assert_eq!(
             simulate(
@@ -284,11 +299,11 @@ mod tests {
                 Some(0),
                 &p
             ),
-            Err(TopoError::ZeroSegment)
+            Err(Error::ZeroSegment)
         );
         assert_eq!(
             simulate(Collective::Gather, Algorithm::Binary, 3, 1, None, &p),
-            Err(TopoError::UnsupportedAlgorithm {
+            Err(Error::UnsupportedAlgorithm {
                 collective: "gather",
                 algorithm: "binary"
             })
