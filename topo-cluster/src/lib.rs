@@ -102,6 +102,11 @@ pub mod plogp;
 mod sim;
 mod trees;
 
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use cluster::{ClusterParams, Partition, logical_clusters};
 pub use collective::{Algorithm, Collective, best_algorithm};
 pub use decision::DecisionTable;
