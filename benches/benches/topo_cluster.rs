@@ -6,6 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use fabric_model::Bytes;
 use topo_cluster::cluster::AcceptRule;
 use topo_cluster::collective::{Evaluator, SegmentGrid};
 use topo_cluster::inter::{CompletionModel, Heuristic, optimum, run_heuristic};
@@ -71,8 +72,15 @@ fn algorithm_choice(c: &mut Criterion) {
     ] {
         g.bench_function(BenchmarkId::new(name, "bcast-P20-1MiB"), |b| {
             b.iter(|| {
-                best_algorithm(Collective::Broadcast, 20, black_box(1 << 20), &p, &grid, ev)
-                    .expect("valid")
+                best_algorithm(
+                    Collective::Broadcast,
+                    20,
+                    black_box(Bytes::from_mib(1)),
+                    &p,
+                    &grid,
+                    ev,
+                )
+                .expect("valid")
             });
         });
     }

@@ -66,7 +66,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         PLogP::linear(l.as_f64(), 1_000.0, ns_per_byte)
     };
 
-    let sizes: Vec<u64> = (0..=22).step_by(2).map(|k| 1_u64 << k).collect();
+    let sizes: Vec<Bytes> = (0..=22).step_by(2).map(|k| Bytes::new(1 << k)).collect();
     let grid = SegmentGrid::default();
     let group = clusters.groups()[0].len();
     let intra = model(0, 0)?;
@@ -80,7 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &grid,
             Evaluator::ClosedForm,
         )?;
-        println!("  {:>8} B: {c}", m);
+        println!("  {:>10}: {c}", m.to_string());
     }
 
     let mut table = DecisionTable::new();
@@ -98,7 +98,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The inter-cluster broadcast of 1 MiB from cluster 0, each cluster then broadcasting
     // inside with its best algorithm.
-    let m = 1 << 20;
+    let m = Bytes::from_mib(1);
     let c = clusters.len();
     let mut latency = vec![0.0; c * c];
     let mut gap = vec![0.0; c * c];

@@ -11,9 +11,11 @@
 //! trees ([`Collective`], [`Algorithm`]) and the event simulator ([`simulate`]) that checks
 //! them.
 
-pub use crate::sim::{SimResult, simulate};
 use std::fmt;
 
+use fabric_model::Bytes;
+
+pub use crate::sim::{SimResult, simulate};
 pub use crate::trees::{Algorithm, Collective};
 use crate::trees::{ceil_log2, check};
 use crate::{Error, PLogP};
@@ -68,7 +70,8 @@ fn is_pow2(p: usize) -> bool {
 /// // an illustrative Fast Ethernet-like link (not a measurement): L = 50 µs,
 /// // g(x) = 20 µs + x / 11.5 B/µs; m = 64 KiB, P = 8: 7·g(m) + L = 40 081.5 µs
 /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
-/// let flat = closed_form(Collective::Broadcast, Algorithm::Flat, 8, 65_536, None, &p)?;
+/// let m = fabric_model::Bytes::from_kib(64);
+/// let flat = closed_form(Collective::Broadcast, Algorithm::Flat, 8, m, None, &p)?;
 /// assert!((flat.time_ns / 1000.0 - 40_081.5).abs() < 0.1);
 /// # Ok::<(), topo_cluster::Error>(())
 /// ```
@@ -76,10 +79,11 @@ pub fn closed_form(
     collective: Collective,
     algorithm: Algorithm,
     procs: usize,
-    m: u64,
-    segment: Option<u64>,
+    m: Bytes,
+    segment: Option<Bytes>,
     params: &PLogP,
 ) -> Result<Estimate, Error> {
+    let (m, segment) = (m.get(), segment.map(Bytes::get));
     check(collective, algorithm, procs, segment)?;
     if procs == 1 {
         return Ok(Estimate {
@@ -88,7 +92,7 @@ pub fn closed_form(
         });
     }
     let l = params.latency_ns();
-    let g = |x: u64| params.gap_ns(x);
+    let g = |x: u64| params.gap_raw(x);
     let p1 = (procs - 1) as f64;
     let d = ceil_log2(procs);
     let s = segment.unwrap_or(m).min(m);
@@ -118,7 +122,7 @@ pub fn closed_form(
 
 /// Contention calibration of the all-to-all, after L. A. Barchet-Steffenel and G. Mounié,
 /// *Total exchange performance modelling under network contention* (PPAM 2005, LNCS 3911):
-/// beyond `threshold_bytes` the contention-free time (P−1)·g(m) is scaled by `gamma`, and
+/// from message size `threshold` on, the contention-free time (P−1)·g(m) is scaled by `gamma`, and
 /// `delta_ns` is added.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
@@ -128,17 +132,17 @@ pub struct Contention {
     /// Additive term δ.
     pub delta_ns: f64,
     /// Message size M from which contention applies.
-    pub threshold_bytes: u64,
+    pub threshold: Bytes,
 }
 
 impl Contention {
-    /// The calibration γ, δ (ns) from message size `threshold_bytes` on.
+    /// The calibration γ, δ (ns) from message size `threshold` on.
     #[must_use]
-    pub const fn new(gamma: f64, delta_ns: f64, threshold_bytes: u64) -> Self {
+    pub const fn new(gamma: f64, delta_ns: f64, threshold: Bytes) -> Self {
         Self {
             gamma,
             delta_ns,
-            threshold_bytes,
+            threshold,
         }
     }
 }
@@ -150,7 +154,7 @@ impl Contention {
 pub fn alltoall_contended(
     params: &PLogP,
     procs: usize,
-    m: u64,
+    m: Bytes,
     contention: &Contention,
 ) -> Result<f64, Error> {
     for (what, v) in [("gamma", contention.gamma), ("delta", contention.delta_ns)] {
@@ -170,7 +174,7 @@ pub fn alltoall_contended(
         None,
         params,
     )?;
-    if procs == 1 || m < contention.threshold_bytes {
+    if procs == 1 || m < contention.threshold {
         return Ok(base.time_ns);
     }
     let p1 = (procs - 1) as f64;
@@ -188,58 +192,59 @@ pub enum Evaluator {
     Simulated,
 }
 
-/// Candidate segment sizes: powers of two from `min_bytes` to `max_bytes` (inclusive), only
-/// those smaller than the message.
+/// Candidate segment sizes: powers of two from `min_segment` to `max_segment` (inclusive),
+/// only those smaller than the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SegmentGrid {
     /// Smallest candidate (rounded up to a power of two).
-    pub min_bytes: u64,
+    pub min_segment: Bytes,
     /// Largest candidate.
-    pub max_bytes: u64,
+    pub max_segment: Bytes,
 }
 
 impl Default for SegmentGrid {
     /// 1 KiB to 1 MiB.
     fn default() -> Self {
         Self {
-            min_bytes: 1 << 10,
-            max_bytes: 1 << 20,
+            min_segment: Bytes::from_kib(1),
+            max_segment: Bytes::from_mib(1),
         }
     }
 }
 
 impl SegmentGrid {
-    /// Powers of two from `min_bytes` (rounded up to a power of two) to `max_bytes`.
+    /// Powers of two from `min_segment` (rounded up to a power of two) to `max_segment`.
     #[must_use]
-    pub const fn new(min_bytes: u64, max_bytes: u64) -> Self {
+    pub const fn new(min_segment: Bytes, max_segment: Bytes) -> Self {
         Self {
-            min_bytes,
-            max_bytes,
+            min_segment,
+            max_segment,
         }
     }
 
     /// Sets the smallest candidate.
     #[must_use]
-    pub const fn min_bytes(mut self, min_bytes: u64) -> Self {
-        self.min_bytes = min_bytes;
+    pub const fn min_segment(mut self, min_segment: Bytes) -> Self {
+        self.min_segment = min_segment;
         self
     }
 
     /// Sets the largest candidate.
     #[must_use]
-    pub const fn max_bytes(mut self, max_bytes: u64) -> Self {
-        self.max_bytes = max_bytes;
+    pub const fn max_segment(mut self, max_segment: Bytes) -> Self {
+        self.max_segment = max_segment;
         self
     }
 
     /// The candidates for an `m`-byte message, increasing.
     #[must_use]
-    pub fn candidates(&self, m: u64) -> Vec<u64> {
+    pub fn candidates(&self, m: Bytes) -> Vec<Bytes> {
+        let (m, max) = (m.get(), self.max_segment.get());
         let mut out = Vec::new();
-        let mut s = self.min_bytes.max(1).next_power_of_two();
-        while s <= self.max_bytes && s < m {
-            out.push(s);
+        let mut s = self.min_segment.get().max(1).next_power_of_two();
+        while s <= max && s < m {
+            out.push(Bytes::new(s));
             match s.checked_mul(2) {
                 Some(n) => s = n,
                 None => break,
@@ -256,17 +261,17 @@ pub struct Choice {
     /// The algorithm.
     pub algorithm: Algorithm,
     /// Its segment size (segmented algorithms only).
-    pub segment: Option<u64>,
+    pub segment: Option<Bytes>,
     /// Its predicted time.
     pub time_ns: f64,
 }
 
 impl fmt::Display for Choice {
-    /// `seg-chain, 8192-byte segments: 8625.781 µs` or `binomial: 17306.342 µs`.
+    /// `seg-chain, segments of 8192 B: 8625.781 µs` or `binomial: 17306.342 µs`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.algorithm)?;
         if let Some(s) = self.segment {
-            write!(f, ", {s}-byte segments")?;
+            write!(f, ", segments of {s}")?;
         }
         write!(f, ": {:.3} µs", self.time_ns / 1000.0)
     }
@@ -285,18 +290,20 @@ impl fmt::Display for Choice {
 ///
 /// # Example
 /// ```
+/// use fabric_model::Bytes;
 /// use topo_cluster::collective::{Evaluator, SegmentGrid};
 /// use topo_cluster::{best_algorithm, Algorithm, Collective, PLogP};
 /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
-/// let c = best_algorithm(Collective::Broadcast, 8, 1 << 20, &p, &SegmentGrid::default(),
-///                        Evaluator::ClosedForm)?;
-/// assert_eq!((c.algorithm, c.segment), (Algorithm::SegmentedChain, Some(8192)));
+/// let c = best_algorithm(Collective::Broadcast, 8, Bytes::from_mib(1), &p,
+///                        &SegmentGrid::default(), Evaluator::ClosedForm)?;
+/// assert_eq!((c.algorithm, c.segment), (Algorithm::SegmentedChain, Some(Bytes::from_kib(8))));
+/// assert_eq!(c.to_string(), "seg-chain, segments of 8192 B: 98484.609 µs");
 /// # Ok::<(), topo_cluster::Error>(())
 /// ```
 pub fn best_algorithm(
     collective: Collective,
     procs: usize,
-    m: u64,
+    m: Bytes,
     params: &PLogP,
     grid: &SegmentGrid,
     evaluator: Evaluator,
@@ -306,7 +313,7 @@ pub fn best_algorithm(
     }
     let mut best: Option<Choice> = None;
     for &a in collective.algorithms() {
-        let segs: Vec<Option<u64>> = if a.is_segmented() {
+        let segs: Vec<Option<Bytes>> = if a.is_segmented() {
             grid.candidates(m).into_iter().map(Some).collect()
         } else {
             vec![None]
@@ -337,12 +344,13 @@ pub fn best_algorithm(
 /// = (P−1)·(a + L) + (P−2)·b·s + a·m/s + b·m − a, and dT/ds = 0 gives s*. The result is a
 /// size in bytes, not rounded (round it to the candidate grid).
 #[must_use]
-pub fn chain_segment_optimum(params: &PLogP, procs: usize, m: u64) -> Option<f64> {
+pub fn chain_segment_optimum(params: &PLogP, procs: usize, m: Bytes) -> Option<f64> {
+    let m = m.get();
     if procs <= 2 || m == 0 {
         return None;
     }
-    let a = params.gap_ns(0);
-    let b = (params.gap_ns(m) - a) / m as f64;
+    let a = params.gap_raw(0);
+    let b = (params.gap_raw(m) - a) / m as f64;
     (b > 0.0).then(|| (a * m as f64 / ((procs - 2) as f64 * b)).sqrt())
 }
 
@@ -352,6 +360,48 @@ mod tests {
     use crate::plogp::SizePoint;
     use proptest::prelude::*;
 
+    // The tests speak raw byte counts; these wrap the public functions.
+    fn b(x: u64) -> Bytes {
+        Bytes::new(x)
+    }
+
+    fn cf(
+        c: Collective,
+        a: Algorithm,
+        p: usize,
+        m: u64,
+        s: Option<u64>,
+        params: &PLogP,
+    ) -> Result<Estimate, Error> {
+        closed_form(c, a, p, b(m), s.map(b), params)
+    }
+
+    fn sim(
+        c: Collective,
+        a: Algorithm,
+        p: usize,
+        m: u64,
+        s: Option<u64>,
+        params: &PLogP,
+    ) -> Result<SimResult, Error> {
+        simulate(c, a, p, b(m), s.map(b), params)
+    }
+
+    fn best(
+        c: Collective,
+        p: usize,
+        m: u64,
+        params: &PLogP,
+        grid: &SegmentGrid,
+        ev: Evaluator,
+    ) -> Result<Choice, Error> {
+        best_algorithm(c, p, b(m), params, grid, ev)
+    }
+
+    fn candidates(grid: &SegmentGrid, m: u64) -> Vec<u64> {
+        grid.candidates(b(m)).into_iter().map(Bytes::get).collect()
+    }
+
     /// An illustrative Fast Ethernet-like link: L = 50 µs, g(x) = 20 µs + x / 11.5 B/µs. The
     /// expected figures below are this model's closed forms worked by hand.
     fn fast_ethernet() -> PLogP {
@@ -359,10 +409,7 @@ mod tests {
     }
 
     fn us(c: Collective, a: Algorithm, p: usize, m: u64, s: Option<u64>) -> f64 {
-        closed_form(c, a, p, m, s, &fast_ethernet())
-            .unwrap()
-            .time_ns
-            / 1000.0
+        cf(c, a, p, m, s, &fast_ethernet()).unwrap().time_ns / 1000.0
     }
 
     #[test]
@@ -376,13 +423,9 @@ mod tests {
         assert!((us(b, SegmentedFlat, 8, m, Some(4096)) - 42_181.5).abs() < 0.1);
         assert!((us(b, Binomial, 8, m, None) - 17_306.3).abs() < 0.1);
         // P = 5: the exact binomial critical path is 3g + 2L, below the closed form
-        let sim = simulate(b, Binomial, 5, m, None, &fast_ethernet()).unwrap();
-        assert!((sim.makespan_ns / 1000.0 - 17_256.3).abs() < 0.1);
-        assert!(
-            !closed_form(b, Binomial, 5, m, None, &fast_ethernet())
-                .unwrap()
-                .exact
-        );
+        let exact = sim(b, Binomial, 5, m, None, &fast_ethernet()).unwrap();
+        assert!((exact.makespan_ns / 1000.0 - 17_256.3).abs() < 0.1);
+        assert!(!cf(b, Binomial, 5, m, None, &fast_ethernet()).unwrap().exact);
         // scatter m = 4096
         let s = Collective::Scatter;
         assert!((us(s, Flat, 8, 4096, None) - 2_683.0).abs() < 1.0);
@@ -406,7 +449,7 @@ mod tests {
             (20, 4 << 20, SegmentedChain, Some(8192)),
         ];
         for (p, m, a, s) in rows {
-            let c = best_algorithm(
+            let c = best(
                 Collective::Broadcast,
                 p,
                 m,
@@ -415,14 +458,17 @@ mod tests {
                 Evaluator::ClosedForm,
             )
             .unwrap();
-            assert_eq!((c.algorithm, c.segment), (a, s), "P={p} m={m}");
+            assert_eq!((c.algorithm, c.segment), (a, s.map(b)), "P={p} m={m}");
         }
         // the closed-form optimum lands next to the grid choice (6.3 KB → 8 KiB, 3.7 KB → 4 KiB)
-        let s8 = chain_segment_optimum(&fast_ethernet(), 8, 1 << 20).unwrap();
+        let s8 = chain_segment_optimum(&fast_ethernet(), 8, Bytes::from_mib(1)).unwrap();
         assert!((s8 - 6_300.0).abs() < 100.0, "{s8}");
-        let s20 = chain_segment_optimum(&fast_ethernet(), 20, 1 << 20).unwrap();
+        let s20 = chain_segment_optimum(&fast_ethernet(), 20, Bytes::from_mib(1)).unwrap();
         assert!((s20 - 3_700.0).abs() < 100.0, "{s20}");
-        assert_eq!(chain_segment_optimum(&fast_ethernet(), 2, 1 << 20), None);
+        assert_eq!(
+            chain_segment_optimum(&fast_ethernet(), 2, Bytes::from_mib(1)),
+            None
+        );
     }
 
     #[test]
@@ -431,19 +477,19 @@ mod tests {
         for c in Collective::ALL {
             for &a in c.algorithms() {
                 let s = a.is_segmented().then_some(1024);
-                assert_eq!(closed_form(c, a, 1, 100, s, &p).unwrap().time_ns, 0.0);
-                assert_eq!(simulate(c, a, 1, 100, s, &p).unwrap().makespan_ns, 0.0);
+                assert_eq!(cf(c, a, 1, 100, s, &p).unwrap().time_ns, 0.0);
+                assert_eq!(sim(c, a, 1, 100, s, &p).unwrap().makespan_ns, 0.0);
             }
         }
         assert_eq!(
-            closed_form(Collective::AllToAll, Algorithm::Flat, 2, 1, None, &p),
+            cf(Collective::AllToAll, Algorithm::Flat, 2, 1, None, &p),
             Err(Error::UnsupportedAlgorithm {
                 collective: "alltoall",
                 algorithm: "flat"
             })
         );
         assert_eq!(
-            best_algorithm(
+            best(
                 Collective::Gather,
                 0,
                 1,
@@ -458,30 +504,27 @@ mod tests {
     #[test]
     fn contention() {
         let p = fast_ethernet();
-        let c = Contention {
-            gamma: 2.0,
-            delta_ns: 5.0,
-            threshold_bytes: 1000,
-        };
-        let free = closed_form(Collective::AllToAll, Algorithm::Direct, 4, 999, None, &p).unwrap();
-        assert_eq!(alltoall_contended(&p, 4, 999, &c).unwrap(), free.time_ns);
-        let t = alltoall_contended(&p, 4, 1000, &c).unwrap();
-        assert_eq!(t, 2.0 * 3.0 * p.gap_ns(1000) + p.latency_ns() + 5.0);
+        let c = Contention::new(2.0, 5.0, b(1000));
+        let free = cf(Collective::AllToAll, Algorithm::Direct, 4, 999, None, &p).unwrap();
+        assert_eq!(alltoall_contended(&p, 4, b(999), &c).unwrap(), free.time_ns);
+        let t = alltoall_contended(&p, 4, b(1000), &c).unwrap();
+        assert_eq!(t, 2.0 * 3.0 * p.gap_ns(b(1000)) + p.latency_ns() + 5.0);
         assert!(matches!(
-            alltoall_contended(&p, 4, 1, &Contention { gamma: -1.0, ..c }),
+            alltoall_contended(&p, 4, b(1), &Contention { gamma: -1.0, ..c }),
             Err(Error::BadParameter { what: "gamma", .. })
         ));
     }
 
     #[test]
     fn grid_candidates() {
-        let g = SegmentGrid {
-            min_bytes: 1000,
-            max_bytes: 8192,
-        };
-        assert_eq!(g.candidates(100_000), vec![1024, 2048, 4096, 8192]);
-        assert_eq!(g.candidates(4096), vec![1024, 2048]);
-        assert!(g.candidates(1024).is_empty());
+        let g = SegmentGrid::new(b(1000), b(8192));
+        assert_eq!(candidates(&g, 100_000), vec![1024, 2048, 4096, 8192]);
+        assert_eq!(candidates(&g, 4096), vec![1024, 2048]);
+        assert!(candidates(&g, 1024).is_empty());
+        let shifted = SegmentGrid::default()
+            .min_segment(b(2048))
+            .max_segment(b(4096));
+        assert_eq!(candidates(&shifted, 1 << 20), vec![2048, 4096]);
     }
 
     /// A nondecreasing pLogP table with integer values.
@@ -492,20 +535,15 @@ mod tests {
             proptest::collection::vec((1_u64..20_000, 0_u32..40_000), 1..6),
         )
             .prop_map(|(l, g0, steps)| {
-                let mut pts = vec![SizePoint {
-                    bytes: 0,
-                    os_ns: 0.0,
-                    or_ns: 0.0,
-                    gap_ns: f64::from(g0),
-                }];
+                let mut pts = vec![SizePoint::new(b(0), 0.0, 0.0, f64::from(g0))];
                 for (db, dg) in steps {
                     let last = pts[pts.len() - 1];
-                    pts.push(SizePoint {
-                        bytes: last.bytes + db,
-                        os_ns: 0.0,
-                        or_ns: 0.0,
-                        gap_ns: last.gap_ns + f64::from(dg),
-                    });
+                    pts.push(SizePoint::new(
+                        b(last.bytes.get() + db),
+                        0.0,
+                        0.0,
+                        last.gap_ns + f64::from(dg),
+                    ));
                 }
                 PLogP::new(f64::from(l), pts).unwrap()
             })
@@ -521,15 +559,15 @@ mod tests {
             for c in Collective::ALL {
                 for &a in c.algorithms() {
                     let seg = a.is_segmented().then_some(s);
-                    let f = closed_form(c, a, procs, m, seg, &params).unwrap();
-                    let sim = simulate(c, a, procs, m, seg, &params).unwrap().makespan_ns;
+                    let f = cf(c, a, procs, m, seg, &params).unwrap();
+                    let simulated = sim(c, a, procs, m, seg, &params).unwrap().makespan_ns;
                     let tol = 1e-9 * f.time_ns.max(1.0);
                     if f.exact {
-                        prop_assert!((f.time_ns - sim).abs() <= tol,
-                            "{c:?} {a:?} P={procs} m={m} s={s}: {} vs {sim}", f.time_ns);
+                        prop_assert!((f.time_ns - simulated).abs() <= tol,
+                            "{c:?} {a:?} P={procs} m={m} s={s}: {} vs {simulated}", f.time_ns);
                     } else {
-                        prop_assert!(sim <= f.time_ns + tol,
-                            "{c:?} {a:?} P={procs} m={m} s={s}: {} < {sim}", f.time_ns);
+                        prop_assert!(simulated <= f.time_ns + tol,
+                            "{c:?} {a:?} P={procs} m={m} s={s}: {} < {simulated}", f.time_ns);
                     }
                 }
             }
@@ -540,13 +578,13 @@ mod tests {
         fn best_is_a_minimum(params in table(), procs in 1_usize..24, m in 0_u64..300_000) {
             let grid = SegmentGrid::default();
             for c in Collective::ALL {
-                let best = best_algorithm(c, procs, m, &params, &grid, Evaluator::ClosedForm).unwrap();
+                let best = best(c, procs, m, &params, &grid, Evaluator::ClosedForm).unwrap();
                 for &a in c.algorithms() {
                     let segs: Vec<Option<u64>> = if a.is_segmented() {
-                        grid.candidates(m).into_iter().map(Some).collect()
+                        candidates(&grid, m).into_iter().map(Some).collect()
                     } else { vec![None] };
                     for s in segs {
-                        let t = closed_form(c, a, procs, m, s, &params).unwrap().time_ns;
+                        let t = cf(c, a, procs, m, s, &params).unwrap().time_ns;
                         prop_assert!(best.time_ns <= t);
                     }
                 }

@@ -8,7 +8,7 @@
 //! topo-decisions 1
 //! # collective level procs min_bytes algorithm segment predicted_ns
 //! bcast intra-cluster 8 0 binomial - 190562
-//! bcast intra-cluster 8 16384 seg-chain 1024 2749383
+//! bcast intra-cluster 8 16384 seg-chain 1024 2748957
 //! ```
 //!
 //! A rule applies from `min_bytes` up to the next rule's size; every (collective, level,
@@ -16,6 +16,8 @@
 //! `predicted_ns` is `-` when unknown.
 
 use std::fmt;
+
+use fabric_model::{Bytes, Nanos};
 
 use crate::collective::{Evaluator, SegmentGrid};
 use crate::{Algorithm, Collective, Error, Level, PLogP, best_algorithm};
@@ -36,58 +38,58 @@ pub struct Rule {
     /// The group size (processes per communicator at that level).
     pub procs: usize,
     /// The smallest message size the rule applies to.
-    pub min_bytes: u64,
+    pub min_size: Bytes,
     /// The algorithm.
     pub algorithm: Algorithm,
     /// Its segment size (segmented algorithms only).
-    pub segment: Option<u64>,
-    /// The predicted time at `min_bytes`, rounded to the nanosecond, when known.
-    pub predicted_ns: Option<u64>,
+    pub segment: Option<Bytes>,
+    /// The predicted time at `min_size`, rounded to the nanosecond, when known.
+    pub predicted: Option<Nanos>,
 }
 
 impl Rule {
     /// The rule choosing `algorithm` for `collective` at `level` over `procs` processes from
-    /// message size `min_bytes` on, with no segment size and no predicted time.
+    /// message size `min_size` on, with no segment size and no predicted time.
     #[must_use]
     pub const fn new(
         collective: Collective,
         level: Level,
         procs: usize,
-        min_bytes: u64,
+        min_size: Bytes,
         algorithm: Algorithm,
     ) -> Self {
         Self {
             collective,
             level,
             procs,
-            min_bytes,
+            min_size,
             algorithm,
             segment: None,
-            predicted_ns: None,
+            predicted: None,
         }
     }
 
     /// Sets the segment size (segmented algorithms only).
     #[must_use]
-    pub const fn segment(mut self, segment: Option<u64>) -> Self {
+    pub const fn segment(mut self, segment: Option<Bytes>) -> Self {
         self.segment = segment;
         self
     }
 
-    /// Sets the predicted time at `min_bytes`, in whole nanoseconds.
+    /// Sets the predicted time at `min_size`.
     #[must_use]
-    pub const fn predicted_ns(mut self, predicted_ns: Option<u64>) -> Self {
-        self.predicted_ns = predicted_ns;
+    pub const fn predicted(mut self, predicted: Option<Nanos>) -> Self {
+        self.predicted = predicted;
         self
     }
 
-    fn key(&self) -> (Collective, Level, usize, u64) {
-        (self.collective, self.level, self.procs, self.min_bytes)
+    fn key(&self) -> (Collective, Level, usize, Bytes) {
+        (self.collective, self.level, self.procs, self.min_size)
     }
 }
 
 impl fmt::Display for Rule {
-    /// The rule's line of the text form: `bcast intra-cluster 8 16384 seg-chain 1024 2749383`.
+    /// The rule's line of the text form: `bcast intra-cluster 8 16384 seg-chain 1024 2748957`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let opt = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
         write!(
@@ -96,10 +98,10 @@ impl fmt::Display for Rule {
             self.collective.name(),
             self.level.name(),
             self.procs,
-            self.min_bytes,
+            self.min_size.get(),
             self.algorithm.name(),
-            opt(self.segment),
-            opt(self.predicted_ns)
+            opt(self.segment.map(Bytes::get)),
+            opt(self.predicted.map(Nanos::get))
         )
     }
 }
@@ -150,14 +152,17 @@ impl DecisionTable {
     ///
     /// # Example
     /// ```
+    /// use fabric_model::Bytes;
     /// use topo_cluster::collective::{Evaluator, SegmentGrid};
     /// use topo_cluster::{Collective, DecisionTable, Level, PLogP};
     /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
     /// let mut t = DecisionTable::new();
-    /// t.compute(Collective::Broadcast, Level::IntraCluster, &p, &[8, 20],
-    ///           &[1, 1024, 16 << 10, 1 << 20], &SegmentGrid::default(), Evaluator::ClosedForm)?;
-    /// let r = t.lookup(Collective::Broadcast, Level::IntraCluster, 8, 100_000)?;
+    /// let sizes = [1, 1024, 16 << 10, 1 << 20].map(Bytes::new);
+    /// t.compute(Collective::Broadcast, Level::IntraCluster, &p, &[8, 20], &sizes,
+    ///           &SegmentGrid::default(), Evaluator::ClosedForm)?;
+    /// let r = t.lookup(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(100_000))?;
     /// assert_eq!(r.algorithm.name(), "seg-chain");
+    /// assert_eq!(r.to_string(), "bcast intra-cluster 8 16384 seg-chain 1024 2748957");
     /// let text = t.to_text();
     /// assert_eq!(DecisionTable::parse(&text)?, t);
     /// # Ok::<(), topo_cluster::Error>(())
@@ -169,16 +174,16 @@ impl DecisionTable {
         level: Level,
         params: &PLogP,
         group_sizes: &[usize],
-        message_sizes: &[u64],
+        message_sizes: &[Bytes],
         grid: &SegmentGrid,
         evaluator: Evaluator,
     ) -> Result<(), Error> {
-        let mut sizes: Vec<u64> = message_sizes.to_vec();
-        sizes.push(0);
+        let mut sizes: Vec<Bytes> = message_sizes.to_vec();
+        sizes.push(Bytes::new(0));
         sizes.sort_unstable();
         sizes.dedup();
         for &procs in group_sizes {
-            let mut last: Option<(Algorithm, Option<u64>)> = None;
+            let mut last: Option<(Algorithm, Option<Bytes>)> = None;
             for &m in &sizes {
                 let c = best_algorithm(collective, procs, m, params, grid, evaluator)?;
                 if last != Some((c.algorithm, c.segment)) {
@@ -187,10 +192,10 @@ impl DecisionTable {
                         collective,
                         level,
                         procs,
-                        min_bytes: m,
+                        min_size: m,
                         algorithm: c.algorithm,
                         segment: c.segment,
-                        predicted_ns: Some(c.time_ns.round() as u64),
+                        predicted: Some(Nanos::new(c.time_ns.round() as u64)),
                     })?;
                 }
             }
@@ -214,7 +219,7 @@ impl DecisionTable {
         collective: Collective,
         level: Level,
         procs: usize,
-        m: u64,
+        m: Bytes,
     ) -> Result<&Rule, Error> {
         let lo = self
             .rules
@@ -237,8 +242,8 @@ impl DecisionTable {
             .unwrap_or(first.procs);
         group
             .iter()
-            .filter(|r| r.procs == size && r.min_bytes <= m)
-            .max_by_key(|r| r.min_bytes)
+            .filter(|r| r.procs == size && r.min_size <= m)
+            .max_by_key(|r| r.min_size)
             .ok_or(Error::MissingZeroRule {
                 collective: collective.name(),
                 level: level.name(),
@@ -329,11 +334,11 @@ impl DecisionTable {
             };
             let procs = usize::try_from(int("procs", p)?)
                 .map_err(|_| err(format!("procs {p:?} too large")))?;
-            let min_bytes = int("min_bytes", m)?;
+            let min_size = Bytes::new(int("min_bytes", m)?);
             let algorithm =
                 Algorithm::from_name(a).ok_or_else(|| err(format!("unknown algorithm {a:?}")))?;
-            let segment = opt("segment", s)?;
-            let predicted_ns = opt("predicted_ns", t)?;
+            let segment = opt("segment", s)?.map(Bytes::new);
+            let predicted = opt("predicted_ns", t)?.map(Nanos::new);
             if algorithm.is_segmented() != segment.is_some() {
                 return Err(err(format!(
                     "algorithm {a} {} a segment size",
@@ -348,10 +353,10 @@ impl DecisionTable {
                 collective,
                 level,
                 procs,
-                min_bytes,
+                min_size,
                 algorithm,
                 segment,
-                predicted_ns,
+                predicted,
             };
             if table
                 .rules
@@ -371,7 +376,7 @@ impl DecisionTable {
         let mut i = 0;
         while i < table.rules.len() {
             let r = table.rules[i];
-            if r.min_bytes != 0 {
+            if r.min_size.get() != 0 {
                 return Err(Error::MissingZeroRule {
                     collective: r.collective.name(),
                     level: r.level.name(),
@@ -393,7 +398,12 @@ impl DecisionTable {
 }
 
 fn validate(rule: &Rule) -> Result<(), Error> {
-    crate::trees::check(rule.collective, rule.algorithm, rule.procs, rule.segment)?;
+    crate::trees::check(
+        rule.collective,
+        rule.algorithm,
+        rule.procs,
+        rule.segment.map(Bytes::get),
+    )?;
     if !rule.algorithm.is_segmented() && rule.segment.is_some() {
         return Err(Error::UnexpectedSegment {
             algorithm: rule.algorithm.name(),
@@ -420,7 +430,7 @@ mod tests {
 
     fn sample() -> DecisionTable {
         let mut t = DecisionTable::new();
-        let sizes: Vec<u64> = (0..23).map(|k| 1 << k).collect();
+        let sizes: Vec<Bytes> = (0..23).map(|k| Bytes::new(1 << k)).collect();
         for c in Collective::ALL {
             t.compute(
                 c,
@@ -446,25 +456,35 @@ mod tests {
         assert_eq!(back.to_text(), text);
         // lookups follow the model's choice at the breakpoints
         let r = t
-            .lookup(Collective::Broadcast, Level::IntraCluster, 8, 1 << 20)
+            .lookup(
+                Collective::Broadcast,
+                Level::IntraCluster,
+                8,
+                Bytes::new(1 << 20),
+            )
             .unwrap();
         assert_eq!(
             (r.algorithm, r.segment),
-            (Algorithm::SegmentedChain, Some(8192))
+            (Algorithm::SegmentedChain, Some(Bytes::from_kib(8)))
         );
         // 12 processes use the 8-process rules; 1 process the smallest group size
         let r12 = t
-            .lookup(Collective::Broadcast, Level::IntraCluster, 12, 1 << 20)
+            .lookup(
+                Collective::Broadcast,
+                Level::IntraCluster,
+                12,
+                Bytes::new(1 << 20),
+            )
             .unwrap();
         assert_eq!(r12.procs, 8);
         assert_eq!(
-            t.lookup(Collective::Broadcast, Level::IntraCluster, 1, 0)
+            t.lookup(Collective::Broadcast, Level::IntraCluster, 1, Bytes::new(0))
                 .unwrap()
                 .procs,
             2
         );
         assert_eq!(
-            t.lookup(Collective::Broadcast, Level::InterCluster, 8, 0),
+            t.lookup(Collective::Broadcast, Level::InterCluster, 8, Bytes::new(0)),
             Err(Error::NoRule {
                 collective: "bcast",
                 level: "inter-cluster",
@@ -477,19 +497,17 @@ mod tests {
     fn overrides_replace_model_rules() {
         let mut t = sample();
         let n = t.rules().len();
-        let r = Rule {
-            collective: Collective::Broadcast,
-            level: Level::IntraCluster,
-            procs: 8,
-            min_bytes: 0,
-            algorithm: Algorithm::Flat,
-            segment: None,
-            predicted_ns: None,
-        };
+        let r = Rule::new(
+            Collective::Broadcast,
+            Level::IntraCluster,
+            8,
+            Bytes::new(0),
+            Algorithm::Flat,
+        );
         t.insert(r).unwrap();
         assert_eq!(t.rules().len(), n);
         assert_eq!(
-            t.lookup(Collective::Broadcast, Level::IntraCluster, 8, 1)
+            t.lookup(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(1))
                 .unwrap(),
             &r
         );
@@ -502,16 +520,20 @@ mod tests {
         );
         assert_eq!(
             t.insert(Rule {
-                segment: Some(4),
+                segment: Some(Bytes::new(4)),
                 ..r
             }),
             Err(Error::UnexpectedSegment { algorithm: "flat" })
         );
         // a table built by insert only may lack the size-0 rule
         let mut u = DecisionTable::new();
-        u.insert(Rule { min_bytes: 10, ..r }).unwrap();
+        u.insert(Rule {
+            min_size: Bytes::new(10),
+            ..r
+        })
+        .unwrap();
         assert_eq!(
-            u.lookup(Collective::Broadcast, Level::IntraCluster, 8, 5),
+            u.lookup(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(5)),
             Err(Error::MissingZeroRule {
                 collective: "bcast",
                 level: "intra-cluster",
@@ -584,7 +606,12 @@ mod tests {
         );
         let t = DecisionTable::parse(&ok).unwrap();
         assert_eq!(t.rules().len(), 2);
-        assert_eq!(t.rules()[0].min_bytes, 0);
+        assert_eq!(t.rules()[0].min_size, Bytes::new(0));
+        assert_eq!(t.rules()[1].predicted, Some(Nanos::new(5)));
+        assert_eq!(
+            t.rules()[1].to_string(),
+            "bcast intra-cluster 8 64 chain - 5"
+        );
     }
 
     fn rule() -> impl Strategy<Value = Rule> {
@@ -602,15 +629,15 @@ mod tests {
                 let collective = Collective::ALL[c];
                 let algs = collective.algorithms();
                 let algorithm = algs[a % algs.len()];
-                Rule {
+                Rule::new(
                     collective,
-                    level: Level::ALL[l],
+                    Level::ALL[l],
                     procs,
-                    min_bytes: if bucket == 0 { 0 } else { bytes },
+                    Bytes::new(if bucket == 0 { 0 } else { bytes }),
                     algorithm,
-                    segment: algorithm.is_segmented().then_some(seg),
-                    predicted_ns: t,
-                }
+                )
+                .segment(algorithm.is_segmented().then_some(Bytes::new(seg)))
+                .predicted(t.map(Nanos::new))
             })
     }
 
@@ -623,7 +650,7 @@ mod tests {
             let mut t = DecisionTable::new();
             for r in rules {
                 t.insert(r).unwrap();
-                t.insert(Rule { min_bytes: 0, ..r }).unwrap();
+                t.insert(Rule { min_size: Bytes::new(0), ..r }).unwrap();
             }
             let text = t.to_text();
             let back = DecisionTable::parse(&text).unwrap();

@@ -1,6 +1,6 @@
 //! The crate's one error type.
 
-use fabric_model::Nanos;
+use fabric_model::{Bytes, Nanos};
 
 /// Everything that can go wrong in `topo-cluster`: each variant names what was wrong and where.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -110,18 +110,18 @@ pub enum Error {
     UnsortedSizes {
         /// Index of the offending point.
         index: usize,
-        /// Its size in bytes.
-        size: u64,
+        /// Its size.
+        size: Bytes,
         /// The previous size.
-        previous: u64,
+        previous: Bytes,
     },
     /// A pLogP parameter is negative, infinite or NaN.
-    #[error("pLogP parameter {what} is {value} at size {size} bytes (must be finite and >= 0)")]
+    #[error("pLogP parameter {what} is {value} at size {size} (must be finite and >= 0)")]
     BadParameter {
         /// `L`, `os`, `or`, `g` or `rtt`.
         what: &'static str,
         /// Message size of the point (0 for L).
-        size: u64,
+        size: Bytes,
         /// The value given.
         value: f64,
     },

@@ -14,6 +14,8 @@
 
 use std::fmt;
 
+use fabric_model::Bytes;
+
 use crate::Error;
 use crate::plan::LinkModels;
 
@@ -85,7 +87,7 @@ impl InterInstance {
     /// As [`InterInstance::new`], and [`Error::MissingModel`] for a pair without a model.
     pub fn from_models(
         models: &LinkModels,
-        m: u64,
+        m: Bytes,
         intra: Vec<f64>,
         root: usize,
     ) -> Result<Self, Error> {
@@ -802,12 +804,13 @@ mod tests {
                 .unwrap();
         }
         let models = r.finish().unwrap();
-        let inst = InterInstance::from_models(&models, 100, vec![1.0, 2.0, 3.0], 0).unwrap();
+        let inst =
+            InterInstance::from_models(&models, Bytes::new(100), vec![1.0, 2.0, 3.0], 0).unwrap();
         // item 1 is clusters 0-2: L = 20, g(100) = 51
         assert_eq!(inst.edge(2, 0), 71.0);
         assert_eq!(inst.busy(0, 2), 51.0);
         assert_eq!(
-            InterInstance::from_models(&models, 100, vec![1.0], 0),
+            InterInstance::from_models(&models, Bytes::new(100), vec![1.0], 0),
             Err(Error::InstanceShape {
                 what: "intra",
                 len: 1,

@@ -45,8 +45,9 @@
 //! [`BitsPerSec`](fabric_model::BitsPerSec). The pLogP parameters, the predicted collective
 //! times and the inter-cluster schedules are `f64` nanoseconds (their names end in `_ns`):
 //! the models interpolate and divide (g(m) = 20 µs + m / 11.5 B/µs is not an integer number
-//! of nanoseconds), so rounding them to whole nanoseconds would change the choices. Message sizes are
-//! `u64` bytes (names end in `bytes` or are `m`).
+//! of nanoseconds), so rounding them to whole nanoseconds would change the choices. Message
+//! and segment sizes are [`Bytes`](fabric_model::Bytes); a decision table's predicted times
+//! are whole [`Nanos`](fabric_model::Nanos) (rounded when the table is computed).
 //!
 //! # Faithful first, then better
 //! - Clustering: the default [`cluster::AcceptRule::EcoMinEdge`] is ECO's per-node test as the

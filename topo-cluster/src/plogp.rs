@@ -1,14 +1,16 @@
 //! pLogP parameters (Kielmann, Bal, Verstoep 2000): latency L, send and receive overheads
 //! o_s(m), o_r(m), gap g(m), stored at measured message sizes and interpolated in between.
 
+use fabric_model::Bytes;
+
 use crate::Error;
 
 /// The parameters measured at one message size (times in nanoseconds).
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct SizePoint {
-    /// Message size in bytes.
-    pub bytes: u64,
+    /// Message size.
+    pub bytes: Bytes,
     /// Send overhead o_s.
     pub os_ns: f64,
     /// Receive overhead o_r.
@@ -21,8 +23,8 @@ pub struct SizePoint {
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct RttSample {
-    /// Message size in bytes.
-    pub bytes: u64,
+    /// Message size.
+    pub bytes: Bytes,
     /// Round-trip time.
     pub rtt_ns: f64,
     /// Send overhead measured during the round trips.
@@ -34,7 +36,7 @@ pub struct RttSample {
 impl SizePoint {
     /// The point at `bytes` with overheads `os_ns`, `or_ns` and gap `gap_ns`.
     #[must_use]
-    pub const fn new(bytes: u64, os_ns: f64, or_ns: f64, gap_ns: f64) -> Self {
+    pub const fn new(bytes: Bytes, os_ns: f64, or_ns: f64, gap_ns: f64) -> Self {
         Self {
             bytes,
             os_ns,
@@ -47,7 +49,7 @@ impl SizePoint {
 impl RttSample {
     /// The sample at `bytes`: round trip `rtt_ns`, overheads `os_ns` and `or_ns`.
     #[must_use]
-    pub const fn new(bytes: u64, rtt_ns: f64, os_ns: f64, or_ns: f64) -> Self {
+    pub const fn new(bytes: Bytes, rtt_ns: f64, os_ns: f64, or_ns: f64) -> Self {
         Self {
             bytes,
             rtt_ns,
@@ -69,7 +71,7 @@ pub struct PLogP {
     points: Vec<SizePoint>,
 }
 
-fn finite(what: &'static str, size: u64, value: f64) -> Result<(), Error> {
+fn finite(what: &'static str, size: Bytes, value: f64) -> Result<(), Error> {
     if value.is_finite() && value >= 0.0 {
         Ok(())
     } else {
@@ -83,7 +85,7 @@ impl PLogP {
     /// # Errors
     /// [`Error::EmptyTable`], [`Error::UnsortedSizes`], [`Error::BadParameter`].
     pub fn new(latency_ns: f64, points: Vec<SizePoint>) -> Result<Self, Error> {
-        finite("L", 0, latency_ns)?;
+        finite("L", Bytes::new(0), latency_ns)?;
         if points.is_empty() {
             return Err(Error::EmptyTable);
         }
@@ -108,9 +110,9 @@ impl PLogP {
     /// # Errors
     /// [`Error::BadParameter`] for a negative or non-finite value.
     pub fn linear(latency_ns: f64, gap0_ns: f64, ns_per_byte: f64) -> Result<Self, Error> {
-        finite("g", 1 << 20, ns_per_byte)?;
+        finite("g", Bytes::from_mib(1), ns_per_byte)?;
         let point = |bytes: u64| SizePoint {
-            bytes,
+            bytes: Bytes::new(bytes),
             os_ns: 0.0,
             or_ns: 0.0,
             gap_ns: gap0_ns + ns_per_byte * bytes as f64,
@@ -128,17 +130,18 @@ impl PLogP {
     /// # Example
     /// ```
     /// use topo_cluster::{PLogP, plogp::RttSample};
-    /// let s = |bytes, rtt_ns| RttSample::new(bytes, rtt_ns, 1_000.0, 1_000.0);
+    /// use fabric_model::Bytes;
+    /// let s = |bytes, rtt_ns| RttSample::new(Bytes::new(bytes), rtt_ns, 1_000.0, 1_000.0);
     /// let p = PLogP::from_round_trips(10_000.0, &[s(0, 120_000.0), s(1024, 150_000.0)])?;
-    /// assert_eq!(p.latency_ns(), 50_000.0);      // 120 000 / 2 − 10 000
-    /// assert_eq!(p.gap_ns(1024), 40_000.0);      // 150 000 − 120 000 + 10 000
-    /// assert_eq!(p.gap_ns(512), 25_000.0);       // interpolated
+    /// assert_eq!(p.latency_ns(), 50_000.0);                // 120 000 / 2 − 10 000
+    /// assert_eq!(p.gap_ns(Bytes::new(1024)), 40_000.0);    // 150 000 − 120 000 + 10 000
+    /// assert_eq!(p.gap_ns(Bytes::new(512)), 25_000.0);     // interpolated
     /// # Ok::<(), topo_cluster::Error>(())
     /// ```
     pub fn from_round_trips(gap0_ns: f64, samples: &[RttSample]) -> Result<Self, Error> {
-        finite("g", 0, gap0_ns)?;
+        finite("g", Bytes::new(0), gap0_ns)?;
         let zero = match samples.first() {
-            Some(s) if s.bytes == 0 => s,
+            Some(s) if s.bytes.get() == 0 => s,
             _ => return Err(Error::MissingZeroRtt),
         };
         for s in samples {
@@ -174,8 +177,8 @@ impl PLogP {
 
     fn value(&self, x: u64, field: impl Fn(&SizePoint) -> f64) -> f64 {
         let p = &self.points;
-        let i = p.partition_point(|q| q.bytes < x);
-        if i < p.len() && p[i].bytes == x {
+        let i = p.partition_point(|q| q.bytes.get() < x);
+        if i < p.len() && p[i].bytes.get() == x {
             return field(&p[i]);
         }
         if p.len() == 1 {
@@ -185,8 +188,8 @@ impl PLogP {
         let j = i.clamp(1, p.len() - 1);
         let (a, b) = (&p[j - 1], &p[j]);
         let (va, vb) = (field(a), field(b));
-        let slope = (vb - va) / (b.bytes - a.bytes) as f64;
-        let v = va + slope * (x as f64 - a.bytes as f64);
+        let slope = (vb - va) / (b.bytes.get() - a.bytes.get()) as f64;
+        let v = va + slope * (x as f64 - a.bytes.get() as f64);
         v.max(0.0)
     }
 
@@ -195,33 +198,38 @@ impl PLogP {
     /// # Complexity
     /// O(log t) for t table points.
     #[must_use]
-    pub fn gap_ns(&self, bytes: u64) -> f64 {
-        self.value(bytes, |p| p.gap_ns)
+    pub fn gap_ns(&self, m: Bytes) -> f64 {
+        self.gap_raw(m.get())
+    }
+
+    /// g(m) for a size in raw bytes (the cost models' inner loops).
+    pub(crate) fn gap_raw(&self, m: u64) -> f64 {
+        self.value(m, |p| p.gap_ns)
     }
 
     /// The send overhead o_s(m).
     #[must_use]
-    pub fn send_overhead_ns(&self, bytes: u64) -> f64 {
-        self.value(bytes, |p| p.os_ns)
+    pub fn send_overhead_ns(&self, m: Bytes) -> f64 {
+        self.value(m.get(), |p| p.os_ns)
     }
 
     /// The receive overhead o_r(m).
     #[must_use]
-    pub fn recv_overhead_ns(&self, bytes: u64) -> f64 {
-        self.value(bytes, |p| p.or_ns)
+    pub fn recv_overhead_ns(&self, m: Bytes) -> f64 {
+        self.value(m.get(), |p| p.or_ns)
     }
 
     /// End-to-end time of one message: L + g(m).
     #[must_use]
-    pub fn one_way_ns(&self, bytes: u64) -> f64 {
-        self.latency_ns + self.gap_ns(bytes)
+    pub fn one_way_ns(&self, m: Bytes) -> f64 {
+        self.latency_ns + self.gap_ns(m)
     }
 
     /// The round trip the model predicts for `bytes` forward and 0 back:
     /// (L + g(m)) + (L + g(0)).
     #[must_use]
-    pub fn round_trip_ns(&self, bytes: u64) -> f64 {
-        self.one_way_ns(bytes) + self.one_way_ns(0)
+    pub fn round_trip_ns(&self, m: Bytes) -> f64 {
+        self.one_way_ns(m) + self.one_way_ns(Bytes::new(0))
     }
 }
 
@@ -232,7 +240,7 @@ mod tests {
 
     fn pt(bytes: u64, g: f64) -> SizePoint {
         SizePoint {
-            bytes,
+            bytes: Bytes::new(bytes),
             os_ns: g / 2.0,
             or_ns: g / 4.0,
             gap_ns: g,
@@ -242,19 +250,19 @@ mod tests {
     #[test]
     fn exact_between_beyond_and_below() {
         let p = PLogP::new(5.0, vec![pt(8, 100.0), pt(16, 200.0), pt(32, 260.0)]).unwrap();
-        assert_eq!(p.gap_ns(16), 200.0);
-        assert_eq!(p.gap_ns(12), 150.0);
-        assert_eq!(p.gap_ns(24), 230.0);
+        assert_eq!(p.gap_ns(Bytes::new(16)), 200.0);
+        assert_eq!(p.gap_ns(Bytes::new(12)), 150.0);
+        assert_eq!(p.gap_ns(Bytes::new(24)), 230.0);
         // beyond: slope of the last two points (60 / 16)
-        assert_eq!(p.gap_ns(64), 260.0 + 60.0 * 2.0);
+        assert_eq!(p.gap_ns(Bytes::new(64)), 260.0 + 60.0 * 2.0);
         // below: slope of the first two (100 / 8), clamped at 0
-        assert_eq!(p.gap_ns(4), 50.0);
-        assert_eq!(p.gap_ns(0), 0.0);
-        assert_eq!(p.send_overhead_ns(12), 75.0);
-        assert_eq!(p.recv_overhead_ns(64), 65.0 + 15.0 * 2.0);
+        assert_eq!(p.gap_ns(Bytes::new(4)), 50.0);
+        assert_eq!(p.gap_ns(Bytes::new(0)), 0.0);
+        assert_eq!(p.send_overhead_ns(Bytes::new(12)), 75.0);
+        assert_eq!(p.recv_overhead_ns(Bytes::new(64)), 65.0 + 15.0 * 2.0);
         let one = PLogP::new(5.0, vec![pt(8, 100.0)]).unwrap();
-        assert_eq!(one.gap_ns(1000), 100.0);
-        assert_eq!(one.one_way_ns(1), 105.0);
+        assert_eq!(one.gap_ns(Bytes::new(1000)), 100.0);
+        assert_eq!(one.one_way_ns(Bytes::new(1)), 105.0);
     }
 
     #[test]
@@ -264,15 +272,15 @@ mod tests {
             PLogP::new(1.0, vec![pt(8, 1.0), pt(8, 2.0)]),
             Err(Error::UnsortedSizes {
                 index: 1,
-                size: 8,
-                previous: 8
+                size: Bytes::new(8),
+                previous: Bytes::new(8)
             })
         );
         assert_eq!(
             PLogP::new(-1.0, vec![pt(8, 1.0)]),
             Err(Error::BadParameter {
                 what: "L",
-                size: 0,
+                size: Bytes::new(0),
                 value: -1.0
             })
         );
@@ -280,9 +288,9 @@ mod tests {
             PLogP::new(1.0, vec![pt(8, f64::NAN)]),
             Err(Error::BadParameter {
                 what: "os",
-                size: 8,
+                size,
                 ..
-            })
+            }) if size == Bytes::new(8)
         ));
         assert!(matches!(
             PLogP::linear(1.0, 1.0, -1.0),
@@ -292,12 +300,7 @@ mod tests {
 
     #[test]
     fn round_trip_derivation() {
-        let s = |bytes, rtt_ns| RttSample {
-            bytes,
-            rtt_ns,
-            os_ns: 0.0,
-            or_ns: 0.0,
-        };
+        let s = |bytes, rtt_ns| RttSample::new(Bytes::new(bytes), rtt_ns, 0.0, 0.0);
         assert_eq!(
             PLogP::from_round_trips(1.0, &[s(1, 10.0)]),
             Err(Error::MissingZeroRtt)
@@ -317,8 +320,8 @@ mod tests {
         // RTT below RTT(0) keeps g(0); L clamps at zero
         let p = PLogP::from_round_trips(30.0, &[s(0, 40.0), s(4, 35.0), s(8, 60.0)]).unwrap();
         assert_eq!(p.latency_ns(), 0.0);
-        assert_eq!(p.gap_ns(4), 30.0);
-        assert_eq!(p.gap_ns(8), 50.0);
+        assert_eq!(p.gap_ns(Bytes::new(4)), 30.0);
+        assert_eq!(p.gap_ns(Bytes::new(8)), 50.0);
     }
 
     proptest! {
@@ -331,21 +334,21 @@ mod tests {
                               q in 0_u64..100_000) {
             let g0 = f64::from(g0);
             let rtt0 = 2.0 * (f64::from(l) + g0);
-            let mut samples = vec![RttSample { bytes: 0, rtt_ns: rtt0, os_ns: 0.0, or_ns: 0.0 }];
+            let mut samples = vec![RttSample::new(Bytes::new(0), rtt0, 0.0, 0.0)];
             let mut rtt = rtt0;
             for (k, inc) in incs.iter().enumerate() {
                 rtt += f64::from(*inc);
-                samples.push(RttSample { bytes: 1 << (k + 4), rtt_ns: rtt, os_ns: 0.0, or_ns: 0.0 });
+                samples.push(RttSample::new(Bytes::new(1 << (k + 4)), rtt, 0.0, 0.0));
             }
             let p = PLogP::from_round_trips(g0, &samples).unwrap();
             prop_assert!((p.latency_ns() - f64::from(l)).abs() < 1e-6);
             for s in &samples {
                 prop_assert!((p.round_trip_ns(s.bytes) - s.rtt_ns).abs() < 1e-6 * s.rtt_ns.max(1.0));
             }
-            let i = p.points().partition_point(|x| x.bytes < q);
+            let i = p.points().partition_point(|x| x.bytes.get() < q);
             if i > 0 && i < p.points().len() {
                 let (a, b) = (p.points()[i - 1].gap_ns, p.points()[i].gap_ns);
-                let g = p.gap_ns(q);
+                let g = p.gap_ns(Bytes::new(q));
                 prop_assert!(g >= a.min(b) - 1e-9 && g <= a.max(b) + 1e-9);
             }
         }

@@ -7,6 +7,8 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::fmt;
 
+use fabric_model::Bytes;
+
 use crate::trees::{check, children, subtree_sizes};
 use crate::{Algorithm, Collective, Error, PLogP};
 
@@ -185,7 +187,7 @@ struct Node {
 /// use topo_cluster::{Algorithm, Collective, PLogP};
 /// let p = PLogP::linear(50_000.0, 20_000.0, 0.0)?;
 /// // chain of 4: three hops of g + L
-/// let r = simulate(Collective::Broadcast, Algorithm::Chain, 4, 1, None, &p)?;
+/// let r = simulate(Collective::Broadcast, Algorithm::Chain, 4, fabric_model::Bytes::new(1), None, &p)?;
 /// assert_eq!(r.makespan_ns, 3.0 * 70_000.0);
 /// # Ok::<(), topo_cluster::Error>(())
 /// ```
@@ -193,10 +195,11 @@ pub fn simulate(
     collective: Collective,
     algorithm: Algorithm,
     procs: usize,
-    m: u64,
-    segment: Option<u64>,
+    m: Bytes,
+    segment: Option<Bytes>,
     params: &PLogP,
 ) -> Result<SimResult, Error> {
+    let (m, segment) = (m.get(), segment.map(Bytes::get));
     check(collective, algorithm, procs, segment)?;
     let lat = params.latency_ns();
     let mut nodes: Vec<Node> = programs(collective, algorithm, procs, m, segment)
@@ -222,7 +225,7 @@ pub fn simulate(
                 node.completions[s.need - 1]
             };
             let start = ready.max(node.send_free);
-            let g = params.gap_ns(s.bytes);
+            let g = params.gap_raw(s.bytes);
             node.send_free = start + g;
             heap.push(Event {
                 time: start + g + lat,
@@ -241,7 +244,7 @@ pub fn simulate(
     while let Some(e) = heap.pop() {
         let node = &mut nodes[e.to];
         let done = match node.recv_free {
-            Some(r) => e.time.max(r + params.gap_ns(e.bytes)),
+            Some(r) => e.time.max(r + params.gap_raw(e.bytes)),
             None => e.time,
         };
         node.recv_free = Some(done);
@@ -276,7 +279,15 @@ mod tests {
     #[test]
     fn receive_gap_serialises_a_flat_gather() {
         let p = PLogP::linear(10.0, 100.0, 0.0).unwrap();
-        let r = simulate(Collective::Gather, Algorithm::Flat, 4, 8, None, &p).unwrap();
+        let r = simulate(
+            Collective::Gather,
+            Algorithm::Flat,
+            4,
+            Bytes::new(8),
+            None,
+            &p,
+        )
+        .unwrap();
         // three messages arrive together at g + L, completed one g apart
         assert_eq!(r.makespan_ns, 3.0 * 100.0 + 10.0);
         assert_eq!(r.messages, 3);
@@ -287,7 +298,14 @@ mod tests {
     fn errors() {
         let p = PLogP::linear(10.0, 100.0, 0.0).unwrap();
         assert_eq!(
-            simulate(Collective::Broadcast, Algorithm::Flat, 0, 1, None, &p),
+            simulate(
+                Collective::Broadcast,
+                Algorithm::Flat,
+                0,
+                Bytes::new(1),
+                None,
+                &p
+            ),
             Err(Error::NoProcesses)
         );
         assert_eq!(
@@ -295,14 +313,21 @@ mod tests {
                 Collective::Broadcast,
                 Algorithm::SegmentedChain,
                 3,
-                1,
-                Some(0),
+                Bytes::new(1),
+                Some(Bytes::new(0)),
                 &p
             ),
             Err(Error::ZeroSegment)
         );
         assert_eq!(
-            simulate(Collective::Gather, Algorithm::Binary, 3, 1, None, &p),
+            simulate(
+                Collective::Gather,
+                Algorithm::Binary,
+                3,
+                Bytes::new(1),
+                None,
+                &p
+            ),
             Err(Error::UnsupportedAlgorithm {
                 collective: "gather",
                 algorithm: "binary"
