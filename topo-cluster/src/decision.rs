@@ -106,7 +106,7 @@ impl fmt::Display for Rule {
     }
 }
 
-/// A set of rules, kept sorted by (collective, level, procs, min_bytes), one rule per key.
+/// A set of rules, kept sorted by (collective, level, procs, min_size), one rule per key.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DecisionTable {
     rules: Vec<Rule>,
@@ -205,7 +205,7 @@ impl DecisionTable {
 
     /// The rule for a query: among the rules of (collective, level), the group size is the
     /// largest one ≤ `procs` (the smallest one if all are larger), and the rule is the one with
-    /// the largest `min_bytes` ≤ `m`.
+    /// the largest `min_size` ≤ `m`.
     ///
     /// # Errors
     /// [`Error::NoRule`] when (collective, level) has no rule,

@@ -90,7 +90,7 @@ pub struct Split {
 /// Where one rank sits in the hierarchy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Placement {
+pub struct Position {
     /// Its logical cluster (subnet).
     pub cluster: usize,
     /// Its machine (node of the latency matrix).
@@ -108,7 +108,7 @@ pub struct Placement {
 /// a regular layout).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hierarchy {
-    placements: Vec<Placement>,
+    positions: Vec<Position>,
     clusters: usize,
 }
 
@@ -145,7 +145,7 @@ impl Hierarchy {
         }
         let mut local_count = vec![0_usize; node_names.len()];
         let mut cluster_seen = vec![false; clusters.len()];
-        let mut placements = Vec::with_capacity(rank_hosts.len());
+        let mut positions = Vec::with_capacity(rank_hosts.len());
         for (rank, host) in rank_hosts.iter().enumerate() {
             let host = host.as_ref();
             if host.is_empty() {
@@ -160,7 +160,7 @@ impl Hierarchy {
             local_count[machine] += 1;
             let cluster_leader = !cluster_seen[cluster];
             cluster_seen[cluster] = true;
-            placements.push(Placement {
+            positions.push(Position {
                 cluster,
                 machine,
                 local_rank,
@@ -169,15 +169,15 @@ impl Hierarchy {
             });
         }
         Ok(Self {
-            placements,
+            positions,
             clusters: clusters.len(),
         })
     }
 
     /// Where every rank sits.
     #[must_use]
-    pub fn placements(&self) -> &[Placement] {
-        &self.placements
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
     }
 
     /// Number of logical clusters of the partition (some may have no rank).
@@ -195,7 +195,7 @@ impl Hierarchy {
     /// O(R).
     #[must_use]
     pub fn splits(&self, level: Level) -> Vec<Split> {
-        self.placements
+        self.positions
             .iter()
             .enumerate()
             .map(|(rank, p)| {
@@ -292,7 +292,7 @@ mod tests {
                 key: 3
             }
         );
-        assert_eq!(h.placements()[5].local_rank, 2);
+        assert_eq!(h.positions()[5].local_rank, 2);
         assert_eq!(h.cluster_count(), 2);
     }
 
@@ -352,17 +352,17 @@ mod tests {
             all.sort_unstable();
             prop_assert_eq!(all, (0..hosts.len()).collect::<Vec<_>>());
             for comm in &machines {
-                let m = h.placements()[comm[0]].machine;
-                prop_assert!(comm.iter().all(|&r| h.placements()[r].machine == m));
-                prop_assert!(h.placements()[comm[0]].machine_leader);
-                prop_assert!(comm[1..].iter().all(|&r| !h.placements()[r].machine_leader));
+                let m = h.positions()[comm[0]].machine;
+                prop_assert!(comm.iter().all(|&r| h.positions()[r].machine == m));
+                prop_assert!(h.positions()[comm[0]].machine_leader);
+                prop_assert!(comm[1..].iter().all(|&r| !h.positions()[r].machine_leader));
             }
             for comm in h.communicators(Level::IntraCluster) {
-                let c = h.placements()[comm[0]].cluster;
-                prop_assert!(comm.iter().all(|&r| h.placements()[r].cluster == c && h.placements()[r].machine_leader));
+                let c = h.positions()[comm[0]].cluster;
+                prop_assert!(comm.iter().all(|&r| h.positions()[r].cluster == c && h.positions()[r].machine_leader));
             }
             let inter = h.communicators(Level::InterCluster);
-            let used: std::collections::BTreeSet<usize> = h.placements().iter().map(|p| p.cluster).collect();
+            let used: std::collections::BTreeSet<usize> = h.positions().iter().map(|p| p.cluster).collect();
             prop_assert_eq!(inter.concat().len(), used.len());
         }
     }
