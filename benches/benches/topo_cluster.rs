@@ -217,8 +217,8 @@ fn exhaustive<H: Holds>(inst: &InterInstance) -> f64 {
 }
 
 /// bitvec against the hand-written `Vec<bool>` of the exhaustive optimum's visited set, in one
-/// group: the same branch and bound with either set, over the 7-cluster instances of seeds
-/// 0..20 (one iteration solves all twenty).
+/// group: the same branch and bound with either set, over the 7-cluster instances of seed
+/// 0 to 19 (one iteration solves all twenty).
 fn bitvec_holds(c: &mut Criterion) {
     let mut g = c.benchmark_group("topo_bitvec_holds");
     g.sample_size(10);

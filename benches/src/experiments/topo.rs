@@ -174,7 +174,7 @@ impl Experiment for TopoBcast {
                 hits.join(", ")
             ));
         }
-        t.note("Instances (topo_cluster::fixtures::random_inter_instance): L in [5, 30] ms, g either in [0.5, 2] ms or [10, 30] ms, T_j in [5, 120] ms, symmetric links, root 0, overlap completion model; seeds 0..299.");
+        t.note("Instances (topo_cluster::fixtures::random_inter_instance): L in [5, 30] ms, g either in [0.5, 2] ms or [10, 30] ms, T_j in [5, 120] ms, symmetric links, root 0, overlap completion model; one instance per seed, 0 to 299.");
         t.note("The heuristics paper (Barchet-Steffenel and Mounié, IPDPS 2006 workshops) publishes no per-heuristic ratio to the optimum to compare with; an earlier Python prototype of the same model gave mean ratios flat 1.125, FEF 1.086, ECEF 1.015, ECEF-LA 1.018, -LAt 1.037, -LAT 1.013, BottomUp 1.119, best-of-all 1.002 on similar (not identical) instances.");
         Ok(vec![t])
     }
