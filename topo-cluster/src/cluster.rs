@@ -7,10 +7,14 @@
 
 use std::collections::HashSet;
 
-use crate::{LatencyMatrix, Partition, TopoError};
+use fabric_model::{BitsPerSec, Nanos};
+
+pub use crate::partition::Partition;
+use crate::{Error, LatencyMatrix};
 
 /// When an edge may join two groups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum AcceptRule {
     /// ECO's per-node rule as the paper used it: edge `(a, b)` of latency `w` is acceptable
     /// when `w ≤ (1+ρ)·minedge(a)` and `w ≤ (1+ρ)·minedge(b)`, `minedge(v)` being the smallest
@@ -27,6 +31,7 @@ pub enum AcceptRule {
 
 /// Parameters of [`logical_clusters`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ClusterParams {
     /// The relative bound ρ in per mille (200 = 20 %, the paper's default).
     pub rho_permille: u32,
@@ -49,6 +54,43 @@ impl Default for ClusterParams {
             forbid_unmeasured: true,
             use_throughput: false,
         }
+    }
+}
+
+impl ClusterParams {
+    /// The defaults: ρ = 20 % (the paper's), [`AcceptRule::EcoMinEdge`], unmeasured pairs
+    /// forbidden inside a cluster, throughputs not used.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the relative bound ρ in per mille (200 = 20 %).
+    #[must_use]
+    pub const fn rho_permille(mut self, rho_permille: u32) -> Self {
+        self.rho_permille = rho_permille;
+        self
+    }
+
+    /// Sets the acceptance rule.
+    #[must_use]
+    pub const fn rule(mut self, rule: AcceptRule) -> Self {
+        self.rule = rule;
+        self
+    }
+
+    /// Sets whether a merge may put an unmeasured pair inside one cluster (`true`: refused).
+    #[must_use]
+    pub const fn forbid_unmeasured(mut self, forbid: bool) -> Self {
+        self.forbid_unmeasured = forbid;
+        self
+    }
+
+    /// Sets whether throughputs are tested too (when the matrix has them).
+    #[must_use]
+    pub const fn use_throughput(mut self, use_throughput: bool) -> Self {
+        self.use_throughput = use_throughput;
+        self
     }
 }
 
@@ -128,8 +170,12 @@ fn cross(m: &LatencyMatrix, a: &[u32], b: &[u32], thr: bool) -> Cross {
     for &x in a {
         for &y in b {
             let (x, y) = (x as usize, y as usize);
-            let l = m.pair(x, y);
-            let t = if thr { m.pair_throughput(x, y) } else { None };
+            let l = m.pair(x, y).map(Nanos::get);
+            let t = if thr {
+                m.pair_throughput(x, y).map(BitsPerSec::get)
+            } else {
+                None
+            };
             match (l, thr, t) {
                 (Some(l), false, _) => out.lat = Range::join(out.lat, Some(Range::point(l))),
                 (Some(l), true, Some(t)) => {
@@ -152,7 +198,7 @@ fn cross(m: &LatencyMatrix, a: &[u32], b: &[u32], thr: bool) -> Cross {
 /// different groups, merge when acceptable.
 ///
 /// # Errors
-/// [`TopoError::InvalidBound`] when `rho_permille > 10000`.
+/// [`Error::InvalidBound`] when `rho_permille > 10000`.
 ///
 /// # Complexity
 /// O(n² + E log E) time for E measured pairs (the edges are sorted once; each cross pair is
@@ -161,21 +207,23 @@ fn cross(m: &LatencyMatrix, a: &[u32], b: &[u32], thr: bool) -> Cross {
 ///
 /// # Example
 /// ```
-/// use topo_cluster::{logical_clusters, ClusterParams, LatencyMatrix, Symmetry};
+/// use fabric_model::Nanos;
+/// use topo_cluster::matrix::Symmetry;
+/// use topo_cluster::{logical_clusters, ClusterParams, LatencyMatrix};
 /// // two machines 50 µs apart, a third 500 µs from both
-/// let us = |v: i64| Some(v * 1000);
+/// let us = |v| Some(Nanos::from_micros(v));
 /// let m = LatencyMatrix::from_rows(
 ///     &[vec![us(0), us(50), us(500)], vec![us(50), us(0), us(500)], vec![us(500), us(500), us(0)]],
 ///     Symmetry::Require,
 /// )?;
 /// let p = logical_clusters(&m, &ClusterParams::default())?;
 /// assert_eq!(p.labels(), &[0, 0, 1]);
-/// # Ok::<(), topo_cluster::TopoError>(())
+/// # Ok::<(), topo_cluster::Error>(())
 /// ```
-pub fn logical_clusters(m: &LatencyMatrix, params: &ClusterParams) -> Result<Partition, TopoError> {
+pub fn logical_clusters(m: &LatencyMatrix, params: &ClusterParams) -> Result<Partition, Error> {
     let rho = params.rho_permille;
     if rho > 10_000 {
-        return Err(TopoError::InvalidBound { rho_permille: rho });
+        return Err(Error::InvalidBound { rho_permille: rho });
     }
     let n = m.len();
     let use_thr = params.use_throughput && m.has_throughput();
@@ -184,8 +232,9 @@ pub fn logical_clusters(m: &LatencyMatrix, params: &ClusterParams) -> Result<Par
     let mut min_lat = vec![u64::MAX; n];
     let mut max_thr = vec![0_u64; n];
     m.for_each_pair(|i, j, l| {
+        let l = l.get();
         let t = if use_thr {
-            match m.pair_throughput(i, j) {
+            match m.pair_throughput(i, j).map(BitsPerSec::get) {
                 Some(t) => Some(t),
                 None => return,
             }
@@ -206,7 +255,7 @@ pub fn logical_clusters(m: &LatencyMatrix, params: &ClusterParams) -> Result<Par
             let (l, a, b) = split(e);
             let ok = lat_within(min_lat[a], l, rho) && lat_within(min_lat[b], l, rho);
             ok && (!use_thr || {
-                let t = m.pair_throughput(a, b).unwrap_or(0);
+                let t = m.pair_throughput(a, b).map_or(0, BitsPerSec::get);
                 thr_within(max_thr[a], t, rho) && thr_within(max_thr[b], t, rho)
             })
         });
@@ -224,7 +273,7 @@ pub fn logical_clusters(m: &LatencyMatrix, params: &ClusterParams) -> Result<Par
         }
         let (ia, ib) = (ra as usize, rb as usize);
         let t = if use_thr {
-            m.pair_throughput(a, b)
+            m.pair_throughput(a, b).map(BitsPerSec::get)
         } else {
             None
         };
@@ -297,8 +346,16 @@ fn split(e: u128) -> (u64, usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Symmetry, fixtures};
+    use crate::fixtures;
+    use crate::matrix::Symmetry;
     use proptest::prelude::*;
+
+    /// Rows of optional integer nanoseconds as the matrix takes them.
+    fn ns(rows: &[Vec<Option<u64>>]) -> Vec<Vec<Option<Nanos>>> {
+        rows.iter()
+            .map(|r| r.iter().map(|v| v.map(Nanos::new)).collect())
+            .collect()
+    }
 
     fn params(rule: AcceptRule) -> ClusterParams {
         ClusterParams {
@@ -313,19 +370,20 @@ mod tests {
         AcceptRule::Strict,
     ];
 
-    /// Reference §5.2: path 0-1-2-3-4 with 100, 115, 132, 152 µs; other pairs
+    /// A gradual chain: path 0-1-2-3-4 with 100, 115, 132, 152 µs (each step within 20 % of
+    /// the previous), other pairs
     /// 100·1.15^(b−a)·1.25 µs.
     fn chain() -> LatencyMatrix {
-        let path = [100_000_i64, 115_000, 132_000, 152_000];
+        let path = [100_000_u64, 115_000, 132_000, 152_000];
         LatencyMatrix::from_fn(
             5,
             |a, b| {
                 let (a, b) = (a.min(b), a.max(b));
-                Some(match b - a {
+                Some(Nanos::new(match b - a {
                     0 => 0,
                     1 => path[a],
-                    d => (100_000.0 * 1.15_f64.powi(d as i32) * 1.25) as i64,
-                })
+                    d => (100_000.0 * 1.15_f64.powi(d as i32) * 1.25) as u64,
+                }))
             },
             Symmetry::Require,
         )
@@ -356,13 +414,13 @@ mod tests {
         }
     }
 
-    fn triangle(w: i64) -> LatencyMatrix {
+    fn triangle(w: u64) -> LatencyMatrix {
         LatencyMatrix::from_rows(
-            &[
+            &ns(&[
                 vec![Some(0), Some(100_000), Some(w)],
                 vec![Some(100_000), Some(0), Some(w)],
                 vec![Some(w), Some(w), Some(0)],
-            ],
+            ]),
             Symmetry::Require,
         )
         .unwrap()
@@ -385,8 +443,8 @@ mod tests {
         let m = LatencyMatrix::from_fn(
             6,
             |i, j| match (i == j, site(i) == site(j)) {
-                (true, _) => Some(0),
-                (false, true) => Some(if site(i) == 0 { 50_000 } else { 52_000 }),
+                (true, _) => Some(Nanos::ZERO),
+                (false, true) => Some(Nanos::new(if site(i) == 0 { 50_000 } else { 52_000 })),
                 (false, false) => None,
             },
             Symmetry::Require,
@@ -410,11 +468,11 @@ mod tests {
     fn unmeasured_pair_never_ends_up_inside_a_cluster() {
         // 0-1 and 1-2 measured at 100 µs, 0-2 missing: a chain would join 0 and 2.
         let m = LatencyMatrix::from_rows(
-            &[
+            &ns(&[
                 vec![Some(0), Some(100_000), None],
                 vec![Some(100_000), Some(0), Some(100_000)],
                 vec![None, Some(100_000), Some(0)],
-            ],
+            ]),
             Symmetry::Require,
         )
         .unwrap();
@@ -446,11 +504,11 @@ mod tests {
         );
         // a machine with no measured edge stays alone
         let lonely = LatencyMatrix::from_rows(
-            &[
+            &ns(&[
                 vec![Some(0), Some(10), None],
                 vec![Some(10), Some(0), None],
                 vec![None, None, Some(0)],
-            ],
+            ]),
             Symmetry::Require,
         )
         .unwrap();
@@ -470,7 +528,7 @@ mod tests {
         };
         assert_eq!(
             logical_clusters(&triangle(1), &p),
-            Err(TopoError::InvalidBound {
+            Err(Error::InvalidBound {
                 rho_permille: 10_001
             })
         );
@@ -479,7 +537,7 @@ mod tests {
     #[test]
     fn throughput_can_split_a_latency_cluster() {
         let m = triangle(100_000);
-        let t = |x: i64| Some(x);
+        let t = |x: u64| Some(BitsPerSec::new(x));
         let with = m
             .with_throughput(&[
                 vec![None, t(1000), t(500)],
@@ -508,7 +566,7 @@ mod tests {
             let v: Vec<u64> = g
                 .iter()
                 .flat_map(|&a| g.iter().filter(move |&&b| b > a).map(move |&b| (a, b)))
-                .filter_map(|(a, b)| m.pair(a, b))
+                .filter_map(|(a, b)| m.pair(a, b).map(Nanos::get))
                 .collect();
             match (v.iter().min(), v.iter().max()) {
                 (Some(&lo), Some(&hi)) => lat_within(lo, hi, rho),
@@ -519,15 +577,15 @@ mod tests {
 
     fn random_matrix() -> impl Strategy<Value = LatencyMatrix> {
         (1_usize..12).prop_flat_map(|n| {
-            proptest::collection::vec(proptest::option::weighted(0.85, 1_i64..400), n * n).prop_map(
+            proptest::collection::vec(proptest::option::weighted(0.85, 1_u64..400), n * n).prop_map(
                 move |v| {
                     LatencyMatrix::from_fn(
                         n,
                         |i, j| {
                             if i == j {
-                                Some(0)
+                                Some(Nanos::ZERO)
                             } else {
-                                v[i.min(j) * n + i.max(j)].map(|x| x * 1000)
+                                v[i.min(j) * n + i.max(j)].map(|x| Nanos::new(x * 1000))
                             }
                         },
                         Symmetry::Require,
@@ -571,13 +629,13 @@ mod tests {
             let p = logical_clusters(&m, &params(AcceptRule::EcoMinEdge)).unwrap();
             let n = m.len();
             let minedge: Vec<Option<u64>> = (0..n)
-                .map(|v| (0..n).filter(|&u| u != v).filter_map(|u| m.pair(u, v)).min())
+                .map(|v| (0..n).filter(|&u| u != v).filter_map(|u| m.pair(u, v).map(Nanos::get)).min())
                 .collect();
             for g in p.groups().iter().filter(|g| g.len() > 1) {
                 for &x in g {
                     let ok = g.iter().any(|&y| y != x && m.pair(x, y).is_some_and(|w| {
-                        lat_within(minedge[x].unwrap(), w, 200)
-                            && lat_within(minedge[y].unwrap(), w, 200)
+                        lat_within(minedge[x].unwrap(), w.get(), 200)
+                            && lat_within(minedge[y].unwrap(), w.get(), 200)
                     }));
                     prop_assert!(ok);
                 }

@@ -8,7 +8,7 @@
 //! topo-decisions 1
 //! # collective level procs min_bytes algorithm segment predicted_ns
 //! bcast intra-cluster 8 0 binomial - 190562
-//! bcast intra-cluster 8 16384 seg-chain 1024 2749383
+//! bcast intra-cluster 8 16384 seg-chain 1024 2748957
 //! ```
 //!
 //! A rule applies from `min_bytes` up to the next rule's size; every (collective, level,
@@ -17,15 +17,19 @@
 
 use std::fmt;
 
-use crate::{
-    Algorithm, Collective, Evaluator, Level, PLogP, SegmentGrid, TopoError, best_algorithm,
-};
+use fabric_model::{Bytes, Nanos};
+
+use crate::collective::{Evaluator, SegmentGrid};
+use crate::{Algorithm, Collective, Error, Level, PLogP, best_algorithm};
 
 /// The header line of the text form.
+///
+/// [`DecisionTable`]'s `Display` writes the whole text form, header included.
 pub const HEADER: &str = "topo-decisions 1";
 
 /// One rule of a decision table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub struct Rule {
     /// The collective.
     pub collective: Collective,
@@ -34,22 +38,75 @@ pub struct Rule {
     /// The group size (processes per communicator at that level).
     pub procs: usize,
     /// The smallest message size the rule applies to.
-    pub min_bytes: u64,
+    pub min_size: Bytes,
     /// The algorithm.
     pub algorithm: Algorithm,
     /// Its segment size (segmented algorithms only).
-    pub segment: Option<u64>,
-    /// The predicted time at `min_bytes`, rounded to the nanosecond, when known.
-    pub predicted_ns: Option<u64>,
+    pub segment: Option<Bytes>,
+    /// The predicted time at `min_size`, rounded to the nanosecond, when known.
+    pub predicted: Option<Nanos>,
 }
 
 impl Rule {
-    fn key(&self) -> (Collective, Level, usize, u64) {
-        (self.collective, self.level, self.procs, self.min_bytes)
+    /// The rule choosing `algorithm` for `collective` at `level` over `procs` processes from
+    /// message size `min_size` on, with no segment size and no predicted time.
+    #[must_use]
+    pub const fn new(
+        collective: Collective,
+        level: Level,
+        procs: usize,
+        min_size: Bytes,
+        algorithm: Algorithm,
+    ) -> Self {
+        Self {
+            collective,
+            level,
+            procs,
+            min_size,
+            algorithm,
+            segment: None,
+            predicted: None,
+        }
+    }
+
+    /// Sets the segment size (segmented algorithms only).
+    #[must_use]
+    pub const fn segment(mut self, segment: Option<Bytes>) -> Self {
+        self.segment = segment;
+        self
+    }
+
+    /// Sets the predicted time at `min_size`.
+    #[must_use]
+    pub const fn predicted(mut self, predicted: Option<Nanos>) -> Self {
+        self.predicted = predicted;
+        self
+    }
+
+    fn key(&self) -> (Collective, Level, usize, Bytes) {
+        (self.collective, self.level, self.procs, self.min_size)
     }
 }
 
-/// A set of rules, kept sorted by (collective, level, procs, min_bytes), one rule per key.
+impl fmt::Display for Rule {
+    /// The rule's line of the text form: `bcast intra-cluster 8 16384 seg-chain 1024 2748957`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let opt = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
+        write!(
+            f,
+            "{} {} {} {} {} {} {}",
+            self.collective.name(),
+            self.level.name(),
+            self.procs,
+            self.min_size.get(),
+            self.algorithm.name(),
+            opt(self.segment.map(Bytes::get)),
+            opt(self.predicted.map(Nanos::get))
+        )
+    }
+}
+
+/// A set of rules, kept sorted by (collective, level, procs, min_size), one rule per key.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DecisionTable {
     rules: Vec<Rule>,
@@ -72,9 +129,9 @@ impl DecisionTable {
     /// model-derived ones).
     ///
     /// # Errors
-    /// [`TopoError::NoProcesses`], [`TopoError::UnsupportedAlgorithm`],
-    /// [`TopoError::ZeroSegment`] (a segmented algorithm without a segment size).
-    pub fn insert(&mut self, rule: Rule) -> Result<(), TopoError> {
+    /// [`Error::NoProcesses`], [`Error::UnsupportedAlgorithm`],
+    /// [`Error::ZeroSegment`] (a segmented algorithm without a segment size).
+    pub fn insert(&mut self, rule: Rule) -> Result<(), Error> {
         validate(&rule)?;
         match self.rules.binary_search_by(|r| r.key().cmp(&rule.key())) {
             Ok(i) => self.rules[i] = rule,
@@ -88,23 +145,27 @@ impl DecisionTable {
     /// each time the choice changes.
     ///
     /// # Errors
-    /// [`TopoError::NoProcesses`] for a group size of 0.
+    /// [`Error::NoProcesses`] for a group size of 0.
     ///
     /// # Complexity
     /// O(|group_sizes| · |message_sizes|) calls of [`best_algorithm`].
     ///
     /// # Example
     /// ```
-    /// use topo_cluster::{Collective, DecisionTable, Evaluator, Level, PLogP, SegmentGrid};
+    /// use fabric_model::Bytes;
+    /// use topo_cluster::collective::{Evaluator, SegmentGrid};
+    /// use topo_cluster::{Collective, DecisionTable, Level, PLogP};
     /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
     /// let mut t = DecisionTable::new();
-    /// t.compute(Collective::Broadcast, Level::IntraCluster, &p, &[8, 20],
-    ///           &[1, 1024, 16 << 10, 1 << 20], &SegmentGrid::default(), Evaluator::ClosedForm)?;
-    /// let r = t.lookup(Collective::Broadcast, Level::IntraCluster, 8, 100_000)?;
+    /// let sizes = [1, 1024, 16 << 10, 1 << 20].map(Bytes::new);
+    /// t.compute(Collective::Broadcast, Level::IntraCluster, &p, &[8, 20], &sizes,
+    ///           &SegmentGrid::default(), Evaluator::ClosedForm)?;
+    /// let r = t.lookup(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(100_000))?;
     /// assert_eq!(r.algorithm.name(), "seg-chain");
+    /// assert_eq!(r.to_string(), "bcast intra-cluster 8 16384 seg-chain 1024 2748957");
     /// let text = t.to_text();
     /// assert_eq!(DecisionTable::parse(&text)?, t);
-    /// # Ok::<(), topo_cluster::TopoError>(())
+    /// # Ok::<(), topo_cluster::Error>(())
     /// ```
     #[expect(clippy::too_many_arguments, reason = "one per axis of the table")]
     pub fn compute(
@@ -113,16 +174,16 @@ impl DecisionTable {
         level: Level,
         params: &PLogP,
         group_sizes: &[usize],
-        message_sizes: &[u64],
+        message_sizes: &[Bytes],
         grid: &SegmentGrid,
         evaluator: Evaluator,
-    ) -> Result<(), TopoError> {
-        let mut sizes: Vec<u64> = message_sizes.to_vec();
-        sizes.push(0);
+    ) -> Result<(), Error> {
+        let mut sizes: Vec<Bytes> = message_sizes.to_vec();
+        sizes.push(Bytes::new(0));
         sizes.sort_unstable();
         sizes.dedup();
         for &procs in group_sizes {
-            let mut last: Option<(Algorithm, Option<u64>)> = None;
+            let mut last: Option<(Algorithm, Option<Bytes>)> = None;
             for &m in &sizes {
                 let c = best_algorithm(collective, procs, m, params, grid, evaluator)?;
                 if last != Some((c.algorithm, c.segment)) {
@@ -131,10 +192,10 @@ impl DecisionTable {
                         collective,
                         level,
                         procs,
-                        min_bytes: m,
+                        min_size: m,
                         algorithm: c.algorithm,
                         segment: c.segment,
-                        predicted_ns: Some(c.time_ns.round() as u64),
+                        predicted: Some(Nanos::new(c.time_ns.round() as u64)),
                     })?;
                 }
             }
@@ -144,11 +205,11 @@ impl DecisionTable {
 
     /// The rule for a query: among the rules of (collective, level), the group size is the
     /// largest one ≤ `procs` (the smallest one if all are larger), and the rule is the one with
-    /// the largest `min_bytes` ≤ `m`.
+    /// the largest `min_size` ≤ `m`.
     ///
     /// # Errors
-    /// [`TopoError::NoRule`] when (collective, level) has no rule,
-    /// [`TopoError::MissingZeroRule`] when the group size has no rule at size 0 (only possible
+    /// [`Error::NoRule`] when (collective, level) has no rule,
+    /// [`Error::MissingZeroRule`] when the group size has no rule at size 0 (only possible
     /// in tables built by [`DecisionTable::insert`]).
     ///
     /// # Complexity
@@ -158,8 +219,8 @@ impl DecisionTable {
         collective: Collective,
         level: Level,
         procs: usize,
-        m: u64,
-    ) -> Result<&Rule, TopoError> {
+        m: Bytes,
+    ) -> Result<&Rule, Error> {
         let lo = self
             .rules
             .partition_point(|r| (r.collective, r.level) < (collective, level));
@@ -167,7 +228,7 @@ impl DecisionTable {
             .rules
             .partition_point(|r| (r.collective, r.level) <= (collective, level));
         let group = &self.rules[lo..hi];
-        let no_rule = TopoError::NoRule {
+        let no_rule = Error::NoRule {
             collective: collective.name(),
             level: level.name(),
             procs,
@@ -181,9 +242,9 @@ impl DecisionTable {
             .unwrap_or(first.procs);
         group
             .iter()
-            .filter(|r| r.procs == size && r.min_bytes <= m)
-            .max_by_key(|r| r.min_bytes)
-            .ok_or(TopoError::MissingZeroRule {
+            .filter(|r| r.procs == size && r.min_size <= m)
+            .max_by_key(|r| r.min_size)
+            .ok_or(Error::MissingZeroRule {
                 collective: collective.name(),
                 level: level.name(),
                 procs: size,
@@ -201,23 +262,12 @@ impl DecisionTable {
             "# collective level procs min_bytes algorithm segment predicted_ns"
         )?;
         for r in &self.rules {
-            let opt = |v: Option<u64>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
-            writeln!(
-                out,
-                "{} {} {} {} {} {} {}",
-                r.collective.name(),
-                r.level.name(),
-                r.procs,
-                r.min_bytes,
-                r.algorithm.name(),
-                opt(r.segment),
-                opt(r.predicted_ns)
-            )?;
+            writeln!(out, "{r}")?;
         }
         Ok(())
     }
 
-    /// The text form as a string.
+    /// The text form as a string (the same as `Display`).
     #[must_use]
     pub fn to_text(&self) -> String {
         let mut s = String::new();
@@ -230,16 +280,16 @@ impl DecisionTable {
     /// and a (collective, level, procs) without a size-0 rule are errors.
     ///
     /// # Errors
-    /// [`TopoError::Parse`] with the 1-based line number, [`TopoError::MissingZeroRule`].
+    /// [`Error::Parse`] with the 1-based line number, [`Error::MissingZeroRule`].
     ///
     /// # Complexity
     /// O(r log r) for r rules.
-    pub fn parse(text: &str) -> Result<Self, TopoError> {
+    pub fn parse(text: &str) -> Result<Self, Error> {
         let mut table = Self::new();
         let mut header = false;
         for (n, raw) in text.lines().enumerate() {
             let line_no = n + 1;
-            let err = |reason: String| TopoError::Parse {
+            let err = |reason: String| Error::Parse {
                 line: line_no,
                 reason,
             };
@@ -263,7 +313,7 @@ impl DecisionTable {
             let collective =
                 Collective::from_name(c).ok_or_else(|| err(format!("unknown collective {c:?}")))?;
             let level = Level::from_name(l).ok_or_else(|| err(format!("unknown level {l:?}")))?;
-            let int = |what: &str, v: &str| -> Result<u64, TopoError> {
+            let int = |what: &str, v: &str| -> Result<u64, Error> {
                 if v.is_empty()
                     || !v.bytes().all(|b| b.is_ascii_digit())
                     || (v.len() > 1 && v.starts_with('0'))
@@ -275,7 +325,7 @@ impl DecisionTable {
                 v.parse::<u64>()
                     .map_err(|e| err(format!("{what} {v:?}: {e}")))
             };
-            let opt = |what: &str, v: &str| -> Result<Option<u64>, TopoError> {
+            let opt = |what: &str, v: &str| -> Result<Option<u64>, Error> {
                 if v == "-" {
                     Ok(None)
                 } else {
@@ -284,11 +334,11 @@ impl DecisionTable {
             };
             let procs = usize::try_from(int("procs", p)?)
                 .map_err(|_| err(format!("procs {p:?} too large")))?;
-            let min_bytes = int("min_bytes", m)?;
+            let min_size = Bytes::new(int("min_bytes", m)?);
             let algorithm =
                 Algorithm::from_name(a).ok_or_else(|| err(format!("unknown algorithm {a:?}")))?;
-            let segment = opt("segment", s)?;
-            let predicted_ns = opt("predicted_ns", t)?;
+            let segment = opt("segment", s)?.map(Bytes::new);
+            let predicted = opt("predicted_ns", t)?.map(Nanos::new);
             if algorithm.is_segmented() != segment.is_some() {
                 return Err(err(format!(
                     "algorithm {a} {} a segment size",
@@ -303,10 +353,10 @@ impl DecisionTable {
                 collective,
                 level,
                 procs,
-                min_bytes,
+                min_size,
                 algorithm,
                 segment,
-                predicted_ns,
+                predicted,
             };
             if table
                 .rules
@@ -318,7 +368,7 @@ impl DecisionTable {
             table.insert(rule).map_err(|e| err(e.to_string()))?;
         }
         if !header {
-            return Err(TopoError::Parse {
+            return Err(Error::Parse {
                 line: text.lines().count().max(1),
                 reason: format!("missing header {HEADER:?}"),
             });
@@ -326,8 +376,8 @@ impl DecisionTable {
         let mut i = 0;
         while i < table.rules.len() {
             let r = table.rules[i];
-            if r.min_bytes != 0 {
-                return Err(TopoError::MissingZeroRule {
+            if r.min_size.get() != 0 {
+                return Err(Error::MissingZeroRule {
                     collective: r.collective.name(),
                     level: r.level.name(),
                     procs: r.procs,
@@ -347,14 +397,26 @@ impl DecisionTable {
     }
 }
 
-fn validate(rule: &Rule) -> Result<(), TopoError> {
-    crate::trees::check(rule.collective, rule.algorithm, rule.procs, rule.segment)?;
+fn validate(rule: &Rule) -> Result<(), Error> {
+    crate::trees::check(
+        rule.collective,
+        rule.algorithm,
+        rule.procs,
+        rule.segment.map(Bytes::get),
+    )?;
     if !rule.algorithm.is_segmented() && rule.segment.is_some() {
-        return Err(TopoError::UnexpectedSegment {
+        return Err(Error::UnexpectedSegment {
             algorithm: rule.algorithm.name(),
         });
     }
     Ok(())
+}
+
+impl fmt::Display for DecisionTable {
+    /// The text form, as [`DecisionTable::write`] writes it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f)
+    }
 }
 
 #[cfg(test)]
@@ -368,7 +430,7 @@ mod tests {
 
     fn sample() -> DecisionTable {
         let mut t = DecisionTable::new();
-        let sizes: Vec<u64> = (0..23).map(|k| 1 << k).collect();
+        let sizes: Vec<Bytes> = (0..23).map(|k| Bytes::new(1 << k)).collect();
         for c in Collective::ALL {
             t.compute(
                 c,
@@ -394,26 +456,36 @@ mod tests {
         assert_eq!(back.to_text(), text);
         // lookups follow the model's choice at the breakpoints
         let r = t
-            .lookup(Collective::Broadcast, Level::IntraCluster, 8, 1 << 20)
+            .lookup(
+                Collective::Broadcast,
+                Level::IntraCluster,
+                8,
+                Bytes::new(1 << 20),
+            )
             .unwrap();
         assert_eq!(
             (r.algorithm, r.segment),
-            (Algorithm::SegmentedChain, Some(8192))
+            (Algorithm::SegmentedChain, Some(Bytes::from_kib(8)))
         );
         // 12 processes use the 8-process rules; 1 process the smallest group size
         let r12 = t
-            .lookup(Collective::Broadcast, Level::IntraCluster, 12, 1 << 20)
+            .lookup(
+                Collective::Broadcast,
+                Level::IntraCluster,
+                12,
+                Bytes::new(1 << 20),
+            )
             .unwrap();
         assert_eq!(r12.procs, 8);
         assert_eq!(
-            t.lookup(Collective::Broadcast, Level::IntraCluster, 1, 0)
+            t.lookup(Collective::Broadcast, Level::IntraCluster, 1, Bytes::new(0))
                 .unwrap()
                 .procs,
             2
         );
         assert_eq!(
-            t.lookup(Collective::Broadcast, Level::InterCluster, 8, 0),
-            Err(TopoError::NoRule {
+            t.lookup(Collective::Broadcast, Level::InterCluster, 8, Bytes::new(0)),
+            Err(Error::NoRule {
                 collective: "bcast",
                 level: "inter-cluster",
                 procs: 8
@@ -425,19 +497,17 @@ mod tests {
     fn overrides_replace_model_rules() {
         let mut t = sample();
         let n = t.rules().len();
-        let r = Rule {
-            collective: Collective::Broadcast,
-            level: Level::IntraCluster,
-            procs: 8,
-            min_bytes: 0,
-            algorithm: Algorithm::Flat,
-            segment: None,
-            predicted_ns: None,
-        };
+        let r = Rule::new(
+            Collective::Broadcast,
+            Level::IntraCluster,
+            8,
+            Bytes::new(0),
+            Algorithm::Flat,
+        );
         t.insert(r).unwrap();
         assert_eq!(t.rules().len(), n);
         assert_eq!(
-            t.lookup(Collective::Broadcast, Level::IntraCluster, 8, 1)
+            t.lookup(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(1))
                 .unwrap(),
             &r
         );
@@ -446,21 +516,25 @@ mod tests {
                 algorithm: Algorithm::SegmentedChain,
                 ..r
             }),
-            Err(TopoError::ZeroSegment)
+            Err(Error::ZeroSegment)
         );
         assert_eq!(
             t.insert(Rule {
-                segment: Some(4),
+                segment: Some(Bytes::new(4)),
                 ..r
             }),
-            Err(TopoError::UnexpectedSegment { algorithm: "flat" })
+            Err(Error::UnexpectedSegment { algorithm: "flat" })
         );
         // a table built by insert only may lack the size-0 rule
         let mut u = DecisionTable::new();
-        u.insert(Rule { min_bytes: 10, ..r }).unwrap();
+        u.insert(Rule {
+            min_size: Bytes::new(10),
+            ..r
+        })
+        .unwrap();
         assert_eq!(
-            u.lookup(Collective::Broadcast, Level::IntraCluster, 8, 5),
-            Err(TopoError::MissingZeroRule {
+            u.lookup(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(5)),
+            Err(Error::MissingZeroRule {
                 collective: "bcast",
                 level: "intra-cluster",
                 procs: 8
@@ -470,7 +544,7 @@ mod tests {
 
     fn parse_err(text: &str) -> (usize, String) {
         match DecisionTable::parse(text) {
-            Err(TopoError::Parse { line, reason }) => (line, reason),
+            Err(Error::Parse { line, reason }) => (line, reason),
             other => panic!("expected a parse error, got {other:?}"),
         }
     }
@@ -520,7 +594,7 @@ mod tests {
             format!("{h}bcast intra-cluster 8 0 flat - -\nscatter inter-cluster 4 64 flat - -\n");
         assert_eq!(
             DecisionTable::parse(&no_zero),
-            Err(TopoError::MissingZeroRule {
+            Err(Error::MissingZeroRule {
                 collective: "scatter",
                 level: "inter-cluster",
                 procs: 4
@@ -532,7 +606,12 @@ mod tests {
         );
         let t = DecisionTable::parse(&ok).unwrap();
         assert_eq!(t.rules().len(), 2);
-        assert_eq!(t.rules()[0].min_bytes, 0);
+        assert_eq!(t.rules()[0].min_size, Bytes::new(0));
+        assert_eq!(t.rules()[1].predicted, Some(Nanos::new(5)));
+        assert_eq!(
+            t.rules()[1].to_string(),
+            "bcast intra-cluster 8 64 chain - 5"
+        );
     }
 
     fn rule() -> impl Strategy<Value = Rule> {
@@ -550,15 +629,15 @@ mod tests {
                 let collective = Collective::ALL[c];
                 let algs = collective.algorithms();
                 let algorithm = algs[a % algs.len()];
-                Rule {
+                Rule::new(
                     collective,
-                    level: Level::ALL[l],
+                    Level::ALL[l],
                     procs,
-                    min_bytes: if bucket == 0 { 0 } else { bytes },
+                    Bytes::new(if bucket == 0 { 0 } else { bytes }),
                     algorithm,
-                    segment: algorithm.is_segmented().then_some(seg),
-                    predicted_ns: t,
-                }
+                )
+                .segment(algorithm.is_segmented().then_some(Bytes::new(seg)))
+                .predicted(t.map(Nanos::new))
             })
     }
 
@@ -571,7 +650,7 @@ mod tests {
             let mut t = DecisionTable::new();
             for r in rules {
                 t.insert(r).unwrap();
-                t.insert(Rule { min_bytes: 0, ..r }).unwrap();
+                t.insert(Rule { min_size: Bytes::new(0), ..r }).unwrap();
             }
             let text = t.to_text();
             let back = DecisionTable::parse(&text).unwrap();

@@ -1,9 +1,11 @@
 //! The crate's one error type.
 
+use fabric_model::{Bytes, Nanos};
+
 /// Everything that can go wrong in `topo-cluster`: each variant names what was wrong and where.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
-pub enum TopoError {
+pub enum Error {
     /// A row of a matrix does not have one entry per node.
     #[error("{matrix} matrix is not square: row {row} has {len} entries, expected {expected}")]
     NotSquare {
@@ -16,25 +18,24 @@ pub enum TopoError {
         /// The number of rows.
         expected: usize,
     },
-    /// A measured value is negative.
-    #[error("{matrix} matrix: negative value {value} at ({row}, {col})")]
-    Negative {
+    /// A value is `u64::MAX` (nanoseconds or bits per second), which the dense storage
+    /// reserves for "not measured".
+    #[error("{matrix} matrix: value at ({row}, {col}) is u64::MAX, reserved for \"not measured\"")]
+    ValueTooLarge {
         /// `latency` or `throughput`.
         matrix: &'static str,
         /// Row (sender).
         row: usize,
         /// Column (receiver).
         col: usize,
-        /// The value given.
-        value: i64,
     },
     /// A node's latency to itself is measured and not zero.
-    #[error("latency matrix: nonzero diagonal {value} ns at node {node}")]
+    #[error("latency matrix: nonzero diagonal {value} at node {node}")]
     NonzeroDiagonal {
         /// The node.
         node: usize,
         /// The value given.
-        value: i64,
+        value: Nanos,
     },
     /// Symmetry was required and `(row, col)` differs from `(col, row)`.
     #[error("{matrix} matrix: asymmetric pair ({row}, {col}): {forward:?} vs {backward:?}")]
@@ -45,11 +46,14 @@ pub enum TopoError {
         row: usize,
         /// Column of the first entry.
         col: usize,
-        /// Value at `(row, col)` (`None`: not measured).
-        forward: Option<i64>,
+        /// Value at `(row, col)` in nanoseconds or bits per second (`None`: not measured).
+        forward: Option<u64>,
         /// Value at `(col, row)` (`None`: not measured).
-        backward: Option<i64>,
+        backward: Option<u64>,
     },
+    /// The fabric bridge failed ([`crate::LatencyMatrix::from_fabric`]).
+    #[error("fabric: {0}")]
+    Fabric(#[from] fabric_model::Error),
     /// The throughput matrix has a different number of nodes than the latency matrix.
     #[error("throughput matrix has {throughput} nodes, latency matrix {latency}")]
     ThroughputSize {
@@ -106,18 +110,18 @@ pub enum TopoError {
     UnsortedSizes {
         /// Index of the offending point.
         index: usize,
-        /// Its size in bytes.
-        size: u64,
+        /// Its size.
+        size: Bytes,
         /// The previous size.
-        previous: u64,
+        previous: Bytes,
     },
     /// A pLogP parameter is negative, infinite or NaN.
-    #[error("pLogP parameter {what} is {value} at size {size} bytes (must be finite and >= 0)")]
+    #[error("pLogP parameter {what} is {value} at size {size} (must be finite and >= 0)")]
     BadParameter {
         /// `L`, `os`, `or`, `g` or `rtt`.
         what: &'static str,
         /// Message size of the point (0 for L).
-        size: u64,
+        size: Bytes,
         /// The value given.
         value: f64,
     },

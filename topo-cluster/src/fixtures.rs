@@ -1,16 +1,22 @@
 //! Generated inputs: the synthetic 20-machine, six-subnet fixture shaped like the paper's IDPOT
 //! figure, a multi-site grid, and random inter-cluster broadcast instances. All are
-//! deterministic given their seed (ChaCha8).
+//! deterministic given their seed (ChaCha8, [`fabric_model::rng::seeded`]).
 //!
-//! These are synthetic: the paper's measured latencies are not published.
+//! These are synthetic, made for this crate: the paper's measured latencies are not published.
+//! Its Fig. 1 shows the IDPOT grid split into six subnets A–F and counts 21 pLogP measures;
+//! the machine counts per subnet and every latency below are ours, chosen so that the six
+//! groups are well separated under the 20 % bound.
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use fabric_model::Nanos;
+use fabric_model::rng::seeded;
+use rand::Rng;
 
-use crate::{InterInstance, LatencyMatrix, Symmetry};
+use crate::inter::InterInstance;
+use crate::matrix::{LatencyMatrix, Symmetry};
 
 /// A generated latency matrix with machine names and the clusters it was built from.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Fixture {
     /// Pairwise latencies (ns); missing between monitoring domains.
     pub matrix: LatencyMatrix,
@@ -25,7 +31,7 @@ pub const IDPOT_INTRA_US: [u64; 6] = [60, 85, 120, 160, 220, 300];
 /// Sizes of groups A–F of the fixture.
 pub const IDPOT_SIZES: [usize; 6] = [5, 4, 3, 3, 3, 2];
 
-/// The 20-machine fixture of reference §5.1: groups A(5) B(4) C(3) D(3) E(3) F(2), names
+/// The 20-machine IDPOT-shaped fixture: groups A(5) B(4) C(3) D(3) E(3) F(2), names
 /// `A0..A4, B0..B3, …`, intra latency per group from [`IDPOT_INTRA_US`], inter-group latency
 /// `1.6·max(intra) + 40 µs`; with `noise_seed`, every pair gets a factor drawn in [0.97, 1.03]
 /// (per mille, same both directions).
@@ -61,7 +67,7 @@ fn noisy(
     measured: impl Fn(usize, usize) -> bool,
 ) -> LatencyMatrix {
     let n = truth.len();
-    let mut rng = seed.map(ChaCha8Rng::seed_from_u64);
+    let mut rng = seed.map(seeded);
     // upper triangle, row by row (i < j); -1 = not measured
     let mut upper = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for i in 0..n {
@@ -80,13 +86,13 @@ fn noisy(
     }
     // index of (i, j), i < j, in the row-by-row upper triangle
     let at = |i: usize, j: usize| i * n - i * (i + 1) / 2 + (j - i - 1);
-    let v = |i: usize, j: usize| -> Option<i64> {
+    let v = |i: usize, j: usize| -> Option<Nanos> {
         let x = match i.cmp(&j) {
-            std::cmp::Ordering::Equal => return Some(0),
+            std::cmp::Ordering::Equal => return Some(Nanos::ZERO),
             std::cmp::Ordering::Less => upper[at(i, j)],
             std::cmp::Ordering::Greater => upper[at(j, i)],
         };
-        (x >= 0).then_some(x)
+        (x >= 0).then(|| Nanos::new(x.unsigned_abs()))
     };
     LatencyMatrix::from_fn(n, v, Symmetry::Require).expect("generated matrices are valid")
 }
@@ -97,7 +103,7 @@ fn noisy(
 /// monitoring domain per site). Latencies carry ±3 % noise.
 #[must_use]
 pub fn grid(sites: usize, machines_per_site: usize, seed: u64) -> Fixture {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = seeded(seed);
     let mut truth = Vec::new();
     let mut site_of = Vec::new();
     let mut level = Vec::new();
@@ -141,12 +147,12 @@ pub fn grid(sites: usize, machines_per_site: usize, seed: u64) -> Fixture {
         truth,
     }
 }
-/// A random inter-cluster broadcast instance in the style of reference §1.7 (times in ns):
+/// A random inter-cluster broadcast instance of grid-like scale (times in ns):
 /// symmetric links with latency L ∈ [5, 30] ms and gap g either small (∈ [0.5, 2] ms) or large
 /// (∈ [10, 30] ms) with equal chance, intra-cluster times T ∈ [5, 120] ms, root 0.
 #[must_use]
 pub fn random_inter_instance(clusters: usize, seed: u64) -> InterInstance {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = seeded(seed);
     let c = clusters;
     let mut latency = vec![0.0; c * c];
     let mut gap = vec![0.0; c * c];

@@ -28,9 +28,12 @@ mod tests {
     /// Replays every committed corpus file through the harness (stable `cargo test`).
     #[test]
     fn replay_corpus() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/topo_decision_table");
+        let dir = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/corpus/topo_decision_table"
+        ));
         let mut n = 0;
-        for entry in std::fs::read_dir(&dir).expect("corpus folder exists") {
+        for entry in std::fs::read_dir(dir).expect("corpus folder exists") {
             let path = entry.expect("readable entry").path();
             let data = std::fs::read(&path).expect("readable corpus file");
             super::decision_table(&data);

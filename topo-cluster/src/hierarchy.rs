@@ -5,30 +5,31 @@
 //! turns the hierarchy into `MPI_Comm_split(colour, key)` arguments, one per rank and level.
 
 use std::collections::HashMap;
+use std::fmt;
 
-use crate::{Partition, TopoError};
+use crate::{Error, Partition};
 
 /// Groups ranks by host name: machine `k` is the `k`-th distinct name in rank order.
 ///
 /// # Errors
-/// [`TopoError::EmptyHostName`] for an empty name.
+/// [`Error::EmptyHostName`] for an empty name.
 ///
 /// # Complexity
 /// O(R) expected time for R ranks (hashing the names).
 ///
 /// # Example
 /// ```
-/// let machines = topo_cluster::group_by_host(&["n1", "n2", "n1"])?;
+/// let machines = topo_cluster::hierarchy::group_by_host(&["n1", "n2", "n1"])?;
 /// assert_eq!(machines.labels(), &[0, 1, 0]);
-/// # Ok::<(), topo_cluster::TopoError>(())
+/// # Ok::<(), topo_cluster::Error>(())
 /// ```
-pub fn group_by_host<S: AsRef<str>>(hosts: &[S]) -> Result<Partition, TopoError> {
+pub fn group_by_host<S: AsRef<str>>(hosts: &[S]) -> Result<Partition, Error> {
     let mut ids: HashMap<&str, usize> = HashMap::new();
     let mut raw = Vec::with_capacity(hosts.len());
     for (rank, h) in hosts.iter().enumerate() {
         let h = h.as_ref();
         if h.is_empty() {
-            return Err(TopoError::EmptyHostName { rank });
+            return Err(Error::EmptyHostName { rank });
         }
         let next = ids.len();
         raw.push(*ids.entry(h).or_insert(next));
@@ -68,9 +69,17 @@ impl Level {
     }
 }
 
+impl fmt::Display for Level {
+    /// The name used in text forms (`intra-machine`, `intra-cluster`, `inter-cluster`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// The arguments of one rank's `MPI_Comm_split` for one level: `colour` is `None` where the
 /// rank passes `MPI_UNDEFINED` (it is not a member of that level's communicators).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Split {
     /// The colour, or `None` for `MPI_UNDEFINED`.
     pub colour: Option<u32>,
@@ -80,7 +89,8 @@ pub struct Split {
 
 /// Where one rank sits in the hierarchy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Placement {
+#[non_exhaustive]
+pub struct Position {
     /// Its logical cluster (subnet).
     pub cluster: usize,
     /// Its machine (node of the latency matrix).
@@ -98,7 +108,7 @@ pub struct Placement {
 /// a regular layout).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hierarchy {
-    placements: Vec<Placement>,
+    positions: Vec<Position>,
     clusters: usize,
 }
 
@@ -107,8 +117,8 @@ impl Hierarchy {
     /// matrix, and the logical clusters of those nodes.
     ///
     /// # Errors
-    /// [`TopoError::NameCount`], [`TopoError::DuplicateNodeName`], [`TopoError::EmptyHostName`],
-    /// [`TopoError::UnknownHost`].
+    /// [`Error::NameCount`], [`Error::DuplicateNodeName`], [`Error::EmptyHostName`],
+    /// [`Error::UnknownHost`].
     ///
     /// # Complexity
     /// O(R + n) expected time for R ranks and n nodes.
@@ -116,9 +126,9 @@ impl Hierarchy {
         rank_hosts: &[S],
         node_names: &[T],
         clusters: &Partition,
-    ) -> Result<Self, TopoError> {
+    ) -> Result<Self, Error> {
         if node_names.len() != clusters.node_count() {
-            return Err(TopoError::NameCount {
+            return Err(Error::NameCount {
                 names: node_names.len(),
                 nodes: clusters.node_count(),
             });
@@ -126,7 +136,7 @@ impl Hierarchy {
         let mut node_of: HashMap<&str, usize> = HashMap::new();
         for (i, name) in node_names.iter().enumerate() {
             if let Some(first) = node_of.insert(name.as_ref(), i) {
-                return Err(TopoError::DuplicateNodeName {
+                return Err(Error::DuplicateNodeName {
                     name: name.as_ref().to_owned(),
                     first,
                     second: i,
@@ -135,13 +145,13 @@ impl Hierarchy {
         }
         let mut local_count = vec![0_usize; node_names.len()];
         let mut cluster_seen = vec![false; clusters.len()];
-        let mut placements = Vec::with_capacity(rank_hosts.len());
+        let mut positions = Vec::with_capacity(rank_hosts.len());
         for (rank, host) in rank_hosts.iter().enumerate() {
             let host = host.as_ref();
             if host.is_empty() {
-                return Err(TopoError::EmptyHostName { rank });
+                return Err(Error::EmptyHostName { rank });
             }
-            let &machine = node_of.get(host).ok_or_else(|| TopoError::UnknownHost {
+            let &machine = node_of.get(host).ok_or_else(|| Error::UnknownHost {
                 rank,
                 host: host.to_owned(),
             })?;
@@ -150,7 +160,7 @@ impl Hierarchy {
             local_count[machine] += 1;
             let cluster_leader = !cluster_seen[cluster];
             cluster_seen[cluster] = true;
-            placements.push(Placement {
+            positions.push(Position {
                 cluster,
                 machine,
                 local_rank,
@@ -159,15 +169,15 @@ impl Hierarchy {
             });
         }
         Ok(Self {
-            placements,
+            positions,
             clusters: clusters.len(),
         })
     }
 
     /// Where every rank sits.
     #[must_use]
-    pub fn placements(&self) -> &[Placement] {
-        &self.placements
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
     }
 
     /// Number of logical clusters of the partition (some may have no rank).
@@ -185,7 +195,7 @@ impl Hierarchy {
     /// O(R).
     #[must_use]
     pub fn splits(&self, level: Level) -> Vec<Split> {
-        self.placements
+        self.positions
             .iter()
             .enumerate()
             .map(|(rank, p)| {
@@ -242,7 +252,7 @@ mod tests {
         assert_eq!(p.labels(), &[0, 1, 0, 2, 1]);
         assert_eq!(
             group_by_host(&["a", ""]),
-            Err(TopoError::EmptyHostName { rank: 1 })
+            Err(Error::EmptyHostName { rank: 1 })
         );
     }
 
@@ -282,7 +292,7 @@ mod tests {
                 key: 3
             }
         );
-        assert_eq!(h.placements()[5].local_rank, 2);
+        assert_eq!(h.positions()[5].local_rank, 2);
         assert_eq!(h.cluster_count(), 2);
     }
 
@@ -291,14 +301,14 @@ mod tests {
         let c = Partition::from_raw_labels(&[0, 1]);
         assert_eq!(
             Hierarchy::build(&["x"], &["a", "b"], &c),
-            Err(TopoError::UnknownHost {
+            Err(Error::UnknownHost {
                 rank: 0,
                 host: "x".into()
             })
         );
         assert_eq!(
             Hierarchy::build(&["a"], &["a", "a"], &c),
-            Err(TopoError::DuplicateNodeName {
+            Err(Error::DuplicateNodeName {
                 name: "a".into(),
                 first: 0,
                 second: 1
@@ -306,11 +316,11 @@ mod tests {
         );
         assert_eq!(
             Hierarchy::build(&["a"], &["a"], &c),
-            Err(TopoError::NameCount { names: 1, nodes: 2 })
+            Err(Error::NameCount { names: 1, nodes: 2 })
         );
         assert_eq!(
             Hierarchy::build(&["a", ""], &["a", "b"], &c),
-            Err(TopoError::EmptyHostName { rank: 1 })
+            Err(Error::EmptyHostName { rank: 1 })
         );
     }
 
@@ -342,17 +352,17 @@ mod tests {
             all.sort_unstable();
             prop_assert_eq!(all, (0..hosts.len()).collect::<Vec<_>>());
             for comm in &machines {
-                let m = h.placements()[comm[0]].machine;
-                prop_assert!(comm.iter().all(|&r| h.placements()[r].machine == m));
-                prop_assert!(h.placements()[comm[0]].machine_leader);
-                prop_assert!(comm[1..].iter().all(|&r| !h.placements()[r].machine_leader));
+                let m = h.positions()[comm[0]].machine;
+                prop_assert!(comm.iter().all(|&r| h.positions()[r].machine == m));
+                prop_assert!(h.positions()[comm[0]].machine_leader);
+                prop_assert!(comm[1..].iter().all(|&r| !h.positions()[r].machine_leader));
             }
             for comm in h.communicators(Level::IntraCluster) {
-                let c = h.placements()[comm[0]].cluster;
-                prop_assert!(comm.iter().all(|&r| h.placements()[r].cluster == c && h.placements()[r].machine_leader));
+                let c = h.positions()[comm[0]].cluster;
+                prop_assert!(comm.iter().all(|&r| h.positions()[r].cluster == c && h.positions()[r].machine_leader));
             }
             let inter = h.communicators(Level::InterCluster);
-            let used: std::collections::BTreeSet<usize> = h.placements().iter().map(|p| p.cluster).collect();
+            let used: std::collections::BTreeSet<usize> = h.positions().iter().map(|p| p.cluster).collect();
             prop_assert_eq!(inter.concat().len(), used.len());
         }
     }

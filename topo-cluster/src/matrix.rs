@@ -1,20 +1,25 @@
 //! The latency (and optional throughput) matrix the clustering reads.
 //!
-//! Entries are integer nanoseconds (throughput: bytes per second), `None` meaning "not measured"
-//! (the pairs that belong to different monitoring domains, paper §3.1). The matrix is directed:
+//! Entries are [`Nanos`] (throughput: [`BitsPerSec`]), `None` meaning "not measured" (the
+//! pairs that belong to different monitoring domains, paper §3.1). The matrix is directed:
 //! `(i, j)` is the measurement from `i` to `j`; the clustering reads a symmetric value per pair
 //! through the matrix's [`Symmetry`] policy.
 
-use crate::TopoError;
+use fabric_model::bridge::{LatencyModel, latency_matrix};
+use fabric_model::{BitsPerSec, Fabric, HopTable, Nanos, NodeId};
 
-/// Sentinel for "not measured" in the dense storage (input values are `i64`, so it cannot clash).
+use crate::Error;
+
+/// Sentinel for "not measured" in the dense storage; an input of `u64::MAX` is refused
+/// ([`Error::ValueTooLarge`]), so it cannot clash.
 const MISSING: u64 = u64::MAX;
 
 /// How the two directions of a pair are combined into one value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Symmetry {
     /// Both directions must be equal (or both missing); anything else is
-    /// [`TopoError::Asymmetric`].
+    /// [`Error::Asymmetric`].
     Require,
     /// The mean of both directions, rounded down, when both exist; otherwise the one present.
     #[default]
@@ -34,27 +39,23 @@ impl Dense {
     fn build(
         matrix: &'static str,
         n: usize,
-        mut at: impl FnMut(usize, usize) -> Option<i64>,
+        mut at: impl FnMut(usize, usize) -> Option<u64>,
         diagonal_zero: bool,
         symmetry: Symmetry,
-    ) -> Result<Self, TopoError> {
+    ) -> Result<Self, Error> {
         let mut values = Vec::with_capacity(n * n);
         for row in 0..n {
             for col in 0..n {
                 let v = at(row, col);
                 match v {
-                    Some(value) if value < 0 => {
-                        return Err(TopoError::Negative {
-                            matrix,
-                            row,
-                            col,
-                            value,
+                    Some(MISSING) => return Err(Error::ValueTooLarge { matrix, row, col }),
+                    Some(value) if diagonal_zero && row == col && value != 0 => {
+                        return Err(Error::NonzeroDiagonal {
+                            node: row,
+                            value: Nanos::new(value),
                         });
                     }
-                    Some(value) if diagonal_zero && row == col && value != 0 => {
-                        return Err(TopoError::NonzeroDiagonal { node: row, value });
-                    }
-                    Some(value) => values.push(value.unsigned_abs()),
+                    Some(value) => values.push(value),
                     None => values.push(MISSING),
                 }
             }
@@ -65,12 +66,12 @@ impl Dense {
                 for col in row + 1..n {
                     let (f, b) = (dense.raw(row, col), dense.raw(col, row));
                     if f != b {
-                        return Err(TopoError::Asymmetric {
+                        return Err(Error::Asymmetric {
                             matrix,
                             row,
                             col,
-                            forward: f.and_then(|x| i64::try_from(x).ok()),
-                            backward: b.and_then(|x| i64::try_from(x).ok()),
+                            forward: f,
+                            backward: b,
                         });
                     }
                 }
@@ -126,10 +127,10 @@ fn combine(a: Option<u64>, b: Option<u64>, symmetry: Symmetry) -> Option<u64> {
     }
 }
 
-fn check_rows<T>(matrix: &'static str, rows: &[Vec<T>]) -> Result<(), TopoError> {
+fn check_rows<T>(matrix: &'static str, rows: &[Vec<T>]) -> Result<(), Error> {
     let n = rows.len();
     match rows.iter().position(|r| r.len() != n) {
-        Some(row) => Err(TopoError::NotSquare {
+        Some(row) => Err(Error::NotSquare {
             matrix,
             row,
             len: rows[row].len(),
@@ -139,22 +140,24 @@ fn check_rows<T>(matrix: &'static str, rows: &[Vec<T>]) -> Result<(), TopoError>
     }
 }
 
-/// Pairwise latencies (integer nanoseconds) between `n` nodes (machines), some pairs unmeasured,
-/// with optional throughputs (bytes per second) of the same shape.
+/// Pairwise latencies between `n` nodes (machines, or ranks), some pairs unmeasured, with
+/// optional throughputs of the same shape.
 ///
-/// Validation on construction: square, no negative value, a zero (or missing) diagonal, and,
-/// under [`Symmetry::Require`], equal directions.
+/// Validation on construction: square, a zero (or missing) diagonal, no value of `u64::MAX`
+/// (reserved), and, under [`Symmetry::Require`], equal directions.
 ///
 /// # Example
 /// ```
-/// use topo_cluster::{LatencyMatrix, Symmetry};
+/// use fabric_model::Nanos;
+/// use topo_cluster::{LatencyMatrix, matrix::Symmetry};
+/// let ns = |v| Some(Nanos::new(v));
 /// let m = LatencyMatrix::from_rows(
-///     &[vec![Some(0), Some(50), None], vec![Some(50), Some(0), None], vec![None, None, Some(0)]],
+///     &[vec![ns(0), ns(50), None], vec![ns(50), ns(0), None], vec![None, None, ns(0)]],
 ///     Symmetry::Require,
 /// )?;
-/// assert_eq!(m.pair(0, 1), Some(50));
+/// assert_eq!(m.pair(0, 1), Some(Nanos::new(50)));
 /// assert_eq!(m.pair(0, 2), None);
-/// # Ok::<(), topo_cluster::TopoError>(())
+/// # Ok::<(), topo_cluster::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LatencyMatrix {
@@ -164,15 +167,15 @@ pub struct LatencyMatrix {
 }
 
 impl LatencyMatrix {
-    /// A matrix from rows of optional nanosecond values.
+    /// A matrix from rows of optional latencies.
     ///
     /// # Errors
-    /// [`TopoError::NotSquare`], [`TopoError::Negative`], [`TopoError::NonzeroDiagonal`],
-    /// [`TopoError::Asymmetric`] (only under [`Symmetry::Require`]).
+    /// [`Error::NotSquare`], [`Error::ValueTooLarge`], [`Error::NonzeroDiagonal`],
+    /// [`Error::Asymmetric`] (only under [`Symmetry::Require`]).
     ///
     /// # Complexity
     /// O(n²) time and memory.
-    pub fn from_rows(rows: &[Vec<Option<i64>>], symmetry: Symmetry) -> Result<Self, TopoError> {
+    pub fn from_rows(rows: &[Vec<Option<Nanos>>], symmetry: Symmetry) -> Result<Self, Error> {
         check_rows("latency", rows)?;
         Self::from_fn(rows.len(), |i, j| rows[i][j], symmetry)
     }
@@ -186,25 +189,81 @@ impl LatencyMatrix {
     /// O(n²) time and memory (8 bytes per entry).
     pub fn from_fn(
         n: usize,
-        at: impl FnMut(usize, usize) -> Option<i64>,
+        mut at: impl FnMut(usize, usize) -> Option<Nanos>,
         symmetry: Symmetry,
-    ) -> Result<Self, TopoError> {
+    ) -> Result<Self, Error> {
         Ok(Self {
-            latency: Dense::build("latency", n, at, true, symmetry)?,
+            latency: Dense::build(
+                "latency",
+                n,
+                |i, j| at(i, j).map(Nanos::get),
+                true,
+                symmetry,
+            )?,
             throughput: None,
             symmetry,
         })
     }
 
-    /// Adds throughputs (bytes per second), same shape; the diagonal is ignored.
+    /// The bridge from a fabric: node `r` of the matrix is rank `r`, placed on terminal
+    /// `ranks[r]` (as [`fabric_model::place`] returns), and the latency of `(a, b)` is
+    /// [`fabric_model::bridge::latency_matrix`]'s: the sum of the link latencies on the min-hop
+    /// path, plus `model.per_switch` per switch crossed, plus the serialisation of
+    /// `model.message` at the slowest link's rate; `model.intra_node` between two ranks on one
+    /// terminal, and 0 from a rank to itself. Every pair is measured; the directions are
+    /// combined by [`Symmetry::Mean`] (min-hop paths may differ by direction).
     ///
     /// # Errors
-    /// [`TopoError::NotSquare`], [`TopoError::ThroughputSize`], [`TopoError::Negative`],
-    /// [`TopoError::Asymmetric`] (under [`Symmetry::Require`]).
-    pub fn with_throughput(mut self, rows: &[Vec<Option<i64>>]) -> Result<Self, TopoError> {
+    /// [`Error::Fabric`] for the errors of [`fabric_model::bridge::latency_matrix`] (an unknown
+    /// node, a foreign hop table, two ranks that cannot reach each other);
+    /// [`Error::ValueTooLarge`] if a latency saturated at [`Nanos::MAX`].
+    ///
+    /// # Complexity
+    /// O(T² × hops × radix + n²) for T distinct terminals among the `n` ranks.
+    ///
+    /// # Example
+    /// ```
+    /// use fabric_model::{Bytes, HopTable, Nanos, Placement, bridge::LatencyModel, generators, place};
+    /// use topo_cluster::LatencyMatrix;
+    ///
+    /// let f = generators::fat_tree(4)?;
+    /// let hops = HopTable::new(&f)?;
+    /// let ranks = place(f.terminals(), 4, 1, Placement::Block)?;
+    /// let m = LatencyMatrix::from_fabric(&f, &hops, &ranks, &LatencyModel::new(Bytes::new(0)))?;
+    /// assert_eq!(m.pair(0, 1), Some(Nanos::new(200))); // two 100 ns links via their leaf
+    /// assert_eq!(m.pair(0, 2), Some(Nanos::new(400))); // up to the pod's spine and down
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_fabric(
+        fabric: &Fabric,
+        hops: &HopTable,
+        ranks: &[NodeId],
+        model: &LatencyModel,
+    ) -> Result<Self, Error> {
+        let n = ranks.len();
+        let values = latency_matrix(fabric, hops, ranks, model)?;
+        Self::from_fn(
+            n,
+            |i, j| {
+                Some(if i == j {
+                    Nanos::ZERO
+                } else {
+                    values[i * n + j]
+                })
+            },
+            Symmetry::Mean,
+        )
+    }
+
+    /// Adds throughputs, same shape; the diagonal is ignored.
+    ///
+    /// # Errors
+    /// [`Error::NotSquare`], [`Error::ThroughputSize`], [`Error::ValueTooLarge`],
+    /// [`Error::Asymmetric`] (under [`Symmetry::Require`]).
+    pub fn with_throughput(mut self, rows: &[Vec<Option<BitsPerSec>>]) -> Result<Self, Error> {
         check_rows("throughput", rows)?;
         if rows.len() != self.len() {
-            return Err(TopoError::ThroughputSize {
+            return Err(Error::ThroughputSize {
                 latency: self.len(),
                 throughput: rows.len(),
             });
@@ -212,7 +271,7 @@ impl LatencyMatrix {
         self.throughput = Some(Dense::build(
             "throughput",
             rows.len(),
-            |i, j| rows[i][j],
+            |i, j| rows[i][j].map(BitsPerSec::get),
             false,
             self.symmetry,
         )?);
@@ -242,8 +301,8 @@ impl LatencyMatrix {
     /// # Panics
     /// If `i` or `j` is not below [`LatencyMatrix::len`].
     #[must_use]
-    pub fn directed(&self, i: usize, j: usize) -> Option<u64> {
-        self.latency.raw(i, j)
+    pub fn directed(&self, i: usize, j: usize) -> Option<Nanos> {
+        self.latency.raw(i, j).map(Nanos::new)
     }
 
     /// The latency of the pair `{i, j}` under the matrix's [`Symmetry`] policy.
@@ -251,8 +310,8 @@ impl LatencyMatrix {
     /// # Panics
     /// If `i` or `j` is not below [`LatencyMatrix::len`].
     #[must_use]
-    pub fn pair(&self, i: usize, j: usize) -> Option<u64> {
-        self.latency.pair(i, j, self.symmetry)
+    pub fn pair(&self, i: usize, j: usize) -> Option<Nanos> {
+        self.latency.pair(i, j, self.symmetry).map(Nanos::new)
     }
 
     /// The throughput of the pair `{i, j}`, when throughputs were given and the pair measured.
@@ -260,10 +319,11 @@ impl LatencyMatrix {
     /// # Panics
     /// If `i` or `j` is not below [`LatencyMatrix::len`].
     #[must_use]
-    pub fn pair_throughput(&self, i: usize, j: usize) -> Option<u64> {
+    pub fn pair_throughput(&self, i: usize, j: usize) -> Option<BitsPerSec> {
         self.throughput
             .as_ref()
             .and_then(|t| t.pair(i, j, self.symmetry))
+            .map(BitsPerSec::new)
     }
 
     /// Calls `f(i, j, latency)` for every measured pair `i < j` (symmetrised by the matrix's
@@ -271,8 +331,9 @@ impl LatencyMatrix {
     ///
     /// # Complexity
     /// O(n²), reading the matrix tile by tile.
-    pub fn for_each_pair(&self, f: impl FnMut(usize, usize, u64)) {
-        self.latency.for_each_pair(self.symmetry, f);
+    pub fn for_each_pair(&self, mut f: impl FnMut(usize, usize, Nanos)) {
+        self.latency
+            .for_each_pair(self.symmetry, |i, j, v| f(i, j, Nanos::new(v)));
     }
 
     /// Whether throughputs were given.
@@ -286,12 +347,27 @@ impl LatencyMatrix {
 mod tests {
     use super::*;
 
+    fn ns(rows: &[Vec<Option<u64>>]) -> Vec<Vec<Option<Nanos>>> {
+        rows.iter()
+            .map(|r| r.iter().map(|v| v.map(Nanos::new)).collect())
+            .collect()
+    }
+
+    fn bps(rows: &[Vec<Option<u64>>]) -> Vec<Vec<Option<BitsPerSec>>> {
+        rows.iter()
+            .map(|r| r.iter().map(|v| v.map(BitsPerSec::new)).collect())
+            .collect()
+    }
+
     #[test]
     fn not_square() {
-        let e = LatencyMatrix::from_rows(&[vec![Some(0), Some(1)], vec![Some(1)]], Symmetry::Mean);
+        let e = LatencyMatrix::from_rows(
+            &ns(&[vec![Some(0), Some(1)], vec![Some(1)]]),
+            Symmetry::Mean,
+        );
         assert_eq!(
             e,
-            Err(TopoError::NotSquare {
+            Err(Error::NotSquare {
                 matrix: "latency",
                 row: 1,
                 len: 1,
@@ -301,18 +377,17 @@ mod tests {
     }
 
     #[test]
-    fn negative() {
+    fn reserved_value() {
         let e = LatencyMatrix::from_rows(
-            &[vec![Some(0), Some(-3)], vec![Some(1), Some(0)]],
+            &ns(&[vec![Some(0), Some(u64::MAX)], vec![Some(1), Some(0)]]),
             Symmetry::Mean,
         );
         assert_eq!(
             e,
-            Err(TopoError::Negative {
+            Err(Error::ValueTooLarge {
                 matrix: "latency",
                 row: 0,
                 col: 1,
-                value: -3
             })
         );
     }
@@ -320,24 +395,30 @@ mod tests {
     #[test]
     fn nonzero_diagonal() {
         let e = LatencyMatrix::from_rows(
-            &[vec![Some(0), Some(3)], vec![Some(3), Some(7)]],
+            &ns(&[vec![Some(0), Some(3)], vec![Some(3), Some(7)]]),
             Symmetry::Mean,
         );
-        assert_eq!(e, Err(TopoError::NonzeroDiagonal { node: 1, value: 7 }));
+        assert_eq!(
+            e,
+            Err(Error::NonzeroDiagonal {
+                node: 1,
+                value: Nanos::new(7)
+            })
+        );
         // a missing diagonal is fine
         assert!(LatencyMatrix::from_rows(&[vec![None]], Symmetry::Require).is_ok());
     }
 
     #[test]
     fn asymmetry_only_when_required() {
-        let rows = [
+        let rows = ns(&[
             vec![Some(0), Some(10), Some(4)],
             vec![Some(20), Some(0), None],
             vec![None, None, Some(0)],
-        ];
+        ]);
         assert_eq!(
             LatencyMatrix::from_rows(&rows, Symmetry::Require),
-            Err(TopoError::Asymmetric {
+            Err(Error::Asymmetric {
                 matrix: "latency",
                 row: 0,
                 col: 1,
@@ -346,53 +427,52 @@ mod tests {
             })
         );
         let mean = LatencyMatrix::from_rows(&rows, Symmetry::Mean).unwrap();
-        assert_eq!(mean.pair(0, 1), Some(15));
-        assert_eq!(mean.pair(2, 0), Some(4));
-        assert_eq!(mean.directed(1, 0), Some(20));
+        assert_eq!(mean.pair(0, 1), Some(Nanos::new(15)));
+        assert_eq!(mean.pair(2, 0), Some(Nanos::new(4)));
+        assert_eq!(mean.directed(1, 0), Some(Nanos::new(20)));
         let max = LatencyMatrix::from_rows(&rows, Symmetry::Max).unwrap();
-        assert_eq!(max.pair(1, 0), Some(20));
+        assert_eq!(max.pair(1, 0), Some(Nanos::new(20)));
         assert_eq!(max.pair(1, 2), None);
     }
 
     #[test]
     fn mean_does_not_overflow() {
-        let big = i64::MAX;
+        let big = u64::MAX - 1;
         let m = LatencyMatrix::from_rows(
-            &[vec![Some(0), Some(big)], vec![Some(big - 1), Some(0)]],
+            &ns(&[vec![Some(0), Some(big)], vec![Some(big - 1), Some(0)]]),
             Symmetry::Mean,
         )
         .unwrap();
-        assert_eq!(m.pair(0, 1), Some(big.unsigned_abs() - 1));
+        assert_eq!(m.pair(0, 1), Some(Nanos::new(big - 1)));
     }
 
     #[test]
     fn throughput_validation() {
         let m = LatencyMatrix::from_rows(
-            &[vec![Some(0), Some(1)], vec![Some(1), Some(0)]],
+            &ns(&[vec![Some(0), Some(1)], vec![Some(1), Some(0)]]),
             Symmetry::Require,
         )
         .unwrap();
         assert_eq!(
             m.clone().with_throughput(&[vec![None]]),
-            Err(TopoError::ThroughputSize {
+            Err(Error::ThroughputSize {
                 latency: 2,
                 throughput: 1
             })
         );
         assert_eq!(
             m.clone()
-                .with_throughput(&[vec![None, Some(-1)], vec![Some(1), None]]),
-            Err(TopoError::Negative {
+                .with_throughput(&bps(&[vec![None, Some(u64::MAX)], vec![Some(1), None]])),
+            Err(Error::ValueTooLarge {
                 matrix: "throughput",
                 row: 0,
                 col: 1,
-                value: -1
             })
         );
         assert_eq!(
             m.clone()
-                .with_throughput(&[vec![None, Some(2)], vec![Some(1)]]),
-            Err(TopoError::NotSquare {
+                .with_throughput(&bps(&[vec![None, Some(2)], vec![Some(1)]])),
+            Err(Error::NotSquare {
                 matrix: "throughput",
                 row: 1,
                 len: 1,
@@ -401,15 +481,15 @@ mod tests {
         );
         assert!(matches!(
             m.clone()
-                .with_throughput(&[vec![None, Some(2)], vec![Some(1), None]]),
-            Err(TopoError::Asymmetric {
+                .with_throughput(&bps(&[vec![None, Some(2)], vec![Some(1), None]])),
+            Err(Error::Asymmetric {
                 matrix: "throughput",
                 ..
             })
         ));
         let ok = m
-            .with_throughput(&[vec![Some(9), Some(2)], vec![Some(2), None]])
+            .with_throughput(&bps(&[vec![Some(9), Some(2)], vec![Some(2), None]]))
             .unwrap();
-        assert_eq!(ok.pair_throughput(1, 0), Some(2));
+        assert_eq!(ok.pair_throughput(1, 0), Some(BitsPerSec::new(2)));
     }
 }

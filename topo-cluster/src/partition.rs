@@ -1,6 +1,7 @@
 //! A partition of nodes into groups, labelled in first-appearance order.
 
 use std::collections::HashMap;
+use std::fmt;
 
 /// Disjoint groups covering nodes `0..n`; group `k` is the `k`-th group to appear when the
 /// nodes are read in order, and each group lists its nodes in increasing order.
@@ -73,6 +74,26 @@ impl Partition {
     }
 }
 
+impl fmt::Display for Partition {
+    /// The groups in label order, each as its nodes: `{0 1 2} {3} {4 5}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (k, g) in self.groups.iter().enumerate() {
+            if k > 0 {
+                f.write_str(" ")?;
+            }
+            f.write_str("{")?;
+            for (i, node) in g.iter().enumerate() {
+                if i > 0 {
+                    f.write_str(" ")?;
+                }
+                write!(f, "{node}")?;
+            }
+            f.write_str("}")?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +106,7 @@ mod tests {
         assert_eq!(p.len(), 3);
         assert_eq!(p.node_count(), 4);
         assert!(Partition::from_raw_labels(&[]).is_empty());
+        assert_eq!(p.to_string(), "{0 2} {1} {3}");
+        assert_eq!(Partition::from_raw_labels(&[]).to_string(), "");
     }
 }

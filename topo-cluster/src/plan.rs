@@ -1,10 +1,11 @@
 //! The pLogP measurement plan (paper §4): one sample inside each logical cluster and one per
 //! pair of clusters, C(C+1) directed measures, C(C+1)/2 with symmetric links.
 
-use crate::{PLogP, Partition, TopoError};
+use crate::{Error, PLogP, Partition};
 
 /// Whether a link measured one way stands for both directions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Links {
     /// a → b = b → a: one measure per pair (C(C+1)/2 in all).
     Symmetric,
@@ -15,6 +16,7 @@ pub enum Links {
 /// One pLogP measurement to run: `sender` (a node of the latency matrix) measures towards
 /// `receiver`. `from == to` for the intra-cluster sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Measurement {
     /// Sender's cluster.
     pub from: usize,
@@ -45,12 +47,13 @@ impl MeasurementPlan {
     ///
     /// # Example
     /// ```
-    /// use topo_cluster::{fixtures, logical_clusters, ClusterParams, Links, MeasurementPlan};
+    /// use topo_cluster::plan::Links;
+    /// use topo_cluster::{fixtures, logical_clusters, ClusterParams, MeasurementPlan};
     /// let f = fixtures::idpot(None);
     /// let c = logical_clusters(&f.matrix, &ClusterParams::default())?;
     /// assert_eq!(MeasurementPlan::new(&c, Links::Symmetric).len(), 21);
     /// assert_eq!(MeasurementPlan::new(&c, Links::Directed).len(), 42);
-    /// # Ok::<(), topo_cluster::TopoError>(())
+    /// # Ok::<(), topo_cluster::Error>(())
     /// ```
     #[must_use]
     pub fn new(clusters: &Partition, links: Links) -> Self {
@@ -147,17 +150,17 @@ impl PlanResults<'_> {
     /// Records the parameters of plan item `item`.
     ///
     /// # Errors
-    /// [`TopoError::NoSuchItem`], [`TopoError::DuplicateMeasurement`].
-    pub fn record(&mut self, item: usize, params: PLogP) -> Result<(), TopoError> {
+    /// [`Error::NoSuchItem`], [`Error::DuplicateMeasurement`].
+    pub fn record(&mut self, item: usize, params: PLogP) -> Result<(), Error> {
         let len = self.got.len();
         let m = *self
             .plan
             .items
             .get(item)
-            .ok_or(TopoError::NoSuchItem { item, len })?;
+            .ok_or(Error::NoSuchItem { item, len })?;
         let slot = &mut self.got[item];
         if slot.is_some() {
-            return Err(TopoError::DuplicateMeasurement {
+            return Err(Error::DuplicateMeasurement {
                 item,
                 from: m.from,
                 to: m.to,
@@ -170,14 +173,14 @@ impl PlanResults<'_> {
     /// Records the parameters measured from node `sender` to node `receiver`.
     ///
     /// # Errors
-    /// [`TopoError::NotInPlan`] (a node that appears in no item is reported with cluster
-    /// `usize::MAX`), [`TopoError::DuplicateMeasurement`].
+    /// [`Error::NotInPlan`] (a node that appears in no item is reported with cluster
+    /// `usize::MAX`), [`Error::DuplicateMeasurement`].
     pub fn record_pair(
         &mut self,
         sender: usize,
         receiver: usize,
         params: PLogP,
-    ) -> Result<(), TopoError> {
+    ) -> Result<(), Error> {
         let plan = self.plan;
         match plan
             .items
@@ -196,7 +199,7 @@ impl PlanResults<'_> {
                         })
                         .unwrap_or(usize::MAX)
                 };
-                Err(TopoError::NotInPlan {
+                Err(Error::NotInPlan {
                     from: cluster(sender),
                     to: cluster(receiver),
                     sender,
@@ -209,12 +212,12 @@ impl PlanResults<'_> {
     /// The per-cluster-pair models, once every item is recorded.
     ///
     /// # Errors
-    /// [`TopoError::MissingMeasurement`] naming the first item without parameters.
-    pub fn finish(self) -> Result<LinkModels, TopoError> {
+    /// [`Error::MissingMeasurement`] naming the first item without parameters.
+    pub fn finish(self) -> Result<LinkModels, Error> {
         let c = self.plan.coordinators.len();
         let mut models = vec![None; c * c];
         for (item, (m, p)) in self.plan.items.iter().zip(self.got).enumerate() {
-            let p = p.ok_or(TopoError::MissingMeasurement {
+            let p = p.ok_or(Error::MissingMeasurement {
                 item,
                 from: m.from,
                 to: m.to,
@@ -257,10 +260,10 @@ impl LinkModels {
     /// Sets the model of messages from cluster `from` to cluster `to`.
     ///
     /// # Errors
-    /// [`TopoError::MissingModel`] naming the pair when a cluster index is out of range.
-    pub fn set(&mut self, from: usize, to: usize, params: PLogP) -> Result<(), TopoError> {
+    /// [`Error::MissingModel`] naming the pair when a cluster index is out of range.
+    pub fn set(&mut self, from: usize, to: usize, params: PLogP) -> Result<(), Error> {
         if from >= self.clusters || to >= self.clusters {
-            return Err(TopoError::MissingModel { from, to });
+            return Err(Error::MissingModel { from, to });
         }
         self.models[from * self.clusters + to] = Some(params);
         Ok(())
@@ -339,12 +342,12 @@ mod tests {
         let mut r = plan.collect();
         assert_eq!(
             r.record(5, lin(1.0)),
-            Err(TopoError::NoSuchItem { item: 5, len: 2 })
+            Err(Error::NoSuchItem { item: 5, len: 2 })
         );
         r.record_pair(0, 1, lin(1.0)).unwrap();
         assert_eq!(
             r.record(0, lin(1.0)),
-            Err(TopoError::DuplicateMeasurement {
+            Err(Error::DuplicateMeasurement {
                 item: 0,
                 from: 0,
                 to: 0
@@ -352,7 +355,7 @@ mod tests {
         );
         assert_eq!(
             r.record_pair(2, 1, lin(1.0)),
-            Err(TopoError::NotInPlan {
+            Err(Error::NotInPlan {
                 from: 1,
                 to: 0,
                 sender: 2,
@@ -361,7 +364,7 @@ mod tests {
         );
         assert_eq!(
             r.clone().finish(),
-            Err(TopoError::MissingMeasurement {
+            Err(Error::MissingMeasurement {
                 item: 1,
                 from: 0,
                 to: 1

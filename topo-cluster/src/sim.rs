@@ -5,12 +5,16 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::fmt;
+
+use fabric_model::Bytes;
 
 use crate::trees::{check, children, subtree_sizes};
-use crate::{Algorithm, Collective, PLogP, TopoError};
+use crate::{Algorithm, Collective, Error, PLogP};
 
 /// What a simulation reports.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SimResult {
     /// Time the last message completes (0 when nothing is sent).
     pub makespan_ns: f64,
@@ -18,6 +22,18 @@ pub struct SimResult {
     pub finish_ns: Vec<f64>,
     /// Number of messages sent.
     pub messages: usize,
+}
+
+impl fmt::Display for SimResult {
+    /// `makespan 17256.342 µs, 7 messages`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "makespan {:.3} µs, {} messages",
+            self.makespan_ns / 1000.0,
+            self.messages
+        )
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -157,7 +173,7 @@ struct Node {
 /// done; the broadcast trees send segment by segment, each segment to every child in order.
 ///
 /// # Errors
-/// [`TopoError::NoProcesses`], [`TopoError::UnsupportedAlgorithm`], [`TopoError::ZeroSegment`].
+/// [`Error::NoProcesses`], [`Error::UnsupportedAlgorithm`], [`Error::ZeroSegment`].
 ///
 /// Block sizes saturate at `u64::MAX` bytes.
 ///
@@ -167,21 +183,23 @@ struct Node {
 ///
 /// # Example
 /// ```
-/// use topo_cluster::{simulate, Algorithm, Collective, PLogP};
+/// use topo_cluster::collective::simulate;
+/// use topo_cluster::{Algorithm, Collective, PLogP};
 /// let p = PLogP::linear(50_000.0, 20_000.0, 0.0)?;
 /// // chain of 4: three hops of g + L
-/// let r = simulate(Collective::Broadcast, Algorithm::Chain, 4, 1, None, &p)?;
+/// let r = simulate(Collective::Broadcast, Algorithm::Chain, 4, fabric_model::Bytes::new(1), None, &p)?;
 /// assert_eq!(r.makespan_ns, 3.0 * 70_000.0);
-/// # Ok::<(), topo_cluster::TopoError>(())
+/// # Ok::<(), topo_cluster::Error>(())
 /// ```
 pub fn simulate(
     collective: Collective,
     algorithm: Algorithm,
     procs: usize,
-    m: u64,
-    segment: Option<u64>,
+    m: Bytes,
+    segment: Option<Bytes>,
     params: &PLogP,
-) -> Result<SimResult, TopoError> {
+) -> Result<SimResult, Error> {
+    let (m, segment) = (m.get(), segment.map(Bytes::get));
     check(collective, algorithm, procs, segment)?;
     let lat = params.latency_ns();
     let mut nodes: Vec<Node> = programs(collective, algorithm, procs, m, segment)
@@ -207,7 +225,7 @@ pub fn simulate(
                 node.completions[s.need - 1]
             };
             let start = ready.max(node.send_free);
-            let g = params.gap_ns(s.bytes);
+            let g = params.gap_raw(s.bytes);
             node.send_free = start + g;
             heap.push(Event {
                 time: start + g + lat,
@@ -226,7 +244,7 @@ pub fn simulate(
     while let Some(e) = heap.pop() {
         let node = &mut nodes[e.to];
         let done = match node.recv_free {
-            Some(r) => e.time.max(r + params.gap_ns(e.bytes)),
+            Some(r) => e.time.max(r + params.gap_raw(e.bytes)),
             None => e.time,
         };
         node.recv_free = Some(done);
@@ -261,7 +279,15 @@ mod tests {
     #[test]
     fn receive_gap_serialises_a_flat_gather() {
         let p = PLogP::linear(10.0, 100.0, 0.0).unwrap();
-        let r = simulate(Collective::Gather, Algorithm::Flat, 4, 8, None, &p).unwrap();
+        let r = simulate(
+            Collective::Gather,
+            Algorithm::Flat,
+            4,
+            Bytes::new(8),
+            None,
+            &p,
+        )
+        .unwrap();
         // three messages arrive together at g + L, completed one g apart
         assert_eq!(r.makespan_ns, 3.0 * 100.0 + 10.0);
         assert_eq!(r.messages, 3);
@@ -272,23 +298,37 @@ mod tests {
     fn errors() {
         let p = PLogP::linear(10.0, 100.0, 0.0).unwrap();
         assert_eq!(
-            simulate(Collective::Broadcast, Algorithm::Flat, 0, 1, None, &p),
-            Err(TopoError::NoProcesses)
+            simulate(
+                Collective::Broadcast,
+                Algorithm::Flat,
+                0,
+                Bytes::new(1),
+                None,
+                &p
+            ),
+            Err(Error::NoProcesses)
         );
         assert_eq!(
             simulate(
                 Collective::Broadcast,
                 Algorithm::SegmentedChain,
                 3,
-                1,
-                Some(0),
+                Bytes::new(1),
+                Some(Bytes::new(0)),
                 &p
             ),
-            Err(TopoError::ZeroSegment)
+            Err(Error::ZeroSegment)
         );
         assert_eq!(
-            simulate(Collective::Gather, Algorithm::Binary, 3, 1, None, &p),
-            Err(TopoError::UnsupportedAlgorithm {
+            simulate(
+                Collective::Gather,
+                Algorithm::Binary,
+                3,
+                Bytes::new(1),
+                None,
+                &p
+            ),
+            Err(Error::UnsupportedAlgorithm {
                 collective: "gather",
                 algorithm: "binary"
             })

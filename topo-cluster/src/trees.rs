@@ -1,9 +1,12 @@
 //! The communication trees shared by the cost models and the simulator (root = rank 0).
 
-use crate::TopoError;
+use std::fmt;
+
+use crate::Error;
 
 /// A collective operation rooted at rank 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Collective {
     /// Root's m bytes to every rank.
     Broadcast,
@@ -50,6 +53,7 @@ impl Collective {
 
 /// A communication pattern.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Algorithm {
     /// The root talks to every rank directly.
     Flat,
@@ -107,24 +111,38 @@ impl Algorithm {
     }
 }
 
+impl fmt::Display for Collective {
+    /// The name used in text forms (`bcast`, `scatter`, `gather`, `alltoall`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for Algorithm {
+    /// The name used in text forms (`flat`, `seg-chain`, …).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Checks that `algorithm` is modelled for `collective` and that `procs > 0`.
 pub(crate) fn check(
     collective: Collective,
     algorithm: Algorithm,
     procs: usize,
     segment: Option<u64>,
-) -> Result<(), TopoError> {
+) -> Result<(), Error> {
     if procs == 0 {
-        return Err(TopoError::NoProcesses);
+        return Err(Error::NoProcesses);
     }
     if !collective.algorithms().contains(&algorithm) {
-        return Err(TopoError::UnsupportedAlgorithm {
+        return Err(Error::UnsupportedAlgorithm {
             collective: collective.name(),
             algorithm: algorithm.name(),
         });
     }
     if algorithm.is_segmented() && segment.unwrap_or(0) == 0 {
-        return Err(TopoError::ZeroSegment);
+        return Err(Error::ZeroSegment);
     }
     Ok(())
 }

@@ -2,10 +2,14 @@
 //! plan, parameters taken back, per-cluster algorithm choice, inter-cluster schedule and a
 //! decision table saved and read back.
 
+use fabric_model::Bytes;
+use topo_cluster::collective::{Evaluator, SegmentGrid};
+use topo_cluster::inter::{CompletionModel, optimum};
+use topo_cluster::plan::{LinkModels, Links};
+use topo_cluster::plogp::RttSample;
 use topo_cluster::{
-    ClusterParams, Collective, CompletionModel, DecisionTable, Evaluator, Hierarchy, InterInstance,
-    Level, LinkModels, Links, MeasurementPlan, PLogP, RttSample, SegmentGrid, TopoError,
-    best_algorithm, best_schedule, fixtures, logical_clusters, optimum,
+    ClusterParams, Collective, DecisionTable, Error, Hierarchy, InterInstance, Level,
+    MeasurementPlan, PLogP, best_algorithm, best_schedule, fixtures, logical_clusters,
 };
 
 /// A fake pLogP measurement between two machines: RTT(0) = 2 × matrix latency, 1 Gb/s.
@@ -13,12 +17,7 @@ fn measure(lat_ns: u64) -> PLogP {
     let rtt0 = 2.0 * lat_ns as f64;
     let samples: Vec<RttSample> = [0_u64, 1024, 65_536, 1 << 20]
         .iter()
-        .map(|&b| RttSample {
-            bytes: b,
-            rtt_ns: rtt0 + 8.0 * b as f64,
-            os_ns: 2_000.0,
-            or_ns: 2_000.0,
-        })
+        .map(|&b| RttSample::new(Bytes::new(b), rtt0 + 8.0 * b as f64, 2_000.0, 2_000.0))
         .collect();
     PLogP::from_round_trips(5_000.0, &samples).expect("valid samples")
 }
@@ -60,13 +59,13 @@ fn fixture_pipeline() {
             .pair(m.sender, m.receiver)
             .expect("fixture is complete");
         results
-            .record_pair(m.sender, m.receiver, measure(lat))
+            .record_pair(m.sender, m.receiver, measure(lat.get()))
             .unwrap();
     }
     let models = results.finish().unwrap();
 
     // per-cluster broadcast choice, then the inter-cluster schedule
-    let size = 1 << 20;
+    let size = Bytes::from_mib(1);
     let grid = SegmentGrid::default();
     let intra: Vec<f64> = clusters
         .groups()
@@ -99,7 +98,7 @@ fn fixture_pipeline() {
 
     // a decision table for the intra-cluster level, saved and read back
     let mut table = DecisionTable::new();
-    let sizes: Vec<u64> = (0..21).map(|k| 1 << k).collect();
+    let sizes: Vec<Bytes> = (0..21).map(|k| Bytes::new(1 << k)).collect();
     table
         .compute(
             Collective::Broadcast,
@@ -121,15 +120,12 @@ fn link_models_by_hand() {
     let p = PLogP::linear(1.0, 1.0, 0.0).unwrap();
     m.set(0, 1, p.clone()).unwrap();
     assert_eq!(
-        InterInstance::from_models(&m, 1, vec![0.0, 0.0], 0),
-        Err(TopoError::MissingModel { from: 1, to: 0 })
+        InterInstance::from_models(&m, Bytes::new(1), vec![0.0, 0.0], 0),
+        Err(Error::MissingModel { from: 1, to: 0 })
     );
     m.set(1, 0, p.clone()).unwrap();
-    assert!(InterInstance::from_models(&m, 1, vec![0.0, 0.0], 0).is_ok());
-    assert_eq!(
-        m.set(2, 0, p),
-        Err(TopoError::MissingModel { from: 2, to: 0 })
-    );
+    assert!(InterInstance::from_models(&m, Bytes::new(1), vec![0.0, 0.0], 0).is_ok());
+    assert_eq!(m.set(2, 0, p), Err(Error::MissingModel { from: 2, to: 0 }));
 }
 
 #[test]
@@ -144,7 +140,7 @@ fn public_types_are_send_sync_debug_clone() {
     check::<InterInstance>();
     check::<topo_cluster::Schedule>();
     check::<DecisionTable>();
-    check::<TopoError>();
+    check::<Error>();
     fn is_error<E: std::error::Error + Send + Sync + 'static>() {}
-    is_error::<TopoError>();
+    is_error::<Error>();
 }

@@ -3,10 +3,10 @@
 //! generated multi-site grid; the inter-cluster broadcast heuristics against the exhaustive
 //! optimum.
 
-use topo_cluster::{
-    AcceptRule, ClusterParams, CompletionModel, Heuristic, Links, MeasurementPlan, best_schedule,
-    fixtures, logical_clusters, optimum, run_heuristic,
-};
+use topo_cluster::cluster::AcceptRule;
+use topo_cluster::inter::{CompletionModel, Heuristic, optimum, run_heuristic};
+use topo_cluster::plan::Links;
+use topo_cluster::{ClusterParams, MeasurementPlan, best_schedule, fixtures, logical_clusters};
 
 use crate::svg::BarChart;
 use crate::{Cell, Context, Experiment, Scale, Table};
@@ -59,7 +59,7 @@ impl Experiment for TopoClusters {
             let subnets = logical_clusters(&f.matrix, &params).map_err(|e| e.to_string())?;
             // every rule must agree on these well-separated inputs, and match the generator
             for rule in RULES {
-                let p = ClusterParams { rule, ..params };
+                let p = params.rule(rule);
                 let other = logical_clusters(&f.matrix, &p).map_err(|e| e.to_string())?;
                 if other.labels() != f.truth.as_slice() {
                     return Err(format!(
@@ -82,7 +82,7 @@ impl Experiment for TopoClusters {
                 None => t.push(row),
             }
         }
-        t.note("idpot-20 is synthetic (reference §5.1): the paper does not publish its latencies, only Fig. 1's six subnets A–F and the 21 measures.");
+        t.note("idpot-20 is synthetic (topo_cluster::fixtures::idpot): the paper (Barchet-Estefanel and Mounié, EuroPVM/MPI 2004) does not publish its latencies, only Fig. 1's six subnets A–F and the 21 measures.");
         t.note("Clusters: ECO per-node rule, rho = 20 %, integer arithmetic; the subnet-min and strict rules give the same partition on every row (checked).");
         t.note("grid rows: one monitoring domain per site (inter-site pairs unmeasured), 1–4 latency groups per site, ±3 % noise; machine_pairs is what an all-pairs pLogP campaign would need.");
         Ok(vec![t])
@@ -90,7 +90,8 @@ impl Experiment for TopoClusters {
 }
 
 /// Inter-cluster broadcast heuristics against the exhaustive optimum over seeded random
-/// instances (companion paper P4; reference §1.7).
+/// instances (Barchet-Steffenel and Mounié, IPDPS 2006 workshops; Bhat, Raghavendra and
+/// Prasanna, ICDCS 1999).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TopoBcast;
 
@@ -173,8 +174,8 @@ impl Experiment for TopoBcast {
                 hits.join(", ")
             ));
         }
-        t.note("Instances (reference §1.7): L in [5, 30] ms, g either in [0.5, 2] ms or [10, 30] ms, T_j in [5, 120] ms, symmetric links, root 0, overlap completion model; seeds 0..299.");
-        t.note("P4's own figures are not available; the reference's prototype gave mean ratios flat 1.125, FEF 1.086, ECEF 1.015, ECEF-LA 1.018, -LAt 1.037, -LAT 1.013, BottomUp 1.119, best-of-all 1.002 on similar (not identical) instances.");
+        t.note("Instances (topo_cluster::fixtures::random_inter_instance): L in [5, 30] ms, g either in [0.5, 2] ms or [10, 30] ms, T_j in [5, 120] ms, symmetric links, root 0, overlap completion model; one instance per seed, 0 to 299.");
+        t.note("The heuristics paper (Barchet-Steffenel and Mounié, IPDPS 2006 workshops) publishes no per-heuristic ratio to the optimum to compare with; an earlier Python prototype of the same model gave mean ratios flat 1.125, FEF 1.086, ECEF 1.015, ECEF-LA 1.018, -LAt 1.037, -LAT 1.013, BottomUp 1.119, best-of-all 1.002 on similar (not identical) instances.");
         Ok(vec![t])
     }
 }
