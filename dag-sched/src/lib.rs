@@ -103,3 +103,8 @@ pub use cluster::{Cluster, Machine, MachineId};
 pub use error::Error;
 pub use job::{Job, JobBuilder, NodeKind, TaskId};
 pub use lat::{Lat, LatMethod};
+
+/// The README's quick start, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
