@@ -15,6 +15,7 @@ use crate::job::{Job, NodeKind, TaskId};
 
 /// Which LAT estimate to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum LatMethod {
     /// The paper's Algorithm 1 and formula (1): `l_i = max_{j∈pred(i)} (l_j + comp(j→i) + trans(i))`.
     #[default]

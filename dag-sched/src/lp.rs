@@ -183,6 +183,7 @@ impl Backend {
 
 /// The LP's answer: per transfer, a rate (bits/s) in each slot of its window.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Schedule {
     slot: f64,
     first: Vec<i64>,

@@ -8,6 +8,7 @@
 
 /// One layer of a model.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Layer {
     /// TF-slim scope name.
     pub name: String,
@@ -21,6 +22,7 @@ pub struct Layer {
 
 /// The models the paper evaluates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Model {
     /// LeNet in its TF-slim form (28×28, conv 32 / conv 64 / fc 1024 / fc 10): 8 tensors.
     LeNet,
