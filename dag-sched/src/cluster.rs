@@ -165,8 +165,9 @@ impl Cluster {
     /// egress and ingress are the link to its switch.
     ///
     /// # Errors
-    /// [`Error::Fabric`] when `hops` is not `fabric`'s hop table, or two terminals cannot
-    /// reach each other, or a terminal hangs off no switch; [`Error::ZeroCapacity`] for a
+    /// [`Error::Fabric`] when `hops` is not `fabric`'s hop table or two terminals cannot
+    /// reach each other, [`Error::NoSwitch`] for a terminal wired to no switch;
+    /// [`Error::ZeroCapacity`] for a
     /// terminal link of zero bandwidth; [`Error::InvalidParameter`] for a fabric with more
     /// routed hops than `u32` counts.
     ///
@@ -199,9 +200,7 @@ impl Cluster {
             let nb = fabric
                 .neighbors(t)
                 .find(|nb| fabric.is_switch(nb.peer))
-                .ok_or_else(|| {
-                    Error::Fabric(format!("terminal {} hangs off no switch", t.get()))
-                })?;
+                .ok_or(Error::NoSwitch { terminal: t.get() })?;
             let first = fabric.link(nb.link).ends[0].0 == t;
             let up = paths::DirectedLink::new(nb.link, first);
             let down = paths::DirectedLink::new(nb.link, !first);
@@ -228,8 +227,7 @@ impl Cluster {
         for &a in terminals {
             for &b in terminals {
                 path.clear();
-                paths::min_hop_path(fabric, hops, a, b, &mut path)
-                    .map_err(|e| Error::Fabric(e.to_string()))?;
+                paths::min_hop_path(fabric, hops, a, b, &mut path)?;
                 route_hops.extend(path.iter().map(|d| resource[d.index()]));
                 offsets.push(u32::try_from(route_hops.len()).map_err(|_| too_many())?);
             }

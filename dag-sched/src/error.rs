@@ -115,9 +115,16 @@ pub enum Error {
         /// The cargo feature that builds it.
         feature: &'static str,
     },
-    /// A fabric that [`crate::Cluster::from_fabric`] cannot route on (what fabric-model said).
+    /// A fabric that [`crate::Cluster::from_fabric`] cannot route on: a hop table of another
+    /// fabric, or two terminals that cannot reach each other.
     #[error("fabric: {0}")]
-    Fabric(String),
+    Fabric(#[from] fabric_model::Error),
+    /// A terminal of the fabric given to [`crate::Cluster::from_fabric`] hangs off no switch.
+    #[error("terminal {terminal} of the fabric hangs off no switch")]
+    NoSwitch {
+        /// The terminal's node number in the fabric.
+        terminal: u32,
+    },
     /// The solver failed for another reason.
     #[error("LP solver failed: {0}")]
     Solver(String),

@@ -4,7 +4,7 @@
 //!
 //! # Format
 //!
-//! One JSON object; units are bits, bits/s and seconds, as everywhere in the crate.
+//! One JSON object; units are bits, bits/s and seconds (the models' own `f64` units).
 //!
 //! | field | type | meaning |
 //! |---|---|---|

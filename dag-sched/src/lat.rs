@@ -8,7 +8,9 @@
 //! biases) each would otherwise precede the other, and the topological order breaks the tie,
 //! which keeps `pred` acyclic (the earlier one is counted first on the shared link). `comp(j→i)` is the longest
 //! compute time on such a path (compute tasks strictly between the two ends), and
-//! `trans(i) = S_i / min(egress(src), ingress(dst))` is `i`'s transfer time at full rate.
+//! `trans(i) = S_i / C_i` is `i`'s transfer time at full rate, with `C_i` the smallest capacity
+//! on its route ([`Cluster::path_capacity`]: `min(egress(src), ingress(dst))` on the big
+//! switch). Times are `f64` seconds after the job's start.
 
 use crate::cluster::Cluster;
 use crate::job::{Job, NodeKind, TaskId};

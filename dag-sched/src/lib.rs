@@ -2,7 +2,7 @@
 //!
 //! JIT ("just in time"), the DAG-aware network scheduler of Shi Yang, Wen Mei, Fei Jiawei and
 //! Zhang Chunyuan (College of Computer, National University of Defense Technology, Changsha),
-//! "一种基于DAG的网络流量调度器" ("A DAG-based network traffic scheduler"). The text we worked
+//! "一種基于DAG的網絡流量調度器" ("A DAG-based network traffic scheduler"). The text we worked
 //! from names no venue or year; it compares against TensorFlow v1.13 and TicTac (MLSys 2019),
 //! so it dates from 2019 or later.
 //!

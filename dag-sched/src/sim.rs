@@ -1,10 +1,10 @@
-//! A deterministic flow-level simulator of DAG jobs on a non-blocking core (paper §4.1), with
-//! JIT and the baselines as rate-allocation policies.
+//! A deterministic flow-level simulator of DAG jobs on a [`Cluster`] (the paper's non-blocking
+//! core, §4.1, or a fabric's links), with JIT and the baselines as rate-allocation policies.
 //!
 //! Time is simulated seconds (`f64`). Rates change only at events: a job arrival, a compute
 //! task finishing, a flow finishing, a JIT slot boundary, or a JIT flow catching up with its
-//! plan. Compute tasks do not contend (each job has its own devices); flows share each
-//! machine's egress and ingress capacity.
+//! plan. Compute tasks do not contend (each job has its own devices); flows share the capacity
+//! of every link they cross (on the big switch: each machine's egress and ingress).
 //!
 //! Policies:
 //! - [`Scheduler::TensorFlow`]: every (job, sender, receiver) channel sends one transfer at a

@@ -159,3 +159,37 @@ fn flows_share_the_links_they_cross() {
     );
     assert!((fin[2] - 0.02).abs() < 1e-9, "{fin:?}");
 }
+
+#[test]
+fn unroutable_fabrics_are_errors() {
+    // Two terminals wired to each other: no switch to hang off.
+    let mut b = FabricBuilder::new();
+    let (x, y) = (b.add_terminal(1).unwrap(), b.add_terminal(1).unwrap());
+    b.link(x, PortNo::new(1), y, PortNo::new(1)).unwrap();
+    let f = b.build().unwrap();
+    assert_eq!(
+        Cluster::from_fabric(&f, &HopTable::new(&f).unwrap()),
+        Err(dag_sched::Error::NoSwitch { terminal: x.get() })
+    );
+    // Two switches that do not reach each other.
+    let mut b = FabricBuilder::new();
+    for _ in 0..2 {
+        let s = b.add_switch(1).unwrap();
+        let t = b.add_terminal(1).unwrap();
+        b.link(t, PortNo::new(1), s, PortNo::new(1)).unwrap();
+    }
+    let f = b.build().unwrap();
+    assert!(matches!(
+        Cluster::from_fabric(&f, &HopTable::new(&f).unwrap()),
+        Err(dag_sched::Error::Fabric(fabric_model::Error::NoPath { .. }))
+    ));
+    // A hop table of another fabric.
+    let other = generators::fat_tree(4).unwrap();
+    let f = generators::single_switch(4, LinkRate::EDR_4X).unwrap();
+    assert!(matches!(
+        Cluster::from_fabric(&f, &HopTable::new(&other).unwrap()),
+        Err(dag_sched::Error::Fabric(
+            fabric_model::Error::HopTableMismatch { .. }
+        ))
+    ));
+}
