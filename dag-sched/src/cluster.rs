@@ -177,7 +177,7 @@ impl Cluster {
     ///
     /// ```
     /// use dag_sched::Cluster;
-    /// use fabric_model::{HopTable, LinkRate, generators};
+    /// use fabric_model::{HopTable, generators};
     ///
     /// let fabric = generators::fat_tree(4)?;
     /// let cluster = Cluster::from_fabric(&fabric, &HopTable::new(&fabric)?)?;
