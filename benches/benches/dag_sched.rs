@@ -11,17 +11,18 @@ use dag_sched::models::Model;
 use dag_sched::sim::{JitConfig, Scheduler, SimConfig, simulate};
 use dag_sched::workload::{ComputeModel, WorkloadConfig, generate, ps_job};
 use dag_sched::{Cluster, Job, LatMethod, MachineId, baselines, lat};
+use fabric_model::{BitsPerSec, Nanos};
 
 fn cluster() -> Cluster {
-    Cluster::uniform(100, 1e9).expect("valid cluster")
+    Cluster::uniform(100, BitsPerSec::from_gbps(1)).expect("valid cluster")
 }
 
 /// One training iteration of `model`: worker on machine 0, parameter servers on 1 and 2.
 fn one_worker_job(model: Model, cl: &Cluster) -> Job {
     ps_job(
         model,
-        MachineId(0),
-        &[MachineId(1), MachineId(2)],
+        MachineId::new(0),
+        &[MachineId::new(1), MachineId::new(2)],
         &ComputeModel::default(),
         cl,
     )
@@ -48,10 +49,10 @@ fn lat_estimation(c: &mut Criterion) {
 fn vgg_transfers(cl: &Cluster, jobs: usize) -> Vec<LpTransfer> {
     let mut out = Vec::new();
     for k in 0..jobs {
-        let w = MachineId(k as u32);
+        let w = MachineId::new(k as u32);
         let ps = [
-            MachineId((k + 37) as u32 % 100),
-            MachineId((k + 71) as u32 % 100),
+            MachineId::new((k + 37) as u32 % 100),
+            MachineId::new((k + 71) as u32 % 100),
         ];
         let job = ps_job(Model::Vgg16, w, &ps, &ComputeModel::default(), cl).expect("valid job");
         let est = lat::estimate(&job, cl, LatMethod::Algorithm1);
@@ -77,7 +78,7 @@ fn lp_solve(c: &mut Criterion) {
                         &cl,
                         black_box(ts),
                         &Reservations::new(),
-                        0.1,
+                        Nanos::from_millis(100),
                         obj,
                         Backend::Microlp,
                     )
@@ -106,13 +107,11 @@ fn tictac(c: &mut Criterion) {
 
 fn simulation(c: &mut Criterion) {
     let cl = cluster();
-    let cfg = WorkloadConfig {
-        dag_jobs: 10,
-        file_jobs: 3,
-        models: vec![Model::LeNet, Model::AlexNet, Model::Vgg16],
-        mean_interarrival: 0.3,
-        ..WorkloadConfig::default()
-    };
+    let cfg = WorkloadConfig::default()
+        .with_dag_jobs(10)
+        .with_file_jobs(3)
+        .with_models(vec![Model::LeNet, Model::AlexNet, Model::Vgg16])
+        .with_mean_interarrival_secs(0.3);
     let jobs = generate(&cl, &cfg).expect("valid workload");
     let mut g = c.benchmark_group("dag_simulate");
     g.sample_size(10);
@@ -123,17 +122,7 @@ fn simulation(c: &mut Criterion) {
         Scheduler::Jit(JitConfig::default()),
     ] {
         g.bench_function(s.name(), |b| {
-            b.iter(|| {
-                simulate(
-                    &cl,
-                    black_box(&jobs),
-                    &SimConfig {
-                        scheduler: s,
-                        ..SimConfig::default()
-                    },
-                )
-                .expect("runs")
-            });
+            b.iter(|| simulate(&cl, black_box(&jobs), &SimConfig::new(s)).expect("runs"));
         });
     }
     g.finish();

@@ -12,6 +12,7 @@ use dag_sched::Cluster;
 use dag_sched::models::Model;
 use dag_sched::sim::{JitConfig, RestPolicy, Scheduler, SimConfig, simulate};
 use dag_sched::workload::{JobKind, WorkloadConfig, generate};
+use fabric_model::BitsPerSec;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,14 +23,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .get(3)
         .cloned()
         .unwrap_or_else(|| "tf,sincronia,jit,jit-bg".into());
-    let cluster = Cluster::uniform(100, 1e9)?;
-    let cfg = WorkloadConfig {
-        dag_jobs: per_model * Model::PAPER.len(),
-        file_jobs: files,
-        seed: 2026,
-        ..WorkloadConfig::default()
-    }
-    .at_load(&cluster, load)?;
+    let cluster = Cluster::uniform(100, BitsPerSec::from_gbps(1))?;
+    let cfg = WorkloadConfig::default()
+        .with_dag_jobs(per_model * Model::PAPER.len())
+        .with_file_jobs(files)
+        .with_seed(2026)
+        .at_load(&cluster, load)?;
     let jobs = generate(&cluster, &cfg)?;
     let mut tf = None;
     for name in std::iter::once("tf").chain(which.split(',').filter(|&s| s != "tf")) {
@@ -39,25 +38,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "sincronia" => Scheduler::Sincronia,
             "varys" => Scheduler::Varys,
             "jit" => Scheduler::Jit(JitConfig::default()),
-            "jit-bg" => Scheduler::Jit(JitConfig {
-                rest: RestPolicy::Background,
-                ..JitConfig::default()
-            }),
-            "jit-lat" => Scheduler::Jit(JitConfig {
-                rest: RestPolicy::LatPriority,
-                ..JitConfig::default()
-            }),
+            "jit-bg" => Scheduler::Jit(JitConfig::default().with_rest(RestPolicy::Background)),
+            "jit-lat" => Scheduler::Jit(JitConfig::default().with_rest(RestPolicy::LatPriority)),
             other => return Err(format!("unknown scheduler {other}").into()),
         };
         let t0 = Instant::now();
-        let res = simulate(
-            &cluster,
-            &jobs,
-            &SimConfig {
-                scheduler,
-                ..SimConfig::default()
-            },
-        )?;
+        let res = simulate(&cluster, &jobs, &SimConfig::new(scheduler))?;
         let secs = t0.elapsed().as_secs_f64();
         let base = tf.get_or_insert_with(|| res.clone());
         let (mut sp, mut n, mut fr, mut nf) = (0.0, 0.0, 0.0, 0.0);
@@ -67,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     sp += b.jct() / o.jct();
                     n += 1.0;
                 }
-                JobKind::File | JobKind::Coflow => {
+                _ => {
                     fr += o.jct() / o.alone;
                     nf += 1.0;
                 }

@@ -1,6 +1,7 @@
 //! The crate's one error type.
 
-use crate::job::{MachineId, NodeId};
+use crate::cluster::MachineId;
+use crate::job::TaskId;
 
 /// Everything that can go wrong in `dag-sched`: bad input (named, with where) or an LP that cannot be solved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -10,23 +11,23 @@ pub enum Error {
     #[error("job graph has a cycle: {}", fmt_cycle(.cycle))]
     Cycle {
         /// The nodes of one cycle, in edge order, the first node repeated last.
-        cycle: Vec<NodeId>,
+        cycle: Vec<TaskId>,
     },
     /// An edge names a node that was never added to the job.
     #[error("edge {from} -> {to} names unknown node {unknown}")]
     UnknownNode {
         /// Tail of the edge.
-        from: NodeId,
+        from: TaskId,
         /// Head of the edge.
-        to: NodeId,
+        to: TaskId,
         /// The id that does not exist.
-        unknown: NodeId,
+        unknown: TaskId,
     },
     /// A transfer names a machine that the cluster does not have.
     #[error("transfer {node} names machine {machine}, but the cluster has {machines} machines")]
     UnknownMachine {
         /// The transfer node.
-        node: NodeId,
+        node: TaskId,
         /// The machine id it names.
         machine: MachineId,
         /// Number of machines in the cluster.
@@ -48,7 +49,7 @@ pub enum Error {
     #[error("transfer {node} sends from machine {machine} to itself")]
     SelfTransfer {
         /// The transfer node.
-        node: NodeId,
+        node: TaskId,
         /// The machine.
         machine: MachineId,
     },
@@ -56,7 +57,7 @@ pub enum Error {
     #[error("node {node} has invalid {what} {value}; it must be finite and non-negative")]
     InvalidValue {
         /// The node.
-        node: NodeId,
+        node: TaskId,
         /// `"load"` or `"size"`.
         what: &'static str,
         /// The value given.
@@ -106,6 +107,24 @@ pub enum Error {
         /// Number of transfers in the problem.
         transfers: usize,
     },
+    /// The LP backend asked for is not built in (its cargo feature is off).
+    #[error("LP backend {backend} is not built in: enable dag-sched's `{feature}` feature")]
+    BackendUnavailable {
+        /// The backend's name.
+        backend: &'static str,
+        /// The cargo feature that builds it.
+        feature: &'static str,
+    },
+    /// A fabric that [`crate::Cluster::from_fabric`] cannot route on: a hop table of another
+    /// fabric, or two terminals that cannot reach each other.
+    #[error("fabric: {0}")]
+    Fabric(#[from] fabric_model::Error),
+    /// A terminal of the fabric given to [`crate::Cluster::from_fabric`] hangs off no switch.
+    #[error("terminal {terminal} of the fabric hangs off no switch")]
+    NoSwitch {
+        /// The terminal's node number in the fabric.
+        terminal: u32,
+    },
     /// The solver failed for another reason.
     #[error("LP solver failed: {0}")]
     Solver(String),
@@ -148,7 +167,7 @@ pub enum Error {
     },
 }
 
-fn fmt_cycle(cycle: &[NodeId]) -> String {
+fn fmt_cycle(cycle: &[TaskId]) -> String {
     cycle
         .iter()
         .map(ToString::to_string)

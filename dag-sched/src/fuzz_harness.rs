@@ -1,4 +1,5 @@
-//! Entry points for the cargo-fuzz targets in `fuzz/` (and the corpus replay test).
+//! Entry points for the cargo-fuzz targets (`coflow_trace`, `dag_instance`) and the replay of
+//! their committed corpora (`tests/corpus/`). Compiled for tests and under `--cfg fuzzing` only.
 
 use crate::trace::Trace;
 
@@ -51,4 +52,32 @@ pub fn dag_instance(data: &[u8]) {
         }
     }
     assert_eq!(k, ts.len(), "no extra LP transfer");
+}
+
+#[cfg(test)]
+mod tests {
+    /// Runs `check` on every file of the committed corpus of `target`; returns how many.
+    fn replay(target: &str, check: fn(&[u8])) -> usize {
+        let dir =
+            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).join(target);
+        let mut n = 0;
+        for entry in std::fs::read_dir(&dir).expect("corpus directory exists") {
+            let path = entry.expect("readable entry").path();
+            check(&std::fs::read(&path).expect("readable corpus file"));
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn replay_coflow_trace_corpus() {
+        let n = replay("coflow_trace", super::coflow_trace);
+        assert!(n >= 5, "expected the committed corpus, found {n} files");
+    }
+
+    #[test]
+    fn replay_dag_instance_corpus() {
+        let n = replay("dag_instance", super::dag_instance);
+        assert!(n >= 5, "expected the committed corpus, found {n} files");
+    }
 }

@@ -4,7 +4,7 @@
 //!
 //! # Format
 //!
-//! One JSON object; units are bits, bits/s and seconds, as everywhere in the crate.
+//! One JSON object; units are bits, bits/s and seconds (the models' own `f64` units).
 //!
 //! | field | type | meaning |
 //! |---|---|---|
@@ -33,7 +33,7 @@
 //! where the reader stopped. A well-formed value the crate's own validation refuses is
 //! [`Error::Instance`] naming its JSON path (`capacity`, `slot`, `alpha`, `machines`,
 //! `jobs[i]`, `jobs[i].arrival`) around that validation's error: [`Error::ZeroCapacity`]
-//! from [`Cluster::new`], [`Error::Cycle`], [`Error::UnknownNode`],
+//! from [`Cluster::uniform`], [`Error::Cycle`], [`Error::UnknownNode`],
 //! [`Error::UnknownMachine`], [`Error::SelfTransfer`] or [`Error::InvalidValue`] from
 //! [`JobBuilder::build`], [`Error::InvalidParameter`] for the slot, `α`, the arrival or the
 //! machine count.
@@ -59,7 +59,8 @@
 use serde::Deserialize;
 
 use crate::Error;
-use crate::job::{Cluster, Job, JobBuilder, MachineId, NodeId};
+use crate::cluster::{Cluster, MachineId};
+use crate::job::{Job, JobBuilder, TaskId};
 use crate::lat::{self, LatMethod};
 use crate::lp::{self, Backend, LpTransfer, Objective, Reservations, Schedule};
 
@@ -122,6 +123,7 @@ pub struct Instance {
     cluster: Cluster,
     jobs: Vec<Job>,
     arrivals: Vec<f64>,
+    capacity: f64,
     slot: f64,
     alpha: f64,
 }
@@ -157,8 +159,8 @@ impl Instance {
                 },
             ));
         }
-        let cluster =
-            Cluster::uniform(raw.machines as usize, raw.capacity).map_err(|e| at("capacity", e))?;
+        let cluster = Cluster::uniform_f64(raw.machines as usize, raw.capacity)
+            .map_err(|e| at("capacity", e))?;
         if !(raw.slot.is_finite() && raw.slot > 0.0) {
             return Err(at(
                 "slot",
@@ -186,12 +188,14 @@ impl Instance {
             let mut b = JobBuilder::new();
             for node in rj.nodes {
                 match node {
-                    RawNode::Compute(load) => b.compute(load),
-                    RawNode::Transfer(t) => b.transfer(t.size, MachineId(t.src), MachineId(t.dst)),
+                    RawNode::Compute(load) => b.compute_secs(load),
+                    RawNode::Transfer(t) => {
+                        b.transfer_bits(t.size, MachineId::new(t.src), MachineId::new(t.dst))
+                    }
                 };
             }
             for (from, to) in rj.edges {
-                b.edge(NodeId(from), NodeId(to));
+                b.edge(TaskId::new(from), TaskId::new(to));
             }
             jobs.push(b.build(&cluster).map_err(|e| at(format!("jobs[{j}]"), e))?);
             arrivals.push(rj.arrival);
@@ -200,6 +204,7 @@ impl Instance {
             cluster,
             jobs,
             arrivals,
+            capacity: raw.capacity,
             slot: raw.slot,
             alpha: raw.alpha,
         })
@@ -223,10 +228,16 @@ impl Instance {
         &self.arrivals
     }
 
-    /// Slot length of the LP (s).
+    /// Slot length of the LP, seconds (as the file gives it: not rounded to nanoseconds).
     #[must_use]
-    pub fn slot(&self) -> f64 {
+    pub fn slot_secs(&self) -> f64 {
         self.slot
+    }
+
+    /// The capacity of every machine port, bits/s, as the file gives it.
+    #[must_use]
+    pub fn capacity_bps(&self) -> f64 {
+        self.capacity
     }
 
     /// Share of each job's transfers that enter the LP.
@@ -267,7 +278,7 @@ impl Instance {
     /// # Complexity
     /// One LP; see [`lp::solve`].
     pub fn solve(&self, backend: Backend) -> Result<Schedule, Error> {
-        lp::solve(
+        lp::solve_secs(
             &self.cluster,
             &self.lp_transfers()?,
             &Reservations::new(),

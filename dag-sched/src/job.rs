@@ -1,122 +1,46 @@
-//! The job model: machines with ingress and egress capacity, and jobs as DAGs of compute tasks
-//! and network transfers (paper §1.1).
+//! Jobs as DAGs of compute tasks and network transfers (paper §1.1).
 //!
-//! Units: sizes in bits, capacities in bits per second, compute loads and times in seconds.
+//! The builder takes sizes as [`Bytes`] and loads as [`Nanos`] ([`JobBuilder::transfer`],
+//! [`JobBuilder::compute`]), or as the `f64` bits and seconds the models compute with
+//! ([`JobBuilder::transfer_bits`], [`JobBuilder::compute_secs`]); a built job holds them as
+//! `f64` bits and seconds ([`NodeKind`]).
 
 use std::fmt;
 
+use fabric_model::{Bytes, Nanos};
+
 use crate::Error;
+use crate::cluster::{Cluster, MachineId};
 
-/// A machine of the cluster (dense index).
+/// A task of one job: a compute task or a transfer (dense index in insertion order). Named
+/// `TaskId`, not `NodeId`, so that it does not clash with [`fabric_model::NodeId`], a node of a
+/// fabric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct MachineId(pub u32);
+pub struct TaskId(u32);
 
-impl fmt::Display for MachineId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "m{}", self.0)
+impl TaskId {
+    /// Task number `id`.
+    #[must_use]
+    pub const fn new(id: u32) -> Self {
+        Self(id)
     }
-}
 
-/// A node (compute task or transfer) of one job (dense index in insertion order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(pub u32);
+    /// The number.
+    #[must_use]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
 
-impl NodeId {
     /// The index as `usize`.
     #[must_use]
-    pub fn index(self) -> usize {
+    pub const fn index(self) -> usize {
         self.0 as usize
     }
 }
 
-impl fmt::Display for NodeId {
+impl fmt::Display for TaskId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "n{}", self.0)
-    }
-}
-
-/// Ingress and egress capacity of one machine's port to the non-blocking core (bits/s).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Machine {
-    /// Capacity of the machine's uplink (sending), bits/s.
-    pub egress: f64,
-    /// Capacity of the machine's downlink (receiving), bits/s.
-    pub ingress: f64,
-}
-
-/// The machines of a cluster joined by a non-blocking core (the paper's "big switch").
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cluster {
-    machines: Vec<Machine>,
-}
-
-impl Cluster {
-    /// A cluster of the given machines.
-    ///
-    /// # Errors
-    /// [`Error::ZeroCapacity`] when a capacity is zero, negative or not finite.
-    pub fn new(machines: Vec<Machine>) -> Result<Self, Error> {
-        for (i, m) in machines.iter().enumerate() {
-            let machine = MachineId(u32::try_from(i).unwrap_or(u32::MAX));
-            for (direction, capacity) in [("egress", m.egress), ("ingress", m.ingress)] {
-                if !(capacity.is_finite() && capacity > 0.0) {
-                    return Err(Error::ZeroCapacity {
-                        machine,
-                        direction,
-                        capacity,
-                    });
-                }
-            }
-        }
-        Ok(Self { machines })
-    }
-
-    /// `n` machines of capacity `capacity` bits/s in each direction.
-    ///
-    /// # Errors
-    /// [`Error::ZeroCapacity`] when `capacity` is not positive and finite (and `n > 0`).
-    pub fn uniform(n: usize, capacity: f64) -> Result<Self, Error> {
-        Self::new(vec![
-            Machine {
-                egress: capacity,
-                ingress: capacity
-            };
-            n
-        ])
-    }
-
-    /// Number of machines.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.machines.len()
-    }
-
-    /// Whether the cluster has no machine.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.machines.is_empty()
-    }
-
-    /// The machine `id`, if it exists.
-    #[must_use]
-    pub fn machine(&self, id: MachineId) -> Option<&Machine> {
-        self.machines.get(id.0 as usize)
-    }
-
-    /// All machines, by id.
-    #[must_use]
-    pub fn machines(&self) -> &[Machine] {
-        &self.machines
-    }
-
-    /// The rate at which a transfer `src → dst` can run alone: `min(egress(src), ingress(dst))`.
-    /// Returns 0 for unknown machines.
-    #[must_use]
-    pub fn path_capacity(&self, src: MachineId, dst: MachineId) -> f64 {
-        match (self.machine(src), self.machine(dst)) {
-            (Some(s), Some(d)) => s.egress.min(d.ingress),
-            _ => 0.0,
-        }
     }
 }
 
@@ -151,7 +75,7 @@ impl NodeKind {
 #[derive(Debug, Clone, Default)]
 pub struct JobBuilder {
     nodes: Vec<NodeKind>,
-    edges: Vec<(NodeId, NodeId)>,
+    edges: Vec<(TaskId, TaskId)>,
 }
 
 impl JobBuilder {
@@ -161,24 +85,36 @@ impl JobBuilder {
         Self::default()
     }
 
-    fn push(&mut self, kind: NodeKind) -> NodeId {
-        let id = NodeId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+    fn push(&mut self, kind: NodeKind) -> TaskId {
+        let id = TaskId::new(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
         self.nodes.push(kind);
         id
     }
 
-    /// Adds a compute task of `load` seconds.
-    pub fn compute(&mut self, load: f64) -> NodeId {
+    /// Adds a compute task that runs for `load`.
+    pub fn compute(&mut self, load: Nanos) -> TaskId {
+        self.compute_secs(load.as_secs_f64())
+    }
+
+    /// Adds a compute task of `load` seconds (a model's compute time is rarely a whole number
+    /// of nanoseconds).
+    pub fn compute_secs(&mut self, load: f64) -> TaskId {
         self.push(NodeKind::Compute { load })
     }
 
-    /// Adds a transfer of `size` bits from `src` to `dst`.
-    pub fn transfer(&mut self, size: f64, src: MachineId, dst: MachineId) -> NodeId {
+    /// Adds a transfer of `size` from `src` to `dst`.
+    pub fn transfer(&mut self, size: Bytes, src: MachineId, dst: MachineId) -> TaskId {
+        self.transfer_bits(size.bits_f64(), src, dst)
+    }
+
+    /// Adds a transfer of `size` bits from `src` to `dst` (a coflow trace splits a reducer's
+    /// bytes over its mappers, so sizes need not be whole bytes).
+    pub fn transfer_bits(&mut self, size: f64, src: MachineId, dst: MachineId) -> TaskId {
         self.push(NodeKind::Transfer { size, src, dst })
     }
 
     /// Adds the dependency `from → to` (`to` starts after `from` is done).
-    pub fn edge(&mut self, from: NodeId, to: NodeId) -> &mut Self {
+    pub fn edge(&mut self, from: TaskId, to: TaskId) -> &mut Self {
         self.edges.push((from, to));
         self
     }
@@ -206,7 +142,7 @@ impl JobBuilder {
     pub fn build(self, cluster: &Cluster) -> Result<Job, Error> {
         let n = self.nodes.len();
         for (i, kind) in self.nodes.iter().enumerate() {
-            let node = NodeId(u32::try_from(i).unwrap_or(u32::MAX));
+            let node = TaskId::new(u32::try_from(i).unwrap_or(u32::MAX));
             match *kind {
                 NodeKind::Compute { load } => {
                     if !(load.is_finite() && load >= 0.0) {
@@ -273,13 +209,13 @@ impl JobBuilder {
     }
 }
 
-fn kahn(preds: &[Vec<NodeId>], succs: &[Vec<NodeId>]) -> Option<Vec<NodeId>> {
+fn kahn(preds: &[Vec<TaskId>], succs: &[Vec<TaskId>]) -> Option<Vec<TaskId>> {
     let n = preds.len();
     let mut indeg: Vec<usize> = preds.iter().map(Vec::len).collect();
     // A FIFO over ids keeps the order deterministic and close to insertion order.
-    let mut queue: std::collections::VecDeque<NodeId> = (0..n)
+    let mut queue: std::collections::VecDeque<TaskId> = (0..n)
         .filter(|&i| indeg[i] == 0)
-        .map(|i| NodeId(i as u32))
+        .map(|i| TaskId::new(i as u32))
         .collect();
     let mut order = Vec::with_capacity(n);
     while let Some(v) = queue.pop_front() {
@@ -295,7 +231,7 @@ fn kahn(preds: &[Vec<NodeId>], succs: &[Vec<NodeId>]) -> Option<Vec<NodeId>> {
 }
 
 /// Iterative DFS with colours; returns one cycle (first node repeated at the end).
-fn find_cycle(succs: &[Vec<NodeId>]) -> Vec<NodeId> {
+fn find_cycle(succs: &[Vec<TaskId>]) -> Vec<TaskId> {
     let n = succs.len();
     let mut colour = vec![0u8; n]; // 0 white, 1 on stack, 2 done
     let mut parent = vec![usize::MAX; n];
@@ -323,7 +259,7 @@ fn find_cycle(succs: &[Vec<NodeId>]) -> Vec<NodeId> {
                     }
                     cycle.reverse();
                     cycle.push(w);
-                    return cycle.into_iter().map(|i| NodeId(i as u32)).collect();
+                    return cycle.into_iter().map(|i| TaskId::new(i as u32)).collect();
                 }
             } else {
                 colour[v] = 2;
@@ -338,10 +274,10 @@ fn find_cycle(succs: &[Vec<NodeId>]) -> Vec<NodeId> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
     nodes: Vec<NodeKind>,
-    preds: Vec<Vec<NodeId>>,
-    succs: Vec<Vec<NodeId>>,
-    topo: Vec<NodeId>,
-    transfers: Vec<NodeId>,
+    preds: Vec<Vec<TaskId>>,
+    succs: Vec<Vec<TaskId>>,
+    topo: Vec<TaskId>,
+    transfers: Vec<TaskId>,
 }
 
 impl Job {
@@ -362,7 +298,7 @@ impl Job {
     /// # Panics
     /// If `id` is not a node of this job.
     #[must_use]
-    pub fn node(&self, id: NodeId) -> NodeKind {
+    pub fn node(&self, id: TaskId) -> NodeKind {
         self.nodes[id.index()]
     }
 
@@ -374,25 +310,25 @@ impl Job {
 
     /// Direct predecessors of `id` (sorted).
     #[must_use]
-    pub fn preds(&self, id: NodeId) -> &[NodeId] {
+    pub fn preds(&self, id: TaskId) -> &[TaskId] {
         &self.preds[id.index()]
     }
 
     /// Direct successors of `id` (sorted).
     #[must_use]
-    pub fn succs(&self, id: NodeId) -> &[NodeId] {
+    pub fn succs(&self, id: TaskId) -> &[TaskId] {
         &self.succs[id.index()]
     }
 
     /// A topological order of all nodes (Kahn's, FIFO by id).
     #[must_use]
-    pub fn topo_order(&self) -> &[NodeId] {
+    pub fn topo_order(&self) -> &[TaskId] {
         &self.topo
     }
 
     /// The transfers in topological order.
     #[must_use]
-    pub fn transfers(&self) -> &[NodeId] {
+    pub fn transfers(&self) -> &[TaskId] {
         &self.transfers
     }
 
@@ -421,18 +357,18 @@ mod tests {
     use super::*;
 
     fn cluster() -> Cluster {
-        Cluster::uniform(3, 1.0).unwrap()
+        Cluster::uniform(3, fabric_model::BitsPerSec::new(1)).unwrap()
     }
 
     #[test]
     fn topo_order_respects_edges() {
         let mut b = JobBuilder::new();
-        let c2 = b.compute(1.0);
-        let t = b.transfer(1.0, MachineId(0), MachineId(1));
-        let c1 = b.compute(1.0);
+        let c2 = b.compute_secs(1.0);
+        let t = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        let c1 = b.compute_secs(1.0);
         b.edge(t, c1).edge(c1, c2);
         let job = b.build(&cluster()).unwrap();
-        let pos = |n: NodeId| job.topo_order().iter().position(|&x| x == n).unwrap();
+        let pos = |n: TaskId| job.topo_order().iter().position(|&x| x == n).unwrap();
         assert!(pos(t) < pos(c1) && pos(c1) < pos(c2));
         assert_eq!(job.transfers(), &[t]);
         assert!(job.has_compute());
@@ -441,10 +377,10 @@ mod tests {
     #[test]
     fn cycle_is_named() {
         let mut b = JobBuilder::new();
-        let a = b.compute(1.0);
-        let x = b.compute(1.0);
-        let y = b.compute(1.0);
-        let z = b.compute(1.0);
+        let a = b.compute_secs(1.0);
+        let x = b.compute_secs(1.0);
+        let y = b.compute_secs(1.0);
+        let z = b.compute_secs(1.0);
         b.edge(a, x).edge(x, y).edge(y, z).edge(z, x);
         let err = b.build(&cluster()).unwrap_err();
         assert_eq!(
@@ -462,7 +398,7 @@ mod tests {
     #[test]
     fn self_loop_is_a_cycle() {
         let mut b = JobBuilder::new();
-        let a = b.compute(1.0);
+        let a = b.compute_secs(1.0);
         b.edge(a, a);
         assert_eq!(
             b.build(&cluster()).unwrap_err(),
@@ -473,14 +409,14 @@ mod tests {
     #[test]
     fn unknown_node_in_edge() {
         let mut b = JobBuilder::new();
-        let a = b.compute(1.0);
-        b.edge(a, NodeId(7));
+        let a = b.compute_secs(1.0);
+        b.edge(a, TaskId::new(7));
         assert_eq!(
             b.build(&cluster()).unwrap_err(),
             Error::UnknownNode {
                 from: a,
-                to: NodeId(7),
-                unknown: NodeId(7)
+                to: TaskId::new(7),
+                unknown: TaskId::new(7)
             }
         );
     }
@@ -488,12 +424,12 @@ mod tests {
     #[test]
     fn unknown_machine() {
         let mut b = JobBuilder::new();
-        let t = b.transfer(1.0, MachineId(0), MachineId(3));
+        let t = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(3));
         assert_eq!(
             b.build(&cluster()).unwrap_err(),
             Error::UnknownMachine {
                 node: t,
-                machine: MachineId(3),
+                machine: MachineId::new(3),
                 machines: 3
             }
         );
@@ -502,51 +438,20 @@ mod tests {
     #[test]
     fn self_transfer() {
         let mut b = JobBuilder::new();
-        let t = b.transfer(1.0, MachineId(2), MachineId(2));
+        let t = b.transfer_bits(1.0, MachineId::new(2), MachineId::new(2));
         assert_eq!(
             b.build(&cluster()).unwrap_err(),
             Error::SelfTransfer {
                 node: t,
-                machine: MachineId(2)
+                machine: MachineId::new(2)
             }
         );
-    }
-
-    #[test]
-    fn zero_capacity() {
-        let err = Cluster::new(vec![
-            Machine {
-                egress: 1.0,
-                ingress: 1.0,
-            },
-            Machine {
-                egress: 1.0,
-                ingress: 0.0,
-            },
-        ])
-        .unwrap_err();
-        assert_eq!(
-            err,
-            Error::ZeroCapacity {
-                machine: MachineId(1),
-                direction: "ingress",
-                capacity: 0.0
-            }
-        );
-        assert!(matches!(
-            Cluster::uniform(2, f64::NAN),
-            Err(Error::ZeroCapacity {
-                machine: MachineId(0),
-                direction: "egress",
-                ..
-            })
-        ));
     }
 
     #[test]
     fn invalid_values() {
         let mut b = JobBuilder::new();
-        let c = b.compute(-1.0);
+        let c = b.compute_secs(-1.0);
         assert_eq!(
             b.build(&cluster()).unwrap_err(),
             Error::InvalidValue {
@@ -556,8 +461,8 @@ mod tests {
             }
         );
         let mut b = JobBuilder::new();
-        b.compute(1.0);
-        let t = b.transfer(f64::INFINITY, MachineId(0), MachineId(1));
+        b.compute_secs(1.0);
+        let t = b.transfer_bits(f64::INFINITY, MachineId::new(0), MachineId::new(1));
         assert!(matches!(
             b.build(&cluster()).unwrap_err(),
             Error::InvalidValue { node, what: "size", .. } if node == t

@@ -8,12 +8,16 @@
 //! biases) each would otherwise precede the other, and the topological order breaks the tie,
 //! which keeps `pred` acyclic (the earlier one is counted first on the shared link). `comp(j→i)` is the longest
 //! compute time on such a path (compute tasks strictly between the two ends), and
-//! `trans(i) = S_i / min(egress(src), ingress(dst))` is `i`'s transfer time at full rate.
+//! `trans(i) = S_i / C_i` is `i`'s transfer time at full rate, with `C_i` the smallest capacity
+//! on its route ([`Cluster::path_capacity`]: `min(egress(src), ingress(dst))` on the big
+//! switch). Times are `f64` seconds after the job's start.
 
-use crate::job::{Cluster, Job, NodeId, NodeKind};
+use crate::cluster::Cluster;
+use crate::job::{Job, NodeKind, TaskId};
 
 /// Which LAT estimate to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum LatMethod {
     /// The paper's Algorithm 1 and formula (1): `l_i = max_{j∈pred(i)} (l_j + comp(j→i) + trans(i))`.
     #[default]
@@ -34,13 +38,13 @@ pub struct Lat {
 impl Lat {
     /// The LAT of `node` (seconds after the job's start), `None` for a compute task or an unknown id.
     #[must_use]
-    pub fn lat(&self, node: NodeId) -> Option<f64> {
+    pub fn lat(&self, node: TaskId) -> Option<f64> {
         self.lat.get(node.index()).copied().flatten()
     }
 
     /// The earliest arrival of transfer `node` when everything runs at full rate (forward pass).
     #[must_use]
-    pub fn eat(&self, node: NodeId) -> Option<f64> {
+    pub fn eat(&self, node: TaskId) -> Option<f64> {
         self.eat.get(node.index()).copied().flatten()
     }
 
@@ -53,7 +57,7 @@ impl Lat {
 
 /// `trans(i)`: transfer time of a transfer node alone at full rate; 0 for compute.
 #[must_use]
-pub fn trans(job: &Job, cluster: &Cluster, node: NodeId) -> f64 {
+pub fn trans(job: &Job, cluster: &Cluster, node: TaskId) -> f64 {
     match job.node(node) {
         NodeKind::Transfer { size, src, dst } => {
             let c = cluster.path_capacity(src, dst);
@@ -63,7 +67,7 @@ pub fn trans(job: &Job, cluster: &Cluster, node: NodeId) -> f64 {
     }
 }
 
-fn load(job: &Job, n: NodeId) -> f64 {
+fn load(job: &Job, n: TaskId) -> f64 {
     match job.node(n) {
         NodeKind::Compute { load } => load,
         NodeKind::Transfer { .. } => 0.0,
@@ -93,14 +97,14 @@ fn forward(job: &Job, cluster: &Cluster) -> (Vec<f64>, f64) {
 /// `head(i)`, the longest compute path that must finish before `i` can be sent.
 ///
 /// O(T · (V + E)) time for T transfers, O(V + T²) space.
-fn pred_transfers(job: &Job) -> (Vec<Vec<(NodeId, f64)>>, Vec<f64>) {
+fn pred_transfers(job: &Job) -> (Vec<Vec<(TaskId, f64)>>, Vec<f64>) {
     let n = job.len();
     let topo = job.topo_order();
     let mut pos = vec![0usize; n];
     for (k, v) in topo.iter().enumerate() {
         pos[v.index()] = k;
     }
-    let mut preds: Vec<Vec<(NodeId, f64)>> = vec![Vec::new(); n];
+    let mut preds: Vec<Vec<(TaskId, f64)>> = vec![Vec::new(); n];
     let mut best = vec![f64::NEG_INFINITY; n];
     for (jpos, &j) in job.transfers().iter().enumerate() {
         best.iter_mut().for_each(|b| *b = f64::NEG_INFINITY);
@@ -140,7 +144,7 @@ fn pred_transfers(job: &Job) -> (Vec<Vec<(NodeId, f64)>>, Vec<f64>) {
     }
     let head = (0..n)
         .map(|v| {
-            job.preds(NodeId(v as u32))
+            job.preds(TaskId::new(v as u32))
                 .iter()
                 .map(|p| ef_comp[p.index()])
                 .fold(0.0, f64::max)
@@ -191,7 +195,7 @@ fn algorithm1(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
     // For each transfer, how many of its predecessor transfers are not yet in DoneSet, and the
     // reverse relation, so a round touches only the transfers whose state changes.
     let mut missing: Vec<usize> = pred.iter().map(Vec::len).collect();
-    let mut succ: Vec<Vec<NodeId>> = vec![Vec::new(); job.len()];
+    let mut succ: Vec<Vec<TaskId>> = vec![Vec::new(); job.len()];
     for &i in job.transfers() {
         for &(j, _) in &pred[i.index()] {
             succ[j.index()].push(i);
@@ -199,7 +203,7 @@ fn algorithm1(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
     }
     let mut todo = job.transfers().len();
     // ②–⑥ for the first round: transfers with no predecessor transfer are ready.
-    let mut ready: Vec<NodeId> = job
+    let mut ready: Vec<TaskId> = job
         .transfers()
         .iter()
         .copied()
@@ -262,23 +266,30 @@ fn backward(job: &Job, cluster: &Cluster, makespan: f64) -> Vec<Option<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::{JobBuilder, MachineId};
+    use crate::cluster::MachineId;
+    use crate::job::JobBuilder;
+    use fabric_model::BitsPerSec;
 
     /// Fig. 4 as we read it: compute chain C1→C2→C3→C4→C5 with loads 1,2,1,2,1 on machine 3
     /// (index 2); T1, T2 (sizes 1, 2) from machine 1 and T3, T4 (sizes 2, 1) from machine 2 feed
     /// C1..C4; unit bandwidth. This gives pred(T1) = ∅ and pred(T4) = {T1, T2, T3}, as the paper says.
-    fn fig4() -> (Job, Cluster, [NodeId; 4]) {
-        let cluster = Cluster::uniform(3, 1.0).unwrap();
+    fn fig4() -> (Job, Cluster, [TaskId; 4]) {
+        let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
         let mut b = JobBuilder::new();
-        let c: Vec<NodeId> = [1.0, 2.0, 1.0, 2.0, 1.0]
+        let c: Vec<TaskId> = [1.0, 2.0, 1.0, 2.0, 1.0]
             .iter()
-            .map(|&l| b.compute(l))
+            .map(|&l| b.compute_secs(l))
             .collect();
-        let src = [MachineId(0), MachineId(0), MachineId(1), MachineId(1)];
-        let t: Vec<NodeId> = [1.0, 2.0, 2.0, 1.0]
+        let src = [
+            MachineId::new(0),
+            MachineId::new(0),
+            MachineId::new(1),
+            MachineId::new(1),
+        ];
+        let t: Vec<TaskId> = [1.0, 2.0, 2.0, 1.0]
             .iter()
             .zip(src)
-            .map(|(&s, m)| b.transfer(s, m, MachineId(2)))
+            .map(|(&s, m)| b.transfer_bits(s, m, MachineId::new(2)))
             .collect();
         for k in 0..4 {
             b.edge(c[k], c[k + 1]);
@@ -296,7 +307,7 @@ mod tests {
         let (job, _, t) = fig4();
         let (pred, _) = pred_transfers(&job);
         assert!(pred[t[0].index()].is_empty());
-        let p4: Vec<(NodeId, f64)> = pred[t[3].index()].clone();
+        let p4: Vec<(TaskId, f64)> = pred[t[3].index()].clone();
         assert_eq!(p4, vec![(t[0], 4.0), (t[1], 3.0), (t[2], 1.0)]);
     }
 
@@ -307,7 +318,7 @@ mod tests {
         // l1 = trans(1) = 1; l2 = 1 + L1 + 2 = 4; l3 = max(1+3+2, 4+2+2) = 8; l4 = max(1+4+1, 4+3+1, 8+1+1) = 10.
         let got: Vec<f64> = t.iter().map(|&n| lat.lat(n).unwrap()).collect();
         assert_eq!(got, vec![1.0, 4.0, 8.0, 10.0]);
-        assert_eq!(lat.lat(NodeId(0)), None);
+        assert_eq!(lat.lat(TaskId::new(0)), None);
     }
 
     #[test]
@@ -324,12 +335,12 @@ mod tests {
     #[test]
     fn chain_of_transfers_through_compute() {
         // T1 -> C1(3) -> T2 -> C2(1): T2 is sent after C1; pred(T2) = {T1}, comp = 3.
-        let cluster = Cluster::uniform(2, 2.0).unwrap();
+        let cluster = Cluster::uniform(2, BitsPerSec::new(2)).unwrap();
         let mut b = JobBuilder::new();
-        let t1 = b.transfer(4.0, MachineId(0), MachineId(1));
-        let c1 = b.compute(3.0);
-        let t2 = b.transfer(2.0, MachineId(1), MachineId(0));
-        let c2 = b.compute(1.0);
+        let t1 = b.transfer_bits(4.0, MachineId::new(0), MachineId::new(1));
+        let c1 = b.compute_secs(3.0);
+        let t2 = b.transfer_bits(2.0, MachineId::new(1), MachineId::new(0));
+        let c2 = b.compute_secs(1.0);
         b.edge(t1, c1).edge(c1, t2).edge(t2, c2);
         let job = b.build(&cluster).unwrap();
         let a1 = estimate(&job, &cluster, LatMethod::Algorithm1);
@@ -345,15 +356,15 @@ mod tests {
     #[test]
     fn diamond() {
         // T1 -> C1(1) -> {C2(4), C3(1)} -> C4(1); T2 -> C3, T3 -> C4. Unit sizes, bandwidth 1.
-        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
         let mut b = JobBuilder::new();
-        let c1 = b.compute(1.0);
-        let c2 = b.compute(4.0);
-        let c3 = b.compute(1.0);
-        let c4 = b.compute(1.0);
-        let t1 = b.transfer(1.0, MachineId(0), MachineId(2));
-        let t2 = b.transfer(1.0, MachineId(1), MachineId(2));
-        let t3 = b.transfer(1.0, MachineId(0), MachineId(2));
+        let c1 = b.compute_secs(1.0);
+        let c2 = b.compute_secs(4.0);
+        let c3 = b.compute_secs(1.0);
+        let c4 = b.compute_secs(1.0);
+        let t1 = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(2));
+        let t2 = b.transfer_bits(1.0, MachineId::new(1), MachineId::new(2));
+        let t3 = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(2));
         b.edge(t1, c1)
             .edge(c1, c2)
             .edge(c1, c3)
@@ -379,11 +390,11 @@ mod tests {
     fn shared_consumer_is_ordered_topologically() {
         // Weights (2) and biases (1) of one layer feed the same task: the earlier transfer in
         // topological order counts first on the shared link, the later gets l = l_w + 0 + 1.
-        let cluster = Cluster::uniform(2, 1.0).unwrap();
+        let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
         let mut b = JobBuilder::new();
-        let w = b.transfer(2.0, MachineId(0), MachineId(1));
-        let bias = b.transfer(1.0, MachineId(0), MachineId(1));
-        let c = b.compute(1.0);
+        let w = b.transfer_bits(2.0, MachineId::new(0), MachineId::new(1));
+        let bias = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        let c = b.compute_secs(1.0);
         b.edge(w, c).edge(bias, c);
         let job = b.build(&cluster).unwrap();
         let a1 = estimate(&job, &cluster, LatMethod::Algorithm1);
@@ -404,9 +415,9 @@ mod tests {
             edges in proptest::collection::vec((0usize..8, 0usize..8), 0..12),
             feeds in proptest::collection::vec(0usize..8, 6),
         ) {
-            let cluster = Cluster::uniform(2, 1.0).unwrap();
+            let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
             let mut b = JobBuilder::new();
-            let c: Vec<NodeId> = loads.iter().map(|&l| b.compute(f64::from(l))).collect();
+            let c: Vec<TaskId> = loads.iter().map(|&l| b.compute_secs(f64::from(l))).collect();
             for &(x, y) in &edges {
                 let (x, y) = (x % c.len(), y % c.len());
                 if x < y {
@@ -415,7 +426,7 @@ mod tests {
             }
             let mut ts = Vec::new();
             for (k, &s) in sizes.iter().enumerate() {
-                let t = b.transfer(f64::from(s), MachineId(0), MachineId(1));
+                let t = b.transfer_bits(f64::from(s), MachineId::new(0), MachineId::new(1));
                 b.edge(t, c[feeds[k] % c.len()]);
                 ts.push(t);
             }

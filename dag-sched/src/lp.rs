@@ -9,7 +9,8 @@
 //!
 //! - [`Objective::MinMax`]: P1's (3), minimise the largest port load `U` over all port-slots;
 //! - [`Objective::LexLevels`]: the exactly equivalent, numerically sound form of the
-//!   lexicographic problem P2/P3 (reference `dag.md` §2.5): after `U*`, minimise the excess
+//!   lexicographic problem P2/P3 (the levels method of Ogryczak and Śliwiński, "On direct
+//!   methods for lexicographic min-max optimization", ICCSA 2006): after `U*`, minimise the excess
 //!   `E_j = Σ_u max(0, L_u − θ_j)` above each threshold `θ_j = U*·(J−j)/J`, top level first,
 //!   with only 0/±1 coefficients (one LP per level);
 //! - [`Objective::Flutter`]: the literal `g(δ) = Σ_u |δ|^{δ_u}` of formula (9) linearised by the
@@ -26,16 +27,22 @@ use good_lp::{
     variable,
 };
 
+use fabric_model::Nanos;
+
 use crate::Error;
-use crate::job::{Cluster, Job, MachineId, NodeKind};
+use crate::cluster::{Cluster, MachineId};
+use crate::job::{Job, NodeKind};
 use crate::lat;
 
-/// Largest objective coefficient accepted for the literal λ-representation (Gurobi's advice
-/// for the coefficient range, reference `dag.md` §2.4).
+/// Largest objective coefficient accepted for the literal λ-representation: solvers advise
+/// keeping the ratio of the largest to the smallest coefficient below 10⁹ (Gurobi's numerical
+/// guidelines), and the smallest here is 1.
 pub const FLUTTER_COEFFICIENT_LIMIT: f64 = 1e9;
 
-/// A transfer handed to the LP.
+/// A transfer handed to the LP. Sizes and times are `f64` bits and seconds: a transfer's
+/// window comes from its LAT, which is rarely a whole number of nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct LpTransfer {
     /// Sender.
     pub src: MachineId,
@@ -49,19 +56,26 @@ pub struct LpTransfer {
     pub deadline: f64,
 }
 
-/// Port direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Direction {
-    /// The machine's sending side.
-    Egress,
-    /// The machine's receiving side.
-    Ingress,
+impl LpTransfer {
+    /// A transfer of `size` bits from `src` to `dst` that may send from `release` and must
+    /// have arrived by `deadline` (both absolute, in seconds).
+    #[must_use]
+    pub fn new(src: MachineId, dst: MachineId, size: f64, release: f64, deadline: f64) -> Self {
+        Self {
+            src,
+            dst,
+            size,
+            release,
+            deadline,
+        }
+    }
 }
 
-/// Rates already promised on port-slots by earlier schedules (bits/s), the background of a new LP.
+/// Rates already promised on resource-slots by earlier schedules (bits/s), the background of
+/// a new LP.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reservations {
-    map: BTreeMap<(u32, Direction, i64), f64>,
+    map: BTreeMap<(u32, i64), f64>,
 }
 
 impl Reservations {
@@ -71,27 +85,28 @@ impl Reservations {
         Self::default()
     }
 
-    /// The rate reserved on `(machine, direction)` in slot `slot`.
-    #[must_use]
-    pub fn get(&self, machine: MachineId, direction: Direction, slot: i64) -> f64 {
-        self.map
-            .get(&(machine.0, direction, slot))
-            .copied()
-            .unwrap_or(0.0)
+    /// The rate reserved on resource `resource` in slot `slot`.
+    pub(crate) fn get(&self, resource: u32, slot: i64) -> f64 {
+        self.map.get(&(resource, slot)).copied().unwrap_or(0.0)
     }
 
-    /// Adds `rate` bits/s on `(machine, direction)` in slot `slot`.
-    pub fn add(&mut self, machine: MachineId, direction: Direction, slot: i64, rate: f64) {
-        *self.map.entry((machine.0, direction, slot)).or_insert(0.0) += rate;
-    }
-
-    /// Reserves every rate of `schedule` for `transfers` (the ones it was solved for).
-    pub fn add_schedule(&mut self, transfers: &[LpTransfer], schedule: &Schedule) {
+    /// Reserves every rate of `schedule` for `transfers` (the ones it was solved for) on every
+    /// resource of their routes in `cluster`.
+    pub fn add_schedule(
+        &mut self,
+        cluster: &Cluster,
+        transfers: &[LpTransfer],
+        schedule: &Schedule,
+    ) {
+        let mut path = Vec::new();
         for (f, t) in transfers.iter().enumerate() {
+            path.clear();
+            cluster.route(t.src.index(), t.dst.index(), &mut path);
             for (k, r) in schedule.rates(f) {
                 if r > 0.0 {
-                    self.add(t.src, Direction::Egress, k, r);
-                    self.add(t.dst, Direction::Ingress, k, r);
+                    for &p in &path {
+                        *self.map.entry((p, k)).or_insert(0.0) += r;
+                    }
                 }
             }
         }
@@ -99,16 +114,17 @@ impl Reservations {
 
     /// Drops every slot before `slot` (they are in the past).
     pub fn forget_before(&mut self, slot: i64) {
-        self.map.retain(|&(_, _, k), _| k >= slot);
+        self.map.retain(|&(_, k), _| k >= slot);
     }
 }
 
 /// What the LP minimises.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Objective {
     /// P1's objective (3): the maximum port load over all port-slots.
     MinMax,
-    /// Lexicographic refinement in levels form (reference §2.5, algorithm A): `U*`, then the
+    /// Lexicographic refinement in levels form: `U*`, then the
     /// excess above `J − 1` thresholds, one LP each. `levels = 1` is [`Objective::MinMax`].
     LexLevels {
         /// Number of levels `J` (≥ 1).
@@ -130,20 +146,29 @@ pub enum Backend {
     /// `microlp`: pure Rust simplex, always built.
     #[default]
     Microlp,
-    /// HiGHS (C++), with the `highs` cargo feature.
-    #[cfg(feature = "highs")]
+    /// HiGHS (C++). Solving with it needs the `highs` cargo feature; without it [`solve`]
+    /// returns [`Error::BackendUnavailable`].
     Highs,
 }
 
 impl Backend {
-    /// Every backend built into this binary.
+    /// Every backend built into this binary ([`Backend::Microlp`], and [`Backend::Highs`]
+    /// with the `highs` feature).
     #[must_use]
     pub fn all() -> Vec<Self> {
-        vec![
-            Self::Microlp,
-            #[cfg(feature = "highs")]
-            Self::Highs,
-        ]
+        [Self::Microlp, Self::Highs]
+            .into_iter()
+            .filter(|b| b.is_available())
+            .collect()
+    }
+
+    /// Whether this backend is built in.
+    #[must_use]
+    pub const fn is_available(self) -> bool {
+        match self {
+            Self::Microlp => true,
+            Self::Highs => cfg!(feature = "highs"),
+        }
     }
 
     /// Short name (`microlp`, `highs`).
@@ -151,7 +176,6 @@ impl Backend {
     pub fn name(self) -> &'static str {
         match self {
             Self::Microlp => "microlp",
-            #[cfg(feature = "highs")]
             Self::Highs => "highs",
         }
     }
@@ -159,6 +183,7 @@ impl Backend {
 
 /// The LP's answer: per transfer, a rate (bits/s) in each slot of its window.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Schedule {
     slot: f64,
     first: Vec<i64>,
@@ -266,7 +291,10 @@ fn build(
     let mut vars = ProblemVariables::new();
     let mut x = Vec::with_capacity(transfers.len());
     let mut first = Vec::with_capacity(transfers.len());
-    let mut ports: BTreeMap<(u32, Direction, i64), Vec<Variable>> = BTreeMap::new();
+    // Keyed by (the resource's LP order, slot): machine ports in (machine, egress, ingress)
+    // order, then the other links of a fabric.
+    let mut ports: BTreeMap<(u64, i64), (u32, Vec<Variable>)> = BTreeMap::new();
+    let mut path: Vec<u32> = Vec::new();
     let mut total_vars = 0usize;
     for (index, t) in transfers.iter().enumerate() {
         if !(t.release.is_finite() && t.deadline.is_finite())
@@ -290,7 +318,7 @@ fn build(
             if cluster.machine(m).is_none() {
                 return Err(Error::InvalidParameter {
                     name: "transfer machine",
-                    value: f64::from(m.0),
+                    value: f64::from(m.get()),
                     reason: "not a machine of the cluster",
                 });
             }
@@ -314,29 +342,26 @@ fn build(
             });
         }
         let xs = vars.add_vector(variable().min(0.0), n);
+        path.clear();
+        cluster.route(t.src.index(), t.dst.index(), &mut path);
         for (k, &v) in xs.iter().enumerate() {
             let s = a + k as i64;
-            ports
-                .entry((t.src.0, Direction::Egress, s))
-                .or_default()
-                .push(v);
-            ports
-                .entry((t.dst.0, Direction::Ingress, s))
-                .or_default()
-                .push(v);
+            for &r in &path {
+                ports
+                    .entry((cluster.lp_key(r), s))
+                    .or_insert_with(|| (r, Vec::new()))
+                    .1
+                    .push(v);
+            }
         }
         x.push(xs);
         first.push(a);
     }
     let ports = ports
         .into_iter()
-        .map(|((m, d, s), v)| {
-            let machine = cluster.machines()[m as usize];
-            let cap = match d {
-                Direction::Egress => machine.egress,
-                Direction::Ingress => machine.ingress,
-            };
-            (v, reserved.get(MachineId(m), d, s) / c_ref, cap / c_ref)
+        .map(|((_, s), (r, v))| {
+            let cap = cluster.capacities()[r as usize];
+            (v, reserved.get(r, s) / c_ref, cap / c_ref)
         })
         .collect::<Vec<_>>();
     let rows = transfers.len() + 2 * ports.len();
@@ -504,7 +529,12 @@ where
 }
 
 /// Solves the LP for `transfers` over `cluster`, above what `reserved` already holds, with
-/// slot length `slot` seconds.
+/// slot length `slot`.
+///
+/// P1 (paper §3.1): with `x_{f,k}` transfer `f`'s rate in slot `k` and `τ` the slot length,
+/// minimise `U` subject to `Σ_k x_{f,k}·τ = S_f` (6), `x_{f,k} = 0` outside `f`'s window
+/// (7), and, for every resource `u` (on the big switch a machine's egress (4) or ingress (5))
+/// and slot `k`, `reserved + Σ_{f crosses u} x_{f,k} ≤ C_u` and `≤ U` (3).
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] for a bad slot length or level count, [`Error::EmptyWindow`] for
@@ -518,6 +548,26 @@ where
 /// one LP of `V + (J+1)P` variables for [`Objective::Flutter`]. Simplex time is polynomial in
 /// practice (exponential in the worst case).
 pub fn solve(
+    cluster: &Cluster,
+    transfers: &[LpTransfer],
+    reserved: &Reservations,
+    slot: Nanos,
+    objective: Objective,
+    backend: Backend,
+) -> Result<Schedule, Error> {
+    solve_secs(
+        cluster,
+        transfers,
+        reserved,
+        slot.as_secs_f64(),
+        objective,
+        backend,
+    )
+}
+
+/// [`solve`] with the slot length in seconds (a JSON instance's slot need not be a whole
+/// number of nanoseconds).
+pub(crate) fn solve_secs(
     cluster: &Cluster,
     transfers: &[LpTransfer],
     reserved: &Reservations,
@@ -543,6 +593,11 @@ pub fn solve(
             slot,
             objective,
         ),
+        #[cfg(not(feature = "highs"))]
+        Backend::Highs => Err(Error::BackendUnavailable {
+            backend: "highs",
+            feature: "highs",
+        }),
     }
 }
 
@@ -565,11 +620,7 @@ where
             reason: "must be positive and finite",
         });
     }
-    let c_ref = cluster
-        .machines()
-        .iter()
-        .map(|m| m.egress.max(m.ingress))
-        .fold(0.0, f64::max);
+    let c_ref = cluster.capacities().iter().copied().fold(0.0, f64::max);
     if c_ref <= 0.0 {
         return Err(Error::InvalidParameter {
             name: "cluster size",

@@ -1,10 +1,10 @@
-//! A deterministic flow-level simulator of DAG jobs on a non-blocking core (paper §4.1), with
-//! JIT and the baselines as rate-allocation policies.
+//! A deterministic flow-level simulator of DAG jobs on a [`Cluster`] (the paper's non-blocking
+//! core, §4.1, or a fabric's links), with JIT and the baselines as rate-allocation policies.
 //!
 //! Time is simulated seconds (`f64`). Rates change only at events: a job arrival, a compute
 //! task finishing, a flow finishing, a JIT slot boundary, or a JIT flow catching up with its
-//! plan. Compute tasks do not contend (each job has its own devices); flows share each
-//! machine's egress and ingress capacity.
+//! plan. Compute tasks do not contend (each job has its own devices); flows share the capacity
+//! of every link they cross (on the big switch: each machine's egress and ingress).
 //!
 //! Policies:
 //! - [`Scheduler::TensorFlow`]: every (job, sender, receiver) channel sends one transfer at a
@@ -19,8 +19,8 @@
 //!   leftover goes to a coflow's flows in the job's arbitrary (random) order.
 //! - [`Scheduler::Varys`]: the same coflows, data plane and recomputation, ordered by SEBF
 //!   (smallest effective bottleneck first: a coflow's largest remaining bits on one port over
-//!   that port's capacity, recomputed on remaining bits; reference §1.3, the dynamic variant
-//!   of the Sincronia simulator), ties by arrival.
+//!   that port's capacity, recomputed on remaining bits: the dynamic variant of Chowdhury,
+//!   Zhong and Stoica's SEBF, "Efficient Coflow Scheduling with Varys", SIGCOMM 2014), ties by arrival.
 //! - [`Scheduler::Jit`]: at a DAG job's arrival, LAT estimation, α-selection and the LP are run
 //!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
 //!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline
@@ -33,13 +33,16 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
-use rand::SeedableRng;
+use std::fmt;
+
+use fabric_model::Nanos;
 use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
+use smallvec::SmallVec;
 
 use crate::Error;
 use crate::baselines::{bssi_order, tictac_order};
-use crate::job::{Cluster, Job, NodeId, NodeKind};
+use crate::cluster::Cluster;
+use crate::job::{Job, NodeKind, TaskId};
 use crate::lat::{self, LatMethod};
 use crate::lp::{self, Backend, LpTransfer, Objective, Reservations, Schedule};
 use crate::rates::{FlowDemand, madd, max_min_fair, priority_greedy};
@@ -53,6 +56,7 @@ use crate::workload::{JobKind, SimJob};
 /// administrator chooses (§3.1), and its model shows that "transfers with a smaller LAT should
 /// have a higher priority" (§3.4 1)). Both policies below send them after the LP's plans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum RestPolicy {
     /// The default: strict priority in order of absolute LAT (job arrival + LAT) across all
     /// jobs, ahead of the flows without a DAG (which have no LAT), which share what is left
@@ -67,13 +71,16 @@ pub enum RestPolicy {
     Background,
 }
 
-/// JIT's parameters.
+/// JIT's parameters: [`JitConfig::default`] is the paper's (α = 0.4, 100 ms slots, Algorithm 1,
+/// P1's min-max objective, microlp), changed with the `with_*` setters.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct JitConfig {
-    /// Share of each job's transfers, in topological order, that enter the LP (paper: 0.4).
+    /// Share of each job's transfers, in topological order, that enter the LP (paper: 0.4):
+    /// the first `⌈α·n⌉` of its `n` transfers ([`lp::alpha_prefix`]).
     pub alpha: f64,
-    /// Slot length of the LP (s).
-    pub slot: f64,
+    /// Slot length `τ` of the LP.
+    pub slot: Nanos,
     /// LAT estimate.
     pub lat: LatMethod,
     /// LP objective.
@@ -91,7 +98,7 @@ impl Default for JitConfig {
     fn default() -> Self {
         Self {
             alpha: 0.4,
-            slot: 0.1,
+            slot: Nanos::from_millis(100),
             lat: LatMethod::Algorithm1,
             objective: Objective::MinMax,
             backend: Backend::Microlp,
@@ -101,8 +108,60 @@ impl Default for JitConfig {
     }
 }
 
+impl JitConfig {
+    /// This configuration with `α = alpha`.
+    #[must_use]
+    pub fn with_alpha(mut self, alpha: f64) -> Self {
+        self.alpha = alpha;
+        self
+    }
+
+    /// This configuration with slot length `slot`.
+    #[must_use]
+    pub fn with_slot(mut self, slot: Nanos) -> Self {
+        self.slot = slot;
+        self
+    }
+
+    /// This configuration with LAT estimate `lat`.
+    #[must_use]
+    pub fn with_lat(mut self, lat: LatMethod) -> Self {
+        self.lat = lat;
+        self
+    }
+
+    /// This configuration with LP objective `objective`.
+    #[must_use]
+    pub fn with_objective(mut self, objective: Objective) -> Self {
+        self.objective = objective;
+        self
+    }
+
+    /// This configuration with LP backend `backend`.
+    #[must_use]
+    pub fn with_backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// This configuration with at most `max_relax` doublings of the LAT windows.
+    #[must_use]
+    pub fn with_max_relax(mut self, max_relax: u32) -> Self {
+        self.max_relax = max_relax;
+        self
+    }
+
+    /// This configuration with the transfers outside the LP sent by `rest`.
+    #[must_use]
+    pub fn with_rest(mut self, rest: RestPolicy) -> Self {
+        self.rest = rest;
+        self
+    }
+}
+
 /// The rate-allocation policy.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub enum Scheduler {
     /// TensorFlow v1.13: random order per channel, max-min fair sharing.
     TensorFlow,
@@ -130,15 +189,17 @@ impl Scheduler {
     }
 }
 
-/// Simulation parameters.
+/// Simulation parameters: [`SimConfig::default`] is TensorFlow order, seed 1 and 1 s windows;
+/// [`SimConfig::new`] sets the scheduler, the `with_*` setters the rest.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct SimConfig {
     /// The policy.
     pub scheduler: Scheduler,
-    /// Seed of the TensorFlow random orders.
+    /// Seed of the TensorFlow random orders (ChaCha8, [`fabric_model::rng::seeded`]).
     pub seed: u64,
-    /// Window over which the remaining-bandwidth ratio (paper (18)) is sampled (s).
-    pub sample_window: f64,
+    /// Window over which the remaining-bandwidth ratio (paper (18)) is sampled.
+    pub sample_window: Nanos,
 }
 
 impl Default for SimConfig {
@@ -146,13 +207,47 @@ impl Default for SimConfig {
         Self {
             scheduler: Scheduler::TensorFlow,
             seed: 1,
-            sample_window: 1.0,
+            sample_window: Nanos::from_secs(1),
         }
     }
 }
 
-/// What happened to one job.
+impl SimConfig {
+    /// The defaults with `scheduler`.
+    #[must_use]
+    pub fn new(scheduler: Scheduler) -> Self {
+        Self {
+            scheduler,
+            ..Self::default()
+        }
+    }
+
+    /// This configuration with scheduler `scheduler`.
+    #[must_use]
+    pub fn with_scheduler(mut self, scheduler: Scheduler) -> Self {
+        self.scheduler = scheduler;
+        self
+    }
+
+    /// This configuration with seed `seed`.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// This configuration with remaining-bandwidth windows of `window`.
+    #[must_use]
+    pub fn with_sample_window(mut self, window: Nanos) -> Self {
+        self.sample_window = window;
+        self
+    }
+}
+
+/// What happened to one job. Times are `f64` seconds of simulated time (the simulator's own
+/// clock, not rounded to nanoseconds, so that ratios of them are exact).
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct JobOutcome {
     /// Its kind.
     pub kind: JobKind,
@@ -160,7 +255,8 @@ pub struct JobOutcome {
     pub arrival: f64,
     /// Completion of its last node (s).
     pub finish: f64,
-    /// Completion time of the job alone on an empty cluster: the critical path at full rate (s).
+    /// Completion time of the job alone on an empty cluster: the critical path at full rate
+    /// (s).
     pub alone: f64,
     /// Mean data waiting time of its transfers (s): from a transfer's arrival to the start of
     /// its first consumer (paper Fig. 2, 6); `None` when no transfer has a consumer.
@@ -173,10 +269,39 @@ impl JobOutcome {
     pub fn jct(&self) -> f64 {
         self.finish - self.arrival
     }
+
+    /// Job completion time, to the nearest nanosecond.
+    #[must_use]
+    pub fn jct_nanos(&self) -> Nanos {
+        Nanos::from_secs_f64(self.jct()).unwrap_or(Nanos::MAX)
+    }
+}
+
+impl fmt::Display for JobOutcome {
+    /// `dag vgg16: arrival 0.100 s, JCT 1.234 s (1.50x alone), wait 12.3 ms`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            JobKind::Dag(m) => write!(f, "dag {}", m.name())?,
+            JobKind::File => f.write_str("file")?,
+            JobKind::Coflow => f.write_str("coflow")?,
+        }
+        write!(
+            f,
+            ": arrival {:.3} s, JCT {:.3} s ({:.2}x alone)",
+            self.arrival,
+            self.jct(),
+            self.jct() / self.alone
+        )?;
+        if let Some(w) = self.mean_wait {
+            write!(f, ", wait {:.1} ms", w * 1e3)?;
+        }
+        Ok(())
+    }
 }
 
 /// JIT's LP bookkeeping over a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct LpStats {
     /// Jobs planned by the LP.
     pub planned: usize,
@@ -190,8 +315,20 @@ pub struct LpStats {
     pub max_variables: usize,
 }
 
-/// The result of a run.
+impl fmt::Display for LpStats {
+    /// `12 planned (3 widened, 1 unplanned), 40 LP solves, largest 2381 variables`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} planned ({} widened, {} unplanned), {} LP solves, largest {} variables",
+            self.planned, self.relaxed, self.unplanned, self.solves, self.max_variables
+        )
+    }
+}
+
+/// The result of a run. Ratios are fractions; bits are `f64` bits.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SimResult {
     /// One outcome per input job, in input order.
     pub jobs: Vec<JobOutcome>,
@@ -227,11 +364,62 @@ pub struct SimResult {
     pub events: usize,
 }
 
+impl SimResult {
+    /// Mean JCT (s) of the jobs of `kind` (`None` for every job); NaN when there is none.
+    #[must_use]
+    pub fn mean_jct(&self, kind: Option<JobKind>) -> f64 {
+        let v: Vec<f64> = self
+            .jobs
+            .iter()
+            .filter(|j| kind.is_none_or(|k| k == j.kind))
+            .map(JobOutcome::jct)
+            .collect();
+        if v.is_empty() {
+            f64::NAN
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    }
+}
+
+impl fmt::Display for SimResult {
+    /// One paragraph: jobs, mean JCT, last finish, remaining bandwidth, events and (JIT) the
+    /// LP statistics.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dag = self
+            .jobs
+            .iter()
+            .filter(|j| matches!(j.kind, JobKind::Dag(_)))
+            .count();
+        let last = self.jobs.iter().map(|j| j.finish).fold(0.0, f64::max);
+        write!(
+            f,
+            "{} jobs ({dag} with a DAG), mean JCT {:.3} s, last finish {:.3} s",
+            self.jobs.len(),
+            self.mean_jct(None),
+            last
+        )?;
+        if let (Some(min), Some(med)) = (
+            self.remaining.first(),
+            self.remaining.get(self.remaining.len() / 2),
+        ) {
+            write!(f, ", remaining bandwidth min {min:.3} median {med:.3}")?;
+        }
+        write!(f, ", {} events", self.events)?;
+        if self.lp.solves > 0 {
+            write!(f, "; LP: {}", self.lp)?;
+        }
+        Ok(())
+    }
+}
+
 struct Flow {
     job: usize,
-    node: NodeId,
+    node: TaskId,
     src: usize,
     dst: usize,
+    /// The resources the flow crosses.
+    path: Path,
     size: f64,
     remaining: f64,
     sent: f64,
@@ -243,12 +431,17 @@ struct Flow {
     channel: bool,
 }
 
+/// A flow's resources: two on the big switch, six across a three-level fat tree, kept inline
+/// (`cargo bench -p dag-sched --bench bits -- dag_flow_paths`: building 10,000 routes and
+/// reading each ten times took 0.62 ms with `SmallVec<[u32; 6]>` against 1.30 ms with
+/// `Vec<u32>` at two hops, 0.73 against 1.23 ms at six).
+type Path = SmallVec<[u32; 6]>;
+
 impl Flow {
     /// The flow as a rate-allocation demand capped at `cap`.
-    fn demand(&self, cap: f64) -> FlowDemand {
+    fn demand(&self, cap: f64) -> FlowDemand<'_> {
         FlowDemand {
-            src: self.src,
-            dst: self.dst,
+            path: &self.path,
             cap,
         }
     }
@@ -278,7 +471,6 @@ struct Sim<'a> {
     cluster: &'a Cluster,
     jobs: &'a [SimJob],
     cfg: SimConfig,
-    m: usize,
     st: Vec<JobState>,
     flows: Vec<Flow>,
     active: Vec<usize>,
@@ -321,7 +513,7 @@ impl<'a> Sim<'a> {
         {
             self.plan(j, &jit, arrival)?;
         }
-        let sources: Vec<NodeId> = job
+        let sources: Vec<TaskId> = job
             .topo_order()
             .iter()
             .copied()
@@ -345,7 +537,7 @@ impl<'a> Sim<'a> {
         // the central scheduler that hands its plan to the machines (§1.3), knows their LATs,
         // and "transfers with a smaller LAT should have a higher priority" (§3.4 1)): each
         // channel sends them in LAT order instead of gRPC's random one.
-        let mut by_lat: Vec<NodeId> = job.transfers().to_vec();
+        let mut by_lat: Vec<TaskId> = job.transfers().to_vec();
         by_lat.sort_by(|&a, &b| {
             let (la, lb) = (est.lat(a).unwrap_or(0.0), est.lat(b).unwrap_or(0.0));
             la.total_cmp(&lb).then(a.cmp(&b))
@@ -359,7 +551,7 @@ impl<'a> Sim<'a> {
             return Ok(());
         }
         self.reserved
-            .forget_before((self.now / jit.slot).floor() as i64);
+            .forget_before((self.now / jit.slot.as_secs_f64()).floor() as i64);
         let mut relaxed = false;
         for attempt in 0..=jit.max_relax {
             let scale = f64::from(1u32 << attempt.min(20));
@@ -384,7 +576,7 @@ impl<'a> Sim<'a> {
                     self.lp.relaxed += usize::from(relaxed);
                     self.lp.max_variables = self.lp.max_variables.max(s.variables);
                     self.lp_peaks.push(s.min_max);
-                    self.reserved.add_schedule(&ts, &s);
+                    self.reserved.add_schedule(self.cluster, &ts, &s);
                     for (f, &t) in self.jobs[j].job.transfers()[..n_lp].iter().enumerate() {
                         self.st[j].lp_index[t.index()] = f as u32;
                     }
@@ -403,7 +595,7 @@ impl<'a> Sim<'a> {
     }
 
     /// Node `n` of job `j` has all its predecessors done at `self.now`.
-    fn release(&mut self, j: usize, n: NodeId) {
+    fn release(&mut self, j: usize, n: TaskId) {
         let mut work = vec![(j, n)];
         while let Some((j, n)) = work.pop() {
             match self.jobs[j].job.node(n) {
@@ -411,7 +603,7 @@ impl<'a> Sim<'a> {
                     if load <= 0.0 {
                         self.complete(j, n, &mut work);
                     } else {
-                        self.heap.push(Reverse((key(self.now + load), j, n.0)));
+                        self.heap.push(Reverse((key(self.now + load), j, n.get())));
                     }
                 }
                 NodeKind::Transfer { size, src, dst } => {
@@ -428,11 +620,14 @@ impl<'a> Sim<'a> {
                     let channel = self.uses_channel(lp.is_some(), self.jobs[j].job.has_compute());
                     let lat_abs = self.st[j].lat_abs[n.index()];
                     let id = self.flows.len();
+                    let mut path = Path::new();
+                    self.cluster.route(src.index(), dst.index(), &mut path);
                     self.flows.push(Flow {
                         job: j,
                         node: n,
-                        src: src.0 as usize,
-                        dst: dst.0 as usize,
+                        src: src.index(),
+                        dst: dst.index(),
+                        path,
                         size,
                         remaining: size,
                         sent: 0.0,
@@ -452,7 +647,7 @@ impl<'a> Sim<'a> {
                     }
                     self.dirty = true;
                     if channel {
-                        let ch = (j, src.0 as usize, dst.0 as usize);
+                        let ch = (j, src.index(), dst.index());
                         if let std::collections::btree_map::Entry::Vacant(e) = self.heads.entry(ch)
                         {
                             e.insert(id);
@@ -465,7 +660,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn complete(&mut self, j: usize, n: NodeId, work: &mut Vec<(usize, NodeId)>) {
+    fn complete(&mut self, j: usize, n: TaskId, work: &mut Vec<(usize, TaskId)>) {
         let now = self.now;
         let st = &mut self.st[j];
         st.finish[n.index()] = now;
@@ -513,13 +708,6 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn capacities(&self) -> (Vec<f64>, Vec<f64>) {
-        (
-            self.cluster.machines().iter().map(|m| m.egress).collect(),
-            self.cluster.machines().iter().map(|m| m.ingress).collect(),
-        )
-    }
-
     /// FIFO + TicTac's strict priority of flow `id` (smaller first): its job's arrival rank,
     /// then the TAC rank of its transfer inside the job. Static over the flow's life.
     fn tictac_rank(&self, id: usize) -> (usize, u32) {
@@ -535,13 +723,13 @@ impl<'a> Sim<'a> {
 
     /// Rates of the active flows (same order as `self.active`) and the next policy event time.
     fn rates(&mut self) -> (Vec<f64>, f64) {
-        let (mut eg, mut ing) = self.capacities();
+        let mut free = self.cluster.capacities().to_vec();
         let mut rate = vec![0.0; self.active.len()];
         let mut next = f64::INFINITY;
         self.on_plan.clear();
         self.on_plan.resize(self.active.len(), 0.0);
         match self.cfg.scheduler {
-            Scheduler::TensorFlow => self.share_channels(&mut rate, &mut eg, &mut ing),
+            Scheduler::TensorFlow => self.share_channels(&mut rate, &mut free),
             Scheduler::TicTac | Scheduler::Sincronia | Scheduler::Varys => {
                 if !matches!(self.cfg.scheduler, Scheduler::TicTac) && self.dirty {
                     self.coflow_order();
@@ -567,7 +755,7 @@ impl<'a> Sim<'a> {
                     .collect();
                 keyed.sort_unstable();
                 let idx: Vec<usize> = keyed.into_iter().map(|(_, _, k)| k).collect();
-                let d: Vec<FlowDemand> = idx
+                let d: Vec<FlowDemand<'_>> = idx
                     .iter()
                     .map(|&k| self.flows[self.active[k]].demand(f64::INFINITY))
                     .collect();
@@ -586,9 +774,7 @@ impl<'a> Sim<'a> {
                             .iter()
                             .map(|&k| self.flows[self.active[k]].remaining)
                             .collect();
-                        for (r, &k) in madd(&d[a..b], &left, &mut eg, &mut ing)
-                            .into_iter()
-                            .zip(&idx[a..b])
+                        for (r, &k) in madd(&d[a..b], &left, &mut free).into_iter().zip(&idx[a..b])
                         {
                             rate[k] = r;
                         }
@@ -596,12 +782,12 @@ impl<'a> Sim<'a> {
                     }
                 }
                 // TicTac: strict priority; coflows: work conservation in the same order.
-                for (r, &k) in priority_greedy(&d, &mut eg, &mut ing).into_iter().zip(&idx) {
+                for (r, &k) in priority_greedy(&d, &mut free).into_iter().zip(&idx) {
                     rate[k] += r;
                 }
             }
             Scheduler::Jit(jit) => {
-                let slot = jit.slot;
+                let slot = jit.slot.as_secs_f64();
                 let k_now = (self.now / slot + 1e-9).floor() as i64;
                 let mut lp_idx: Vec<usize> = (0..self.active.len())
                     .filter(|&k| self.flows[self.active[k]].lp.is_some())
@@ -614,7 +800,7 @@ impl<'a> Sim<'a> {
                     next = next.min((k_now + 1) as f64 * slot);
                 }
                 // Pass 1: planned rates.
-                let planned: Vec<FlowDemand> = lp_idx
+                let planned: Vec<FlowDemand<'_>> = lp_idx
                     .iter()
                     .map(|&k| {
                         let f = &self.flows[self.active[k]];
@@ -623,7 +809,7 @@ impl<'a> Sim<'a> {
                         f.demand(r)
                     })
                     .collect();
-                for (r, &k) in priority_greedy(&planned, &mut eg, &mut ing)
+                for (r, &k) in priority_greedy(&planned, &mut free)
                     .into_iter()
                     .zip(&lp_idx)
                 {
@@ -659,11 +845,11 @@ impl<'a> Sim<'a> {
                         });
                     }
                 }
-                let d: Vec<FlowDemand> = behind
+                let d: Vec<FlowDemand<'_>> = behind
                     .iter()
                     .map(|&k| self.flows[self.active[k]].demand(f64::INFINITY))
                     .collect();
-                for ((r, &k), &o) in priority_greedy(&d, &mut eg, &mut ing)
+                for ((r, &k), &o) in priority_greedy(&d, &mut free)
                     .into_iter()
                     .zip(&behind)
                     .zip(&owed)
@@ -692,19 +878,16 @@ impl<'a> Sim<'a> {
                             .total_cmp(&fb.lat_abs)
                             .then(self.active[a].cmp(&self.active[b]))
                     });
-                    let d: Vec<FlowDemand> = rest
+                    let d: Vec<FlowDemand<'_>> = rest
                         .iter()
                         .map(|&k| self.flows[self.active[k]].demand(f64::INFINITY))
                         .collect();
-                    for (r, &k) in priority_greedy(&d, &mut eg, &mut ing)
-                        .into_iter()
-                        .zip(&rest)
-                    {
+                    for (r, &k) in priority_greedy(&d, &mut free).into_iter().zip(&rest) {
                         rate[k] = r;
                     }
                 }
                 // Pass 4: everything else shares what is left, channel by channel.
-                self.share_channels(&mut rate, &mut eg, &mut ing);
+                self.share_channels(&mut rate, &mut free);
             }
         }
         (rate, next)
@@ -712,33 +895,32 @@ impl<'a> Sim<'a> {
 
     /// The head flow of every channel, LP flows excepted, shares the free capacity max-min
     /// fairly (TCP between channels); sets those flows' entries of `rate`.
-    fn share_channels(&self, rate: &mut [f64], eg: &mut [f64], ing: &mut [f64]) {
+    fn share_channels(&self, rate: &mut [f64], free: &mut [f64]) {
         let idx: Vec<usize> = (0..self.active.len())
             .filter(|&k| {
                 let id = self.active[k];
                 self.flows[id].lp.is_none() && self.is_head(id)
             })
             .collect();
-        let d: Vec<FlowDemand> = idx
+        let d: Vec<FlowDemand<'_>> = idx
             .iter()
             .map(|&k| self.flows[self.active[k]].demand(f64::INFINITY))
             .collect();
-        for (r, &k) in max_min_fair(&d, eg, ing).into_iter().zip(&idx) {
+        for (r, &k) in max_min_fair(&d, free).into_iter().zip(&idx) {
             rate[k] = r;
         }
     }
 
     /// Ranks the jobs with active flows as coflows: BSSI (Sincronia) or SEBF (Varys).
     fn coflow_order(&mut self) {
-        let m = self.m;
+        let cap = self.cluster.capacities();
         let mut demand: Vec<Vec<(usize, f64)>> = vec![Vec::new(); self.jobs.len()];
         let mut has = vec![false; self.jobs.len()];
         for &id in &self.active {
             let f = &self.flows[id];
-            let c_out = self.cluster.machines()[f.src].egress;
-            let c_in = self.cluster.machines()[f.dst].ingress;
-            demand[f.job].push((f.src, f.remaining / c_out));
-            demand[f.job].push((m + f.dst, f.remaining / c_in));
+            for &r in &f.path {
+                demand[f.job].push((r as usize, f.remaining / cap[r as usize]));
+            }
             has[f.job] = true;
         }
         let jobs: Vec<usize> = (0..self.jobs.len()).filter(|&j| has[j]).collect();
@@ -766,7 +948,7 @@ impl<'a> Sim<'a> {
             });
             o
         } else {
-            bssi_order(&d, &vec![1.0; jobs.len()], 2 * m)
+            bssi_order(&d, &vec![1.0; jobs.len()], cap.len())
         };
         for (pos, &k) in order.iter().enumerate() {
             self.sinc_rank[jobs[k]] = pos;
@@ -775,7 +957,7 @@ impl<'a> Sim<'a> {
     }
 
     fn record_usage(&mut self, rate: &[f64], t0: f64, t1: f64) {
-        let w = self.cfg.sample_window;
+        let w = self.cfg.sample_window.as_secs_f64();
         let jit = matches!(self.cfg.scheduler, Scheduler::Jit(_));
         // Per port: (scheduled DAG rate, all DAG rate).
         let mut port_rate: BTreeMap<usize, (f64, f64)> = BTreeMap::new();
@@ -785,12 +967,13 @@ impl<'a> Sim<'a> {
             if rate[k] <= 0.0 {
                 continue;
             }
-            *util.entry(f.src).or_default() += rate[k];
-            *util.entry(self.m + f.dst).or_default() += rate[k];
+            for &p in &f.path {
+                *util.entry(p as usize).or_default() += rate[k];
+            }
             if matches!(self.jobs[f.job].kind, JobKind::Dag(_)) {
                 let scheduled = if !jit || f.lp.is_some() { rate[k] } else { 0.0 };
-                for p in [f.src, self.m + f.dst] {
-                    let e = port_rate.entry(p).or_default();
+                for &p in &f.path {
+                    let e = port_rate.entry(p as usize).or_default();
                     e.0 += scheduled;
                     e.1 += rate[k];
                 }
@@ -824,7 +1007,7 @@ impl<'a> Sim<'a> {
 
     /// `1 − bits / (capacity × window)` per (port, window) of `usage`, sorted ascending.
     fn remaining_ratios(&self, usage: &HashMap<(usize, i64), f64>) -> Vec<f64> {
-        let w = self.cfg.sample_window;
+        let w = self.cfg.sample_window.as_secs_f64();
         let mut v: Vec<f64> = usage
             .iter()
             .map(|(&(p, _), &bits)| (1.0 - bits / (self.port_cap(p) * w)).max(0.0))
@@ -834,11 +1017,7 @@ impl<'a> Sim<'a> {
     }
 
     fn port_cap(&self, p: usize) -> f64 {
-        if p < self.m {
-            self.cluster.machines()[p].egress
-        } else {
-            self.cluster.machines()[p - self.m].ingress
-        }
+        self.cluster.capacities()[p]
     }
 }
 
@@ -848,16 +1027,16 @@ impl<'a> Sim<'a> {
 fn tictac_key(job: &Job, cluster: &Cluster) -> Vec<u64> {
     let mut key = vec![job.len() as u64];
     for i in 0..job.len() {
-        let v = NodeId(i as u32);
+        let v = TaskId::new(i as u32);
         match job.node(v) {
             NodeKind::Compute { load } => key.extend([0, load.to_bits()]),
             NodeKind::Transfer { .. } => key.extend([1, lat::trans(job, cluster, v).to_bits()]),
         }
         key.push(job.preds(v).len() as u64);
-        key.extend(job.preds(v).iter().map(|p| u64::from(p.0)));
+        key.extend(job.preds(v).iter().map(|p| u64::from(p.get())));
     }
-    key.extend(job.topo_order().iter().map(|v| u64::from(v.0)));
-    key.extend(job.transfers().iter().map(|v| u64::from(v.0)));
+    key.extend(job.topo_order().iter().map(|v| u64::from(v.get())));
+    key.extend(job.transfers().iter().map(|v| u64::from(v.get())));
     key
 }
 
@@ -872,26 +1051,26 @@ fn tictac_key(job: &Job, cluster: &Cluster) -> Vec<u64> {
 /// O(E · (F log F + M)) time for E events, F active flows and M machines, plus one LP per DAG
 /// job under JIT and one TAC ordering per job under TicTac.
 pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
-    if !(cfg.sample_window.is_finite() && cfg.sample_window > 0.0) {
+    if cfg.sample_window == Nanos::ZERO {
         return Err(Error::InvalidParameter {
             name: "sample_window",
-            value: cfg.sample_window,
+            value: 0.0,
             reason: "must be positive and finite",
         });
     }
     if let Scheduler::Jit(j) = cfg.scheduler {
         lp::alpha_prefix(0, j.alpha)?;
-        if !(j.slot.is_finite() && j.slot > 0.0) {
+        if j.slot == Nanos::ZERO {
             return Err(Error::InvalidParameter {
                 name: "slot",
-                value: j.slot,
+                value: 0.0,
                 reason: "must be positive and finite",
             });
         }
     }
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by(|&a, &b| jobs[a].arrival.total_cmp(&jobs[b].arrival).then(a.cmp(&b)));
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let mut rng = fabric_model::rng::seeded(cfg.seed);
     let mut tac_cache: HashMap<Vec<u64>, Vec<u32>> = HashMap::new();
     let mut st = Vec::with_capacity(jobs.len());
     for (j, sj) in jobs.iter().enumerate() {
@@ -915,7 +1094,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         }
         st.push(JobState {
             pending: (0..n)
-                .map(|i| job.preds(NodeId(i as u32)).len() as u32)
+                .map(|i| job.preds(TaskId::new(i as u32)).len() as u32)
                 .collect(),
             finish: vec![f64::NAN; n],
             left: n,
@@ -932,7 +1111,6 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         cluster,
         jobs,
         cfg: *cfg,
-        m: cluster.len(),
         st,
         flows: Vec::new(),
         active: Vec::new(),
@@ -967,7 +1145,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
             }
             sim.heap.pop();
             let mut work = Vec::new();
-            sim.complete(j, NodeId(n), &mut work);
+            sim.complete(j, TaskId::new(n), &mut work);
             while let Some((j, n)) = work.pop() {
                 sim.release(j, n);
             }
@@ -1084,9 +1262,13 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::{JobBuilder, MachineId};
+    use crate::cluster::MachineId;
+    use crate::job::JobBuilder;
     use crate::models::Model;
-    use crate::workload::{ComputeModel, PsTraffic, WorkloadConfig, file_job, generate, ps_job};
+    use crate::workload::{
+        ComputeModel, PsTraffic, WorkloadConfig, file_job_bits, generate, ps_job,
+    };
+    use fabric_model::{BitsPerSec, Bytes};
     use proptest::prelude::*;
 
     fn all_schedulers() -> [Scheduler; 6] {
@@ -1096,11 +1278,11 @@ mod tests {
             Scheduler::Sincronia,
             Scheduler::Varys,
             Scheduler::Jit(JitConfig {
-                slot: 0.5,
+                slot: Nanos::from_millis(500),
                 ..JitConfig::default()
             }),
             Scheduler::Jit(JitConfig {
-                slot: 0.5,
+                slot: Nanos::from_millis(500),
                 rest: RestPolicy::Background,
                 ..JitConfig::default()
             }),
@@ -1121,8 +1303,8 @@ mod tests {
 
     #[test]
     fn single_file_transfer_runs_at_line_rate() {
-        let cluster = Cluster::uniform(2, 2.0).unwrap();
-        let job = file_job(10.0, MachineId(0), MachineId(1), &cluster).unwrap();
+        let cluster = Cluster::uniform(2, BitsPerSec::new(2)).unwrap();
+        let job = file_job_bits(10.0, MachineId::new(0), MachineId::new(1), &cluster).unwrap();
         let jobs = [SimJob {
             arrival: 1.0,
             job,
@@ -1143,12 +1325,12 @@ mod tests {
     #[test]
     fn fair_sharing_and_priority() {
         // Two 4-bit files into the same receiver at capacity 1.
-        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
         let jobs: Vec<SimJob> = [0, 1]
             .iter()
             .map(|&s| SimJob {
                 arrival: 0.0,
-                job: file_job(4.0, MachineId(s), MachineId(2), &cluster).unwrap(),
+                job: file_job_bits(4.0, MachineId::new(s), MachineId::new(2), &cluster).unwrap(),
                 kind: JobKind::File,
             })
             .collect();
@@ -1171,12 +1353,12 @@ mod tests {
         // T1 (1 bit) -> C1 (10 s) -> C2 <- T2 (3 bits), both into machine 2 at capacity 1.
         // MADD sends both at 1/4 and 3/4: both land at 4, C1 runs 4..14, so the job takes 14 s
         // and T2 waits 10 s (T1 none), where T1 first would finish at 11.
-        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
         let mut b = JobBuilder::new();
-        let t1 = b.transfer(1.0, MachineId(0), MachineId(2));
-        let t2 = b.transfer(3.0, MachineId(1), MachineId(2));
-        let c1 = b.compute(10.0);
-        let c2 = b.compute(0.5);
+        let t1 = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(2));
+        let t2 = b.transfer_bits(3.0, MachineId::new(1), MachineId::new(2));
+        let c1 = b.compute_secs(10.0);
+        let c2 = b.compute_secs(0.5);
         b.edge(t1, c1).edge(c1, c2).edge(t2, c2);
         let jobs = [SimJob {
             arrival: 0.0,
@@ -1194,12 +1376,12 @@ mod tests {
     fn varys_serves_the_smallest_bottleneck_first() {
         // A 6-bit file then a 2-bit file into the same receiver: FIFO (TicTac) finishes them
         // at 6 and 8, SEBF at 8 and 2.
-        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
         let jobs: Vec<SimJob> = [(0, 6.0), (1, 2.0)]
             .iter()
             .map(|&(s, size)| SimJob {
                 arrival: 0.0,
-                job: file_job(size, MachineId(s), MachineId(2), &cluster).unwrap(),
+                job: file_job_bits(size, MachineId::new(s), MachineId::new(2), &cluster).unwrap(),
                 kind: JobKind::File,
             })
             .collect();
@@ -1212,10 +1394,10 @@ mod tests {
     #[test]
     fn compute_waits_for_data() {
         // T (4 bits at rate 2) -> C (3 s): JCT 5, wait 0.
-        let cluster = Cluster::uniform(2, 2.0).unwrap();
+        let cluster = Cluster::uniform(2, BitsPerSec::new(2)).unwrap();
         let mut b = JobBuilder::new();
-        let t = b.transfer(4.0, MachineId(0), MachineId(1));
-        let c = b.compute(3.0);
+        let t = b.transfer_bits(4.0, MachineId::new(0), MachineId::new(1));
+        let c = b.compute_secs(3.0);
         b.edge(t, c);
         let job = b.build(&cluster).unwrap();
         let jobs = [SimJob {
@@ -1237,15 +1419,15 @@ mod tests {
 
     #[test]
     fn jit_plans_and_keeps_capacity() {
-        let cluster = Cluster::uniform(4, 1e9).unwrap();
+        let cluster = Cluster::uniform(4, BitsPerSec::from_gbps(1)).unwrap();
         let c = ComputeModel::default();
         let jobs: Vec<SimJob> = (0..2)
             .map(|k| SimJob {
                 arrival: f64::from(k) * 0.05,
                 job: ps_job(
                     Model::AlexNet,
-                    MachineId(k),
-                    &[MachineId(2), MachineId(3)],
+                    MachineId::new(k),
+                    &[MachineId::new(2), MachineId::new(3)],
                     &c,
                     &cluster,
                 )
@@ -1257,7 +1439,7 @@ mod tests {
             &cluster,
             &jobs,
             Scheduler::Jit(JitConfig {
-                slot: 0.2,
+                slot: Nanos::from_millis(200),
                 ..JitConfig::default()
             }),
         );
@@ -1292,17 +1474,17 @@ mod tests {
         // T1 (1 bit) -> C1 (4 s) -> C2 (1 s) <- T2 (2 bits), both into machine 2 at capacity 1;
         // α = 1 puts both in the LP. Algorithm 1: l1 = 1, l2 = 1 + 4 + 2 = 7. A 4-bit file
         // from machine 3 into machine 2 is background traffic.
-        let cluster = Cluster::uniform(4, 1.0).unwrap();
+        let cluster = Cluster::uniform(4, BitsPerSec::new(1)).unwrap();
         let mut b = JobBuilder::new();
-        let t1 = b.transfer(1.0, MachineId(0), MachineId(2));
-        let t2 = b.transfer(2.0, MachineId(1), MachineId(2));
-        let c1 = b.compute(4.0);
-        let c2 = b.compute(1.0);
+        let t1 = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(2));
+        let t2 = b.transfer_bits(2.0, MachineId::new(1), MachineId::new(2));
+        let c1 = b.compute_secs(4.0);
+        let c2 = b.compute_secs(1.0);
         b.edge(t1, c1).edge(c1, c2).edge(t2, c2);
         let job = b.build(&cluster).unwrap();
         let jit = JitConfig {
             alpha: 1.0,
-            slot: 1.0,
+            slot: Nanos::from_secs(1),
             objective: Objective::LexLevels { levels: 3 },
             ..JitConfig::default()
         };
@@ -1328,7 +1510,7 @@ mod tests {
         };
         let file = SimJob {
             arrival: 0.0,
-            job: file_job(4.0, MachineId(3), MachineId(2), &cluster).unwrap(),
+            job: file_job_bits(4.0, MachineId::new(3), MachineId::new(2), &cluster).unwrap(),
             kind: JobKind::File,
         };
         // Alone and beside the file, the LP's transfers move exactly at their planned rates
@@ -1365,10 +1547,10 @@ mod tests {
     fn jit_rest_is_background_or_lat_priority() {
         // α = 0: the DAG job's 4-bit transfer (-> 1 s compute) is outside the LP; a 4-bit file
         // shares machine 2's ingress (capacity 1) from time 0.
-        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
         let mut b = JobBuilder::new();
-        let t = b.transfer(4.0, MachineId(0), MachineId(2));
-        let c = b.compute(1.0);
+        let t = b.transfer_bits(4.0, MachineId::new(0), MachineId::new(2));
+        let c = b.compute_secs(1.0);
         b.edge(t, c);
         let jobs = [
             SimJob {
@@ -1378,14 +1560,14 @@ mod tests {
             },
             SimJob {
                 arrival: 0.0,
-                job: file_job(4.0, MachineId(1), MachineId(2), &cluster).unwrap(),
+                job: file_job_bits(4.0, MachineId::new(1), MachineId::new(2), &cluster).unwrap(),
                 kind: JobKind::File,
             },
         ];
         let jit = |rest| {
             Scheduler::Jit(JitConfig {
                 alpha: 0.0,
-                slot: 1.0,
+                slot: Nanos::from_secs(1),
                 rest,
                 ..JitConfig::default()
             })
@@ -1404,12 +1586,12 @@ mod tests {
     fn tictac_key_separates_what_the_order_reads() {
         // Equal shapes share a key; a different load, size, capacity or edge does not.
         let shape = |load: f64, size: f64, edge: bool| {
-            let cluster = Cluster::uniform(3, 1.0).unwrap();
+            let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
             let mut b = JobBuilder::new();
-            let t1 = b.transfer(size, MachineId(0), MachineId(2));
-            let t2 = b.transfer(1.0, MachineId(1), MachineId(2));
-            let c1 = b.compute(load);
-            let c2 = b.compute(1.0);
+            let t1 = b.transfer_bits(size, MachineId::new(0), MachineId::new(2));
+            let t2 = b.transfer_bits(1.0, MachineId::new(1), MachineId::new(2));
+            let c1 = b.compute_secs(load);
+            let c2 = b.compute_secs(1.0);
             b.edge(t1, c1);
             b.edge(t2, c2);
             if edge {
@@ -1417,8 +1599,8 @@ mod tests {
             }
             b.build(&cluster).unwrap()
         };
-        let c1 = Cluster::uniform(3, 1.0).unwrap();
-        let c2 = Cluster::uniform(3, 2.0).unwrap();
+        let c1 = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
+        let c2 = Cluster::uniform(3, BitsPerSec::new(2)).unwrap();
         let base = tictac_key(&shape(3.0, 1.0, true), &c1);
         assert_eq!(base, tictac_key(&shape(3.0, 1.0, true), &c1));
         assert_ne!(base, tictac_key(&shape(2.0, 1.0, true), &c1));
@@ -1433,13 +1615,13 @@ mod tests {
         // the topological order), all into machine 2 at capacity 1; job B arrives at 0.5.
         // TAC sends T1 first (it unlocks C1's 3 s); FIFO serves all of A before any of B:
         // A: T1 0..1, T2 1..2, C1 1..4, C2 4..5; B: T1 2..3, T2 3..4, C1 3..6, C2 6..7.
-        let cluster = Cluster::uniform(3, 1.0).unwrap();
+        let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
         let shape = || {
             let mut b = JobBuilder::new();
-            let t2 = b.transfer(1.0, MachineId(1), MachineId(2));
-            let t1 = b.transfer(1.0, MachineId(0), MachineId(2));
-            let c1 = b.compute(3.0);
-            let c2 = b.compute(1.0);
+            let t2 = b.transfer_bits(1.0, MachineId::new(1), MachineId::new(2));
+            let t1 = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(2));
+            let c1 = b.compute_secs(3.0);
+            let c2 = b.compute_secs(1.0);
             b.edge(t1, c1).edge(c1, c2).edge(t2, c2);
             b.build(&cluster).unwrap()
         };
@@ -1460,9 +1642,9 @@ mod tests {
 
     #[test]
     fn bad_parameters() {
-        let cluster = Cluster::uniform(2, 1.0).unwrap();
+        let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
         let cfg = SimConfig {
-            sample_window: 0.0,
+            sample_window: Nanos::ZERO,
             ..SimConfig::default()
         };
         assert!(matches!(
@@ -1491,13 +1673,13 @@ mod tests {
         /// Every scheduler delivers every bit exactly and never exceeds a port's capacity.
         #[test]
         fn conserves_bytes_and_capacity(seed in 0u64..1000, files in 0usize..4, dags in 1usize..4) {
-            let cluster = Cluster::uniform(6, 1e9).unwrap();
+            let cluster = Cluster::uniform(6, BitsPerSec::from_gbps(1)).unwrap();
             let cfg = WorkloadConfig {
                 dag_jobs: dags,
                 file_jobs: files,
                 models: vec![Model::LeNet, Model::AlexNet],
                 mean_interarrival: 0.3,
-                file_sizes: vec![1e8, 3e8],
+                file_sizes: vec![Bytes::new(12_500_000), Bytes::new(37_500_000)],
                 traffic: if seed % 2 == 0 { PsTraffic::Pulls } else { PsTraffic::PullsAndPushes },
                 seed,
                 ..WorkloadConfig::default()
@@ -1505,7 +1687,7 @@ mod tests {
             let jobs = generate(&cluster, &cfg).unwrap();
             let total: f64 = jobs.iter().map(|j| j.job.total_bits()).sum();
             for s in all_schedulers() {
-                let r = simulate(&cluster, &jobs, &SimConfig { scheduler: s, seed, sample_window: 0.5 }).unwrap();
+                let r = simulate(&cluster, &jobs, &SimConfig { scheduler: s, seed, sample_window: Nanos::from_millis(500) }).unwrap();
                 prop_assert!(r.max_port_utilisation <= 1.0 + 1e-9, "{}: {}", s.name(), r.max_port_utilisation);
                 prop_assert!(r.max_conservation_error < 1e-9, "{}: {}", s.name(), r.max_conservation_error);
                 for (o, j) in r.jobs.iter().zip(&jobs) {

@@ -13,7 +13,8 @@
 use std::fmt;
 
 use crate::Error;
-use crate::job::{Cluster, JobBuilder, MachineId};
+use crate::cluster::{Cluster, MachineId};
+use crate::job::JobBuilder;
 use crate::workload::{JobKind, SimJob};
 
 /// One coflow of a trace.
@@ -185,7 +186,7 @@ impl Trace {
                     let share = mb * 8e6 / c.mappers.len().max(1) as f64;
                     for &m in &c.mappers {
                         if m != r {
-                            b.transfer(share, MachineId(m), MachineId(r));
+                            b.transfer_bits(share, MachineId::new(m), MachineId::new(r));
                         }
                     }
                 }
@@ -202,6 +203,7 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fabric_model::BitsPerSec;
 
     const SAMPLE: &str = "150 2\n1 0 2 104 132 1 140:48.0\n2 10833 1 7 2 3:1.5 7:2\n";
 
@@ -227,14 +229,14 @@ mod tests {
     #[test]
     fn to_jobs_splits_reducer_bytes() {
         let t = Trace::parse(SAMPLE).unwrap();
-        let cluster = Cluster::uniform(150, 1e9).unwrap();
+        let cluster = Cluster::uniform(150, BitsPerSec::from_gbps(1)).unwrap();
         let jobs = t.to_jobs(&cluster).unwrap();
         assert_eq!(jobs[0].job.transfers().len(), 2);
         assert_eq!(jobs[0].job.total_bits(), 48.0 * 8e6);
         // Coflow 2: mapper 7 to reducer 3 (1.5 MB); reducer 7 is local to the mapper.
         assert_eq!(jobs[1].job.transfers().len(), 1);
         assert_eq!(jobs[1].arrival, 10.833);
-        let small = Cluster::uniform(100, 1e9).unwrap();
+        let small = Cluster::uniform(100, BitsPerSec::from_gbps(1)).unwrap();
         assert!(matches!(
             t.to_jobs(&small),
             Err(Error::UnknownMachine { .. })

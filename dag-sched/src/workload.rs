@@ -1,27 +1,33 @@
 //! Job sets for the simulator: DL training iterations in the parameter-server pattern
-//! (reference `dag.md` §4.4), file-transfer jobs, and Poisson arrivals (paper §4.1).
+//! (each tensor pulled from its server before the layer that reads it, forward, loss, backward in
+//! reverse), file-transfer jobs, and Poisson arrivals (paper §4.1).
 
+use fabric_model::rng::SeededRng;
+use fabric_model::{Bytes, Nanos};
+use rand::Rng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 use crate::Error;
-use crate::job::{Cluster, Job, JobBuilder, MachineId, NodeId};
+use crate::cluster::{Cluster, Machine, MachineId};
+use crate::job::{Job, JobBuilder, TaskId};
 use crate::models::Model;
 
-/// How a model's layers become compute loads.
+/// How a model's layers become compute loads: a layer of `M` multiply-accumulates per image
+/// runs forward for `2·M·batch / flops + op_overhead` seconds and backward for
+/// `backward_factor · 2·M·batch / flops + op_overhead`.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct ComputeModel {
     /// Images per iteration.
     pub batch: u32,
     /// Effective device throughput in FLOP/s (2 FLOPs per multiply-accumulate).
     pub flops: f64,
-    /// Fixed cost of every compute task (s), so tiny layers do not take zero time.
-    pub op_overhead: f64,
+    /// Fixed cost of every compute task, so tiny layers do not take zero time.
+    pub op_overhead: Nanos,
     /// Backward time as a multiple of forward time.
     pub backward_factor: f64,
     /// Bytes per parameter on the wire (4 for fp32).
-    pub bytes_per_param: f64,
+    pub bytes_per_param: u32,
 }
 
 impl Default for ComputeModel {
@@ -30,15 +36,58 @@ impl Default for ComputeModel {
         Self {
             batch: 32,
             flops: 1e12,
-            op_overhead: 30e-6,
+            op_overhead: Nanos::from_micros(30),
             backward_factor: 2.0,
-            bytes_per_param: 4.0,
+            bytes_per_param: 4,
         }
+    }
+}
+
+impl ComputeModel {
+    /// This model with `batch` images per iteration.
+    #[must_use]
+    pub fn with_batch(mut self, batch: u32) -> Self {
+        self.batch = batch;
+        self
+    }
+
+    /// This model with an effective throughput of `flops` FLOP/s.
+    #[must_use]
+    pub fn with_flops(mut self, flops: f64) -> Self {
+        self.flops = flops;
+        self
+    }
+
+    /// This model with a fixed cost of `overhead` per compute task.
+    #[must_use]
+    pub fn with_op_overhead(mut self, overhead: Nanos) -> Self {
+        self.op_overhead = overhead;
+        self
+    }
+
+    /// This model with backward `factor` times as long as forward.
+    #[must_use]
+    pub fn with_backward_factor(mut self, factor: f64) -> Self {
+        self.backward_factor = factor;
+        self
+    }
+
+    /// This model with `bytes` bytes per parameter on the wire.
+    #[must_use]
+    pub fn with_bytes_per_param(mut self, bytes: u32) -> Self {
+        self.bytes_per_param = bytes;
+        self
+    }
+
+    /// Bits of a tensor of `numel` parameters.
+    fn tensor_bits(&self, numel: u64) -> f64 {
+        numel as f64 * f64::from(self.bytes_per_param) * 8.0
     }
 }
 
 /// Which transfers of a parameter-server iteration a job DAG holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PsTraffic {
     /// Only the parameter pulls (PS → worker), the roots of the DAG. This is the paper's job:
     /// "from our perspective network transfers have no predecessors" (§1.1), Inception has
@@ -107,21 +156,24 @@ pub fn ps_iteration(
     }
     let layers = model.layers();
     let mut b = JobBuilder::new();
-    let mut pulls: Vec<Vec<NodeId>> = Vec::with_capacity(layers.len());
+    let mut pulls: Vec<Vec<TaskId>> = Vec::with_capacity(layers.len());
     let mut v = 0usize;
     for l in &layers {
         let mut ids = Vec::with_capacity(l.params.len());
         for (_, numel) in &l.params {
-            let bits = *numel as f64 * compute.bytes_per_param * 8.0;
-            ids.push(b.transfer(bits, ps[v % ps.len()], worker));
+            let bits = compute.tensor_bits(*numel);
+            ids.push(b.transfer_bits(bits, ps[v % ps.len()], worker));
             v += 1;
         }
         pulls.push(ids);
     }
-    let fwd_time = |macs: u64| {
-        2.0 * macs as f64 * f64::from(compute.batch) / compute.flops + compute.op_overhead
-    };
-    let fwd: Vec<NodeId> = layers.iter().map(|l| b.compute(fwd_time(l.macs))).collect();
+    let overhead = compute.op_overhead.as_secs_f64();
+    let fwd_time =
+        |macs: u64| 2.0 * macs as f64 * f64::from(compute.batch) / compute.flops + overhead;
+    let fwd: Vec<TaskId> = layers
+        .iter()
+        .map(|l| b.compute_secs(fwd_time(l.macs)))
+        .collect();
     let mut consumed = vec![false; layers.len()];
     for (i, l) in layers.iter().enumerate() {
         for &j in &l.inputs {
@@ -132,18 +184,17 @@ pub fn ps_iteration(
             b.edge(t, fwd[i]);
         }
     }
-    let loss = b.compute(compute.op_overhead);
+    let loss = b.compute_secs(overhead);
     for (i, &f) in fwd.iter().enumerate() {
         if !consumed[i] {
             b.edge(f, loss);
         }
     }
     // Backward in reverse: bwd[i] after the backward of every layer reading i (or the loss).
-    let mut bwd = vec![NodeId(0); layers.len()];
+    let mut bwd = vec![TaskId::new(0); layers.len()];
     for i in (0..layers.len()).rev() {
-        bwd[i] = b.compute(
-            compute.backward_factor * (fwd_time(layers[i].macs) - compute.op_overhead)
-                + compute.op_overhead,
+        bwd[i] = b.compute_secs(
+            compute.backward_factor * (fwd_time(layers[i].macs) - overhead) + overhead,
         );
     }
     for (i, l) in layers.iter().enumerate() {
@@ -167,8 +218,8 @@ pub fn ps_iteration(
     }
     for i in (0..layers.len()).rev() {
         for (k, (_, numel)) in layers[i].params.iter().enumerate() {
-            let bits = *numel as f64 * compute.bytes_per_param * 8.0;
-            let t = b.transfer(bits, worker, ps[push_ids[i][k] % ps.len()]);
+            let bits = compute.tensor_bits(*numel);
+            let t = b.transfer_bits(bits, worker, ps[push_ids[i][k] % ps.len()]);
             b.edge(bwd[i], t);
         }
     }
@@ -180,18 +231,28 @@ pub fn ps_iteration(
 /// # Errors
 /// The validation errors of [`JobBuilder::build`].
 pub fn file_job(
+    size: Bytes,
+    src: MachineId,
+    dst: MachineId,
+    cluster: &Cluster,
+) -> Result<Job, Error> {
+    file_job_bits(size.bits_f64(), src, dst, cluster)
+}
+
+/// [`file_job`] of `size` bits.
+pub(crate) fn file_job_bits(
     size: f64,
     src: MachineId,
     dst: MachineId,
     cluster: &Cluster,
 ) -> Result<Job, Error> {
     let mut b = JobBuilder::new();
-    b.transfer(size, src, dst);
+    b.transfer_bits(size, src, dst);
     b.build(cluster)
 }
 
 /// `k` distinct machines by a partial Fisher–Yates shuffle.
-fn pick_distinct(rng: &mut ChaCha8Rng, machines: &[MachineId], k: usize) -> Vec<MachineId> {
+fn pick_distinct(rng: &mut SeededRng, machines: &[MachineId], k: usize) -> Vec<MachineId> {
     let mut v = machines.to_vec();
     for i in 0..k.min(v.len()) {
         let j = rng.random_range(i..v.len());
@@ -203,6 +264,7 @@ fn pick_distinct(rng: &mut ChaCha8Rng, machines: &[MachineId], k: usize) -> Vec<
 
 /// What a simulated job is, for the metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum JobKind {
     /// A DL training iteration with its DAG.
     Dag(Model),
@@ -214,8 +276,9 @@ pub enum JobKind {
 
 /// A job and when it arrives.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SimJob {
-    /// Arrival time (s).
+    /// Arrival time, seconds (`f64`: Poisson arrivals are not whole nanoseconds).
     pub arrival: f64,
     /// The job.
     pub job: Job,
@@ -223,8 +286,25 @@ pub struct SimJob {
     pub kind: JobKind,
 }
 
-/// The paper's job mix (§4.1).
+impl SimJob {
+    /// `job` of `kind`, arriving at `arrival`.
+    #[must_use]
+    pub fn new(arrival: Nanos, job: Job, kind: JobKind) -> Self {
+        Self::at_secs(arrival.as_secs_f64(), job, kind)
+    }
+
+    /// `job` of `kind`, arriving at `arrival` seconds.
+    #[must_use]
+    pub fn at_secs(arrival: f64, job: Job, kind: JobKind) -> Self {
+        Self { arrival, job, kind }
+    }
+}
+
+/// The paper's job mix (§4.1): [`WorkloadConfig::default`] is 50 DAG jobs over the five models,
+/// 10 files of 5–40 Gb, a Poisson arrival every second on average, two parameter servers per
+/// job, pulls only, seed 1; the `with_*` setters change it.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct WorkloadConfig {
     /// Number of DAG jobs (spread over `models` in equal shares).
     pub dag_jobs: usize,
@@ -232,7 +312,8 @@ pub struct WorkloadConfig {
     pub file_jobs: usize,
     /// The models of the DAG jobs.
     pub models: Vec<Model>,
-    /// Mean time between arrivals (s) of the Poisson process.
+    /// Mean time between arrivals of the Poisson process, seconds (`f64`:
+    /// [`WorkloadConfig::at_load`] sets it from a load, rarely to whole nanoseconds).
     pub mean_interarrival: f64,
     /// Parameter servers per DAG job.
     pub ps_per_job: usize,
@@ -240,8 +321,8 @@ pub struct WorkloadConfig {
     pub traffic: PsTraffic,
     /// Compute-time model.
     pub compute: ComputeModel,
-    /// File sizes to pick from (bits); the paper's {5, 10, 20, 30, 40} Gb by default.
-    pub file_sizes: Vec<f64>,
+    /// File sizes to pick from; the paper's {5, 10, 20, 30, 40} Gb by default.
+    pub file_sizes: Vec<Bytes>,
     /// Seed of the generator.
     pub seed: u64,
 }
@@ -256,13 +337,78 @@ impl Default for WorkloadConfig {
             ps_per_job: 2,
             traffic: PsTraffic::Pulls,
             compute: ComputeModel::default(),
-            file_sizes: vec![5e9, 10e9, 20e9, 30e9, 40e9],
+            file_sizes: [5, 10, 20, 30, 40]
+                .map(|gb| Bytes::new(gb * 125_000_000))
+                .to_vec(),
             seed: 1,
         }
     }
 }
 
 impl WorkloadConfig {
+    /// This mix with `n` DAG jobs.
+    #[must_use]
+    pub fn with_dag_jobs(mut self, n: usize) -> Self {
+        self.dag_jobs = n;
+        self
+    }
+
+    /// This mix with `n` file jobs.
+    #[must_use]
+    pub fn with_file_jobs(mut self, n: usize) -> Self {
+        self.file_jobs = n;
+        self
+    }
+
+    /// This mix with the DAG jobs spread over `models`.
+    #[must_use]
+    pub fn with_models(mut self, models: Vec<Model>) -> Self {
+        self.models = models;
+        self
+    }
+
+    /// This mix with a mean interarrival time of `secs` seconds.
+    #[must_use]
+    pub fn with_mean_interarrival_secs(mut self, secs: f64) -> Self {
+        self.mean_interarrival = secs;
+        self
+    }
+
+    /// This mix with `n` parameter servers per DAG job.
+    #[must_use]
+    pub fn with_ps_per_job(mut self, n: usize) -> Self {
+        self.ps_per_job = n;
+        self
+    }
+
+    /// This mix with DAG jobs holding `traffic`.
+    #[must_use]
+    pub fn with_traffic(mut self, traffic: PsTraffic) -> Self {
+        self.traffic = traffic;
+        self
+    }
+
+    /// This mix with compute model `compute`.
+    #[must_use]
+    pub fn with_compute(mut self, compute: ComputeModel) -> Self {
+        self.compute = compute;
+        self
+    }
+
+    /// This mix with file sizes drawn from `sizes`.
+    #[must_use]
+    pub fn with_file_sizes(mut self, sizes: Vec<Bytes>) -> Self {
+        self.file_sizes = sizes;
+        self
+    }
+
+    /// This mix with generator seed `seed` (ChaCha8, [`fabric_model::rng::seeded`]).
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
     /// Bits one DAG job of `model` moves: every parameter tensor pulled once (and pushed once
     /// with [`PsTraffic::PullsAndPushes`]).
     ///
@@ -275,7 +421,7 @@ impl WorkloadConfig {
             .iter()
             .flat_map(|l| l.params.iter().map(|(_, n)| *n))
             .sum();
-        let per_direction = params as f64 * self.compute.bytes_per_param * 8.0;
+        let per_direction = self.compute.tensor_bits(params);
         match self.traffic {
             PsTraffic::Pulls => per_direction,
             PsTraffic::PullsAndPushes => 2.0 * per_direction,
@@ -306,7 +452,7 @@ impl WorkloadConfig {
         let file_mean = if self.file_sizes.is_empty() {
             0.0
         } else {
-            self.file_sizes.iter().sum::<f64>() / self.file_sizes.len() as f64
+            self.file_sizes.iter().map(|b| b.bits_f64()).sum::<f64>() / self.file_sizes.len() as f64
         };
         (dag + self.file_jobs as f64 * file_mean) / jobs as f64
     }
@@ -324,12 +470,12 @@ impl WorkloadConfig {
     /// As [`WorkloadConfig::mean_job_bits`].
     #[must_use]
     pub fn offered_load(&self, cluster: &Cluster) -> f64 {
-        let capacity: f64 = cluster.machines().iter().map(|m| m.ingress).sum();
+        let capacity: f64 = cluster.machines().iter().map(Machine::ingress_f64).sum();
         self.mean_job_bits() / self.mean_interarrival / capacity
     }
 
     /// This mix with `mean_interarrival` set so that [`WorkloadConfig::offered_load`] on
-    /// `cluster` is `load` (reference `dag.md` §6 item 4 sweeps 0.3–0.9).
+    /// `cluster` is `load` (`reproduce dag-load` sweeps 0.3–0.9).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] (`load`) unless `load` is positive and finite, or when the
@@ -342,7 +488,7 @@ impl WorkloadConfig {
                 reason: "must be positive and finite",
             });
         }
-        let capacity: f64 = cluster.machines().iter().map(|m| m.ingress).sum();
+        let capacity: f64 = cluster.machines().iter().map(Machine::ingress_f64).sum();
         let bits = self.mean_job_bits();
         if !(bits > 0.0 && capacity > 0.0) {
             return Err(Error::InvalidParameter {
@@ -396,7 +542,7 @@ pub fn generate(cluster: &Cluster, cfg: &WorkloadConfig) -> Result<Vec<SimJob>, 
             reason: "must be positive and finite",
         });
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let mut rng = fabric_model::rng::seeded(cfg.seed);
     let mut kinds: Vec<JobKind> = (0..cfg.dag_jobs)
         .map(|i| JobKind::Dag(cfg.models[i % cfg.models.len().max(1)]))
         .chain((0..cfg.file_jobs).map(|_| JobKind::File))
@@ -404,7 +550,7 @@ pub fn generate(cluster: &Cluster, cfg: &WorkloadConfig) -> Result<Vec<SimJob>, 
     kinds.shuffle(&mut rng);
     let mut t = 0.0;
     let mut out = Vec::with_capacity(kinds.len());
-    let machines: Vec<MachineId> = (0..cluster.len() as u32).map(MachineId).collect();
+    let machines: Vec<MachineId> = (0..cluster.len() as u32).map(MachineId::new).collect();
     for kind in kinds {
         let u: f64 = rng.random::<f64>();
         t += -cfg.mean_interarrival * (1.0 - u).ln();
@@ -439,14 +585,15 @@ pub fn generate(cluster: &Cluster, cfg: &WorkloadConfig) -> Result<Vec<SimJob>, 
 mod tests {
     use super::*;
     use crate::job::NodeKind;
+    use fabric_model::BitsPerSec;
 
     #[test]
     fn ps_job_shape() {
-        let cluster = Cluster::uniform(4, 1e9).unwrap();
+        let cluster = Cluster::uniform(4, BitsPerSec::from_gbps(1)).unwrap();
         let job = ps_job(
             Model::Vgg16,
-            MachineId(0),
-            &[MachineId(1), MachineId(2)],
+            MachineId::new(0),
+            &[MachineId::new(1), MachineId::new(2)],
             &ComputeModel::default(),
             &cluster,
         )
@@ -461,10 +608,7 @@ mod tests {
             .position(|&t| {
                 matches!(
                     job.node(t),
-                    NodeKind::Transfer {
-                        src: MachineId(0),
-                        ..
-                    }
+                    NodeKind::Transfer { src, .. } if src == MachineId::new(0)
                 )
             })
             .unwrap();
@@ -485,11 +629,11 @@ mod tests {
 
     #[test]
     fn pulls_only_iteration() {
-        let cluster = Cluster::uniform(4, 1e9).unwrap();
+        let cluster = Cluster::uniform(4, BitsPerSec::from_gbps(1)).unwrap();
         let job = ps_iteration(
             Model::Vgg16,
-            MachineId(0),
-            &[MachineId(1), MachineId(2)],
+            MachineId::new(0),
+            &[MachineId::new(1), MachineId::new(2)],
             &ComputeModel::default(),
             PsTraffic::Pulls,
             &cluster,
@@ -503,17 +647,14 @@ mod tests {
             assert!(job.preds(t).is_empty());
             assert!(matches!(
                 job.node(t),
-                NodeKind::Transfer {
-                    dst: MachineId(0),
-                    ..
-                }
+                NodeKind::Transfer { dst, .. } if dst == MachineId::new(0)
             ));
         }
     }
 
     #[test]
     fn generator_is_deterministic_and_balanced() {
-        let cluster = Cluster::uniform(20, 1e9).unwrap();
+        let cluster = Cluster::uniform(20, BitsPerSec::from_gbps(1)).unwrap();
         let cfg = WorkloadConfig {
             dag_jobs: 10,
             file_jobs: 3,
@@ -544,13 +685,13 @@ mod tests {
 
     #[test]
     fn offered_load_from_the_mix() {
-        let cluster = Cluster::uniform(10, 1e9).unwrap();
+        let cluster = Cluster::uniform(10, BitsPerSec::from_gbps(1)).unwrap();
         // VGG16 pulls: 138,357,544 parameters × 32 bits; with pushes twice that.
         let cfg = WorkloadConfig {
             dag_jobs: 2,
             file_jobs: 2,
             models: vec![Model::Vgg16],
-            file_sizes: vec![1e9, 3e9],
+            file_sizes: vec![Bytes::new(125_000_000), Bytes::new(375_000_000)],
             mean_interarrival: 2.0,
             ..WorkloadConfig::default()
         };
@@ -581,7 +722,7 @@ mod tests {
 
     #[test]
     fn load_errors() {
-        let cluster = Cluster::uniform(10, 1e9).unwrap();
+        let cluster = Cluster::uniform(10, BitsPerSec::from_gbps(1)).unwrap();
         let cfg = WorkloadConfig::default();
         for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(matches!(
@@ -603,7 +744,7 @@ mod tests {
 
     #[test]
     fn generator_errors() {
-        let cluster = Cluster::uniform(2, 1e9).unwrap();
+        let cluster = Cluster::uniform(2, BitsPerSec::from_gbps(1)).unwrap();
         let cfg = WorkloadConfig::default();
         assert!(matches!(
             generate(&cluster, &cfg),
@@ -612,7 +753,7 @@ mod tests {
                 ..
             })
         ));
-        let cluster = Cluster::uniform(5, 1e9).unwrap();
+        let cluster = Cluster::uniform(5, BitsPerSec::from_gbps(1)).unwrap();
         let bad = WorkloadConfig {
             mean_interarrival: 0.0,
             ..cfg
@@ -627,7 +768,7 @@ mod tests {
         assert!(matches!(
             ps_job(
                 Model::LeNet,
-                MachineId(0),
+                MachineId::new(0),
                 &[],
                 &ComputeModel::default(),
                 &cluster
@@ -640,8 +781,8 @@ mod tests {
         assert!(matches!(
             ps_job(
                 Model::LeNet,
-                MachineId(0),
-                &[MachineId(0)],
+                MachineId::new(0),
+                &[MachineId::new(0)],
                 &ComputeModel::default(),
                 &cluster
             ),

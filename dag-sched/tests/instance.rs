@@ -3,31 +3,41 @@
 
 use dag_sched::instance::{DEFAULT_ALPHA, Instance};
 use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};
-use dag_sched::{Cluster, Error, Job, JobBuilder, LatMethod, MachineId, NodeId, NodeKind, lat};
+use dag_sched::{Cluster, Error, Job, JobBuilder, LatMethod, MachineId, NodeKind, TaskId, lat};
+use fabric_model::{BitsPerSec, Nanos};
 
 const EXAMPLE: &str = include_str!("../instances/two_jobs.json");
 
 #[test]
 fn parses_the_committed_example() {
     let inst = Instance::parse(EXAMPLE).unwrap();
-    assert_eq!(inst.cluster(), &Cluster::uniform(3, 1e9).unwrap());
-    assert_eq!(inst.slot(), 0.4);
+    assert_eq!(
+        inst.cluster(),
+        &Cluster::uniform(3, BitsPerSec::from_gbps(1)).unwrap()
+    );
+    assert_eq!(inst.slot_secs(), 0.4);
     assert_eq!(inst.alpha(), 1.0);
     assert_eq!(inst.arrivals(), &[0.0, 0.5]);
     let jobs = inst.jobs();
     assert_eq!(jobs.len(), 2);
     assert_eq!(jobs[0].len(), 4);
     assert_eq!(
-        jobs[0].node(NodeId(2)),
+        jobs[0].node(TaskId::new(2)),
         NodeKind::Transfer {
             size: 2e9,
-            src: MachineId(1),
-            dst: MachineId(2)
+            src: MachineId::new(1),
+            dst: MachineId::new(2)
         }
     );
-    assert_eq!(jobs[0].node(NodeId(1)), NodeKind::Compute { load: 1.0 });
-    assert_eq!(jobs[0].preds(NodeId(3)), &[NodeId(1), NodeId(2)]);
-    assert_eq!(jobs[1].transfers(), &[NodeId(0)]);
+    assert_eq!(
+        jobs[0].node(TaskId::new(1)),
+        NodeKind::Compute { load: 1.0 }
+    );
+    assert_eq!(
+        jobs[0].preds(TaskId::new(3)),
+        &[TaskId::new(1), TaskId::new(2)]
+    );
+    assert_eq!(jobs[1].transfers(), &[TaskId::new(0)]);
 }
 
 #[test]
@@ -38,7 +48,7 @@ fn alpha_and_edges_and_arrival_have_defaults() {
     .unwrap();
     assert_eq!(inst.alpha(), DEFAULT_ALPHA);
     assert_eq!(inst.arrivals(), &[0.0]);
-    assert!(inst.jobs()[0].succs(NodeId(0)).is_empty());
+    assert!(inst.jobs()[0].succs(TaskId::new(0)).is_empty());
 }
 
 fn json_err(text: &str) -> (usize, usize, String) {
@@ -115,8 +125,8 @@ fn unknown_machine_names_job_and_node() {
     assert_eq!(
         e,
         Error::UnknownMachine {
-            node: NodeId(1),
-            machine: MachineId(2),
+            node: TaskId::new(1),
+            machine: MachineId::new(2),
             machines: 2
         }
     );
@@ -131,7 +141,7 @@ fn cycle_is_named() {
     assert_eq!(
         e,
         Error::Cycle {
-            cycle: vec![NodeId(1), NodeId(2), NodeId(1)]
+            cycle: vec![TaskId::new(1), TaskId::new(2), TaskId::new(1)]
         }
     );
 }
@@ -144,24 +154,24 @@ fn unknown_node_self_transfer_and_bad_size() {
     assert_eq!(
         e,
         Error::UnknownNode {
-            from: NodeId(0),
-            to: NodeId(3),
-            unknown: NodeId(3)
+            from: TaskId::new(0),
+            to: TaskId::new(3),
+            unknown: TaskId::new(3)
         }
     );
     let (_, e) = at(&doc(r#"{"transfer":{"size":1,"src":1,"dst":1}}"#, ""));
     assert_eq!(
         e,
         Error::SelfTransfer {
-            node: NodeId(0),
-            machine: MachineId(1)
+            node: TaskId::new(0),
+            machine: MachineId::new(1)
         }
     );
     let (_, e) = at(&doc(r#"{"compute":-2}"#, ""));
     assert_eq!(
         e,
         Error::InvalidValue {
-            node: NodeId(0),
+            node: TaskId::new(0),
             what: "load",
             value: -2.0
         }
@@ -175,7 +185,7 @@ fn zero_capacity() {
     assert_eq!(
         e,
         Error::ZeroCapacity {
-            machine: MachineId(0),
+            machine: MachineId::new(0),
             direction: "egress",
             capacity: 0.0
         }
@@ -225,13 +235,7 @@ fn direct(cluster: &Cluster, job: &Job, arrival: f64, alpha: f64) -> Vec<LpTrans
             let tr = lat::trans(job, cluster, id);
             let release = arrival + (est.eat(id).unwrap() - tr).max(0.0);
             let deadline = (arrival + est.lat(id).unwrap()).max(release + tr);
-            LpTransfer {
-                src,
-                dst,
-                size,
-                release,
-                deadline,
-            }
+            LpTransfer::new(src, dst, size, release, deadline)
         })
         .collect()
 }
@@ -239,17 +243,17 @@ fn direct(cluster: &Cluster, job: &Job, arrival: f64, alpha: f64) -> Vec<LpTrans
 #[test]
 fn lp_answer_equals_the_solver_built_directly() {
     let inst = Instance::parse(EXAMPLE).unwrap();
-    let cluster = Cluster::uniform(3, 1e9).unwrap();
+    let cluster = Cluster::uniform(3, BitsPerSec::from_gbps(1)).unwrap();
     let mut b = JobBuilder::new();
-    let t0 = b.transfer(1e9, MachineId(0), MachineId(2));
-    let c1 = b.compute(1.0);
-    let t2 = b.transfer(2e9, MachineId(1), MachineId(2));
-    let c3 = b.compute(1.0);
+    let t0 = b.transfer_bits(1e9, MachineId::new(0), MachineId::new(2));
+    let c1 = b.compute_secs(1.0);
+    let t2 = b.transfer_bits(2e9, MachineId::new(1), MachineId::new(2));
+    let c3 = b.compute_secs(1.0);
     b.edge(t0, c1).edge(c1, c3).edge(t2, c3);
     let j0 = b.build(&cluster).unwrap();
     let mut b = JobBuilder::new();
-    let t = b.transfer(1e9, MachineId(1), MachineId(0));
-    let c = b.compute(0.5);
+    let t = b.transfer_bits(1e9, MachineId::new(1), MachineId::new(0));
+    let c = b.compute_secs(0.5);
     b.edge(t, c);
     let j1 = b.build(&cluster).unwrap();
     assert_eq!(inst.jobs(), &[j0.clone(), j1.clone()]);
@@ -262,7 +266,7 @@ fn lp_answer_equals_the_solver_built_directly() {
             &cluster,
             &transfers,
             &Reservations::new(),
-            0.4,
+            Nanos::from_millis(400),
             Objective::MinMax,
             backend,
         )

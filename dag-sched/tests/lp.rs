@@ -2,9 +2,12 @@
 
 use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations, Schedule};
 use dag_sched::{Cluster, Error, MachineId};
+use fabric_model::{BitsPerSec, Nanos};
 use proptest::prelude::*;
 
 const CAP: f64 = 2.0;
+const CAP_BPS: BitsPerSec = BitsPerSec::new(2);
+const SEC: Nanos = Nanos::from_secs(1);
 
 /// Independent checker: sizes delivered inside the windows, rates non-negative, capacities kept.
 fn check_feasible(cluster: &Cluster, transfers: &[LpTransfer], s: &Schedule) -> Result<(), String> {
@@ -24,8 +27,8 @@ fn check_feasible(cluster: &Cluster, transfers: &[LpTransfer], s: &Schedule) -> 
                 ));
             }
             sent += r * tau;
-            *load.entry((t.src.0, true, k)).or_default() += r;
-            *load.entry((t.dst.0, false, k)).or_default() += r;
+            *load.entry((t.src.get(), true, k)).or_default() += r;
+            *load.entry((t.dst.get(), false, k)).or_default() += r;
         }
         if (sent - t.size).abs() > 1e-6 * t.size.max(1.0) {
             return Err(format!("transfer {f} sends {sent} of {}", t.size));
@@ -34,10 +37,11 @@ fn check_feasible(cluster: &Cluster, transfers: &[LpTransfer], s: &Schedule) -> 
     for ((m, egress, k), l) in load {
         let machine = cluster.machines()[m as usize];
         let cap = if egress {
-            machine.egress
+            machine.egress()
         } else {
-            machine.ingress
-        };
+            machine.ingress()
+        }
+        .as_f64();
         if l > cap * (1.0 + 1e-6) + 1e-9 {
             return Err(format!(
                 "machine {m} egress={egress} slot {k} carries {l} > {cap}"
@@ -85,8 +89,8 @@ fn loads(transfers: &[LpTransfer], alloc: &[Vec<u32>]) -> Option<Vec<f64>> {
     for (t, xs) in transfers.iter().zip(alloc) {
         let (a, _) = lp::window(t, 1.0);
         for (k, &x) in xs.iter().enumerate() {
-            *map.entry((t.src.0, true, a + k as i64)).or_default() += f64::from(x);
-            *map.entry((t.dst.0, false, a + k as i64)).or_default() += f64::from(x);
+            *map.entry((t.src.get(), true, a + k as i64)).or_default() += f64::from(x);
+            *map.entry((t.dst.get(), false, a + k as i64)).or_default() += f64::from(x);
         }
     }
     let v: Vec<f64> = map.into_values().collect();
@@ -118,8 +122,8 @@ fn schedule_loads(transfers: &[LpTransfer], s: &Schedule) -> Vec<f64> {
         let (a, b) = lp::window(t, 1.0);
         for k in a..=b {
             let r = s.rate(f, k);
-            *map.entry((t.src.0, true, k)).or_default() += r;
-            *map.entry((t.dst.0, false, k)).or_default() += r;
+            *map.entry((t.src.get(), true, k)).or_default() += r;
+            *map.entry((t.dst.get(), false, k)).or_default() += r;
         }
     }
     map.into_values().collect()
@@ -128,12 +132,14 @@ fn schedule_loads(transfers: &[LpTransfer], s: &Schedule) -> Vec<f64> {
 fn instance() -> impl Strategy<Value = Vec<LpTransfer>> {
     proptest::collection::vec((0u32..3, 1u32..3, 0u32..3, 0u32..2, 1u32..4), 1..4).prop_map(|v| {
         v.into_iter()
-            .map(|(src, d, size, rel, w)| LpTransfer {
-                src: MachineId(src),
-                dst: MachineId((src + d) % 3),
-                size: f64::from(size),
-                release: f64::from(rel),
-                deadline: f64::from(rel + w),
+            .map(|(src, d, size, rel, w)| {
+                LpTransfer::new(
+                    MachineId::new(src),
+                    MachineId::new((src + d) % 3),
+                    f64::from(size),
+                    f64::from(rel),
+                    f64::from(rel + w),
+                )
             })
             .collect()
     })
@@ -144,13 +150,13 @@ proptest! {
 
     #[test]
     fn lp_matches_integer_brute_force(transfers in instance()) {
-        let cluster = Cluster::uniform(3, CAP).unwrap();
+        let cluster = Cluster::uniform(3, CAP_BPS).unwrap();
         let res = Reservations::new();
         let allocs: Vec<Vec<f64>> = integer_schedules(&transfers)
             .iter()
             .filter_map(|a| loads(&transfers, a))
             .collect();
-        let minmax = lp::solve(&cluster, &transfers, &res, 1.0, Objective::MinMax, Backend::Microlp);
+        let minmax = lp::solve(&cluster, &transfers, &res, SEC, Objective::MinMax, Backend::Microlp);
         if allocs.is_empty() {
             // Total unimodularity: no integer schedule means no fractional one either.
             prop_assert!(matches!(minmax, Err(Error::Infeasible { .. })), "{minmax:?}");
@@ -164,14 +170,14 @@ proptest! {
         prop_assert_eq!((u - 1e-6).ceil().max(0.0), ilp, "TU: ⌈U*⌉ is the ILP optimum");
 
         // Literal objective, 2 levels of 1 unit: the LP optimum equals the integer optimum (TU).
-        let flutter = lp::solve(&cluster, &transfers, &res, 1.0, Objective::Flutter { levels: 2 }, Backend::Microlp).unwrap();
+        let flutter = lp::solve(&cluster, &transfers, &res, SEC, Objective::Flutter { levels: 2 }, Backend::Microlp).unwrap();
         check_feasible(&cluster, &transfers, &flutter).map_err(TestCaseError::fail)?;
         let n = allocs[0].len() as f64;
         let g = allocs.iter().map(|l| l.iter().map(|&d| n.powf(d)).sum::<f64>()).fold(f64::INFINITY, f64::min);
         prop_assert!((flutter.objective - g).abs() <= 1e-6 * g, "λ-LP {} vs brute force {}", flutter.objective, g);
 
         // Levels form: lexicographically no worse than any integer schedule under U*.
-        let lex = lp::solve(&cluster, &transfers, &res, 1.0, Objective::LexLevels { levels: 4 }, Backend::Microlp).unwrap();
+        let lex = lp::solve(&cluster, &transfers, &res, SEC, Objective::LexLevels { levels: 4 }, Backend::Microlp).unwrap();
         check_feasible(&cluster, &transfers, &lex).map_err(TestCaseError::fail)?;
         prop_assert!((lex.min_max - minmax.min_max).abs() < 1e-7);
         let thresholds: Vec<f64> = (1..4).map(|j| u * f64::from(4 - j) / 4.0).collect();
@@ -193,20 +199,14 @@ proptest! {
 fn lexicographic_levels_spread_load() {
     // Two transfers of 2 units to one receiver over 4 slots with capacity 2: min-max is 1 and
     // the levels form keeps every slot at exactly 1.
-    let cluster = Cluster::uniform(3, CAP).unwrap();
-    let t = |src| LpTransfer {
-        src: MachineId(src),
-        dst: MachineId(2),
-        size: 2.0,
-        release: 0.0,
-        deadline: 4.0,
-    };
+    let cluster = Cluster::uniform(3, CAP_BPS).unwrap();
+    let t = |src| LpTransfer::new(MachineId::new(src), MachineId::new(2), 2.0, 0.0, 4.0);
     let transfers = [t(0), t(1)];
     let s = lp::solve(
         &cluster,
         &transfers,
         &Reservations::new(),
-        1.0,
+        SEC,
         Objective::LexLevels { levels: 4 },
         Backend::Microlp,
     )
@@ -223,66 +223,68 @@ fn lexicographic_levels_spread_load() {
 
 #[test]
 fn reservations_are_background() {
-    let cluster = Cluster::uniform(2, CAP).unwrap();
+    let cluster = Cluster::uniform(3, CAP_BPS).unwrap();
+    let solve = |ts: &[LpTransfer], res: &Reservations| {
+        lp::solve(&cluster, ts, res, SEC, Objective::MinMax, Backend::Microlp)
+    };
+    // A first plan fills machine 1's ingress in slot 0 (2 bits by time 1 at capacity 2).
     let mut res = Reservations::new();
-    res.add(MachineId(1), lp::Direction::Ingress, 0, 2.0);
-    let transfers = [LpTransfer {
-        src: MachineId(0),
-        dst: MachineId(1),
-        size: 2.0,
-        release: 0.0,
-        deadline: 2.0,
-    }];
-    let s = lp::solve(
-        &cluster,
-        &transfers,
-        &res,
+    let blocker = [LpTransfer::new(
+        MachineId::new(2),
+        MachineId::new(1),
+        2.0,
+        0.0,
         1.0,
-        Objective::MinMax,
-        Backend::Microlp,
-    )
-    .unwrap();
+    )];
+    res.add_schedule(&cluster, &blocker, &solve(&blocker, &res).unwrap());
+    // So a transfer into machine 1 with the window [0, 2] sends all of it in slot 1.
+    let transfers = [LpTransfer::new(
+        MachineId::new(0),
+        MachineId::new(1),
+        2.0,
+        0.0,
+        2.0,
+    )];
+    let s = solve(&transfers, &res).unwrap();
     assert!(s.rate(0, 0).abs() < 1e-9 && (s.rate(0, 1) - 2.0).abs() < 1e-9);
-    // A full reservation over the whole window makes it infeasible.
-    res.add(MachineId(1), lp::Direction::Ingress, 1, 1.0);
+    // Reserving that plan too leaves nothing for the same transfer again.
+    let mut full = res.clone();
+    full.add_schedule(&cluster, &transfers, &s);
     assert_eq!(
-        lp::solve(
-            &cluster,
-            &transfers,
-            &res,
-            1.0,
-            Objective::MinMax,
-            Backend::Microlp
-        )
-        .unwrap_err(),
+        solve(&transfers, &full).unwrap_err(),
         Error::Infeasible { transfers: 1 }
     );
-    // Reserving a schedule adds its rates.
-    let mut r2 = Reservations::new();
-    r2.add_schedule(&transfers, &s);
-    assert!((r2.get(MachineId(0), lp::Direction::Egress, 1) - 2.0).abs() < 1e-9);
-    r2.forget_before(2);
-    assert_eq!(r2.get(MachineId(0), lp::Direction::Egress, 1), 0.0);
+    // Half of slot 1 reserved on machine 1's ingress: 1 bit fits, not 2.
+    let half = [LpTransfer::new(
+        MachineId::new(2),
+        MachineId::new(1),
+        1.0,
+        1.0,
+        2.0,
+    )];
+    let mut part = res.clone();
+    part.add_schedule(&cluster, &half, &solve(&half, &res).unwrap());
+    assert_eq!(
+        solve(&transfers, &part).unwrap_err(),
+        Error::Infeasible { transfers: 1 }
+    );
+    // Slots in the past are forgotten: after slot 1 nothing is reserved.
+    full.forget_before(2);
+    assert_eq!(full, Reservations::new());
 }
 
 #[test]
 fn literal_objective_refused_beyond_floating_point() {
-    let cluster = Cluster::uniform(10, 1.0).unwrap();
+    let cluster = Cluster::uniform(10, BitsPerSec::new(1)).unwrap();
     let transfers: Vec<LpTransfer> = (0..5)
-        .map(|i| LpTransfer {
-            src: MachineId(i),
-            dst: MachineId(i + 5),
-            size: 1.0,
-            release: 0.0,
-            deadline: 10.0,
-        })
+        .map(|i| LpTransfer::new(MachineId::new(i), MachineId::new(i + 5), 1.0, 0.0, 10.0))
         .collect();
     // 5 transfers × 10 slots × 2 ports = 100 port-slots: 100^10 = 1e20 > 1e9.
     match lp::solve(
         &cluster,
         &transfers,
         &Reservations::new(),
-        1.0,
+        SEC,
         Objective::Flutter { levels: 10 },
         Backend::Microlp,
     ) {
@@ -298,17 +300,11 @@ fn literal_objective_refused_beyond_floating_point() {
 
 #[test]
 fn bad_inputs() {
-    let cluster = Cluster::uniform(2, 1.0).unwrap();
-    let t = LpTransfer {
-        src: MachineId(0),
-        dst: MachineId(1),
-        size: 1.0,
-        release: 3.0,
-        deadline: 2.0,
-    };
+    let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
+    let t = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.0, 3.0, 2.0);
     let r = Reservations::new();
     assert_eq!(
-        lp::solve(&cluster, &[t], &r, 1.0, Objective::MinMax, Backend::Microlp).unwrap_err(),
+        lp::solve(&cluster, &[t], &r, SEC, Objective::MinMax, Backend::Microlp).unwrap_err(),
         Error::EmptyWindow {
             index: 0,
             release: 3.0,
@@ -316,19 +312,27 @@ fn bad_inputs() {
         }
     );
     assert!(matches!(
-        lp::solve(&cluster, &[], &r, 0.0, Objective::MinMax, Backend::Microlp),
+        lp::solve(
+            &cluster,
+            &[],
+            &r,
+            Nanos::ZERO,
+            Objective::MinMax,
+            Backend::Microlp
+        ),
         Err(Error::InvalidParameter { name: "slot", .. })
     ));
     // With no transfer there is nothing to solve: an empty schedule.
-    let empty = lp::solve(&cluster, &[], &r, 1.0, Objective::MinMax, Backend::Microlp).unwrap();
+    let empty = lp::solve(&cluster, &[], &r, SEC, Objective::MinMax, Backend::Microlp).unwrap();
     assert!(empty.is_empty() && empty.solves == 0);
-    let ok = LpTransfer { deadline: 4.0, ..t };
+    let mut ok = t;
+    ok.deadline = 4.0;
     assert!(matches!(
         lp::solve(
             &cluster,
             &[ok],
             &r,
-            1.0,
+            SEC,
             Objective::LexLevels { levels: 0 },
             Backend::Microlp
         ),
@@ -345,17 +349,11 @@ fn bad_inputs() {
 
 #[test]
 fn oversized_models_are_refused_before_allocating() {
-    let cluster = Cluster::uniform(2, 1.0).unwrap();
+    let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
     let r = Reservations::new();
-    // A window of 1e12 slots, and one whose slot count does not fit an i64.
-    for (slot, deadline) in [(1e-12, 1.0), (1e-300, 1e300)] {
-        let t = LpTransfer {
-            src: MachineId(0),
-            dst: MachineId(1),
-            size: 1.0,
-            release: 0.0,
-            deadline,
-        };
+    // A window of 1e9 slots, and one whose slot count does not fit an i64.
+    for (slot, deadline) in [(Nanos::new(1), 1.0), (Nanos::new(1), 1e300)] {
+        let t = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.0, 0.0, deadline);
         assert!(matches!(
             lp::solve(
                 &cluster,
@@ -369,20 +367,14 @@ fn oversized_models_are_refused_before_allocating() {
         ));
     }
     // 21 transfers of 100,000-slot windows: each allowed, together past the 2,000,000 cap.
-    let t = LpTransfer {
-        src: MachineId(0),
-        dst: MachineId(1),
-        size: 1.0,
-        release: 0.0,
-        deadline: 100_000.0,
-    };
+    let t = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.0, 0.0, 100_000.0);
     let many = vec![t; 21];
     assert!(matches!(
         lp::solve(
             &cluster,
             &many,
             &r,
-            1.0,
+            SEC,
             Objective::MinMax,
             Backend::Microlp
         ),
@@ -433,7 +425,7 @@ fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
-    /// Lemma 3 (port of the reference's `tu_check.py`): on tiny instances every square
+    /// Lemma 3 (an exhaustive total-unimodularity check): on tiny instances every square
     /// submatrix of P1's constraint matrix (rows: per flow Σ_t x, egress(m,t), ingress(m,t);
     /// columns: x_{f,t} inside the window) has determinant in {−1, 0, 1}.
     #[test]

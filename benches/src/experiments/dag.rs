@@ -14,6 +14,7 @@ use dag_sched::workload::{
     ComputeModel, JobKind, PsTraffic, SimJob, WorkloadConfig, generate, ps_iteration,
 };
 use dag_sched::{Cluster, LatMethod, MachineId, lat};
+use fabric_model::{BitsPerSec, Bytes, Nanos};
 
 use crate::svg::{BarChart, LineChart, Series};
 use crate::{Cell, Context, Experiment, Scale, Table};
@@ -39,7 +40,6 @@ pub const INSTANCE_HEADER: &str = "instance,machines,jobs,transfers,slot_ms,alph
 
 /// 100 machines at 1 Gbps (paper §4.1 3)).
 const MACHINES: usize = 100;
-const GBPS: f64 = 1e9;
 
 /// JIT, the three baselines and an α sweep on one Poisson job set.
 #[derive(Debug, Clone, Copy, Default)]
@@ -52,7 +52,7 @@ pub struct DagLoad;
 /// The offered load of the main `dag` table (see [`WorkloadConfig::offered_load`]).
 const MAIN_LOAD: f64 = 0.7;
 
-/// The loads of `dag-load` (reference `dag.md` §6 item 4: 0.3-0.9).
+/// The loads of `dag-load` (0.3-0.9).
 const LOADS: [f64; 4] = [0.3, 0.5, 0.7, 0.9];
 
 /// The LP's size and solve time for 10 to 70 VGG16 jobs.
@@ -76,18 +76,21 @@ fn workload(scale: Scale) -> WorkloadConfig {
         Scale::Small => (6, 10),
         Scale::Paper => (120, 160),
     };
-    WorkloadConfig {
-        dag_jobs: per_model * Model::PAPER.len(),
-        file_jobs: files,
-        models: Model::PAPER.to_vec(),
+    WorkloadConfig::default()
+        .with_dag_jobs(per_model * Model::PAPER.len())
+        .with_file_jobs(files)
+        .with_models(Model::PAPER.to_vec())
         // Replaced from the offered load by `workload_at`.
-        mean_interarrival: 1.0,
-        ps_per_job: 2,
-        traffic: PsTraffic::Pulls,
-        compute: ComputeModel::default(),
-        file_sizes: vec![5e9, 10e9, 20e9, 30e9, 40e9],
-        seed: 2026,
-    }
+        .with_mean_interarrival_secs(1.0)
+        .with_ps_per_job(2)
+        .with_traffic(PsTraffic::Pulls)
+        .with_compute(ComputeModel::default())
+        .with_file_sizes(
+            [5, 10, 20, 30, 40]
+                .map(|gb| Bytes::new(gb * 125_000_000))
+                .to_vec(),
+        )
+        .with_seed(2026)
 }
 
 /// The mean of `v`, NaN when empty.
@@ -162,11 +165,9 @@ fn timed_sim(
     let r = simulate(
         cluster,
         jobs,
-        &SimConfig {
-            scheduler,
-            seed: 7,
-            sample_window: 1.0,
-        },
+        &SimConfig::new(scheduler)
+            .with_seed(7)
+            .with_sample_window(Nanos::from_secs(1)),
     )
     .map_err(|e| e.to_string())?;
     ctx.progress(&format!(
@@ -231,7 +232,8 @@ impl Experiment for DagSchedulers {
     }
 
     fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
-        let cluster = Cluster::uniform(MACHINES, GBPS).map_err(|e| e.to_string())?;
+        let cluster =
+            Cluster::uniform(MACHINES, BitsPerSec::from_gbps(1)).map_err(|e| e.to_string())?;
         let cfg = workload_at(ctx.scale, &cluster, MAIN_LOAD)?;
         let jobs = generate(&cluster, &cfg).map_err(|e| e.to_string())?;
         let sim = |scheduler: Scheduler| timed_sim(ctx, &cluster, &jobs, scheduler, "");
@@ -255,18 +257,14 @@ impl Experiment for DagSchedulers {
             },
             Run {
                 name: "jit-lat-backward-cpm".into(),
-                res: sim(Scheduler::Jit(JitConfig {
-                    lat: LatMethod::BackwardCpm,
-                    ..jit
-                }))?,
+                res: sim(Scheduler::Jit(jit.with_lat(LatMethod::BackwardCpm)))?,
             },
         ];
         runs.push(Run {
             name: "jit-lex-levels-3".into(),
-            res: sim(Scheduler::Jit(JitConfig {
-                objective: Objective::LexLevels { levels: 3 },
-                ..jit
-            }))?,
+            res: sim(Scheduler::Jit(
+                jit.with_objective(Objective::LexLevels { levels: 3 }),
+            ))?,
         });
         runs.push(Run {
             name: "varys".into(),
@@ -280,7 +278,7 @@ impl Experiment for DagSchedulers {
             let res = if (a - jit.alpha).abs() < 1e-12 {
                 runs[3].res.clone()
             } else {
-                sim(Scheduler::Jit(JitConfig { alpha: a, ..jit }))?
+                sim(Scheduler::Jit(jit.with_alpha(a)))?
             };
             runs.push(Run {
                 name: format!("jit-alpha-{a:.1}"),
@@ -333,7 +331,7 @@ impl Experiment for DagSchedulers {
         t.note(format!(
             "JIT: alpha {}, slot {} s, min-max objective, microlp; {} jobs planned, {} widened, {} unplanned. The LP's transfers moved {:.1} % of their bits at their planned rates and {:.1} % catching up (a job arriving inside a slot whose plan starts at the slot's beginning); they never take spare capacity ahead of plan. The LP's transfers (the first {:.0} % of each job's pulls in forward order) hold only {:.1} % of the DAG jobs' bits: the large tensors (VGG16's and AlexNet's fully connected layers) come last, so how the rest is sent decides a job's JCT (by absolute LAT ahead of the files by default; row jit-rest-background shares it with the files).",
             jit.alpha,
-            jit.slot,
+            jit.slot.as_secs_f64(),
             lp.planned,
             lp.relaxed,
             lp.unplanned,
@@ -360,11 +358,9 @@ impl Experiment for DagSchedulers {
         let slot_window = simulate(
             &cluster,
             &jobs,
-            &SimConfig {
-                scheduler: Scheduler::Jit(jit),
-                seed: 7,
-                sample_window: jit.slot,
-            },
+            &SimConfig::new(Scheduler::Jit(jit))
+                .with_seed(7)
+                .with_sample_window(jit.slot),
         )
         .map_err(|e| e.to_string())?;
         let h = &slot_window.remaining;
@@ -372,7 +368,7 @@ impl Experiment for DagSchedulers {
         peaks.sort_by(f64::total_cmp);
         t.note(format!(
             "With windows of one LP slot ({} s) instead of 1 s, JIT's remaining bandwidth has minimum {:.3}, 10th percentile {:.3} and median {:.3}. The plans' optimum U* (peak planned port load, earlier plans included) has median {:.3} and maximum {:.3} over the {} planned jobs; the rest of a slot's use is catch-up at line rate by transfers released inside a slot. (Before LP transfers followed their plan continuously, a transfer counted the whole current slot's bits as owed at the slot's start and sent them at line rate: minimum 0.009.)",
-            jit.slot,
+            jit.slot.as_secs_f64(),
             h.first().copied().unwrap_or(f64::NAN),
             h.get(h.len() / 10).copied().unwrap_or(f64::NAN),
             median(h),
@@ -380,7 +376,7 @@ impl Experiment for DagSchedulers {
             peaks.last().copied().unwrap_or(f64::NAN),
             peaks.len(),
         ));
-        t.note("Sincronia and Varys treat each job's released, unfinished transfers as one coflow, ordered by BSSI or by smallest effective bottleneck (SEBF) and recomputed at every flow arrival and departure, with MADD rates inside a coflow (its flows finish together, as the paper describes Sincronia) and leftover capacity handed out in the same order. JIT sends the transfers outside its LP in what its plans leave (paper 3.4; the paper lets the administrator choose how, 3.1): by default by strict priority in order of absolute LAT across jobs ahead of the files, which have no LAT (the paper: a smaller LAT means a higher priority, 3.4); jit-rest-background (an option) sends them in LAT order on each channel, sharing max-min fairly with the files' channels as background traffic. jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1; jit-lex-levels-3 refines the min-max plan lexicographically over 3 levels (reference dag.md 2.5).");
+        t.note("Sincronia and Varys treat each job's released, unfinished transfers as one coflow, ordered by BSSI or by smallest effective bottleneck (SEBF) and recomputed at every flow arrival and departure, with MADD rates inside a coflow (its flows finish together, as the paper describes Sincronia) and leftover capacity handed out in the same order. JIT sends the transfers outside its LP in what its plans leave (paper 3.4; the paper lets the administrator choose how, 3.1): by default by strict priority in order of absolute LAT across jobs ahead of the files, which have no LAT (the paper: a smaller LAT means a higher priority, 3.4); jit-rest-background (an option) sends them in LAT order on each channel, sharing max-min fairly with the files' channels as background traffic. jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1; jit-lex-levels-3 refines the min-max plan lexicographically over 3 levels (the levels method of Ogryczak and Sliwinski, ICCSA 2006).");
         if ctx.plots_dir().is_some() {
             let named = ["tensorflow", "tictac", "sincronia", "jit"];
             let cats: Vec<String> = Model::PAPER
@@ -441,10 +437,7 @@ impl Experiment for DagSchedulers {
 /// JIT with the transfers outside its LP sharing what its plans leave fairly with the files
 /// (an option; the default sends them by absolute LAT ahead of the files).
 fn jit_rest_background() -> JitConfig {
-    JitConfig {
-        rest: RestPolicy::Background,
-        ..JitConfig::default()
-    }
+    JitConfig::default().with_rest(RestPolicy::Background)
 }
 
 /// The schedulers of the `dag-load` sweep with their row names, TensorFlow first (the
@@ -466,19 +459,24 @@ impl Experiment for DagLoad {
     }
 
     fn description(&self) -> &'static str {
-        "every dag scheduler against the offered load 0.3-0.9 (Poisson arrivals, reference dag.md 6.4), with bounds and port utilisation, and a 5 TFLOP/s compute row"
+        "every dag scheduler against the offered load 0.3-0.9 (Poisson arrivals), with bounds and port utilisation, and a 5 TFLOP/s compute row"
     }
 
     fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
-        let cluster = Cluster::uniform(MACHINES, GBPS).map_err(|e| e.to_string())?;
-        let capacity: f64 = cluster.machines().iter().map(|m| m.ingress).sum();
+        let cluster =
+            Cluster::uniform(MACHINES, BitsPerSec::from_gbps(1)).map_err(|e| e.to_string())?;
+        let capacity: f64 = cluster
+            .machines()
+            .iter()
+            .map(|m| m.ingress().as_f64())
+            .sum();
         let mut t = Table::new(
             "dag-load",
             "JIT and baselines against the offered load",
             LOAD_HEADER,
         );
         // The loads at the default compute speed, then the main load at 5 TFLOP/s
-        // (reference dag.md 4.4 suggests 5-10 TFLOP/s for a 2019 GPU at batch 32).
+        // (5-10 TFLOP/s is typical of a 2019 GPU at batch 32).
         let points: Vec<(f64, f64)> = LOADS
             .iter()
             .map(|&l| (l, ComputeModel::default().flops))
@@ -515,7 +513,7 @@ impl Experiment for DagLoad {
                         Some(dag_sched::NodeKind::Transfer { dst, .. }) => dst,
                         _ => return None,
                     };
-                    let c = cluster.machine(worker)?.ingress;
+                    let c = cluster.machine(worker)?.ingress().as_f64();
                     Some(jobs[j].job.total_bits() / (c * o[j].jct()))
                 });
                 let bits: f64 = jobs.iter().map(|j| j.job.total_bits()).sum();
@@ -546,7 +544,7 @@ impl Experiment for DagLoad {
         ));
         t.note("Speedup against TensorFlow at the same load and compute speed. speedup_bound = mean TensorFlow JCT / critical path alone: what a scheduler would reach if every DAG job ran as on an empty cluster. dag_ingress_busy = mean over DAG jobs of pulled bits / (1 Gbps x JCT): near 1 the job is its worker's ingress transfer and ordering can save only the compute after the last pull. mean_port_util is what the finite run achieved (it starts empty and drains).");
         t.note(format!(
-            "Compute: {} TFLOP/s effective at batch 32 (the default) and, at load {MAIN_LOAD}, 5 TFLOP/s (reference dag.md 4.4's lower suggestion).",
+            "Compute: {} TFLOP/s effective at batch 32 (the default) and, at load {MAIN_LOAD}, 5 TFLOP/s (the low end of what a 2019 GPU reaches at batch 32).",
             ComputeModel::default().flops / 1e12
         ));
         Ok(vec![t])
@@ -566,7 +564,8 @@ impl Experiment for DagLp {
         if let Some(file) = ctx.instance() {
             return instance_table(file);
         }
-        let cluster = Cluster::uniform(MACHINES, GBPS).map_err(|e| e.to_string())?;
+        let cluster =
+            Cluster::uniform(MACHINES, BitsPerSec::from_gbps(1)).map_err(|e| e.to_string())?;
         let counts: Vec<usize> = match ctx.scale {
             Scale::Small => vec![10, 20, 30, 40, 50, 60, 70],
             Scale::Paper => vec![10, 20, 30, 40, 50, 60, 70, 80],
@@ -592,10 +591,10 @@ impl Experiment for DagLp {
             let mut transfers = Vec::new();
             for k in 0..n {
                 // Worker k, parameter servers spread over the other machines.
-                let w = MachineId((k % MACHINES) as u32);
+                let w = MachineId::new((k % MACHINES) as u32);
                 let ps = [
-                    MachineId(((k + 37) % MACHINES) as u32),
-                    MachineId(((k + 71) % MACHINES) as u32),
+                    MachineId::new(((k + 37) % MACHINES) as u32),
+                    MachineId::new(((k + 71) % MACHINES) as u32),
                 ];
                 let job = ps_iteration(Model::Vgg16, w, &ps, &compute, traffic, &cluster)
                     .map_err(|e| e.to_string())?;
@@ -651,12 +650,7 @@ fn instance_table(file: &Path) -> Result<Vec<Table>, String> {
     let transfers = inst
         .lp_transfers()
         .map_err(|e| format!("{}: {e}", file.display()))?;
-    let capacity = inst
-        .cluster()
-        .machines()
-        .iter()
-        .map(|m| m.egress.max(m.ingress))
-        .fold(0.0, f64::max);
+    let capacity = inst.capacity_bps();
     let name = file.file_name().map_or_else(
         || file.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -677,7 +671,7 @@ fn instance_table(file: &Path) -> Result<Vec<Table>, String> {
             Cell::count(inst.cluster().len()),
             Cell::count(inst.jobs().len()),
             Cell::count(transfers.len()),
-            Cell::float(inst.slot() * 1e3, 3),
+            Cell::float(inst.slot_secs() * 1e3, 3),
             Cell::float(inst.alpha(), 3),
             Cell::count(s.variables),
             Cell::count(s.constraints),
