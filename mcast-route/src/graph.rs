@@ -1792,7 +1792,7 @@ mod tests {
         let mut s = Scratch::new(n as usize);
         let mut split = [0; 2];
         for seed in 0..30u32 {
-            // Every third switch busy cuts the torus into pieces for some seeds.
+            // Every third switch busy cuts the torus into pieces for some offsets.
             let avail = |x: u32| !(x * 7 + seed).is_multiple_of(3);
             let start = (0..n).find(|&x| avail(x)).unwrap();
             let targets: Vec<u32> = (0..4)

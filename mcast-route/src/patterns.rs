@@ -1,9 +1,8 @@
 //! Multicast patterns of the paper's §4.2.2: grids of processes and random groups.
 
+use fabric_model::rng;
 use fabric_model::{Fabric, NodeId, Placement, place};
-use rand::SeedableRng;
 use rand::seq::index::sample;
-use rand_chacha::ChaCha8Rng;
 
 use crate::Error;
 
@@ -85,7 +84,9 @@ pub fn grid(
     Ok(groups)
 }
 
-/// `count` groups of `size` distinct terminals drawn uniformly (ChaCha8 seeded with `seed`).
+/// `count` groups of `size` distinct terminals drawn uniformly: `rand`'s
+/// `seq::index::sample` over [`fabric_model::rng::seeded`]`(seed)` (ChaCha8), so a seed gives
+/// the same groups on every platform.
 ///
 /// # Errors
 /// [`Error::InvalidPattern`] when `size` is zero or larger than the number of terminals.
@@ -105,7 +106,7 @@ pub fn random_groups(
             reason: format!("= {size} must be in 1..={n}"),
         });
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = rng::seeded(seed);
     Ok((0..count)
         .map(|_| {
             sample(&mut rng, n, size)

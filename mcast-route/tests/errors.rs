@@ -24,7 +24,10 @@ fn bad_members_are_refused() {
     );
     // Nothing was created by the failures.
     assert_eq!(r.group_ids().count(), 0);
-    assert_eq!(r.create_group(&[t[0], t[1]]).unwrap().group, GroupId(0));
+    assert_eq!(
+        r.create_group(&[t[0], t[1]]).unwrap().group,
+        GroupId::new(0)
+    );
 }
 
 #[test]
@@ -34,15 +37,19 @@ fn unknown_and_deleted_groups_are_refused() {
     let mut r = Router::new(&f, &h, Config::default()).unwrap();
     let g = r.create_group(&f.terminals()[..3]).unwrap().group;
     assert_eq!(
-        r.delete_group(GroupId(7)),
-        Err(Error::UnknownGroup { group: GroupId(7) })
+        r.delete_group(GroupId::new(7)),
+        Err(Error::UnknownGroup {
+            group: GroupId::new(7)
+        })
     );
     r.delete_group(g).unwrap();
     assert_eq!(r.delete_group(g), Err(Error::GroupDeleted { group: g }));
     assert_eq!(r.group(g), Err(Error::GroupDeleted { group: g }));
     assert_eq!(
-        r.group(GroupId(9)).unwrap_err(),
-        Error::UnknownGroup { group: GroupId(9) }
+        r.group(GroupId::new(9)).unwrap_err(),
+        Error::UnknownGroup {
+            group: GroupId::new(9)
+        }
     );
 }
 
@@ -110,9 +117,9 @@ fn baselines_run_out_of_entries() {
             r.create_group(&[t[4], t[5]]),
             Err(Error::EntriesExhausted { limit: 2 })
         );
-        r.delete_group(GroupId(0)).unwrap();
+        r.delete_group(GroupId::new(0)).unwrap();
         assert_eq!(
-            r.create_group(&[t[4], t[5]]).unwrap().color.0,
+            r.create_group(&[t[4], t[5]]).unwrap().color.get(),
             0,
             "lowest free MLID"
         );
