@@ -78,7 +78,7 @@
 //!   height, so FCTB trees stay minimal.
 //! - Alg. 7 is literal: when FBTC fails the group is merged at once, and FCTB runs from the
 //!   next group on.
-//! - FBTC colors up to [`Config::fbtc_root_tries`] roots (default 16, the paper 1) and keeps
+//! - FBTC colors up to [`Config::with_fbtc_root_tries`] roots (default 16, the paper 1) and keeps
 //!   the least color, stopping at the first color free on every member switch; with no such
 //!   color it fails at once, as trying every root would.
 //! - The default merge strategy is [`MergeStrategy::LeastAddedLoad`]: the color whose
@@ -135,6 +135,11 @@ mod stats;
 mod tests;
 mod tree;
 mod types;
+
+/// The README's example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 pub use config::{
     Algorithm, BottomUp, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, MAX_ENTRIES, MergeRoot,

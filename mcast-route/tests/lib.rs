@@ -2,5 +2,6 @@
 //! that check the router's state after every step with the crate's invariant check (the
 //! paper's worked example, the scenarios, the properties) are unit tests in `src/tests/`.
 
+mod bridge;
 mod errors;
 mod outputs;
