@@ -57,5 +57,93 @@ fn parse(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, generators, hop_tables, parse);
+/// The hop table's bit-parallel BFS written with bitvec's `BitArray` (one `BitArray<[u64; 4]>`
+/// of 256 sources a switch, OR-ed along links, new bits read back with `iter_ones`), against
+/// today's hand-written words (`HopTable::new`), on the same fabrics in one group. Returns the
+/// batch's largest distance so that the work cannot be optimised away.
+fn bitvec_bfs(f: &fabric_model::Fabric) -> u8 {
+    use bitvec::prelude::*;
+    type Row = BitArray<[u64; 4], Lsb0>;
+    const BATCH: usize = 256;
+    let n = f.switch_count();
+    let mut start = vec![0usize];
+    let mut adj = Vec::new();
+    for &s in f.switches() {
+        adj.extend(f.neighbors(s).filter_map(|nb| f.switch_index(nb.peer)));
+        start.push(adj.len());
+    }
+    let mut dist = vec![u8::MAX; n * BATCH];
+    let mut worst = 0;
+    let mut base = 0;
+    while base < n {
+        let count = BATCH.min(n - base);
+        let mut frontier = vec![Row::ZERO; n];
+        let mut next = vec![Row::ZERO; n];
+        let mut seen = vec![Row::ZERO; n];
+        dist.fill(u8::MAX);
+        for k in 0..count {
+            frontier[base + k].set(k, true);
+            seen[base + k].set(k, true);
+            dist[(base + k) * BATCH + k] = 0;
+        }
+        let mut full = Row::ZERO;
+        full[..count].fill(true);
+        let mut level = 0u8;
+        loop {
+            let mut progress = false;
+            for v in 0..n {
+                if seen[v] == full {
+                    continue;
+                }
+                let mut acc = Row::ZERO;
+                for &u in &adj[start[v]..start[v + 1]] {
+                    acc |= frontier[u];
+                }
+                let fresh = acc & !seen[v];
+                next[v] = fresh;
+                if fresh.not_any() {
+                    continue;
+                }
+                progress = true;
+                seen[v] |= fresh;
+                let row = &mut dist[v * BATCH..(v + 1) * BATCH];
+                for k in fresh.iter_ones() {
+                    row[k] = level + 1;
+                }
+            }
+            if !progress {
+                break;
+            }
+            std::mem::swap(&mut frontier, &mut next);
+            level += 1;
+        }
+        worst = worst.max(level);
+        base += count;
+    }
+    worst
+}
+
+fn bitvec_hop_table(c: &mut Criterion) {
+    let mut g = c.benchmark_group("bitvec_hop_bfs");
+    g.sample_size(10);
+    for (name, f) in [
+        ("fat_tree(24)", generators::fat_tree(24).expect("valid")),
+        (
+            "torus(16x16x8)",
+            generators::torus(&[16, 16, 8], 1).expect("valid"),
+        ),
+    ] {
+        let hops = HopTable::new(&f).expect("fits");
+        assert_eq!(Some(bitvec_bfs(&f)), hops.diameter(), "same searches");
+        g.bench_function(format!("hand-written words {name}"), |b| {
+            b.iter(|| HopTable::new(black_box(&f)).expect("fits"));
+        });
+        g.bench_function(format!("bitvec BitArray {name}"), |b| {
+            b.iter(|| bitvec_bfs(black_box(&f)));
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, generators, hop_tables, parse, bitvec_hop_table);
 criterion_main!(benches);

@@ -81,6 +81,11 @@ mod units;
 #[cfg_attr(docsrs, doc(cfg(feature = "petgraph")))]
 pub mod visit;
 
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 pub use error::Error;
 pub use fabric::{
     DEFAULT_LATENCY, Fabric, FabricBuilder, GUID_BASE, Link, Neighbor, Neighbors, NodeInfo,
