@@ -129,6 +129,7 @@ fn join(out: &mut String, items: impl Iterator<Item = String>) {
 
 /// A text dump read back by [`parse_dump`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Dump {
     /// `(switch, MLID, ports)` per `switch` line.
     pub entries: Vec<(NodeId, u16, Vec<PortNo>)>,
