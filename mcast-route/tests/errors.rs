@@ -1,7 +1,7 @@
 //! Bad input, each with its precise error.
 
 use fabric_model::{FabricBuilder, HopTable, NodeId, NodeInfo, PortNo, generators};
-use mcast_route::{Algorithm, Config, Entries, Error, GroupId, MAX_ENTRIES, Router};
+use mcast_route::{Algorithm, Color, Config, Entries, Error, GroupId, MAX_ENTRIES, Router};
 
 #[test]
 fn bad_members_are_refused() {
@@ -124,4 +124,27 @@ fn baselines_run_out_of_entries() {
             "lowest free MLID"
         );
     }
+}
+
+#[test]
+fn colors_past_the_mlid_space_cannot_be_written() {
+    let f = generators::fat_tree(4).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
+    let t = f.terminals();
+    // Unlimited entries: one color per group on the shared leaf, past the last MLID.
+    for _ in 0..=MAX_ENTRIES {
+        r.create_group(&[t[0], t[1]]).unwrap();
+    }
+    let past = Color::new(MAX_ENTRIES);
+    assert_eq!(past.mlid(), None);
+    assert_eq!(Color::new(MAX_ENTRIES - 1).mlid(), Some(0xFFFE));
+    let err = Error::MlidOutOfRange { color: past };
+    assert_eq!(r.dump(), Err(err.clone()));
+    let leaf = f.switch_of(t[0]).unwrap().0;
+    assert_eq!(r.mft_blocks(leaf), Err(err.clone()));
+    assert_eq!(
+        err.to_string(),
+        "color 16383 has no multicast LID (0xC000 + color passes 0xFFFE)"
+    );
 }
