@@ -1,7 +1,8 @@
 //! Criterion benchmarks of `mcast-route`: time per group creation for MR4LMS (unlimited and
 //! with the paper's recommended entries) against MINIHOP-MC and SSSP-MC in the same run, on
-//! `fat_tree(40)`, the 30×20×20 torus and the random regular fabric; and a whole pattern of
-//! 5,000 groups on `fat_tree(40)`.
+//! `fat_tree(40)`, the 30×20×20 torus and the random regular fabric; a whole pattern of
+//! 5,000 groups on `fat_tree(40)`; and the hand-written bit sets and per-switch lists of the
+//! hot paths against bitvec and smallvec (`bitvec`, `smallvec` groups).
 
 use std::hint::black_box;
 
@@ -96,5 +97,234 @@ fn torus_and_random(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, fat_tree, pattern_5000, torus_and_random);
+/// Switches of the largest benchmarked fabric (`random_regular(2048, ..)`): the length of the
+/// switch bit sets of a merge, the tree index and FCTB's reached roots.
+const SWITCHES: usize = 2048;
+
+/// mcast-route's `bits` module, verbatim (set, get, ones over `u64` words, bit `x % 64` of
+/// word `x / 64`): the code bitvec would replace.
+mod hand {
+    #[inline]
+    pub(crate) fn set(words: &mut [u64], x: usize) {
+        words[x / 64] |= 1 << (x % 64);
+    }
+
+    #[inline]
+    pub(crate) fn get(words: &[u64], x: usize) -> bool {
+        words[x / 64] >> (x % 64) & 1 == 1
+    }
+
+    pub(crate) fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+        let mut word = 0;
+        let mut bits = words.first().copied().unwrap_or(0);
+        std::iter::from_fn(move || {
+            while bits == 0 {
+                word += 1;
+                bits = *words.get(word)?;
+            }
+            let x = word * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            Some(x)
+        })
+    }
+
+    /// graph.rs's `or_row`: switch `x`'s row of `rows` OR-ed into `row`.
+    #[inline]
+    pub(crate) fn or_row(row: &mut [u64], rows: &[u64], x: usize) {
+        let w = row.len();
+        for (r, s) in row.iter_mut().zip(&rows[x * w..(x + 1) * w]) {
+            *r |= s;
+        }
+    }
+}
+
+/// 300 scattered switches (a merge's virtual group, a large tree) of [`SWITCHES`].
+fn scattered() -> Vec<usize> {
+    (0..300).map(|i| i * 977 % SWITCHES).collect()
+}
+
+/// The operations of the hot paths on dense switch bit sets, hand-written words against
+/// `bitvec::BitVec<u64, Lsb0>` / `BitSlice` in one group: set 300 bits and test all 2,048
+/// (the merge's `FreeBits`, `vm_bits`), list the set bits in order and clear them (the tree
+/// index), and OR rows of 4 words (least_farthest's pulls, 256 sources a row) along 8,192
+/// pulls.
+fn bitvec_ops(c: &mut Criterion) {
+    use bitvec::prelude::*;
+    let xs = scattered();
+    let mut g = c.benchmark_group("bitvec");
+    g.bench_function("set+get/hand-written", |b| {
+        let mut words = vec![0u64; SWITCHES / 64];
+        b.iter(|| {
+            words.fill(0);
+            for &x in black_box(&xs) {
+                hand::set(&mut words, x);
+            }
+            (0..SWITCHES).filter(|&x| hand::get(&words, x)).count()
+        });
+    });
+    g.bench_function("set+get/bitvec", |b| {
+        let mut bv: BitVec<u64, Lsb0> = bitvec![u64, Lsb0; 0; SWITCHES];
+        b.iter(|| {
+            bv.fill(false);
+            for &x in black_box(&xs) {
+                bv.set(x, true);
+            }
+            (0..SWITCHES).filter(|&x| bv[x]).count()
+        });
+    });
+    g.bench_function("ones+clear/hand-written", |b| {
+        let mut words = vec![0u64; SWITCHES / 64];
+        let mut out: Vec<u32> = Vec::with_capacity(xs.len());
+        b.iter(|| {
+            for &x in black_box(&xs) {
+                hand::set(&mut words, x);
+            }
+            out.clear();
+            out.extend(hand::ones(&words).map(|x| x as u32));
+            words.fill(0);
+            out.len()
+        });
+    });
+    g.bench_function("ones+clear/bitvec", |b| {
+        let mut bv: BitVec<u64, Lsb0> = bitvec![u64, Lsb0; 0; SWITCHES];
+        let mut out: Vec<u32> = Vec::with_capacity(xs.len());
+        b.iter(|| {
+            for &x in black_box(&xs) {
+                bv.set(x, true);
+            }
+            out.clear();
+            out.extend(bv.iter_ones().map(|x| x as u32));
+            bv.fill(false);
+            out.len()
+        });
+    });
+    const W: usize = 4;
+    let pulls: Vec<usize> = (0..8192).map(|i| i * 7919 % SWITCHES).collect();
+    let rows: Vec<u64> = (0..SWITCHES * W)
+        .map(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) & 0x0101_0101_0101_0101)
+        .collect();
+    g.bench_function("or_rows/hand-written", |b| {
+        let mut row = [0u64; W];
+        b.iter(|| {
+            row = [0; W];
+            for &x in black_box(&pulls) {
+                hand::or_row(&mut row, &rows, x);
+            }
+            row
+        });
+    });
+    g.bench_function("or_rows/bitvec", |b| {
+        let rows = rows.view_bits::<Lsb0>();
+        let mut row: BitArray<[u64; W], Lsb0> = BitArray::ZERO;
+        b.iter(|| {
+            row = BitArray::ZERO;
+            for &x in black_box(&pulls) {
+                *row.as_mut_bitslice() |= &rows[x * W * 64..(x + 1) * W * 64];
+            }
+            row
+        });
+    });
+    g.finish();
+}
+
+/// The per-switch lists of the color table, `Vec` (today's) against `SmallVec` inline in one
+/// group: the busy bitmap of every switch read for one color (`FreeBits::of`, at the start of
+/// every merge and FCTB color), with 256 colors (4 words a switch, the paper's entries
+/// outside fat trees); and filling the `(color, tree)` entry lists of every switch in sorted
+/// order, 8 entries a switch (inline) and 40 (spilled; fat trees hold 41 to 122 at the
+/// paper's sizes), then looking one up on each (`set`, `tree_at`).
+fn smallvec_lists(c: &mut Criterion) {
+    use smallvec::SmallVec;
+    let mut g = c.benchmark_group("smallvec");
+    let busy_vec: Vec<Vec<u64>> = (0..SWITCHES)
+        .map(|s| {
+            (0..4)
+                .map(|w| (s as u64 * 31 + w).wrapping_mul(0x9E37_79B9))
+                .collect()
+        })
+        .collect();
+    let busy_small: Vec<SmallVec<[u64; 4]>> = busy_vec
+        .iter()
+        .map(|v| v.iter().copied().collect())
+        .collect();
+    fn is_busy(words: &[u64], color: u32) -> bool {
+        words
+            .get(color as usize / 64)
+            .is_some_and(|x| x >> (color % 64) & 1 == 1)
+    }
+    g.bench_function("busy_column/vec", |b| {
+        b.iter(|| {
+            (0..256u32)
+                .step_by(37)
+                .map(|c| busy_vec.iter().filter(|w| is_busy(w, black_box(c))).count())
+                .sum::<usize>()
+        });
+    });
+    g.bench_function("busy_column/smallvec[4]", |b| {
+        b.iter(|| {
+            (0..256u32)
+                .step_by(37)
+                .map(|c| {
+                    busy_small
+                        .iter()
+                        .filter(|w| is_busy(w, black_box(c)))
+                        .count()
+                })
+                .sum::<usize>()
+        });
+    });
+    /// The tree on color 7 of every switch.
+    fn lookup<L: std::ops::Deref<Target = [(u32, u32)]>>(lists: &[L]) -> u32 {
+        lists
+            .iter()
+            .map(|e| e.binary_search_by_key(&7, |x| x.0).map_or(0, |i| e[i].1))
+            .sum()
+    }
+    /// Fresh lists for every switch, then each color inserted on each.
+    fn fill<L: Default>(lists: &mut Vec<L>, colors: &[u32], mut insert: impl FnMut(&mut L, u32)) {
+        lists.clear();
+        lists.resize_with(SWITCHES, L::default);
+        for &c in colors {
+            for l in lists.iter_mut() {
+                insert(l, c);
+            }
+        }
+    }
+    for entries in [8u32, 40] {
+        let colors: Vec<u32> = (0..entries).map(|i| i * 11 % entries).collect();
+        g.bench_function(format!("entries{entries}/vec"), |b| {
+            let mut lists: Vec<Vec<(u32, u32)>> = Vec::new();
+            b.iter(|| {
+                fill(&mut lists, black_box(&colors), |e, c| {
+                    if e.len() == e.capacity() {
+                        e.reserve(e.len().max(16));
+                    }
+                    let i = e.partition_point(|x| x.0 < c);
+                    e.insert(i, (c, c + 1));
+                });
+                lookup(&lists)
+            });
+        });
+        g.bench_function(format!("entries{entries}/smallvec[16]"), |b| {
+            let mut lists: Vec<SmallVec<[(u32, u32); 16]>> = Vec::new();
+            b.iter(|| {
+                fill(&mut lists, black_box(&colors), |e, c| {
+                    let i = e.partition_point(|x| x.0 < c);
+                    e.insert(i, (c, c + 1));
+                });
+                lookup(&lists)
+            });
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    fat_tree,
+    pattern_5000,
+    torus_and_random,
+    bitvec_ops,
+    smallvec_lists
+);
 criterion_main!(benches);

@@ -47,10 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (dims, groups)
     };
     let only = std::env::var("PROBE_ONLY").unwrap_or_default();
-    let limited = |merge| Config {
-        merge,
-        ..Config::mr4lms(Entries::Limit(n))
-    };
+    let limited = |merge| Config::mr4lms(Entries::Limit(n)).with_merge(merge);
     let configs = [
         ("mr4lms unlimited", Config::mr4lms(Entries::Unlimited)),
         ("mr4lms limited", Config::mr4lms(Entries::Limit(n))),
@@ -76,11 +73,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             continue;
         }
         if let Some(t) = tries {
-            cfg.fbtc_root_tries = t;
+            cfg = cfg.with_fbtc_root_tries(t);
         }
         match variant {
-            "fctb" => cfg.policy = Policy::FctbOnly,
-            "least" => cfg.bottom_up = BottomUp::LeastLoadPath,
+            "fctb" => cfg = cfg.with_policy(Policy::FctbOnly),
+            "least" => cfg = cfg.with_bottom_up(BottomUp::LeastLoadPath),
             _ => {}
         }
         let mut r = Router::new(&fabric, &hops, cfg)?;

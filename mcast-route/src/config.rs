@@ -7,6 +7,7 @@ pub const MAX_ENTRIES: u32 = 0x3FFF;
 
 /// How many MFT entries (colors) every switch has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Entries {
     /// As many as needed (the paper's "N_color = ∞"): nothing is ever merged. Colors past
     /// [`MAX_ENTRIES`] are allowed in the router but have no MLID.
@@ -30,6 +31,7 @@ impl Entries {
 
 /// Which algorithm builds the trees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Algorithm {
     /// The paper's MR4LMS: colors shared by trees on disjoint switches, merging when short.
     #[default]
@@ -44,6 +46,7 @@ pub enum Algorithm {
 
 /// Which of FBTC and FCTB MR4LMS runs (paper §3.4, Alg. 7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Policy {
     /// Alg. 7: FBTC until it fails, then FCTB until `switch_back` consecutive FCTB successes
     /// without merging, then FBTC again.
@@ -69,6 +72,7 @@ impl Default for Policy {
 
 /// How MR4LMS chooses what to merge when no color is free (paper §3.3.1, Alg. 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum MergeStrategy {
     /// The paper's (Alg. 4): optimistic first (the nearest tree by formula (1)), pessimistic
     /// when the union is not connected in `G_color`.
@@ -92,6 +96,7 @@ pub enum MergeStrategy {
 
 /// What happens to the trees being merged (paper §3.3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Regraft {
     /// Alg. 5: Dijkstra adopts every link of the old trees, so their groups are undisturbed.
     #[default]
@@ -102,6 +107,7 @@ pub enum Regraft {
 
 /// How the root of a merged tree is chosen (paper §3.3.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum MergeRoot {
     /// The paper's: one BFS in `G_color` from every member switch of the virtual group; the
     /// switch of least largest distance wins (ties: fewest entries in use, then index).
@@ -114,6 +120,7 @@ pub enum MergeRoot {
 
 /// How Alg. 2 chooses each switch's parent among the neighbours one hop nearer the root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum BottomUp {
     /// The paper's step ⑧: the neighbour over the least loaded link.
     Greedy,
@@ -142,30 +149,38 @@ pub enum BottomUp {
     BestOfBoth,
 }
 
-/// Everything a [`Router`](crate::Router) is configured with.
+/// Everything a [`Router`](crate::Router) is configured with: [`Config::default`],
+/// [`Config::mr4lms`] or [`Config::baseline`], then the `with_*` setters; each option is read
+/// back by the method of its name.
+///
+/// ```
+/// use mcast_route::{BottomUp, Config, Entries, Policy};
+///
+/// let cfg = Config::mr4lms(Entries::Limit(128))
+///     .with_policy(Policy::FbtcOnly)
+///     .with_bottom_up(BottomUp::Greedy);
+/// assert_eq!(cfg.entries(), Entries::Limit(128));
+/// assert_eq!(cfg.fbtc_root_tries(), mcast_route::DEFAULT_FBTC_ROOT_TRIES);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Config {
     /// MFT entries per switch.
-    pub entries: Entries,
+    pub(crate) entries: Entries,
     /// Which algorithm builds the trees.
-    pub algorithm: Algorithm,
+    pub(crate) algorithm: Algorithm,
     /// FBTC/FCTB selection (MR4LMS only).
-    pub policy: Policy,
+    pub(crate) policy: Policy,
     /// Merge strategy (MR4LMS only).
-    pub merge: MergeStrategy,
+    pub(crate) merge: MergeStrategy,
     /// Regraft strategy (MR4LMS only).
-    pub regraft: Regraft,
+    pub(crate) regraft: Regraft,
     /// Root of merged trees (MR4LMS only).
-    pub merge_root: MergeRoot,
-    /// FBTC roots to color before choosing (MR4LMS only; beyond the paper). 0 or 1: the
-    /// paper's first colorable root. n > 1: among the first n colorable candidate roots, the
-    /// one whose tree takes the least color, stopping early at a tree colored with the first
-    /// color free on every member switch (no tree can take less). This packs colors tighter:
-    /// on `fat_tree(40)` with a 40×20×20 grid, 1 root needs 53 colors, 16 reach the lower
-    /// bound of 41. Default [`DEFAULT_FBTC_ROOT_TRIES`].
-    pub fbtc_root_tries: u32,
+    pub(crate) merge_root: MergeRoot,
+    /// FBTC roots to color before choosing (see [`Config::with_fbtc_root_tries`]).
+    pub(crate) fbtc_root_tries: u32,
     /// Alg. 2's parent choice (MR4LMS only).
-    pub bottom_up: BottomUp,
+    pub(crate) bottom_up: BottomUp,
 }
 
 /// The default [`Config::fbtc_root_tries`].
@@ -193,20 +208,124 @@ impl Config {
     /// MR4LMS with `entries` and the rest as [`Config::default`].
     #[must_use]
     pub fn mr4lms(entries: Entries) -> Self {
-        Self {
-            entries,
-            ..Self::default()
-        }
+        Self::default().with_entries(entries)
     }
 
     /// The baseline `algorithm` with `entries` (one MLID per group).
     #[must_use]
     pub fn baseline(algorithm: Algorithm, entries: Entries) -> Self {
-        Self {
-            entries,
-            algorithm,
-            ..Self::default()
-        }
+        Self::default()
+            .with_algorithm(algorithm)
+            .with_entries(entries)
+    }
+
+    /// Sets the MFT entries per switch.
+    #[must_use]
+    pub const fn with_entries(mut self, entries: Entries) -> Self {
+        self.entries = entries;
+        self
+    }
+
+    /// Sets the algorithm that builds the trees.
+    #[must_use]
+    pub const fn with_algorithm(mut self, algorithm: Algorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// Sets the FBTC/FCTB selection (MR4LMS only).
+    #[must_use]
+    pub const fn with_policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Sets the merge strategy (MR4LMS only).
+    #[must_use]
+    pub const fn with_merge(mut self, merge: MergeStrategy) -> Self {
+        self.merge = merge;
+        self
+    }
+
+    /// Sets what happens to the trees being merged (MR4LMS only).
+    #[must_use]
+    pub const fn with_regraft(mut self, regraft: Regraft) -> Self {
+        self.regraft = regraft;
+        self
+    }
+
+    /// Sets how the root of a merged tree is chosen (MR4LMS only).
+    #[must_use]
+    pub const fn with_merge_root(mut self, merge_root: MergeRoot) -> Self {
+        self.merge_root = merge_root;
+        self
+    }
+
+    /// Sets the FBTC roots to color before choosing (MR4LMS only; beyond the paper). 0 or 1:
+    /// the paper's first colorable root. n > 1: among the first n colorable candidate roots,
+    /// the one whose tree takes the least color, stopping early at a tree colored with the
+    /// first color free on every member switch (no tree can take less). This packs colors
+    /// tighter: on `fat_tree(40)` with a 40×20×20 grid, 1 root needs 53 colors, 16 reach the
+    /// lower bound of 41. Default [`DEFAULT_FBTC_ROOT_TRIES`].
+    #[must_use]
+    pub const fn with_fbtc_root_tries(mut self, tries: u32) -> Self {
+        self.fbtc_root_tries = tries;
+        self
+    }
+
+    /// Sets Alg. 2's parent choice (MR4LMS only).
+    #[must_use]
+    pub const fn with_bottom_up(mut self, bottom_up: BottomUp) -> Self {
+        self.bottom_up = bottom_up;
+        self
+    }
+
+    /// MFT entries per switch.
+    #[must_use]
+    pub const fn entries(&self) -> Entries {
+        self.entries
+    }
+
+    /// The algorithm that builds the trees.
+    #[must_use]
+    pub const fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// The FBTC/FCTB selection (MR4LMS only).
+    #[must_use]
+    pub const fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// The merge strategy (MR4LMS only).
+    #[must_use]
+    pub const fn merge(&self) -> MergeStrategy {
+        self.merge
+    }
+
+    /// What happens to the trees being merged (MR4LMS only).
+    #[must_use]
+    pub const fn regraft(&self) -> Regraft {
+        self.regraft
+    }
+
+    /// How the root of a merged tree is chosen (MR4LMS only).
+    #[must_use]
+    pub const fn merge_root(&self) -> MergeRoot {
+        self.merge_root
+    }
+
+    /// FBTC roots colored before choosing (see [`Config::with_fbtc_root_tries`]).
+    #[must_use]
+    pub const fn fbtc_root_tries(&self) -> u32 {
+        self.fbtc_root_tries
+    }
+
+    /// Alg. 2's parent choice (MR4LMS only).
+    #[must_use]
+    pub const fn bottom_up(&self) -> BottomUp {
+        self.bottom_up
     }
 
     /// Checks the entry limit.

@@ -2,7 +2,7 @@
 
 use fabric_model::NodeId;
 
-use crate::GroupId;
+use crate::{Color, GroupId};
 
 /// Everything that can be wrong with input to this crate.
 ///
@@ -87,10 +87,10 @@ pub enum Error {
         limit: u32,
     },
     /// A color past the MLID space cannot be written as an MLID (only with unlimited entries).
-    #[error("color {color} has no multicast LID (0xC000 + color passes 0xFFFE)")]
+    #[error("{color} has no multicast LID (0xC000 + color passes 0xFFFE)")]
     MlidOutOfRange {
         /// The color.
-        color: u32,
+        color: Color,
     },
     /// A pattern generator's parameter is wrong.
     #[error("pattern parameter {parameter}: {reason}")]

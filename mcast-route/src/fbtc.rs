@@ -21,7 +21,7 @@ impl Router<'_> {
     /// (step ③, Alg. 2) and color it first-fit (step ④); the first root whose tree can be
     /// colored wins. `None` when no root's tree can be colored (the caller merges).
     ///
-    /// With [`Config::fbtc_root_tries`](crate::Config::fbtc_root_tries) = n > 1 (beyond the
+    /// With [`Config::with_fbtc_root_tries`](crate::Config::with_fbtc_root_tries) = n > 1 (beyond the
     /// paper), the first n colorable roots are built and the one of least color kept (ties
     /// to the earlier root).
     ///

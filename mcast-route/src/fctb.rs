@@ -38,7 +38,9 @@ impl Router<'_> {
         let mut order = self.candidate_roots(d, true);
         let roots = order.unordered();
         let mut in_order: Vec<u32> = Vec::new();
-        // The free roots the filtering BFS reached, as a bit set over the switches.
+        // The free roots the filtering BFS reached, as a bit set over the switches. Hand-written
+        // words: with a bitvec `BitVec` an FCTB-only run (dragonfly(18, 9, 9), 600 random
+        // groups of 16, 256 entries) took 2.1210 G instructions instead of 2.1068 G.
         let mut reached = vec![0u64; self.g.len().div_ceil(64)];
         self.s.fill_near(self.hops, &m.sw);
         let d = u32::from(d);

@@ -1,9 +1,12 @@
 //! # mcast-route
 //!
-//! MR4LMS: multicast routing for a limited multicast forwarding table (MFT), after Chen,
-//! He, Li and Qi, "InfiniBand中面向有限多播表條目數的多播路由算法" (`000_4f4eea72dd223ee8.txt` in
-//! `shared/seeds/`), with OpenSM's MINIHOP-MC and SSSP-MC as baselines behind the same
-//! interface. The contract is the "mcast-route" section of `shared/DESIGN.md`.
+//! MR4LMS: multicast routing for a limited multicast forwarding table (MFT), after
+//! Chen Shuping, He Wangquan, Li Yi and Qi Fengbin, "Multicast Routing Algorithm for Limited
+//! MFT Size in InfiniBand" (InfiniBand中面向有限多播表条目数的多播路由算法), *Journal of
+//! Computer Research and Development* (计算机研究与发展), 2022, 59(4): 864–881,
+//! doi:10.7544/issn1000-1239.20200767 ("the paper" below; algorithm, step and formula
+//! numbers are its own). OpenSM's MINIHOP-MC and SSSP-MC multicast routing engines are the
+//! baselines, behind the same interface.
 //!
 //! A subnet manager creates and deletes multicast groups one at a time, in arrival order, and
 //! programs its switches from the router's tables. Each switch has `n_colors` MFT entries; a
@@ -18,8 +21,12 @@
 //! - FCTB (Alg. 3): choose a color whose subgraph `G_color` connects the members within the
 //!   least height, then build by Dijkstra in it (`G_color` is read off per-switch busy
 //!   bitmaps, never built);
-//! - merging (Alg. 4, formula (1)) when no color is left, keeping the old trees' links
-//!   (Alg. 5) or rebuilding;
+//! - merging (Alg. 4) when no color is left, keeping the old trees' links (Alg. 5) or
+//!   rebuilding; the optimistic step merges the tree nearest the group by formula (1),
+//!   `d(g, T) = (Σ_{x∈g} min_{y∈T} h(x, y) + Σ_{y∈T} min_{x∈g} h(y, x)) / (|g| + |T|)`
+//!   over the member terminals of the group g and the tree T, with h the hop distance
+//!   between two terminals (0 for the same terminal, else the hops between their switches
+//!   plus 2);
 //! - deletion (Alg. 6) and the adaptive FBTC/FCTB policy (Alg. 7).
 //!
 //! ```
@@ -71,7 +78,7 @@
 //!   height, so FCTB trees stay minimal.
 //! - Alg. 7 is literal: when FBTC fails the group is merged at once, and FCTB runs from the
 //!   next group on.
-//! - FBTC colors up to [`Config::fbtc_root_tries`] roots (default 16, the paper 1) and keeps
+//! - FBTC colors up to [`Config::with_fbtc_root_tries`] roots (default 16, the paper 1) and keeps
 //!   the least color, stopping at the first color free on every member switch; with no such
 //!   color it fails at once, as trying every root would.
 //! - The default merge strategy is [`MergeStrategy::LeastAddedLoad`]: the color whose
@@ -102,6 +109,7 @@
 //!   46 MB (process peak 206 MB with the fabric and the 144 MB hop table).
 //! - Members are terminals only (a switch cannot join a group, so MFT port 0 is never set).
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod baseline;
 mod bits;
@@ -110,8 +118,12 @@ mod config;
 mod error;
 mod fbtc;
 mod fctb;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
 pub mod fuzz_harness;
 mod graph;
+#[cfg(any(test, fuzzing))]
+mod invariants;
 mod merge;
 pub mod mft;
 pub mod patterns;
@@ -119,8 +131,15 @@ mod portset;
 mod roots;
 mod router;
 mod stats;
+#[cfg(test)]
+mod tests;
 mod tree;
 mod types;
+
+/// The README's example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 pub use config::{
     Algorithm, BottomUp, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, MAX_ENTRIES, MergeRoot,

@@ -53,7 +53,7 @@ impl Router<'_> {
             return Ok(Vec::new());
         };
         if Color(top).mlid().is_none() {
-            return Err(Error::MlidOutOfRange { color: top });
+            return Err(Error::MlidOutOfRange { color: Color(top) });
         }
         let positions = (usize::from(self.fabric.radix(switch)) + 1).div_ceil(16) as u8;
         let blocks = (top / MLIDS_PER_BLOCK + 1) as u16;
@@ -93,7 +93,7 @@ impl Router<'_> {
     /// O(entries · P + Σ members).
     pub fn dump(&self) -> Result<String, Error> {
         let mut out = String::new();
-        let mlid = |c: Color| c.mlid().ok_or(Error::MlidOutOfRange { color: c.0 });
+        let mlid = |c: Color| c.mlid().ok_or(Error::MlidOutOfRange { color: c });
         for &s in self.fabric.switches() {
             for (c, ports) in self.entries(s)? {
                 let _ = write!(
@@ -129,6 +129,7 @@ fn join(out: &mut String, items: impl Iterator<Item = String>) {
 
 /// A text dump read back by [`parse_dump`].
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Dump {
     /// `(switch, MLID, ports)` per `switch` line.
     pub entries: Vec<(NodeId, u16, Vec<PortNo>)>,

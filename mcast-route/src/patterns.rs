@@ -1,9 +1,8 @@
 //! Multicast patterns of the paper's §4.2.2: grids of processes and random groups.
 
+use fabric_model::rng;
 use fabric_model::{Fabric, NodeId, Placement, place};
-use rand::SeedableRng;
 use rand::seq::index::sample;
-use rand_chacha::ChaCha8Rng;
 
 use crate::Error;
 
@@ -85,7 +84,47 @@ pub fn grid(
     Ok(groups)
 }
 
-/// `count` groups of `size` distinct terminals drawn uniformly (ChaCha8 seeded with `seed`).
+/// The members of a communicator: the distinct terminals that `placement` (rank → terminal,
+/// as [`fabric_model::place`] returns it) gives the `ranks`, in the order they first appear.
+/// This is the bridge from a placement of processes to a multicast group (one group per
+/// communicator).
+///
+/// # Errors
+/// [`Error::InvalidPattern`] for a rank past the placement.
+///
+/// # Complexity
+/// O(r·m) for r ranks and m members.
+///
+/// ```
+/// use fabric_model::{Placement, generators, place};
+///
+/// let f = generators::fat_tree(4)?;
+/// // Eight ranks, two a terminal: ranks 0..8 sit on the first four terminals.
+/// let at = place(f.terminals(), 8, 2, Placement::Block)?;
+/// let even = mcast_route::patterns::members_of(&at, &[0, 2, 4, 6])?;
+/// assert_eq!(even, f.terminals()[..4]);
+/// assert_eq!(mcast_route::patterns::members_of(&at, &[1, 0])?, [f.terminals()[0]]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn members_of(placement: &[NodeId], ranks: &[u32]) -> Result<Vec<NodeId>, Error> {
+    let mut members: Vec<NodeId> = Vec::new();
+    for &r in ranks {
+        let &t = placement
+            .get(r as usize)
+            .ok_or_else(|| Error::InvalidPattern {
+                parameter: "ranks",
+                reason: format!("rank {r} is past the {} placed", placement.len()),
+            })?;
+        if !members.contains(&t) {
+            members.push(t);
+        }
+    }
+    Ok(members)
+}
+
+/// `count` groups of `size` distinct terminals drawn uniformly: `rand`'s
+/// `seq::index::sample` over [`fabric_model::rng::seeded`]`(seed)` (ChaCha8), so a seed gives
+/// the same groups on every platform.
 ///
 /// # Errors
 /// [`Error::InvalidPattern`] when `size` is zero or larger than the number of terminals.
@@ -105,7 +144,7 @@ pub fn random_groups(
             reason: format!("= {size} must be in 1..={n}"),
         });
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = rng::seeded(seed);
     Ok((0..count)
         .map(|_| {
             sample(&mut rng, n, size)

@@ -276,7 +276,7 @@ fn key_switch(key: u128) -> u32 {
 }
 
 /// Candidates [`Roots`] orders at a time after the first ones: FBTC takes up to
-/// [`Config::fbtc_root_tries`](crate::Config::fbtc_root_tries) (16 by default) of hundreds.
+/// [`Config::with_fbtc_root_tries`](crate::Config::with_fbtc_root_tries) (16 by default) of hundreds.
 const ROOT_BATCH: usize = 16;
 
 /// Candidates [`Roots`] orders on its first call: the first root and a batch, so that FBTC's

@@ -46,6 +46,7 @@ pub(crate) enum Current {
 
 /// What one group's tree looks like, for inspection and tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TreeView {
     /// The tree.
     pub id: TreeId,
@@ -65,6 +66,7 @@ pub struct TreeView {
 
 /// One group as the router holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GroupView {
     /// The group.
     pub id: GroupId,

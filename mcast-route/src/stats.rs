@@ -1,9 +1,15 @@
 //! Statistics the paper reports: colors used and their lower bound, EFI, TFI, merges, height.
 
+use std::fmt;
+
 use crate::Router;
 
 /// The figures of the paper's §4 for the router's current state.
+///
+/// Its `Display` is one line, e.g. `80 groups on 80 trees, 16 colors (lower bound 16), max
+/// EFI 4, max TFI 1, 0 merged groups, max height excess 0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct Stats {
     /// Live groups.
     pub groups: usize,
@@ -21,6 +27,24 @@ pub struct Stats {
     pub merged_groups: usize,
     /// The largest excess of a group's height over its least possible height.
     pub max_height_excess: u32,
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} groups on {} trees, {} colors (lower bound {}), max EFI {}, max TFI {}, \
+             {} merged groups, max height excess {}",
+            self.groups,
+            self.trees,
+            self.colors_used,
+            self.color_lower_bound,
+            self.max_efi,
+            self.max_tfi,
+            self.merged_groups,
+            self.max_height_excess
+        )
+    }
 }
 
 impl Router<'_> {
@@ -66,5 +90,29 @@ impl Router<'_> {
                 .max()
                 .unwrap_or(0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Stats;
+
+    #[test]
+    fn display_names_every_figure() {
+        let s = Stats {
+            groups: 80,
+            trees: 79,
+            colors_used: 16,
+            color_lower_bound: 15,
+            max_efi: 4,
+            max_tfi: 2,
+            merged_groups: 3,
+            max_height_excess: 1,
+        };
+        assert_eq!(
+            s.to_string(),
+            "80 groups on 79 trees, 16 colors (lower bound 15), max EFI 4, max TFI 2, \
+             3 merged groups, max height excess 1"
+        );
     }
 }

@@ -831,9 +831,9 @@ mod tests {
     /// child given twice with different edges.
     #[test]
     fn from_parts_matches_the_sorting_reference() {
+        use rand::Rng;
         use rand::seq::SliceRandom;
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut rng = fabric_model::rng::seeded(7);
         let (mut index, mut big) = (SwitchIndex::new(200), SwitchIndex::new(100_000));
         for case in 0..300 {
             let n: u32 = rng.random_range(1..40);

@@ -9,7 +9,27 @@ pub const MLID_BASE: u16 = 0xC000;
 
 /// A multicast group, numbered in creation order from 0 (ids are never reused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct GroupId(pub u32);
+pub struct GroupId(pub(crate) u32);
+
+impl GroupId {
+    /// The group numbered `n`.
+    #[must_use]
+    pub const fn new(n: u32) -> Self {
+        Self(n)
+    }
+
+    /// Its number.
+    #[must_use]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+
+    /// Its number as an index.
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
 
 impl fmt::Display for GroupId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -19,7 +39,33 @@ impl fmt::Display for GroupId {
 
 /// A multicast tree, numbered in creation order from 0 (ids are never reused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct TreeId(pub u32);
+pub struct TreeId(pub(crate) u32);
+
+impl TreeId {
+    /// The tree numbered `n`.
+    #[must_use]
+    pub const fn new(n: u32) -> Self {
+        Self(n)
+    }
+
+    /// Its number.
+    #[must_use]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+
+    /// Its number as an index.
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for Color {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "color {}", self.0)
+    }
+}
 
 impl fmt::Display for TreeId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -29,9 +75,27 @@ impl fmt::Display for TreeId {
 
 /// A color: an MFT entry number, the same on every switch of a tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Color(pub u32);
+pub struct Color(pub(crate) u32);
 
 impl Color {
+    /// Color (MFT entry) `n`.
+    #[must_use]
+    pub const fn new(n: u32) -> Self {
+        Self(n)
+    }
+
+    /// Its number.
+    #[must_use]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+
+    /// Its number as an index.
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
     /// The multicast LID `0xC000 + color`, or `None` past 0xFFFE.
     #[must_use]
     pub fn mlid(self) -> Option<u16> {
@@ -45,6 +109,7 @@ impl Color {
 
 /// Which step of the paper produced a group's tree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Method {
     /// FBTC (Alg. 1): built bottom-up, then colored first-fit.
     Fbtc,
@@ -62,6 +127,7 @@ pub enum Method {
 
 /// What [`Router::create_group`](crate::Router::create_group) did.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CreateOutcome {
     /// The new group.
     pub group: GroupId,

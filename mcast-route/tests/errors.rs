@@ -1,7 +1,7 @@
 //! Bad input, each with its precise error.
 
 use fabric_model::{FabricBuilder, HopTable, NodeId, NodeInfo, PortNo, generators};
-use mcast_route::{Algorithm, Config, Entries, Error, GroupId, MAX_ENTRIES, Router};
+use mcast_route::{Algorithm, Color, Config, Entries, Error, GroupId, MAX_ENTRIES, Router};
 
 #[test]
 fn bad_members_are_refused() {
@@ -24,7 +24,10 @@ fn bad_members_are_refused() {
     );
     // Nothing was created by the failures.
     assert_eq!(r.group_ids().count(), 0);
-    assert_eq!(r.create_group(&[t[0], t[1]]).unwrap().group, GroupId(0));
+    assert_eq!(
+        r.create_group(&[t[0], t[1]]).unwrap().group,
+        GroupId::new(0)
+    );
 }
 
 #[test]
@@ -34,15 +37,19 @@ fn unknown_and_deleted_groups_are_refused() {
     let mut r = Router::new(&f, &h, Config::default()).unwrap();
     let g = r.create_group(&f.terminals()[..3]).unwrap().group;
     assert_eq!(
-        r.delete_group(GroupId(7)),
-        Err(Error::UnknownGroup { group: GroupId(7) })
+        r.delete_group(GroupId::new(7)),
+        Err(Error::UnknownGroup {
+            group: GroupId::new(7)
+        })
     );
     r.delete_group(g).unwrap();
     assert_eq!(r.delete_group(g), Err(Error::GroupDeleted { group: g }));
     assert_eq!(r.group(g), Err(Error::GroupDeleted { group: g }));
     assert_eq!(
-        r.group(GroupId(9)).unwrap_err(),
-        Error::UnknownGroup { group: GroupId(9) }
+        r.group(GroupId::new(9)).unwrap_err(),
+        Error::UnknownGroup {
+            group: GroupId::new(9)
+        }
     );
 }
 
@@ -110,11 +117,34 @@ fn baselines_run_out_of_entries() {
             r.create_group(&[t[4], t[5]]),
             Err(Error::EntriesExhausted { limit: 2 })
         );
-        r.delete_group(GroupId(0)).unwrap();
+        r.delete_group(GroupId::new(0)).unwrap();
         assert_eq!(
-            r.create_group(&[t[4], t[5]]).unwrap().color.0,
+            r.create_group(&[t[4], t[5]]).unwrap().color.get(),
             0,
             "lowest free MLID"
         );
     }
+}
+
+#[test]
+fn colors_past_the_mlid_space_cannot_be_written() {
+    let f = generators::fat_tree(4).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
+    let t = f.terminals();
+    // Unlimited entries: one color per group on the shared leaf, past the last MLID.
+    for _ in 0..=MAX_ENTRIES {
+        r.create_group(&[t[0], t[1]]).unwrap();
+    }
+    let past = Color::new(MAX_ENTRIES);
+    assert_eq!(past.mlid(), None);
+    assert_eq!(Color::new(MAX_ENTRIES - 1).mlid(), Some(0xFFFE));
+    let err = Error::MlidOutOfRange { color: past };
+    assert_eq!(r.dump(), Err(err.clone()));
+    let leaf = f.switch_of(t[0]).unwrap().0;
+    assert_eq!(r.mft_blocks(leaf), Err(err.clone()));
+    assert_eq!(
+        err.to_string(),
+        "color 16383 has no multicast LID (0xC000 + color passes 0xFFFE)"
+    );
 }

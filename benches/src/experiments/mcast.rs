@@ -335,7 +335,7 @@ impl Experiment for Mcast {
                 let groups = pattern.groups(&fabric)?;
                 cats.push(pname.clone());
                 for (k, (alg, cfg)) in algs.iter().enumerate() {
-                    let n = cfg.entries.limit().unwrap_or(0);
+                    let n = cfg.entries().limit().unwrap_or(0);
                     ctx.progress(&format!(
                         "mcast: {} {pname} ({} groups) {alg} n_colors={}",
                         topo.name,

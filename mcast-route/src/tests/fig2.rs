@@ -1,9 +1,9 @@
 //! The paper's Fig. 2: five switches, eight terminals, four groups on one color.
 
+use crate::{Color, Config, Entries, Method, Router};
 use fabric_model::{Fabric, FabricBuilder, HopTable, NodeId, NodeInfo, PortNo};
-use mcast_route::{Color, Config, Entries, Method, Router};
 
-use mcast_route::fuzz_harness::check_state;
+use crate::invariants::check_state;
 
 /// sw0 joins sw1…sw4 (its ports 1–4, their port 3); A,B on sw1, C,D on sw2, E,F on sw3,
 /// G,H on sw4 (ports 1 and 2).
@@ -27,7 +27,7 @@ fn fig2() -> (Fabric, Vec<NodeId>, Vec<NodeId>) {
     (b.build().unwrap(), sw, t)
 }
 
-fn ports(v: &[u16]) -> mcast_route::PortSet {
+fn ports(v: &[u16]) -> crate::PortSet {
     v.iter().map(|&p| PortNo::new(p)).collect()
 }
 
@@ -42,17 +42,17 @@ fn four_groups_share_color_zero_as_in_fig2() {
     let g1 = r.create_group(&[a, b]).unwrap();
     assert_eq!(
         (g1.color, g1.root, g1.height, g1.method),
-        (Color(0), sw[1], 1, Method::Fbtc)
+        (Color::new(0), sw[1], 1, Method::Fbtc)
     );
     // 2) C,D: no switch in common with 1), so entry 0 again.
     let g2 = r.create_group(&[c, d]).unwrap();
     assert_eq!(
         (g2.color, g2.root, g2.method),
-        (Color(0), sw[2], Method::Fbtc)
+        (Color::new(0), sw[2], Method::Fbtc)
     );
     // 3) E,G: tree sw3–sw0–sw4, entry 0.
     let g3 = r.create_group(&[e, g]).unwrap();
-    assert_eq!((g3.color, g3.root, g3.height), (Color(0), sw[0], 2));
+    assert_eq!((g3.color, g3.root, g3.height), (Color::new(0), sw[0], 2));
     let t3 = r.tree(g3.tree).unwrap();
     let mut s3: Vec<NodeId> = t3.switches.iter().map(|x| x.0).collect();
     s3.sort();
@@ -60,7 +60,7 @@ fn four_groups_share_color_zero_as_in_fig2() {
     // 4) F,H: one entry only and sw0, sw3, sw4 hold it: merged onto the tree of 3).
     let g4 = r.create_group(&[ff, h]).unwrap();
     assert_eq!(g4.method, Method::Merge);
-    assert_eq!(g4.color, Color(0));
+    assert_eq!(g4.color, Color::new(0));
     assert_eq!(g4.merged, [g3.group]);
     // The merged tree's root has the least largest BFS distance to E, F, G, H in G_color.
     assert_eq!((g4.root, g4.height), (sw[0], 2));
@@ -72,15 +72,24 @@ fn four_groups_share_color_zero_as_in_fig2() {
     assert_eq!(s4, s3, "the old tree is kept, leaves added");
 
     // The MFT entries of color 0.
-    assert_eq!(r.port_set(sw[0], Color(0)).unwrap(), Some(ports(&[3, 4])));
-    assert_eq!(r.port_set(sw[1], Color(0)).unwrap(), Some(ports(&[1, 2])));
-    assert_eq!(r.port_set(sw[2], Color(0)).unwrap(), Some(ports(&[1, 2])));
     assert_eq!(
-        r.port_set(sw[3], Color(0)).unwrap(),
+        r.port_set(sw[0], Color::new(0)).unwrap(),
+        Some(ports(&[3, 4]))
+    );
+    assert_eq!(
+        r.port_set(sw[1], Color::new(0)).unwrap(),
+        Some(ports(&[1, 2]))
+    );
+    assert_eq!(
+        r.port_set(sw[2], Color::new(0)).unwrap(),
+        Some(ports(&[1, 2]))
+    );
+    assert_eq!(
+        r.port_set(sw[3], Color::new(0)).unwrap(),
         Some(ports(&[1, 2, 3]))
     );
     assert_eq!(
-        r.port_set(sw[4], Color(0)).unwrap(),
+        r.port_set(sw[4], Color::new(0)).unwrap(),
         Some(ports(&[1, 2, 3]))
     );
 

@@ -4,14 +4,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use fabric_model::{Fabric, HopTable, LinkId, generators};
-use mcast_route::{
+use crate::{
     Algorithm, BottomUp, Config, Entries, GroupId, MergeRoot, MergeStrategy, Method, Policy,
     Regraft, Router,
 };
+use fabric_model::{Fabric, HopTable, LinkId, generators};
 use proptest::prelude::*;
 
-use mcast_route::fuzz_harness::check_state;
+use crate::invariants::check_state;
 
 fn fabric(kind: u8, seed: u64) -> Fabric {
     match kind % 6 {
@@ -81,16 +81,15 @@ fn config() -> impl Strategy<Value = Config> {
                 fbtc_root_tries,
                 bottom_up,
             )| {
-                Config {
-                    entries,
-                    algorithm,
-                    policy,
-                    merge,
-                    regraft,
-                    merge_root,
-                    fbtc_root_tries,
-                    bottom_up,
-                }
+                Config::default()
+                    .with_entries(entries)
+                    .with_algorithm(algorithm)
+                    .with_policy(policy)
+                    .with_merge(merge)
+                    .with_regraft(regraft)
+                    .with_merge_root(merge_root)
+                    .with_fbtc_root_tries(fbtc_root_tries)
+                    .with_bottom_up(bottom_up)
             },
         )
 }
@@ -125,8 +124,8 @@ proptest! {
                     let before = tree_links(&r);
                     let made = match r.create_group(&members) {
                         Ok(m) => m,
-                        Err(mcast_route::Error::EntriesExhausted { .. }) => {
-                            prop_assert!(cfg.algorithm != Algorithm::Mr4lms);
+                        Err(crate::Error::EntriesExhausted { .. }) => {
+                            prop_assert!(cfg.algorithm() != Algorithm::Mr4lms);
                             continue;
                         }
                         Err(e) => return Err(TestCaseError::fail(e.to_string())),
@@ -138,12 +137,12 @@ proptest! {
                         prop_assert_eq!(made.height, made.min_height, "{:?}", made.method);
                     }
                     // Unlimited entries: nothing is merged.
-                    if cfg.entries == Entries::Unlimited {
+                    if cfg.entries() == Entries::Unlimited {
                         prop_assert_ne!(made.method, Method::Merge);
                         prop_assert_eq!(r.stats().merged_groups, 0);
                     }
                     // Keep-old-tree: no existing group's tree loses a link.
-                    if cfg.regraft == Regraft::KeepOldTree || cfg.algorithm != Algorithm::Mr4lms {
+                    if cfg.regraft() == Regraft::KeepOldTree || cfg.algorithm() != Algorithm::Mr4lms {
                         let after = tree_links(&r);
                         for (g, links) in &before {
                             prop_assert!(after[g].is_superset(links), "group {} lost a link", g);
@@ -180,7 +179,7 @@ proptest! {
 fn mr4lms_spreads_load_better_than_minihop_on_a_fat_tree() {
     let f = generators::fat_tree(8).unwrap();
     let h = HopTable::new(&f).unwrap();
-    let groups = mcast_route::patterns::grid(&f, &[8, 4, 4], 1).unwrap();
+    let groups = crate::patterns::grid(&f, &[8, 4, 4], 1).unwrap();
     let mut efi = Vec::new();
     for alg in [Algorithm::Mr4lms, Algorithm::MinihopMc, Algorithm::SsspMc] {
         let mut r = Router::new(&f, &h, Config::baseline(alg, Entries::Unlimited)).unwrap();

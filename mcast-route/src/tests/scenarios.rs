@@ -1,11 +1,9 @@
 //! Deterministic scenarios that walk through every branch of Alg. 4 and Alg. 7.
 
+use crate::{Config, Entries, MergeRoot, MergeStrategy, Method, Policy, Regraft, Router, patterns};
 use fabric_model::{HopTable, generators};
-use mcast_route::{
-    Config, Entries, MergeRoot, MergeStrategy, Method, Policy, Regraft, Router, patterns,
-};
 
-use mcast_route::fuzz_harness::check_state;
+use crate::invariants::check_state;
 
 #[test]
 fn every_merge_strategy_and_regraft_merges_correctly() {
@@ -21,12 +19,10 @@ fn every_merge_strategy_and_regraft_merges_correctly() {
             (Regraft::KeepOldTree, MergeRoot::Bfs),
             (Regraft::Rebuild, MergeRoot::HopTable),
         ] {
-            let cfg = Config {
-                merge,
-                regraft,
-                merge_root,
-                ..Config::mr4lms(Entries::Limit(2))
-            };
+            let cfg = Config::mr4lms(Entries::Limit(2))
+                .with_merge(merge)
+                .with_regraft(regraft)
+                .with_merge_root(merge_root);
             let mut r = Router::new(&f, &h, cfg).unwrap();
             let mut merges = 0;
             for g in &groups {
@@ -53,10 +49,7 @@ fn every_merge_strategy_and_regraft_merges_correctly() {
 fn adaptive_policy_switches_as_alg7() {
     let f = generators::fat_tree(4).unwrap();
     let h = HopTable::new(&f).unwrap();
-    let cfg = Config {
-        policy: Policy::Adaptive { switch_back: 2 },
-        ..Config::mr4lms(Entries::Limit(3))
-    };
+    let cfg = Config::mr4lms(Entries::Limit(3)).with_policy(Policy::Adaptive { switch_back: 2 });
     let mut r = Router::new(&f, &h, cfg).unwrap();
     let groups = patterns::random_groups(&f, 60, 3, 5).unwrap();
     let methods: Vec<Method> = groups
@@ -98,10 +91,7 @@ fn adaptive_policy_switches_as_alg7() {
 fn fctb_reuses_a_tree_that_spans_the_group() {
     let f = generators::fat_tree(4).unwrap();
     let h = HopTable::new(&f).unwrap();
-    let cfg = Config {
-        policy: Policy::FctbOnly,
-        ..Config::mr4lms(Entries::Limit(4))
-    };
+    let cfg = Config::mr4lms(Entries::Limit(4)).with_policy(Policy::FctbOnly);
     let mut r = Router::new(&f, &h, cfg).unwrap();
     let t = f.terminals();
     let a = r.create_group(&[t[0], t[4], t[8]]).unwrap();
@@ -124,10 +114,7 @@ fn more_fbtc_root_tries_never_use_more_colors_here_and_keep_heights() {
     let groups = patterns::grid(&f, &[8, 4, 4], 1).unwrap();
     let mut used = Vec::new();
     for tries in [1, 8] {
-        let cfg = Config {
-            fbtc_root_tries: tries,
-            ..Config::mr4lms(Entries::Unlimited)
-        };
+        let cfg = Config::mr4lms(Entries::Unlimited).with_fbtc_root_tries(tries);
         let mut r = Router::new(&f, &h, cfg).unwrap();
         for g in &groups {
             let made = r.create_group(g).unwrap();
