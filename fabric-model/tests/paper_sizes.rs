@@ -1,4 +1,6 @@
-//! The exact figures DESIGN.md and the foundation issue give for each generator.
+//! The exact sizes of each generator at the papers' scales: fat_tree(40) as in the MR4LMS paper
+//! (2,000 switches, 16,000 terminals), and the torus, dragonfly, random regular and tapered fat trees
+//! the experiments use.
 
 use fabric_model::{HopTable, generators};
 

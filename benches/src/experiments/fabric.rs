@@ -4,7 +4,7 @@ use fabric_model::{Fabric, HopTable, generators};
 
 use crate::{Cell, Context, Experiment, Table};
 
-/// One row per topology generator at the sizes of the papers (DESIGN.md "fabric-model"):
+/// One row per topology generator at the sizes of the papers:
 /// switches, terminals, switch–switch links, largest radix and switch diameter. The same
 /// sizes at both scales: each takes about a second.
 #[derive(Debug, Clone, Copy, Default)]
