@@ -18,40 +18,14 @@
 //! The rate allocations (max-min fairness, strict priority, MADD) and the LP's capacity
 //! constraints run over the resources a flow crosses.
 
-use std::fmt;
-
 use fabric_model::{BitsPerSec, Fabric, HopTable, paths};
 
 use crate::Error;
 
-/// A machine of the cluster (dense index, `0 .. cluster.len()`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct MachineId(u32);
-
-impl MachineId {
-    /// Machine number `id`.
-    #[must_use]
-    pub const fn new(id: u32) -> Self {
-        Self(id)
-    }
-
-    /// The number.
-    #[must_use]
-    pub const fn get(self) -> u32 {
-        self.0
-    }
-
-    /// The number as `usize`.
-    #[must_use]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for MachineId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "m{}", self.0)
-    }
+fabric_model::dense_id! {
+    /// A machine of the cluster (dense index, `0 .. cluster.len()`).
+    pub struct MachineId(u32);
+    display = "m{}";
 }
 
 /// The capacity of one machine's up-link (egress, sending) and down-link (ingress, receiving).

@@ -5,43 +5,17 @@
 //! ([`JobBuilder::transfer_bits`], [`JobBuilder::compute_secs`]); a built job holds them as
 //! `f64` bits and seconds ([`NodeKind`]).
 
-use std::fmt;
-
 use fabric_model::{Bytes, Nanos};
 
 use crate::Error;
 use crate::cluster::{Cluster, MachineId};
 
-/// A task of one job: a compute task or a transfer (dense index in insertion order). Named
-/// `TaskId`, not `NodeId`, so that it does not clash with [`fabric_model::NodeId`], a node of a
-/// fabric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TaskId(u32);
-
-impl TaskId {
-    /// Task number `id`.
-    #[must_use]
-    pub const fn new(id: u32) -> Self {
-        Self(id)
-    }
-
-    /// The number.
-    #[must_use]
-    pub const fn get(self) -> u32 {
-        self.0
-    }
-
-    /// The index as `usize`.
-    #[must_use]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for TaskId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "n{}", self.0)
-    }
+fabric_model::dense_id! {
+    /// A task of one job: a compute task or a transfer (dense index in insertion order). Named
+    /// `TaskId`, not `NodeId`, so that it does not clash with [`fabric_model::NodeId`], a node
+    /// of a fabric.
+    pub struct TaskId(u32);
+    display = "n{}";
 }
 
 /// What a node of a job is.

@@ -1,101 +1,29 @@
 //! Ids and the outcome of creating a group.
 
-use std::fmt;
-
 use fabric_model::NodeId;
 
 /// The first multicast LID; color `c` is MLID `0xC000 + c`.
 pub const MLID_BASE: u16 = 0xC000;
 
-/// A multicast group, numbered in creation order from 0 (ids are never reused).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct GroupId(pub(crate) u32);
-
-impl GroupId {
-    /// The group numbered `n`.
-    #[must_use]
-    pub const fn new(n: u32) -> Self {
-        Self(n)
-    }
-
-    /// Its number.
-    #[must_use]
-    pub const fn get(self) -> u32 {
-        self.0
-    }
-
-    /// Its number as an index.
-    #[must_use]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
+fabric_model::dense_id! {
+    /// A multicast group, numbered in creation order from 0 (ids are never reused).
+    pub struct GroupId(pub(crate) u32);
+    display = "{}";
 }
 
-impl fmt::Display for GroupId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
+fabric_model::dense_id! {
+    /// A multicast tree, numbered in creation order from 0 (ids are never reused).
+    pub struct TreeId(pub(crate) u32);
+    display = "tree {}";
 }
 
-/// A multicast tree, numbered in creation order from 0 (ids are never reused).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct TreeId(pub(crate) u32);
-
-impl TreeId {
-    /// The tree numbered `n`.
-    #[must_use]
-    pub const fn new(n: u32) -> Self {
-        Self(n)
-    }
-
-    /// Its number.
-    #[must_use]
-    pub const fn get(self) -> u32 {
-        self.0
-    }
-
-    /// Its number as an index.
-    #[must_use]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
+fabric_model::dense_id! {
+    /// A color: an MFT entry number, the same on every switch of a tree.
+    pub struct Color(pub(crate) u32);
+    display = "color {}";
 }
-
-impl fmt::Display for Color {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "color {}", self.0)
-    }
-}
-
-impl fmt::Display for TreeId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tree {}", self.0)
-    }
-}
-
-/// A color: an MFT entry number, the same on every switch of a tree.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Color(pub(crate) u32);
 
 impl Color {
-    /// Color (MFT entry) `n`.
-    #[must_use]
-    pub const fn new(n: u32) -> Self {
-        Self(n)
-    }
-
-    /// Its number.
-    #[must_use]
-    pub const fn get(self) -> u32 {
-        self.0
-    }
-
-    /// Its number as an index.
-    #[must_use]
-    pub const fn index(self) -> usize {
-        self.0 as usize
-    }
-
     /// The multicast LID `0xC000 + color`, or `None` past 0xFFFE.
     #[must_use]
     pub fn mlid(self) -> Option<u16> {
