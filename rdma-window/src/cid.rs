@@ -193,16 +193,6 @@ impl<T> ContextTable<T> {
             })
         })
     }
-
-    /// Every live context with its id, mutably, in slot order.
-    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (Cid, &mut T)> {
-        self.slots.iter_mut().enumerate().filter_map(|(i, s)| {
-            #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
-            let index = i as u16;
-            let generation = generation(s.tag);
-            (s.tag & FREE == 0).then_some((Cid { index, generation }, &mut s.value))
-        })
-    }
 }
 
 /// The generation in a slot's tag.

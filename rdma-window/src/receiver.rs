@@ -799,15 +799,26 @@ impl<const WORDS: usize> Receiver<WORDS> {
         }
     }
 
-    /// Handles every timer that has expired by `now` (paper §2.3.4 1)).
+    /// Handles every timer that has expired by `now` (paper §2.3.4 1)): every context whose
+    /// deadline is at or before `now` is served in this one call, and every context that
+    /// gives up is freed (with its [`RecvEvent::Aborted`]) in it, however many there are.
     ///
     /// # Complexity
-    /// O(capacity + holes asked for).
+    /// O(capacity + holes asked for); no allocation while the queues are drained after
+    /// each call.
     pub fn handle_timeout(&mut self, now: Nanos) {
         let now = now.get();
         let cfg = self.cfg;
-        let mut abort: Option<Cid> = None;
-        for (cid, slot) in self.table.iter_mut() {
+        for i in 0..self.table.capacity() {
+            #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
+            let index = i as u16;
+            let Some(generation) = self.table.generation(index) else {
+                continue;
+            };
+            let cid = Cid { index, generation };
+            let Some(slot) = self.table.get_mut(cid) else {
+                continue;
+            };
             if slot.deadline(&cfg) > now {
                 continue;
             }
@@ -822,7 +833,8 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 }
                 m.idle_timeouts += 1;
                 if m.idle_timeouts > cfg.max_idle_timeouts {
-                    abort = Some(cid);
+                    // Given up: freed now, so that no later packet can revive it.
+                    self.abort(cid);
                     continue;
                 }
                 // RDMA_RESEND(WBASE), and the timer starts again.
@@ -852,9 +864,12 @@ impl<const WORDS: usize> Receiver<WORDS> {
                 slot.refresh_until(cfg.mode);
             }
         }
-        if let Some(cid) = abort
-            && let Some(slot) = self.table.remove(cid)
-        {
+    }
+
+    /// Frees context `cid`, given up, and tells the user.
+    #[cold]
+    fn abort(&mut self, cid: Cid) {
+        if let Some(slot) = self.table.remove(cid) {
             self.stats.written += slot.written();
             self.clear_ack(cid.index);
             self.events.push(RecvEvent::Aborted { cid });

@@ -361,16 +361,25 @@ impl Sender {
         Ok(())
     }
 
-    /// Handles every timer expired by `now`: `RDMA_REQ` retries and probes.
+    /// Handles every timer expired by `now`: `RDMA_REQ` retries and probes. Every transfer
+    /// whose timer is due is served in this one call, and every transfer that fails is
+    /// freed (with its [`SendEvent::Failed`]) in it, however many there are.
     ///
     /// # Complexity
-    /// O(capacity).
+    /// O(capacity); no allocation while the queues are drained after each call.
     pub fn handle_timeout(&mut self, now: Nanos) {
         let now = now.get();
         let cfg = self.cfg;
-        let mut req = Vec::new();
-        let mut failed = None;
-        for (id, c) in self.table.iter_mut() {
+        for i in 0..self.table.capacity() {
+            #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
+            let index = i as u16;
+            let Some(generation) = self.table.generation(index) else {
+                continue;
+            };
+            let id = Cid { index, generation };
+            let Some(c) = self.table.get_mut(id) else {
+                continue;
+            };
             if c.spec_at <= now {
                 c.spec = c.spec.max(c.spec_next);
                 c.spec_at = u64::MAX;
@@ -380,13 +389,13 @@ impl Sender {
             }
             match c.state {
                 State::Requesting => {
-                    req.push(id);
                     c.deadline = now.saturating_add(cfg.req_timeout.get());
+                    self.request(id);
                 }
                 State::Active(_) => {
                     c.probes += 1;
                     if c.probes > cfg.max_probes {
-                        failed = Some(id);
+                        self.fail(id);
                         continue;
                     }
                     if c.next > c.acked {
@@ -399,11 +408,12 @@ impl Sender {
                 }
             }
         }
-        for id in req {
-            self.request(id);
-        }
-        if let Some(id) = failed {
-            self.table.remove(id);
+    }
+
+    /// Frees transfer `id`, given up, and tells the user.
+    #[cold]
+    fn fail(&mut self, id: Cid) {
+        if self.table.remove(id).is_some() {
             self.events.push_back(SendEvent::Failed { cid: id });
         }
     }

@@ -358,3 +358,59 @@ fn bad_transfers_and_answers_get_their_precise_error() {
         }
     );
 }
+
+/// Issue 19, defect 2: transfers whose probes run out at the same time all fail in one
+/// `handle_timeout` (the old code failed only the last and left the others due).
+#[test]
+fn every_transfer_that_fails_in_one_call_is_freed() {
+    let mut tx = Sender::new(1, cfg().with_capacity(6).with_max_probes(0)).unwrap();
+    let ids: Vec<Cid> = (0..5)
+        .map(|_| {
+            tx.start(transfer(10 * u64::from(MTU), 0), Nanos::new(0))
+                .unwrap()
+        })
+        .collect();
+    let _ = drain(&mut tx);
+    for (k, &id) in ids.iter().enumerate() {
+        let dcid = Cid::new(u16::try_from(k).unwrap(), 0);
+        tx.handle(
+            Packet::Rsp {
+                scid: id,
+                status: RspStatus::Granted(dcid),
+            },
+            Nanos::new(0),
+        )
+        .unwrap();
+    }
+    let _ = drain(&mut tx);
+    while tx.poll_event().is_some() {}
+    let t = tx.poll_timeout().unwrap();
+    tx.handle_timeout(t);
+    let failed: Vec<Cid> = std::iter::from_fn(|| tx.poll_event())
+        .map(|e| match e {
+            SendEvent::Failed { cid } => cid,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(failed, ids);
+    assert_eq!(tx.active(), 0);
+    assert_eq!(tx.poll_timeout(), None);
+}
+
+/// Issue 19, defect 2: transfers whose `RDMA_REQ` timers expire together are all asked
+/// again in one call.
+#[test]
+fn every_unanswered_request_is_repeated_in_one_call() {
+    let mut tx = Sender::new(1, cfg().with_capacity(4)).unwrap();
+    for _ in 0..4 {
+        tx.start(transfer(u64::from(MTU), 0), Nanos::new(0))
+            .unwrap();
+    }
+    assert_eq!(drain(&mut tx).len(), 4);
+    let t = tx.poll_timeout().unwrap();
+    tx.handle_timeout(t);
+    let again = drain(&mut tx);
+    assert_eq!(again.len(), 4);
+    assert!(again.iter().all(|s| matches!(s.packet, Packet::Req { .. })));
+    assert!(tx.poll_timeout().unwrap() > t);
+}
