@@ -93,7 +93,8 @@ impl<T: Clone> ContextTable<T> {
     pub(crate) fn new(capacity: usize, vacant: T) -> Result<Self, crate::Error> {
         if capacity == 0 || capacity > 1 << 16 {
             return Err(crate::Error::Config {
-                what: "context table capacity must be 1 ..= 65536",
+                field: "capacity",
+                reason: "must be 1 ..= 65536",
             });
         }
         let slots = (0..capacity)

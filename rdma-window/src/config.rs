@@ -17,6 +17,44 @@
 
 use fabric_model::Nanos;
 
+use crate::Error;
+use crate::receiver::MAX_PACKETS;
+
+/// The longest interval a configuration may hold: 2^62 ns (about 146 years). Deadlines are
+/// computed as `now + interval` in u64 nanoseconds; with every interval at most this, no
+/// such sum overflows in a run shorter than another 2^62 ns, so that no timer is silently
+/// pushed to "never" by saturation.
+pub const MAX_INTERVAL: Nanos = Nanos::new(1 << 62);
+
+/// Checks that `value` is a usable interval: not above [`MAX_INTERVAL`] and, unless
+/// `zero_ok`, not zero (a zero interval leaves a timer due at `now` for ever).
+const fn interval(field: &'static str, value: Nanos, zero_ok: bool) -> Result<(), Error> {
+    if !zero_ok && value.get() == 0 {
+        return Err(Error::Config {
+            field,
+            reason: "must be above zero",
+        });
+    }
+    if value.get() > MAX_INTERVAL.get() {
+        return Err(Error::Config {
+            field,
+            reason: "must be at most MAX_INTERVAL (2^62 ns)",
+        });
+    }
+    Ok(())
+}
+
+/// Checks a context table's size.
+const fn capacity(capacity: usize) -> Result<(), Error> {
+    if capacity == 0 || capacity > 1 << 16 {
+        return Err(Error::Config {
+            field: "capacity",
+            reason: "must be 1 ..= 65536",
+        });
+    }
+    Ok(())
+}
+
 /// How the receiver asks for lost packets (`#[non_exhaustive]`: more may come).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -144,6 +182,33 @@ impl Default for SenderConfig {
 }
 
 impl ReceiverConfig {
+    /// Checks every field: `capacity` 1 ..= 65 536; `ack_stride` 1 ..= [`MAX_PACKETS`];
+    /// `resend_timeout` and `retry_interval` above zero (zero leaves the timer due at `now`
+    /// for ever; `retry_interval` is checked in either mode); `reorder_tolerance` may be
+    /// zero (a network that keeps order); every interval at most [`MAX_INTERVAL`].
+    /// [`crate::Receiver::new`] calls it.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the first field at fault.
+    pub const fn validate(&self) -> Result<(), Error> {
+        if let Err(e) = capacity(self.capacity) {
+            return Err(e);
+        }
+        if self.ack_stride == 0 || self.ack_stride > MAX_PACKETS {
+            return Err(Error::Config {
+                field: "ack_stride",
+                reason: "must be 1 ..= MAX_PACKETS",
+            });
+        }
+        if let Err(e) = interval("resend_timeout", self.resend_timeout, false) {
+            return Err(e);
+        }
+        if let Err(e) = interval("reorder_tolerance", self.reorder_tolerance, true) {
+            return Err(e);
+        }
+        interval("retry_interval", self.retry_interval, false)
+    }
+
     /// Sets [`ReceiverConfig::capacity`].
     #[must_use]
     pub const fn with_capacity(mut self, capacity: usize) -> Self {
@@ -209,6 +274,48 @@ impl ReceiverConfig {
 }
 
 impl SenderConfig {
+    /// Checks every field: `capacity` 1 ..= 65 536; `window` 1 ..= [`MAX_PACKETS`];
+    /// `req_timeout`, `busy_backoff`, `max_backoff` and `probe_timeout` above zero (zero
+    /// leaves a timer due at `now` for ever, or retries at wire speed); `busy_backoff` at
+    /// most `max_backoff` (the pair would be inverted); `speculate_delay` may be zero;
+    /// every interval at most [`MAX_INTERVAL`]. [`crate::Sender::new`] calls it.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the first field at fault.
+    pub const fn validate(&self) -> Result<(), Error> {
+        if let Err(e) = capacity(self.capacity) {
+            return Err(e);
+        }
+        if self.window == 0 || self.window > MAX_PACKETS {
+            return Err(Error::Config {
+                field: "window",
+                reason: "must be 1 ..= MAX_PACKETS",
+            });
+        }
+        let intervals = [
+            ("req_timeout", self.req_timeout, false),
+            ("busy_backoff", self.busy_backoff, false),
+            ("max_backoff", self.max_backoff, false),
+            ("probe_timeout", self.probe_timeout, false),
+            ("speculate_delay", self.speculate_delay, true),
+        ];
+        let mut k = 0;
+        while k < intervals.len() {
+            let (field, value, zero_ok) = intervals[k];
+            if let Err(e) = interval(field, value, zero_ok) {
+                return Err(e);
+            }
+            k += 1;
+        }
+        if self.busy_backoff.get() > self.max_backoff.get() {
+            return Err(Error::Config {
+                field: "busy_backoff",
+                reason: "must be at most max_backoff",
+            });
+        }
+        Ok(())
+    }
+
     /// Sets [`SenderConfig::capacity`].
     #[must_use]
     pub const fn with_capacity(mut self, capacity: usize) -> Self {

@@ -130,10 +130,14 @@ pub enum Error {
         /// Size of the sender's table.
         capacity: usize,
     },
-    /// A configuration value is out of range.
-    #[error("invalid configuration: {what}")]
+    /// A configuration value is out of range: zero where a time must pass, above
+    /// [`crate::config::MAX_INTERVAL`], or on the wrong side of a value it is bounded by.
+    #[error("invalid configuration: {field} {reason}")]
     Config {
-        /// What is wrong.
-        what: &'static str,
+        /// The configuration field at fault, as it is spelled in the type
+        /// (`"retry_interval"`, `"busy_backoff"`, …).
+        field: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
     },
 }

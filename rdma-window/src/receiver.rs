@@ -294,14 +294,10 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// A receiver with `cfg.capacity` free contexts.
     ///
     /// # Errors
-    /// [`Error::Config`] for a capacity of 0 or above 65 536, or an ACK stride of 0 or above
-    /// [`MAX_PACKETS`].
+    /// [`Error::Config`] naming the field at fault when [`ReceiverConfig::validate`]
+    /// rejects `cfg`.
     pub fn new(cfg: ReceiverConfig) -> Result<Self, Error> {
-        if cfg.ack_stride == 0 || cfg.ack_stride > MAX_PACKETS {
-            return Err(Error::Config {
-                what: "ack_stride must be between 1 and MAX_PACKETS",
-            });
-        }
+        cfg.validate()?;
         let table = ContextTable::new(cfg.capacity, Slot::vacant())?;
         let room = 8 + 4 * Self::W as usize / 64;
         Ok(Self {

@@ -197,13 +197,10 @@ impl Sender {
     /// A sender on node `node`.
     ///
     /// # Errors
-    /// [`Error::Config`] for a capacity of 0 or above 65 536, or a zero window.
+    /// [`Error::Config`] naming the field at fault when [`SenderConfig::validate`] rejects
+    /// `cfg`.
     pub fn new(node: u32, cfg: SenderConfig) -> Result<Self, Error> {
-        if cfg.window == 0 {
-            return Err(Error::Config {
-                what: "window must be at least 1",
-            });
-        }
+        cfg.validate()?;
         Ok(Self {
             node,
             cfg,

@@ -354,7 +354,8 @@ fn bad_transfers_and_answers_get_their_precise_error() {
     assert_eq!(
         Sender::new(1, cfg().with_window(0)).unwrap_err(),
         Error::Config {
-            what: "window must be at least 1"
+            field: "window",
+            reason: "must be 1 ..= MAX_PACKETS"
         }
     );
 }
