@@ -150,6 +150,13 @@ pub struct SenderConfig {
     pub probe_timeout: Nanos,
     /// Probes without an answer after which the transfer is given up.
     pub max_probes: u32,
+    /// `RDMA_REQ`s sent (the first included) without a grant after which the transfer is
+    /// given up with [`crate::SendEvent::Failed`]: a receiver that never answers, or always
+    /// answers busy, ends the transfer rather than being asked for ever.
+    pub max_requests: u32,
+    /// Time from [`crate::Sender::start`] after which a transfer still not granted is given
+    /// up with [`crate::SendEvent::Failed`] (checked when its next request falls due).
+    pub request_deadline: Nanos,
     /// Improved mode's speculative window (our design; 0 turns it off, as the paper has
     /// it): when the receiver asks for its `WBASE` packet, let the window run from where
     /// `WBASE` will be once that retransmission arrives, at most this many packets past the
@@ -165,7 +172,15 @@ pub struct SenderConfig {
 }
 
 impl Default for SenderConfig {
-    /// 64 contexts, W = 128, times for a 10 µs round trip, no speculative window.
+    /// 64 contexts, W = 128, times for a 10 µs round trip, no speculative window; a
+    /// transfer not granted after 64 requests or 100 ms fails.
+    ///
+    /// The two bounds are ours (the paper retries without limit). 64 matches the
+    /// receiver's [`ReceiverConfig::max_idle_timeouts`]: a dead receiver is given up after
+    /// 64 × 40 µs ≈ 2.6 ms (about 256 round trips); one always busy, whose back-off reaches
+    /// the 1 ms cap after 7 refusals, after about 57 ms of waiting. 100 ms is above both, so
+    /// with the defaults the count decides; it bounds the time when a user raises the count
+    /// or the back-off.
     fn default() -> Self {
         Self {
             capacity: 64,
@@ -175,6 +190,8 @@ impl Default for SenderConfig {
             max_backoff: Nanos::from_millis(1),
             probe_timeout: Nanos::from_micros(100),
             max_probes: 32,
+            max_requests: 64,
+            request_deadline: Nanos::from_millis(100),
             speculate: 0,
             speculate_delay: Nanos::ZERO,
         }
@@ -275,7 +292,8 @@ impl ReceiverConfig {
 
 impl SenderConfig {
     /// Checks every field: `capacity` 1 ..= 65 536; `window` 1 ..= [`MAX_PACKETS`];
-    /// `req_timeout`, `busy_backoff`, `max_backoff` and `probe_timeout` above zero (zero
+    /// `req_timeout`, `busy_backoff`, `max_backoff`, `probe_timeout` and
+    /// `request_deadline` above zero, `max_requests` at least 1 (zero
     /// leaves a timer due at `now` for ever, or retries at wire speed); `busy_backoff` at
     /// most `max_backoff` (the pair would be inverted); `speculate_delay` may be zero;
     /// every interval at most [`MAX_INTERVAL`]. [`crate::Sender::new`] calls it.
@@ -297,6 +315,7 @@ impl SenderConfig {
             ("busy_backoff", self.busy_backoff, false),
             ("max_backoff", self.max_backoff, false),
             ("probe_timeout", self.probe_timeout, false),
+            ("request_deadline", self.request_deadline, false),
             ("speculate_delay", self.speculate_delay, true),
         ];
         let mut k = 0;
@@ -306,6 +325,12 @@ impl SenderConfig {
                 return Err(e);
             }
             k += 1;
+        }
+        if self.max_requests == 0 {
+            return Err(Error::Config {
+                field: "max_requests",
+                reason: "must be at least 1",
+            });
         }
         if self.busy_backoff.get() > self.max_backoff.get() {
             return Err(Error::Config {
@@ -362,6 +387,20 @@ impl SenderConfig {
     #[must_use]
     pub const fn with_max_probes(mut self, max_probes: u32) -> Self {
         self.max_probes = max_probes;
+        self
+    }
+
+    /// Sets [`SenderConfig::max_requests`].
+    #[must_use]
+    pub const fn with_max_requests(mut self, max_requests: u32) -> Self {
+        self.max_requests = max_requests;
+        self
+    }
+
+    /// Sets [`SenderConfig::request_deadline`].
+    #[must_use]
+    pub const fn with_request_deadline(mut self, request_deadline: Nanos) -> Self {
+        self.request_deadline = request_deadline;
         self
     }
 

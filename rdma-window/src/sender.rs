@@ -122,7 +122,9 @@ pub enum SendEvent {
         /// The transfer.
         cid: Cid,
     },
-    /// The receiver stopped answering; the transfer was given up.
+    /// The transfer was given up: the receiver stopped answering (probes ran out), or it
+    /// never granted a context (never answered, or always busy) within
+    /// [`SenderConfig::max_requests`] requests or [`SenderConfig::request_deadline`].
     Failed {
         /// The transfer.
         cid: Cid,
@@ -144,6 +146,10 @@ struct Ctx {
     last_len: u32,
     state: State,
     deadline: u64,
+    /// When [`Sender::start`] took the context (for [`SenderConfig::request_deadline`]).
+    started: u64,
+    /// `RDMA_REQ`s sent so far (for [`SenderConfig::max_requests`]).
+    requests: u32,
     refusals: u32,
     probes: u32,
     /// Packets below this index are at the receiver (its `WBASE`).
@@ -241,6 +247,8 @@ impl Sender {
             last_len,
             state: State::Requesting,
             deadline: now.saturating_add(self.cfg.req_timeout.get()),
+            started: now,
+            requests: 0,
             refusals: 0,
             probes: 0,
             acked: 0,
@@ -260,8 +268,9 @@ impl Sender {
     }
 
     fn request(&mut self, id: Cid) {
-        if let Some(c) = self.table.get(id) {
+        if let Some(c) = self.table.get_mut(id) {
             self.stats.requests += 1;
+            c.requests = c.requests.saturating_add(1);
             self.control.push_back(SendTransmit {
                 to: c.t.dst_node,
                 packet: Packet::Req {
@@ -358,7 +367,9 @@ impl Sender {
         Ok(())
     }
 
-    /// Handles every timer expired by `now`: `RDMA_REQ` retries and probes. Every transfer
+    /// Handles every timer expired by `now`: `RDMA_REQ` retries (a transfer not granted
+    /// after [`SenderConfig::max_requests`] requests or [`SenderConfig::request_deadline`]
+    /// fails) and probes. Every transfer
     /// whose timer is due is served in this one call, and every transfer that fails is
     /// freed (with its [`SendEvent::Failed`]) in it, however many there are.
     ///
@@ -386,6 +397,13 @@ impl Sender {
             }
             match c.state {
                 State::Requesting => {
+                    // Never answered, or always busy: bounded (issue 19), not for ever.
+                    if c.requests >= cfg.max_requests
+                        || now.saturating_sub(c.started) >= cfg.request_deadline.get()
+                    {
+                        self.fail(id);
+                        continue;
+                    }
                     c.deadline = now.saturating_add(cfg.req_timeout.get());
                     self.request(id);
                 }
@@ -505,6 +523,8 @@ impl Ctx {
             last_len: 0,
             state: State::Requesting,
             deadline: u64::MAX,
+            started: 0,
+            requests: 0,
             refusals: 0,
             probes: 0,
             acked: 0,

@@ -121,6 +121,19 @@ fn sender_intervals_and_counts_are_checked() {
         ),
         (d.with_speculate_delay(Nanos::ZERO), None),
         (
+            d.with_max_requests(0),
+            Some(("max_requests", "must be at least 1")),
+        ),
+        (d.with_max_requests(u32::MAX), None),
+        (
+            d.with_request_deadline(Nanos::ZERO),
+            Some(("request_deadline", ZERO)),
+        ),
+        (
+            d.with_request_deadline(TOO_BIG),
+            Some(("request_deadline", BIG)),
+        ),
+        (
             d.with_speculate_delay(TOO_BIG),
             Some(("speculate_delay", BIG)),
         ),

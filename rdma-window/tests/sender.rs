@@ -415,3 +415,78 @@ fn every_unanswered_request_is_repeated_in_one_call() {
     assert!(again.iter().all(|s| matches!(s.packet, Packet::Req { .. })));
     assert!(tx.poll_timeout().unwrap() > t);
 }
+
+/// Drives `tx` alone until its transfer fails (or 10 simulated seconds pass), answering
+/// every `RDMA_REQ` with `answer`; returns the requests sent and the time of the failure.
+fn until_failed(tx: &mut Sender, answer: Option<RspStatus>) -> (u32, Option<u64>) {
+    let mut requests = 0;
+    let mut now = 0;
+    for _ in 0..1_000_000 {
+        for out in drain(tx) {
+            if let Packet::Req { scid, .. } = out.packet {
+                requests += 1;
+                if let Some(status) = answer {
+                    tx.handle(Packet::Rsp { scid, status }, Nanos::new(now))
+                        .unwrap();
+                }
+            }
+        }
+        while let Some(e) = tx.poll_event() {
+            if matches!(e, SendEvent::Failed { .. }) {
+                return (requests, Some(now));
+            }
+        }
+        let Some(t) = tx.poll_timeout() else {
+            break;
+        };
+        now = t.get();
+        if now > 10_000_000_000 {
+            break;
+        }
+        tx.handle_timeout(t);
+    }
+    (requests, None)
+}
+
+/// Issue 19, defect 3: a request never answered (a dead node) ends in `Failed` after
+/// `max_requests` requests, not after 250,001 in 10 simulated seconds.
+#[test]
+fn a_request_never_answered_fails_after_max_requests() {
+    let mut tx = Sender::new(1, SenderConfig::default()).unwrap();
+    tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut tx, None);
+    // 64 requests, 40 µs apart: the failure at the 64th timeout.
+    assert_eq!((requests, failed), (64, Some(64 * 40_000)));
+    assert_eq!(tx.active(), 0);
+    assert_eq!(tx.poll_timeout(), None);
+}
+
+/// Issue 19, defect 3: a receiver that always answers busy ends the transfer too.
+#[test]
+fn a_request_always_busy_fails_after_max_requests() {
+    let mut tx = Sender::new(1, SenderConfig::default().with_max_requests(10)).unwrap();
+    tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut tx, Some(RspStatus::Busy));
+    // One back-off per refusal: 10, 20, 40, ..., 640 µs, then three at the 1 ms cap
+    // (1270 + 3 × 1000 µs); the failure when the 11th request would be due.
+    assert_eq!((requests, failed), (10, Some(4_270_000)));
+    assert_eq!(tx.stats().refusals, 10);
+}
+
+/// Issue 19, defect 3: with the count out of the way the deadline bounds the wait.
+#[test]
+fn a_request_not_granted_by_the_deadline_fails() {
+    let cfg = SenderConfig::default()
+        .with_max_requests(u32::MAX)
+        .with_request_deadline(Nanos::from_millis(5));
+    let mut tx = Sender::new(1, cfg).unwrap();
+    tx.start(transfer(4000, 1), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut tx, Some(RspStatus::Busy));
+    // Busy: 1.27 ms of doubling back-off, then 1 ms steps: the first due at or past 5 ms
+    // is 5.27 ms, after 11 requests.
+    assert_eq!((requests, failed), (11, Some(5_270_000)));
+    let mut dead = Sender::new(1, cfg).unwrap();
+    dead.start(transfer(4000, 1), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut dead, None);
+    assert_eq!((requests, failed), (125, Some(5_000_000)));
+}

@@ -152,6 +152,10 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         max_backoff: Nanos::new(4 * timeout),
         probe_timeout: Nanos::new(4 * timeout),
         max_probes: 1_000,
+        // The simulated transfers queue for receive contexts: they wait for a grant as long
+        // as the run lasts (as the paper's sender does), so that no table changes.
+        max_requests: u32::MAX,
+        request_deadline: crate::config::MAX_INTERVAL,
         speculate: if speculate { w } else { 0 },
         speculate_delay: cfg.reorder_tolerance,
     };
