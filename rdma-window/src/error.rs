@@ -124,6 +124,16 @@ pub enum Error {
         /// Payload bytes this packet must carry.
         expected: u32,
     },
+    /// A transfer's address range runs past 2^64: its packets' addresses would wrap.
+    #[error("{side} range of {len} bytes at {addr:#x} wraps past 2^64")]
+    AddressWrap {
+        /// `"destination"` or `"source"`.
+        side: &'static str,
+        /// First address.
+        addr: u64,
+        /// Length in bytes.
+        len: u64,
+    },
     /// The sender's own context table is full.
     #[error("all {capacity} sender contexts are in use")]
     SenderFull {

@@ -381,8 +381,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
     /// [`Error::UnknownContext`] for a context index outside the table,
     /// [`Error::PsnOutOfRange`] for a sequence number outside the transfer,
     /// [`Error::BadPayloadSize`] for a payload of the wrong size, [`Error::EmptyTransfer`] /
-    /// [`Error::TooManyPackets`] for a request that describes no valid transfer. The packet is
-    /// dropped and nothing changes.
+    /// [`Error::TooManyPackets`] for a request that describes no valid transfer,
+    /// [`Error::AddressWrap`] for a request whose destination range wraps past 2^64. The
+    /// packet is dropped and nothing changes.
     ///
     /// # Complexity
     /// Data: O(`WORDS`), no allocation, no division. Request: O(capacity).
@@ -423,6 +424,7 @@ impl<const WORDS: usize> Receiver<WORDS> {
         now: u64,
     ) -> Result<(), Error> {
         let packets = packet_count(len, mtu)?;
+        check_range("destination", dst_addr, len)?;
         // A repeated request (its RDMA_RSP was lost) gets the same answer.
         let existing = self
             .table
@@ -1218,6 +1220,17 @@ fn ask_holes<const WORDS: usize>(
             },
         });
         o += 65;
+    }
+}
+
+/// Checks that the `len` bytes from `addr` (`len` > 0) end at or below 2^64 − 1.
+///
+/// # Errors
+/// [`Error::AddressWrap`] when the last byte's address would wrap.
+pub(crate) fn check_range(side: &'static str, addr: u64, len: u64) -> Result<(), Error> {
+    match addr.checked_add(len.saturating_sub(1)) {
+        Some(_) => Ok(()),
+        None => Err(Error::AddressWrap { side, addr, len }),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::Error;
 use crate::cid::{Cid, ContextTable};
 use crate::config::SenderConfig;
 use crate::packet::{Packet, RspStatus};
-use crate::receiver::packet_count;
+use crate::receiver::{check_range, packet_count};
 
 /// One RDMA transfer (paper Table 1). The source node is the sender's own.
 ///
@@ -233,10 +233,13 @@ impl Sender {
     /// Starts a transfer: takes a send context and queues its `RDMA_REQ`.
     ///
     /// # Errors
-    /// [`Error::EmptyTransfer`], [`Error::TooManyPackets`], or [`Error::SenderFull`].
+    /// [`Error::EmptyTransfer`], [`Error::TooManyPackets`], [`Error::AddressWrap`] (a source
+    /// or destination range past 2^64), or [`Error::SenderFull`].
     pub fn start(&mut self, t: Transfer, now: Nanos) -> Result<Cid, Error> {
         let now = now.get();
         let packets = packet_count(t.len.get(), t.mtu)?;
+        check_range("source", t.src_addr, t.len.get())?;
+        check_range("destination", t.dst_addr, t.len.get())?;
         let last = t.len.get() - u64::from(packets - 1) * u64::from(t.mtu);
         #[expect(clippy::cast_possible_truncation, reason = "last ≤ mtu")]
         let last_len = last as u32;

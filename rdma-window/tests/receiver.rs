@@ -718,3 +718,33 @@ fn every_expired_context_is_served_in_one_call() {
     assert_eq!(asked.len(), 6);
     assert!(rx.poll_timeout().unwrap() > t);
 }
+
+/// Issue 19, defect 5: a request whose destination range wraps past 2^64 is refused (its
+/// packet addresses would wrap), with nothing answered and no context taken; the range that
+/// ends exactly at 2^64 − 1 is accepted.
+#[test]
+fn a_destination_range_past_2_64_is_refused() {
+    let mut rx: Receiver = Receiver::new(cfg(4, Mode::Paper)).unwrap();
+    let req = |dst_addr: u64, len: u64| Packet::Req {
+        scid: scid(1),
+        src_node: 1,
+        dst_addr,
+        len,
+        mtu: MTU,
+        first_psn: 0,
+    };
+    let len = 4 * u64::from(MTU);
+    let wraps = u64::MAX - len + 2;
+    assert_eq!(
+        rx.handle(req(wraps, len), Nanos::new(0)),
+        Err(Error::AddressWrap {
+            side: "destination",
+            addr: wraps,
+            len
+        })
+    );
+    assert!(rx.handle(req(u64::MAX, 2), Nanos::new(0)).is_err());
+    assert_eq!((rx.active(), rx.poll_transmit()), (0, None));
+    rx.handle(req(wraps - 1, len), Nanos::new(0)).unwrap();
+    assert_eq!(rx.active(), 1);
+}

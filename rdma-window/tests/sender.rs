@@ -490,3 +490,31 @@ fn a_request_not_granted_by_the_deadline_fails() {
     let (requests, failed) = until_failed(&mut dead, None);
     assert_eq!((requests, failed), (125, Some(5_000_000)));
 }
+
+/// Issue 19, defect 5: the sender refuses to start a transfer whose source or destination
+/// range wraps past 2^64.
+#[test]
+fn a_range_past_2_64_is_not_started() {
+    let mut tx = Sender::new(1, cfg()).unwrap();
+    let len = 3 * u64::from(MTU);
+    let t = Transfer::new(4, Bytes::new(len), MTU);
+    let wraps = u64::MAX - len + 2;
+    assert_eq!(
+        tx.start(t.with_dst_addr(wraps), Nanos::new(0)),
+        Err(Error::AddressWrap {
+            side: "destination",
+            addr: wraps,
+            len
+        })
+    );
+    assert_eq!(
+        tx.start(t.with_src_addr(wraps), Nanos::new(0)),
+        Err(Error::AddressWrap {
+            side: "source",
+            addr: wraps,
+            len
+        })
+    );
+    assert_eq!((tx.active(), tx.poll_transmit()), (0, None));
+    assert!(tx.start(t.with_dst_addr(wraps - 1), Nanos::new(0)).is_ok());
+}
