@@ -110,12 +110,18 @@ pub struct ReceiverConfig {
     /// lost is answered DONE again when it probes. A sender probing for a completion older
     /// than this is not answered and eventually reports the transfer failed.
     pub completions_kept: usize,
+    /// The end-to-end check (ours, as InfiniBand's ICRC): frames built and read by
+    /// [`crate::Receiver::encode`] and [`crate::Receiver::decode`] carry a CRC32C trailer,
+    /// and a frame whose CRC does not match is refused (drop it: it is repaired like a lost
+    /// one). Both ends must agree. Off by default (the paper has none; a transport that
+    /// checks its frames itself needs none).
+    pub checksum: bool,
 }
 
 impl Default for ReceiverConfig {
     /// 64 contexts, paper mode, and times for a 10 µs round trip: `WBASE` timer 20 µs,
     /// reorder tolerance 1 µs, retry 12 µs, ACK every packet, queued at once (not
-    /// coalesced), give up after 64 timeouts, remember 256 completions.
+    /// coalesced), give up after 64 timeouts, remember 256 completions, no checksum.
     fn default() -> Self {
         Self {
             capacity: 64,
@@ -127,6 +133,7 @@ impl Default for ReceiverConfig {
             coalesce_acks: false,
             max_idle_timeouts: 64,
             completions_kept: 256,
+            checksum: false,
         }
     }
 }
@@ -169,11 +176,14 @@ pub struct SenderConfig {
     /// reordering network what it lets through does not overtake the retransmission (the
     /// network's reordering spread; 0 on a network that keeps order).
     pub speculate_delay: Nanos,
+    /// The end-to-end check, as [`ReceiverConfig::checksum`], for the frames of
+    /// [`crate::Sender::encode`] and [`crate::Sender::decode`]. Off by default.
+    pub checksum: bool,
 }
 
 impl Default for SenderConfig {
     /// 64 contexts, W = 128, times for a 10 µs round trip, no speculative window; a
-    /// transfer not granted after 64 requests or 100 ms fails.
+    /// transfer not granted after 64 requests or 100 ms fails; no checksum.
     ///
     /// The two bounds are ours (the paper retries without limit). 64 matches the
     /// receiver's [`ReceiverConfig::max_idle_timeouts`]: a dead receiver is given up after
@@ -194,6 +204,7 @@ impl Default for SenderConfig {
             request_deadline: Nanos::from_millis(100),
             speculate: 0,
             speculate_delay: Nanos::ZERO,
+            checksum: false,
         }
     }
 }
@@ -286,6 +297,13 @@ impl ReceiverConfig {
     #[must_use]
     pub const fn with_completions_kept(mut self, completions_kept: usize) -> Self {
         self.completions_kept = completions_kept;
+        self
+    }
+
+    /// Sets [`ReceiverConfig::checksum`].
+    #[must_use]
+    pub const fn with_checksum(mut self, checksum: bool) -> Self {
+        self.checksum = checksum;
         self
     }
 }
@@ -415,6 +433,13 @@ impl SenderConfig {
     #[must_use]
     pub const fn with_speculate_delay(mut self, speculate_delay: Nanos) -> Self {
         self.speculate_delay = speculate_delay;
+        self
+    }
+
+    /// Sets [`SenderConfig::checksum`].
+    #[must_use]
+    pub const fn with_checksum(mut self, checksum: bool) -> Self {
+        self.checksum = checksum;
         self
     }
 }

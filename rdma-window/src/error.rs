@@ -50,6 +50,15 @@ pub enum Error {
         /// Value found.
         value: u64,
     },
+    /// A checked frame's CRC32C trailer does not match its bytes: it was corrupted on the
+    /// way, and is dropped like a lost packet.
+    #[error("frame checksum {carried:#010x} does not match its bytes ({computed:#010x})")]
+    Checksum {
+        /// CRC32C carried in the trailer.
+        carried: u32,
+        /// CRC32C of the bytes before it.
+        computed: u32,
+    },
     /// The output buffer is too small for the packet.
     #[error("encoding a {kind} packet needs {needed} bytes, buffer has {got}")]
     BufferTooSmall {

@@ -937,6 +937,24 @@ impl<const WORDS: usize> Receiver<WORDS> {
         self.events.pop()
     }
 
+    /// Decodes a frame that arrived (a datagram), with the CRC32C check when
+    /// [`ReceiverConfig::checksum`] is on: [`Packet::decode_frame`].
+    ///
+    /// # Errors
+    /// [`Error::Checksum`] for a corrupted frame, or what [`Packet::decode`] finds: drop it.
+    pub fn decode<'a>(&self, frame: &'a [u8]) -> Result<(Packet, &'a [u8]), Error> {
+        Packet::decode_frame(frame, self.cfg.checksum)
+    }
+
+    /// Writes the frame of a packet to send (from [`Receiver::poll_transmit`]; none has a
+    /// payload) into `out`, with the CRC32C trailer when [`ReceiverConfig::checksum`] is on.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`].
+    pub fn encode(&self, packet: &Packet, out: &mut [u8]) -> Result<usize, Error> {
+        packet.encode_frame(&[], self.cfg.checksum, out)
+    }
+
     fn transmit(&mut self, to: u32, packet: Packet) {
         self.transmits.push(RecvTransmit { to, packet });
     }

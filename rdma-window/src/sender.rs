@@ -515,6 +515,26 @@ impl Sender {
     pub fn poll_event(&mut self) -> Option<SendEvent> {
         self.events.pop_front()
     }
+
+    /// Decodes a frame from a receiver, with the CRC32C check when
+    /// [`SenderConfig::checksum`] is on: [`Packet::decode_frame`].
+    ///
+    /// # Errors
+    /// [`Error::Checksum`] for a corrupted frame, or what [`Packet::decode`] finds: drop it.
+    pub fn decode<'a>(&self, frame: &'a [u8]) -> Result<(Packet, &'a [u8]), Error> {
+        Packet::decode_frame(frame, self.cfg.checksum)
+    }
+
+    /// Writes the frame of `t` (from [`Sender::poll_transmit`]) into `out`: its header, the
+    /// `payload` read from [`SendTransmit::source`] (empty for control packets), and the
+    /// CRC32C trailer when [`SenderConfig::checksum`] is on.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`], or [`Error::PayloadLength`] for a payload of the wrong
+    /// length.
+    pub fn encode(&self, t: &SendTransmit, payload: &[u8], out: &mut [u8]) -> Result<usize, Error> {
+        t.packet.encode_frame(payload, self.cfg.checksum, out)
+    }
 }
 
 impl Ctx {
