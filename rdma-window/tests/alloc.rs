@@ -172,3 +172,54 @@ fn timeouts_of_many_contexts_allocate_nothing() {
     assert_eq!(n, 0, "{n} allocations serving the timers");
     assert_eq!((aborted, rx.active(), tx.active()), (32, 0, 0));
 }
+
+/// Issue 19, defect 1 in improved mode: many contexts declaring their holes lost in one call
+/// allocate nothing (one `RDMA_RESEND` each, within the queue's room).
+#[test]
+fn improved_loss_timers_of_many_contexts_allocate_nothing() {
+    let mut rx: Receiver =
+        Receiver::new(ReceiverConfig::default().with_mode(Mode::Improved)).unwrap();
+    let mut cids = Vec::new();
+    for k in 0..48u16 {
+        rx.handle(
+            Packet::Req {
+                scid: rdma_window::Cid::new(k, 0),
+                src_node: 1,
+                dst_addr: 0,
+                len: 4096 * 10,
+                mtu: 4096,
+                first_psn: 0,
+            },
+            Nanos::new(0),
+        )
+        .unwrap();
+        match rx.poll_transmit().unwrap().packet {
+            Packet::Rsp {
+                status: RspStatus::Granted(c),
+                ..
+            } => cids.push(c),
+            other => panic!("{other:?}"),
+        }
+    }
+    // Packet 1 of every transfer arrives, packet 0 does not: a hole in each context.
+    for &c in &cids {
+        rx.handle(
+            Packet::Data {
+                dcid: c,
+                psn: 1,
+                len: 4096,
+            },
+            Nanos::new(10),
+        )
+        .unwrap();
+    }
+    while rx.poll_event().is_some() {}
+    while rx.poll_transmit().is_some() {}
+    let (resends, n) = count(|| {
+        let t = rx.poll_timeout().unwrap();
+        rx.handle_timeout(t);
+        std::iter::from_fn(|| rx.poll_transmit()).count()
+    });
+    assert_eq!(n, 0, "{n} allocations serving the loss timers");
+    assert_eq!(resends, 48);
+}
