@@ -6,19 +6,20 @@
 //! cargo run -p rdma-window --example lossy_channel
 //! ```
 //!
-//! Packets travel as wire bytes (`Packet::encode` / `Packet::decode`) with the payload read
-//! from the source buffer where the sender says, and written where the receiver's verdict
-//! says. The channel serialises one packet at a time at 100 Gb/s in each direction, adds a
-//! one-way latency of 2 µs plus up to 1 µs of jitter (which reorders packets), and drops 2 %
-//! of the packets in each direction, control packets included. Both receiver modes run on the
-//! same channel.
+//! Packets travel as checked frames (`Sender::encode` / `Receiver::decode` and back, with
+//! the end-to-end CRC32C on in both configurations) with the payload read from the source
+//! buffer where the sender says, and written where the receiver's verdict says. The channel
+//! serialises one packet at a time at 100 Gb/s in each direction, adds a one-way latency of
+//! 2 µs plus up to 1 µs of jitter (which reorders packets), drops 2 % of the packets in each
+//! direction, control packets included, and flips one bit of 1 % of the frames it delivers:
+//! those fail the check, are dropped, and are repaired like the lost ones. Both receiver
+//! modes run on the same channel.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use fabric_model::rng::SplitMix64;
 use fabric_model::{BitsPerSec, Bytes, Nanos};
-use rdma_window::packet::MAX_HEADER_LEN;
 use rdma_window::{
     DataVerdict, Mode, Packet, Receiver, ReceiverConfig, RecvEvent, SendEvent, Sender,
     SenderConfig, Transfer,
@@ -31,6 +32,7 @@ const MTU: u32 = 4096;
 const LOSS: f64 = 0.02;
 const LATENCY: Nanos = Nanos::from_micros(2);
 const JITTER_NS: u64 = 1_000;
+const CORRUPTION: f64 = 0.01;
 
 /// One direction of the channel: a serialiser at the link rate, then latency, jitter and loss.
 struct Direction {
@@ -71,6 +73,11 @@ impl Direction {
             self.dropped += 1;
             return;
         }
+        let mut frame = frame;
+        if self.rng.next_f64() < CORRUPTION {
+            let bit = self.rng.below(frame.len() as u64 * 8);
+            frame[(bit / 8) as usize] ^= 1 << (bit % 8);
+        }
         let jitter = Nanos::new(self.rng.below(JITTER_NS + 1));
         let at = self.free_at.saturating_add(LATENCY).saturating_add(jitter);
         self.in_flight.push(Reverse((at, self.sent, frame)));
@@ -92,13 +99,10 @@ impl Direction {
     }
 }
 
-/// A packet's wire bytes, followed by its payload for data.
+/// A packet's checked frame: header, payload for data, CRC32C.
 fn frame(packet: &Packet, payload: &[u8]) -> Result<Vec<u8>, rdma_window::Error> {
-    let mut buf = [0u8; MAX_HEADER_LEN];
-    let n = packet.encode(&mut buf)?;
-    let mut f = Vec::with_capacity(n + payload.len());
-    f.extend_from_slice(&buf[..n]);
-    f.extend_from_slice(payload);
+    let mut f = vec![0u8; packet.frame_len(payload.len(), true)];
+    packet.encode_frame(payload, true, &mut f)?;
     Ok(f)
 }
 
@@ -109,17 +113,20 @@ struct Outcome {
     retransmits: u64,
     frames: [u64; 2],
     dropped: [u64; 2],
+    corrupted: u64,
     intact: bool,
 }
 
 fn run(mode: Mode, source: &[u8]) -> Result<Outcome, Box<dyn std::error::Error>> {
     let jitter = Nanos::new(JITTER_NS);
-    let mut tx = Sender::new(SENDER_NODE, SenderConfig::default())?;
+    let mut tx = Sender::new(SENDER_NODE, SenderConfig::default().with_checksum(true))?;
     let mut rx: Receiver = Receiver::new(
         ReceiverConfig::default()
             .with_mode(mode)
-            .with_reorder_tolerance(jitter),
+            .with_reorder_tolerance(jitter)
+            .with_checksum(true),
     )?;
+    let mut refused = 0u64;
     let rate = BitsPerSec::from_gbps(100);
     let (mut forward, mut back) = (Direction::new(rate, 7), Direction::new(rate, 8));
     let mut dest = vec![0u8; source.len()];
@@ -136,7 +143,11 @@ fn run(mode: Mode, source: &[u8]) -> Result<Outcome, Box<dyn std::error::Error>>
         }
         // Arrivals at the receiver: data straight to the fast path, the rest to `handle`.
         while let Some(f) = forward.arrived(now) {
-            let (packet, payload) = Packet::decode(&f)?;
+            // A corrupted frame fails the check: dropped, like a lost one.
+            let Ok((packet, payload)) = rx.decode(&f) else {
+                refused += 1;
+                continue;
+            };
             if let Packet::Data { dcid, psn, len } = packet {
                 if let DataVerdict::Write { addr, len, .. } = rx.handle_data(dcid, psn, len, now)? {
                     let at = usize::try_from(addr)?;
@@ -149,7 +160,10 @@ fn run(mode: Mode, source: &[u8]) -> Result<Outcome, Box<dyn std::error::Error>>
             }
         }
         while let Some(f) = back.arrived(now) {
-            let (packet, _) = Packet::decode(&f)?;
+            let Ok((packet, _)) = tx.decode(&f) else {
+                refused += 1;
+                continue;
+            };
             tx.handle(packet, now)?;
         }
         while let Some(ev) = rx.poll_event() {
@@ -208,6 +222,7 @@ fn run(mode: Mode, source: &[u8]) -> Result<Outcome, Box<dyn std::error::Error>>
         retransmits: st.retransmits,
         frames: [forward.sent, back.sent],
         dropped: [forward.dropped, back.dropped],
+        corrupted: refused,
         intact: dest == source,
     })
 }
@@ -219,14 +234,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
     let packets = LEN.div_ceil(MTU as usize);
     println!(
-        "moving {} ({packets} packets of {MTU} B) at 100 Gb/s, one way {LATENCY} + up to {JITTER_NS} ns jitter, {:.0} % loss each way",
+        "moving {} ({packets} packets of {MTU} B) at 100 Gb/s, one way {LATENCY} + up to {JITTER_NS} ns jitter, {:.0} % loss each way, {:.0} % of frames with a bit flipped",
         Bytes::new(LEN as u64),
-        LOSS * 100.0
+        LOSS * 100.0,
+        CORRUPTION * 100.0
     );
     for mode in [Mode::Paper, Mode::Improved] {
         let o = run(mode, &source)?;
         println!(
-            "{mode:?}: complete at {:.1} us; data packets sent {} ({} retransmissions); frames {} forward ({} lost), {} back ({} lost); buffer {}",
+            "{mode:?}: complete at {:.1} us; data packets sent {} ({} retransmissions); frames {} forward ({} lost), {} back ({} lost), {} failed the CRC; buffer {}",
             o.completed_at.as_f64() / 1e3,
             o.data_sent,
             o.retransmits,
@@ -234,6 +250,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             o.dropped[0],
             o.frames[1],
             o.dropped[1],
+            o.corrupted,
             if o.intact { "intact" } else { "CORRUPTED" }
         );
         if !o.intact {

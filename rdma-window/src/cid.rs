@@ -93,7 +93,8 @@ impl<T: Clone> ContextTable<T> {
     pub(crate) fn new(capacity: usize, vacant: T) -> Result<Self, crate::Error> {
         if capacity == 0 || capacity > 1 << 16 {
             return Err(crate::Error::Config {
-                what: "context table capacity must be 1 ..= 65536",
+                field: "capacity",
+                reason: "must be 1 ..= 65536",
             });
         }
         let slots = (0..capacity)
@@ -191,16 +192,6 @@ impl<T> ContextTable<T> {
                     &s.value,
                 )
             })
-        })
-    }
-
-    /// Every live context with its id, mutably, in slot order.
-    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = (Cid, &mut T)> {
-        self.slots.iter_mut().enumerate().filter_map(|(i, s)| {
-            #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
-            let index = i as u16;
-            let generation = generation(s.tag);
-            (s.tag & FREE == 0).then_some((Cid { index, generation }, &mut s.value))
         })
     }
 }

@@ -17,6 +17,44 @@
 
 use fabric_model::Nanos;
 
+use crate::Error;
+use crate::receiver::MAX_PACKETS;
+
+/// The longest interval a configuration may hold: 2^62 ns (about 146 years). Deadlines are
+/// computed as `now + interval` in u64 nanoseconds; with every interval at most this, no
+/// such sum overflows in a run shorter than another 2^62 ns, so that no timer is silently
+/// pushed to "never" by saturation.
+pub const MAX_INTERVAL: Nanos = Nanos::new(1 << 62);
+
+/// Checks that `value` is a usable interval: not above [`MAX_INTERVAL`] and, unless
+/// `zero_ok`, not zero (a zero interval leaves a timer due at `now` for ever).
+const fn interval(field: &'static str, value: Nanos, zero_ok: bool) -> Result<(), Error> {
+    if !zero_ok && value.get() == 0 {
+        return Err(Error::Config {
+            field,
+            reason: "must be above zero",
+        });
+    }
+    if value.get() > MAX_INTERVAL.get() {
+        return Err(Error::Config {
+            field,
+            reason: "must be at most MAX_INTERVAL (2^62 ns)",
+        });
+    }
+    Ok(())
+}
+
+/// Checks a context table's size.
+const fn capacity(capacity: usize) -> Result<(), Error> {
+    if capacity == 0 || capacity > 1 << 16 {
+        return Err(Error::Config {
+            field: "capacity",
+            reason: "must be 1 ..= 65536",
+        });
+    }
+    Ok(())
+}
+
 /// How the receiver asks for lost packets (`#[non_exhaustive]`: more may come).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
@@ -72,12 +110,18 @@ pub struct ReceiverConfig {
     /// lost is answered DONE again when it probes. A sender probing for a completion older
     /// than this is not answered and eventually reports the transfer failed.
     pub completions_kept: usize,
+    /// The end-to-end check (ours, as InfiniBand's ICRC): frames built and read by
+    /// [`crate::Receiver::encode`] and [`crate::Receiver::decode`] carry a CRC32C trailer,
+    /// and a frame whose CRC does not match is refused (drop it: it is repaired like a lost
+    /// one). Both ends must agree. Off by default (the paper has none; a transport that
+    /// checks its frames itself needs none).
+    pub checksum: bool,
 }
 
 impl Default for ReceiverConfig {
     /// 64 contexts, paper mode, and times for a 10 µs round trip: `WBASE` timer 20 µs,
     /// reorder tolerance 1 µs, retry 12 µs, ACK every packet, queued at once (not
-    /// coalesced), give up after 64 timeouts, remember 256 completions.
+    /// coalesced), give up after 64 timeouts, remember 256 completions, no checksum.
     fn default() -> Self {
         Self {
             capacity: 64,
@@ -89,6 +133,7 @@ impl Default for ReceiverConfig {
             coalesce_acks: false,
             max_idle_timeouts: 64,
             completions_kept: 256,
+            checksum: false,
         }
     }
 }
@@ -112,6 +157,13 @@ pub struct SenderConfig {
     pub probe_timeout: Nanos,
     /// Probes without an answer after which the transfer is given up.
     pub max_probes: u32,
+    /// `RDMA_REQ`s sent (the first included) without a grant after which the transfer is
+    /// given up with [`crate::SendEvent::Failed`]: a receiver that never answers, or always
+    /// answers busy, ends the transfer rather than being asked for ever.
+    pub max_requests: u32,
+    /// Time from [`crate::Sender::start`] after which a transfer still not granted is given
+    /// up with [`crate::SendEvent::Failed`] (checked when its next request falls due).
+    pub request_deadline: Nanos,
     /// Improved mode's speculative window (our design; 0 turns it off, as the paper has
     /// it): when the receiver asks for its `WBASE` packet, let the window run from where
     /// `WBASE` will be once that retransmission arrives, at most this many packets past the
@@ -124,10 +176,21 @@ pub struct SenderConfig {
     /// reordering network what it lets through does not overtake the retransmission (the
     /// network's reordering spread; 0 on a network that keeps order).
     pub speculate_delay: Nanos,
+    /// The end-to-end check, as [`ReceiverConfig::checksum`], for the frames of
+    /// [`crate::Sender::encode`] and [`crate::Sender::decode`]. Off by default.
+    pub checksum: bool,
 }
 
 impl Default for SenderConfig {
-    /// 64 contexts, W = 128, times for a 10 µs round trip, no speculative window.
+    /// 64 contexts, W = 128, times for a 10 µs round trip, no speculative window; a
+    /// transfer not granted after 64 requests or 100 ms fails; no checksum.
+    ///
+    /// The two bounds are ours (the paper retries without limit). 64 matches the
+    /// receiver's [`ReceiverConfig::max_idle_timeouts`]: a dead receiver is given up after
+    /// 64 × 40 µs ≈ 2.6 ms (about 256 round trips); one always busy, whose back-off reaches
+    /// the 1 ms cap after 7 refusals, after about 57 ms of waiting. 100 ms is above both, so
+    /// with the defaults the count decides; it bounds the time when a user raises the count
+    /// or the back-off.
     fn default() -> Self {
         Self {
             capacity: 64,
@@ -137,13 +200,43 @@ impl Default for SenderConfig {
             max_backoff: Nanos::from_millis(1),
             probe_timeout: Nanos::from_micros(100),
             max_probes: 32,
+            max_requests: 64,
+            request_deadline: Nanos::from_millis(100),
             speculate: 0,
             speculate_delay: Nanos::ZERO,
+            checksum: false,
         }
     }
 }
 
 impl ReceiverConfig {
+    /// Checks every field: `capacity` 1 ..= 65 536; `ack_stride` 1 ..= [`MAX_PACKETS`];
+    /// `resend_timeout` and `retry_interval` above zero (zero leaves the timer due at `now`
+    /// for ever; `retry_interval` is checked in either mode); `reorder_tolerance` may be
+    /// zero (a network that keeps order); every interval at most [`MAX_INTERVAL`].
+    /// [`crate::Receiver::new`] calls it.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the first field at fault.
+    pub const fn validate(&self) -> Result<(), Error> {
+        if let Err(e) = capacity(self.capacity) {
+            return Err(e);
+        }
+        if self.ack_stride == 0 || self.ack_stride > MAX_PACKETS {
+            return Err(Error::Config {
+                field: "ack_stride",
+                reason: "must be 1 ..= MAX_PACKETS",
+            });
+        }
+        if let Err(e) = interval("resend_timeout", self.resend_timeout, false) {
+            return Err(e);
+        }
+        if let Err(e) = interval("reorder_tolerance", self.reorder_tolerance, true) {
+            return Err(e);
+        }
+        interval("retry_interval", self.retry_interval, false)
+    }
+
     /// Sets [`ReceiverConfig::capacity`].
     #[must_use]
     pub const fn with_capacity(mut self, capacity: usize) -> Self {
@@ -206,9 +299,66 @@ impl ReceiverConfig {
         self.completions_kept = completions_kept;
         self
     }
+
+    /// Sets [`ReceiverConfig::checksum`].
+    #[must_use]
+    pub const fn with_checksum(mut self, checksum: bool) -> Self {
+        self.checksum = checksum;
+        self
+    }
 }
 
 impl SenderConfig {
+    /// Checks every field: `capacity` 1 ..= 65 536; `window` 1 ..= [`MAX_PACKETS`];
+    /// `req_timeout`, `busy_backoff`, `max_backoff`, `probe_timeout` and
+    /// `request_deadline` above zero, `max_requests` at least 1 (zero
+    /// leaves a timer due at `now` for ever, or retries at wire speed); `busy_backoff` at
+    /// most `max_backoff` (the pair would be inverted); `speculate_delay` may be zero;
+    /// every interval at most [`MAX_INTERVAL`]. [`crate::Sender::new`] calls it.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the first field at fault.
+    pub const fn validate(&self) -> Result<(), Error> {
+        if let Err(e) = capacity(self.capacity) {
+            return Err(e);
+        }
+        if self.window == 0 || self.window > MAX_PACKETS {
+            return Err(Error::Config {
+                field: "window",
+                reason: "must be 1 ..= MAX_PACKETS",
+            });
+        }
+        let intervals = [
+            ("req_timeout", self.req_timeout, false),
+            ("busy_backoff", self.busy_backoff, false),
+            ("max_backoff", self.max_backoff, false),
+            ("probe_timeout", self.probe_timeout, false),
+            ("request_deadline", self.request_deadline, false),
+            ("speculate_delay", self.speculate_delay, true),
+        ];
+        let mut k = 0;
+        while k < intervals.len() {
+            let (field, value, zero_ok) = intervals[k];
+            if let Err(e) = interval(field, value, zero_ok) {
+                return Err(e);
+            }
+            k += 1;
+        }
+        if self.max_requests == 0 {
+            return Err(Error::Config {
+                field: "max_requests",
+                reason: "must be at least 1",
+            });
+        }
+        if self.busy_backoff.get() > self.max_backoff.get() {
+            return Err(Error::Config {
+                field: "busy_backoff",
+                reason: "must be at most max_backoff",
+            });
+        }
+        Ok(())
+    }
+
     /// Sets [`SenderConfig::capacity`].
     #[must_use]
     pub const fn with_capacity(mut self, capacity: usize) -> Self {
@@ -258,6 +408,20 @@ impl SenderConfig {
         self
     }
 
+    /// Sets [`SenderConfig::max_requests`].
+    #[must_use]
+    pub const fn with_max_requests(mut self, max_requests: u32) -> Self {
+        self.max_requests = max_requests;
+        self
+    }
+
+    /// Sets [`SenderConfig::request_deadline`].
+    #[must_use]
+    pub const fn with_request_deadline(mut self, request_deadline: Nanos) -> Self {
+        self.request_deadline = request_deadline;
+        self
+    }
+
     /// Sets [`SenderConfig::speculate`].
     #[must_use]
     pub const fn with_speculate(mut self, speculate: u32) -> Self {
@@ -269,6 +433,13 @@ impl SenderConfig {
     #[must_use]
     pub const fn with_speculate_delay(mut self, speculate_delay: Nanos) -> Self {
         self.speculate_delay = speculate_delay;
+        self
+    }
+
+    /// Sets [`SenderConfig::checksum`].
+    #[must_use]
+    pub const fn with_checksum(mut self, checksum: bool) -> Self {
+        self.checksum = checksum;
         self
     }
 }

@@ -50,6 +50,15 @@ pub enum Error {
         /// Value found.
         value: u64,
     },
+    /// A checked frame's CRC32C trailer does not match its bytes: it was corrupted on the
+    /// way, and is dropped like a lost packet.
+    #[error("frame checksum {carried:#010x} does not match its bytes ({computed:#010x})")]
+    Checksum {
+        /// CRC32C carried in the trailer.
+        carried: u32,
+        /// CRC32C of the bytes before it.
+        computed: u32,
+    },
     /// The output buffer is too small for the packet.
     #[error("encoding a {kind} packet needs {needed} bytes, buffer has {got}")]
     BufferTooSmall {
@@ -124,16 +133,30 @@ pub enum Error {
         /// Payload bytes this packet must carry.
         expected: u32,
     },
+    /// A transfer's address range runs past 2^64: its packets' addresses would wrap.
+    #[error("{side} range of {len} bytes at {addr:#x} wraps past 2^64")]
+    AddressWrap {
+        /// `"destination"` or `"source"`.
+        side: &'static str,
+        /// First address.
+        addr: u64,
+        /// Length in bytes.
+        len: u64,
+    },
     /// The sender's own context table is full.
     #[error("all {capacity} sender contexts are in use")]
     SenderFull {
         /// Size of the sender's table.
         capacity: usize,
     },
-    /// A configuration value is out of range.
-    #[error("invalid configuration: {what}")]
+    /// A configuration value is out of range: zero where a time must pass, above
+    /// [`crate::config::MAX_INTERVAL`], or on the wrong side of a value it is bounded by.
+    #[error("invalid configuration: {field} {reason}")]
     Config {
-        /// What is wrong.
-        what: &'static str,
+        /// The configuration field at fault, as it is spelled in the type
+        /// (`"retry_interval"`, `"busy_backoff"`, …).
+        field: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
     },
 }

@@ -54,6 +54,7 @@ fn script<const WORDS: usize>(data: &[u8], mode: Mode) {
         coalesce_acks: data.first().is_some_and(|b| b & 0x80 != 0),
         max_idle_timeouts: 4,
         completions_kept: 4,
+        checksum: false,
     };
     let Ok(mut rx) = Receiver::<WORDS>::new(cfg) else {
         return;

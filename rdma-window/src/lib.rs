@@ -92,7 +92,10 @@
 //! # Ok::<(), rdma_window::Error>(())
 //! ```
 //!
-//! `examples/lossy_channel.rs` does the same over a lossy, reordering channel with timers.
+//! `examples/lossy_channel.rs` does the same over a lossy, reordering channel with timers,
+//! with checked frames ([`Packet::encode_frame`], [`Receiver::decode`]: the optional
+//! end-to-end CRC32C of [`ReceiverConfig::checksum`]); `examples/udp_transfer.rs` over UDP
+//! sockets between two processes.
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

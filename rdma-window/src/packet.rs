@@ -13,6 +13,14 @@
 //! | 4 | ACK | receiver → sender | scid u32, wbase u32 |
 //! | 5 | `RDMA_RESEND` | receiver → sender | scid u32, wbase u32, psn u32, more u64 |
 //! | 6 | DONE | receiver → sender | scid u32 |
+//!
+//! A *frame* ([`Packet::encode_frame`], [`Packet::decode_frame`]) is what goes into one
+//! datagram: the header, a data packet's payload, and, when the end-to-end check is on
+//! ([`crate::ReceiverConfig::checksum`], [`crate::SenderConfig::checksum`]), a trailer of 4
+//! bytes: the CRC32C (Castagnoli, as iSCSI and InfiniBand's ICRC use; RFC 3720's check
+//! value `crc32c(b"123456789") = 0xE306_9283`) of everything before it, big-endian. A frame
+//! whose CRC does not match is refused with [`Error::Checksum`] and must be dropped; the
+//! protocol repairs it as it repairs a lost packet.
 
 use crate::Error;
 use crate::cid::Cid;
@@ -22,6 +30,24 @@ pub const VERSION: u8 = 1;
 
 /// The most bytes any packet header takes (`RDMA_REQ`).
 pub const MAX_HEADER_LEN: usize = 34;
+
+/// Bytes of the CRC32C trailer of a checked frame.
+pub const CHECKSUM_LEN: usize = 4;
+
+/// The CRC32C (Castagnoli) of `bytes`: the end-to-end check of a frame.
+///
+/// Computed by the `crc32c` crate, which uses the processor's CRC32C instruction (SSE 4.2,
+/// ARMv8) where there is one and a table otherwise. A hand-written byte-wise table was
+/// 30-45 times slower on the per-packet path (best of five runs on a loaded x86-64 machine:
+/// 1400 bytes 240 ns against 7.9 µs, 4096 bytes 506 ns against 23.2 µs).
+///
+/// ```
+/// assert_eq!(rdma_window::packet::crc32c(b"123456789"), 0xE306_9283);
+/// ```
+#[must_use]
+pub fn crc32c(bytes: &[u8]) -> u32 {
+    crc32c::crc32c(bytes)
+}
 
 /// Answer to an `RDMA_REQ`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -319,6 +345,90 @@ impl Packet {
             });
         }
         Ok((pkt, &[]))
+    }
+}
+
+impl Packet {
+    /// Bytes of the frame of this packet: header, `payload_len` payload bytes, and the CRC
+    /// trailer when `checksum`.
+    #[must_use]
+    pub const fn frame_len(&self, payload_len: usize, checksum: bool) -> usize {
+        self.header_len() + payload_len + if checksum { CHECKSUM_LEN } else { 0 }
+    }
+
+    /// Writes the frame of this packet into `out`: header, `payload` (empty for all but
+    /// data), and, when `checksum`, the CRC32C of both; returns its length.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`] when `out` is shorter than [`Packet::frame_len`];
+    /// [`Error::PayloadLength`] when a data packet's `len` is not `payload.len()` (or another
+    /// packet has a payload).
+    pub fn encode_frame(
+        &self,
+        payload: &[u8],
+        checksum: bool,
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let declared = match *self {
+            Self::Data { len, .. } => len,
+            _ => 0,
+        };
+        if usize::try_from(declared).ok() != Some(payload.len()) {
+            let psn = match *self {
+                Self::Data { psn, .. } => psn,
+                _ => 0,
+            };
+            return Err(Error::PayloadLength {
+                psn,
+                declared,
+                actual: payload.len(),
+            });
+        }
+        let n = self.frame_len(payload.len(), checksum);
+        if out.len() < n {
+            return Err(Error::BufferTooSmall {
+                kind: self.kind(),
+                needed: n,
+                got: out.len(),
+            });
+        }
+        let h = self.encode(out)?;
+        out[h..h + payload.len()].copy_from_slice(payload);
+        if checksum {
+            let body = h + payload.len();
+            let crc = crc32c(&out[..body]);
+            out[body..n].copy_from_slice(&crc.to_be_bytes());
+        }
+        Ok(n)
+    }
+
+    /// Decodes one frame: when `checksum`, first checks and strips the CRC32C trailer, then
+    /// decodes the packet as [`Packet::decode`]; returns it with its payload.
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] for a checked frame shorter than its trailer,
+    /// [`Error::Checksum`] when the CRC does not match (the frame was corrupted: drop it),
+    /// else whatever [`Packet::decode`] finds.
+    pub fn decode_frame(buf: &[u8], checksum: bool) -> Result<(Self, &[u8]), Error> {
+        if !checksum {
+            return Self::decode(buf);
+        }
+        let Some(body) = buf.len().checked_sub(CHECKSUM_LEN) else {
+            return Err(Error::Truncated {
+                kind: "frame",
+                needed: CHECKSUM_LEN,
+                got: buf.len(),
+            });
+        };
+        let (body, trailer) = buf.split_at(body);
+        let mut t = [0u8; CHECKSUM_LEN];
+        t.copy_from_slice(trailer);
+        let carried = u32::from_be_bytes(t);
+        let computed = crc32c(body);
+        if carried != computed {
+            return Err(Error::Checksum { carried, computed });
+        }
+        Self::decode(body)
     }
 }
 

@@ -14,7 +14,7 @@ use crate::Error;
 use crate::cid::{Cid, ContextTable};
 use crate::config::SenderConfig;
 use crate::packet::{Packet, RspStatus};
-use crate::receiver::packet_count;
+use crate::receiver::{check_range, packet_count};
 
 /// One RDMA transfer (paper Table 1). The source node is the sender's own.
 ///
@@ -122,7 +122,9 @@ pub enum SendEvent {
         /// The transfer.
         cid: Cid,
     },
-    /// The receiver stopped answering; the transfer was given up.
+    /// The transfer was given up: the receiver stopped answering (probes ran out), or it
+    /// never granted a context (never answered, or always busy) within
+    /// [`SenderConfig::max_requests`] requests or [`SenderConfig::request_deadline`].
     Failed {
         /// The transfer.
         cid: Cid,
@@ -144,6 +146,10 @@ struct Ctx {
     last_len: u32,
     state: State,
     deadline: u64,
+    /// When [`Sender::start`] took the context (for [`SenderConfig::request_deadline`]).
+    started: u64,
+    /// `RDMA_REQ`s sent so far (for [`SenderConfig::max_requests`]).
+    requests: u32,
     refusals: u32,
     probes: u32,
     /// Packets below this index are at the receiver (its `WBASE`).
@@ -197,13 +203,10 @@ impl Sender {
     /// A sender on node `node`.
     ///
     /// # Errors
-    /// [`Error::Config`] for a capacity of 0 or above 65 536, or a zero window.
+    /// [`Error::Config`] naming the field at fault when [`SenderConfig::validate`] rejects
+    /// `cfg`.
     pub fn new(node: u32, cfg: SenderConfig) -> Result<Self, Error> {
-        if cfg.window == 0 {
-            return Err(Error::Config {
-                what: "window must be at least 1",
-            });
-        }
+        cfg.validate()?;
         Ok(Self {
             node,
             cfg,
@@ -230,10 +233,13 @@ impl Sender {
     /// Starts a transfer: takes a send context and queues its `RDMA_REQ`.
     ///
     /// # Errors
-    /// [`Error::EmptyTransfer`], [`Error::TooManyPackets`], or [`Error::SenderFull`].
+    /// [`Error::EmptyTransfer`], [`Error::TooManyPackets`], [`Error::AddressWrap`] (a source
+    /// or destination range past 2^64), or [`Error::SenderFull`].
     pub fn start(&mut self, t: Transfer, now: Nanos) -> Result<Cid, Error> {
         let now = now.get();
         let packets = packet_count(t.len.get(), t.mtu)?;
+        check_range("source", t.src_addr, t.len.get())?;
+        check_range("destination", t.dst_addr, t.len.get())?;
         let last = t.len.get() - u64::from(packets - 1) * u64::from(t.mtu);
         #[expect(clippy::cast_possible_truncation, reason = "last ≤ mtu")]
         let last_len = last as u32;
@@ -244,6 +250,8 @@ impl Sender {
             last_len,
             state: State::Requesting,
             deadline: now.saturating_add(self.cfg.req_timeout.get()),
+            started: now,
+            requests: 0,
             refusals: 0,
             probes: 0,
             acked: 0,
@@ -263,8 +271,9 @@ impl Sender {
     }
 
     fn request(&mut self, id: Cid) {
-        if let Some(c) = self.table.get(id) {
+        if let Some(c) = self.table.get_mut(id) {
             self.stats.requests += 1;
+            c.requests = c.requests.saturating_add(1);
             self.control.push_back(SendTransmit {
                 to: c.t.dst_node,
                 packet: Packet::Req {
@@ -361,16 +370,27 @@ impl Sender {
         Ok(())
     }
 
-    /// Handles every timer expired by `now`: `RDMA_REQ` retries and probes.
+    /// Handles every timer expired by `now`: `RDMA_REQ` retries (a transfer not granted
+    /// after [`SenderConfig::max_requests`] requests or [`SenderConfig::request_deadline`]
+    /// fails) and probes. Every transfer
+    /// whose timer is due is served in this one call, and every transfer that fails is
+    /// freed (with its [`SendEvent::Failed`]) in it, however many there are.
     ///
     /// # Complexity
-    /// O(capacity).
+    /// O(capacity); no allocation while the queues are drained after each call.
     pub fn handle_timeout(&mut self, now: Nanos) {
         let now = now.get();
         let cfg = self.cfg;
-        let mut req = Vec::new();
-        let mut failed = None;
-        for (id, c) in self.table.iter_mut() {
+        for i in 0..self.table.capacity() {
+            #[expect(clippy::cast_possible_truncation, reason = "capacity ≤ 65536")]
+            let index = i as u16;
+            let Some(generation) = self.table.generation(index) else {
+                continue;
+            };
+            let id = Cid { index, generation };
+            let Some(c) = self.table.get_mut(id) else {
+                continue;
+            };
             if c.spec_at <= now {
                 c.spec = c.spec.max(c.spec_next);
                 c.spec_at = u64::MAX;
@@ -380,13 +400,20 @@ impl Sender {
             }
             match c.state {
                 State::Requesting => {
-                    req.push(id);
+                    // Never answered, or always busy: bounded (issue 19), not for ever.
+                    if c.requests >= cfg.max_requests
+                        || now.saturating_sub(c.started) >= cfg.request_deadline.get()
+                    {
+                        self.fail(id);
+                        continue;
+                    }
                     c.deadline = now.saturating_add(cfg.req_timeout.get());
+                    self.request(id);
                 }
                 State::Active(_) => {
                     c.probes += 1;
                     if c.probes > cfg.max_probes {
-                        failed = Some(id);
+                        self.fail(id);
                         continue;
                     }
                     if c.next > c.acked {
@@ -399,11 +426,12 @@ impl Sender {
                 }
             }
         }
-        for id in req {
-            self.request(id);
-        }
-        if let Some(id) = failed {
-            self.table.remove(id);
+    }
+
+    /// Frees transfer `id`, given up, and tells the user.
+    #[cold]
+    fn fail(&mut self, id: Cid) {
+        if self.table.remove(id).is_some() {
             self.events.push_back(SendEvent::Failed { cid: id });
         }
     }
@@ -487,6 +515,26 @@ impl Sender {
     pub fn poll_event(&mut self) -> Option<SendEvent> {
         self.events.pop_front()
     }
+
+    /// Decodes a frame from a receiver, with the CRC32C check when
+    /// [`SenderConfig::checksum`] is on: [`Packet::decode_frame`].
+    ///
+    /// # Errors
+    /// [`Error::Checksum`] for a corrupted frame, or what [`Packet::decode`] finds: drop it.
+    pub fn decode<'a>(&self, frame: &'a [u8]) -> Result<(Packet, &'a [u8]), Error> {
+        Packet::decode_frame(frame, self.cfg.checksum)
+    }
+
+    /// Writes the frame of `t` (from [`Sender::poll_transmit`]) into `out`: its header, the
+    /// `payload` read from [`SendTransmit::source`] (empty for control packets), and the
+    /// CRC32C trailer when [`SenderConfig::checksum`] is on.
+    ///
+    /// # Errors
+    /// [`Error::BufferTooSmall`], or [`Error::PayloadLength`] for a payload of the wrong
+    /// length.
+    pub fn encode(&self, t: &SendTransmit, payload: &[u8], out: &mut [u8]) -> Result<usize, Error> {
+        t.packet.encode_frame(payload, self.cfg.checksum, out)
+    }
 }
 
 impl Ctx {
@@ -498,6 +546,8 @@ impl Ctx {
             last_len: 0,
             state: State::Requesting,
             deadline: u64::MAX,
+            started: 0,
+            requests: 0,
             refusals: 0,
             probes: 0,
             acked: 0,

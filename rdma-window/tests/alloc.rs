@@ -49,7 +49,14 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// One measurement at a time: the counter is shared, so two tests counting at once on two
+/// threads would see each other's allocations.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn count<R>(f: impl FnOnce() -> R) -> (R, u64) {
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let before = ALLOCS.load(Ordering::SeqCst);
     COUNTING.with(|c| c.set(true));
     let r = f();
@@ -120,4 +127,99 @@ fn data_path_allocates_nothing() {
         assert!(st.written > 3_000 && st.resend_packets > 10, "{st:?}");
         let _ = id;
     }
+}
+
+/// Issue 19, defects 1 and 2: serving many expired timers in one call (several receive
+/// contexts giving up, several transfers failing or asking again) allocates nothing.
+#[test]
+fn timeouts_of_many_contexts_allocate_nothing() {
+    let mut rx: Receiver =
+        Receiver::new(ReceiverConfig::default().with_max_idle_timeouts(1)).unwrap();
+    let mut tx = Sender::new(1, SenderConfig::default().with_max_probes(0)).unwrap();
+    let mut requesting = Sender::new(1, SenderConfig::default()).unwrap();
+    for _ in 0..32 {
+        let t = Transfer::new(2, Bytes::new(4096 * 100), 4096);
+        tx.start(t, Nanos::new(0)).unwrap();
+        requesting.start(t, Nanos::new(0)).unwrap();
+    }
+    while let Some(req) = tx.poll_transmit() {
+        rx.handle(req.packet, Nanos::new(0)).unwrap();
+    }
+    while requesting.poll_transmit().is_some() {}
+    while let Some(rsp) = rx.poll_transmit() {
+        tx.handle(rsp.packet, Nanos::new(0)).unwrap();
+    }
+    while tx.poll_event().is_some() {}
+    assert_eq!(rx.active(), 32);
+    let (aborted, n) = count(|| {
+        let mut aborted = 0;
+        for _ in 0..2 {
+            let t = rx.poll_timeout().unwrap();
+            rx.handle_timeout(t);
+            while rx.poll_transmit().is_some() {}
+            while let Some(e) = rx.poll_event() {
+                aborted += usize::from(matches!(e, rdma_window::RecvEvent::Aborted { .. }));
+            }
+        }
+        let t = tx.poll_timeout().unwrap();
+        tx.handle_timeout(t);
+        while tx.poll_event().is_some() {}
+        let t = requesting.poll_timeout().unwrap();
+        requesting.handle_timeout(t);
+        while requesting.poll_transmit().is_some() {}
+        aborted
+    });
+    assert_eq!(n, 0, "{n} allocations serving the timers");
+    assert_eq!((aborted, rx.active(), tx.active()), (32, 0, 0));
+}
+
+/// Issue 19, defect 1 in improved mode: many contexts declaring their holes lost in one call
+/// allocate nothing (one `RDMA_RESEND` each, within the queue's room).
+#[test]
+fn improved_loss_timers_of_many_contexts_allocate_nothing() {
+    let mut rx: Receiver =
+        Receiver::new(ReceiverConfig::default().with_mode(Mode::Improved)).unwrap();
+    let mut cids = Vec::new();
+    for k in 0..48u16 {
+        rx.handle(
+            Packet::Req {
+                scid: rdma_window::Cid::new(k, 0),
+                src_node: 1,
+                dst_addr: 0,
+                len: 4096 * 10,
+                mtu: 4096,
+                first_psn: 0,
+            },
+            Nanos::new(0),
+        )
+        .unwrap();
+        match rx.poll_transmit().unwrap().packet {
+            Packet::Rsp {
+                status: RspStatus::Granted(c),
+                ..
+            } => cids.push(c),
+            other => panic!("{other:?}"),
+        }
+    }
+    // Packet 1 of every transfer arrives, packet 0 does not: a hole in each context.
+    for &c in &cids {
+        rx.handle(
+            Packet::Data {
+                dcid: c,
+                psn: 1,
+                len: 4096,
+            },
+            Nanos::new(10),
+        )
+        .unwrap();
+    }
+    while rx.poll_event().is_some() {}
+    while rx.poll_transmit().is_some() {}
+    let (resends, n) = count(|| {
+        let t = rx.poll_timeout().unwrap();
+        rx.handle_timeout(t);
+        std::iter::from_fn(|| rx.poll_transmit()).count()
+    });
+    assert_eq!(n, 0, "{n} allocations serving the loss timers");
+    assert_eq!(resends, 48);
 }

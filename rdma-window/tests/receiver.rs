@@ -659,3 +659,92 @@ fn data_checks_accept_exactly_the_valid_packets() {
         }
     }
 }
+
+/// Issue 19, defect 1: when several contexts give up at the same expiry, one
+/// `handle_timeout` frees every one of them (the old code freed only the last), so that no
+/// data packet arriving afterwards is written into a context that gave up.
+#[test]
+fn every_context_that_gives_up_in_one_call_is_freed() {
+    for mode in [Mode::Paper, Mode::Improved] {
+        let mut rx = Receiver::new(cfg(8, mode).with_max_idle_timeouts(0)).unwrap();
+        let cids: Vec<Cid> = (0..5)
+            .map(|i| open(&mut rx, scid(i), 10, 0, 0).unwrap())
+            .collect();
+        // A sixth context opened later is not yet due and must stay.
+        let late = open(&mut rx, scid(9), 10, 0, 5_000).unwrap();
+        let t = rx.poll_timeout().unwrap();
+        assert_eq!(t, rx.config().resend_timeout);
+        rx.handle_timeout(t);
+        let aborted: HashSet<Cid> = std::iter::from_fn(|| rx.poll_event())
+            .map(|e| match e {
+                RecvEvent::Aborted { cid } => cid,
+                other => panic!("{mode:?}: unexpected {other:?}"),
+            })
+            .collect();
+        assert_eq!(aborted, cids.iter().copied().collect(), "{mode:?}");
+        assert_eq!(rx.active(), 1, "{mode:?}");
+        assert!(
+            rx.poll_timeout().unwrap() > t,
+            "{mode:?}: a due timer is left"
+        );
+        for &c in &cids {
+            assert!(rx.context(c).is_none());
+            let (ev, _) = data(&mut rx, c, 0, t.get() + 1);
+            assert!(
+                ev.is_empty(),
+                "{mode:?}: a given-up context was written: {ev:?}"
+            );
+        }
+        assert!(rx.context(late).is_some());
+    }
+}
+
+/// Issue 19, defect 1: several contexts expiring together (without giving up) each get
+/// their `RDMA_RESEND(WBASE)` in one call.
+#[test]
+fn every_expired_context_is_served_in_one_call() {
+    let mut rx = Receiver::new(cfg(8, Mode::Paper)).unwrap();
+    for i in 0..6 {
+        open(&mut rx, scid(i), 10, 100, 0).unwrap();
+    }
+    let t = rx.poll_timeout().unwrap();
+    rx.handle_timeout(t);
+    let asked: HashSet<Cid> = std::iter::from_fn(|| rx.poll_transmit())
+        .map(|tx| match tx.packet {
+            Packet::Resend { scid, psn: 100, .. } => scid,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(asked.len(), 6);
+    assert!(rx.poll_timeout().unwrap() > t);
+}
+
+/// Issue 19, defect 5: a request whose destination range wraps past 2^64 is refused (its
+/// packet addresses would wrap), with nothing answered and no context taken; the range that
+/// ends exactly at 2^64 − 1 is accepted.
+#[test]
+fn a_destination_range_past_2_64_is_refused() {
+    let mut rx: Receiver = Receiver::new(cfg(4, Mode::Paper)).unwrap();
+    let req = |dst_addr: u64, len: u64| Packet::Req {
+        scid: scid(1),
+        src_node: 1,
+        dst_addr,
+        len,
+        mtu: MTU,
+        first_psn: 0,
+    };
+    let len = 4 * u64::from(MTU);
+    let wraps = u64::MAX - len + 2;
+    assert_eq!(
+        rx.handle(req(wraps, len), Nanos::new(0)),
+        Err(Error::AddressWrap {
+            side: "destination",
+            addr: wraps,
+            len
+        })
+    );
+    assert!(rx.handle(req(u64::MAX, 2), Nanos::new(0)).is_err());
+    assert_eq!((rx.active(), rx.poll_transmit()), (0, None));
+    rx.handle(req(wraps - 1, len), Nanos::new(0)).unwrap();
+    assert_eq!(rx.active(), 1);
+}

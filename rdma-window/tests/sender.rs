@@ -354,7 +354,167 @@ fn bad_transfers_and_answers_get_their_precise_error() {
     assert_eq!(
         Sender::new(1, cfg().with_window(0)).unwrap_err(),
         Error::Config {
-            what: "window must be at least 1"
+            field: "window",
+            reason: "must be 1 ..= MAX_PACKETS"
         }
     );
+}
+
+/// Issue 19, defect 2: transfers whose probes run out at the same time all fail in one
+/// `handle_timeout` (the old code failed only the last and left the others due).
+#[test]
+fn every_transfer_that_fails_in_one_call_is_freed() {
+    let mut tx = Sender::new(1, cfg().with_capacity(6).with_max_probes(0)).unwrap();
+    let ids: Vec<Cid> = (0..5)
+        .map(|_| {
+            tx.start(transfer(10 * u64::from(MTU), 0), Nanos::new(0))
+                .unwrap()
+        })
+        .collect();
+    let _ = drain(&mut tx);
+    for (k, &id) in ids.iter().enumerate() {
+        let dcid = Cid::new(u16::try_from(k).unwrap(), 0);
+        tx.handle(
+            Packet::Rsp {
+                scid: id,
+                status: RspStatus::Granted(dcid),
+            },
+            Nanos::new(0),
+        )
+        .unwrap();
+    }
+    let _ = drain(&mut tx);
+    while tx.poll_event().is_some() {}
+    let t = tx.poll_timeout().unwrap();
+    tx.handle_timeout(t);
+    let failed: Vec<Cid> = std::iter::from_fn(|| tx.poll_event())
+        .map(|e| match e {
+            SendEvent::Failed { cid } => cid,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect();
+    assert_eq!(failed, ids);
+    assert_eq!(tx.active(), 0);
+    assert_eq!(tx.poll_timeout(), None);
+}
+
+/// Issue 19, defect 2: transfers whose `RDMA_REQ` timers expire together are all asked
+/// again in one call.
+#[test]
+fn every_unanswered_request_is_repeated_in_one_call() {
+    let mut tx = Sender::new(1, cfg().with_capacity(4)).unwrap();
+    for _ in 0..4 {
+        tx.start(transfer(u64::from(MTU), 0), Nanos::new(0))
+            .unwrap();
+    }
+    assert_eq!(drain(&mut tx).len(), 4);
+    let t = tx.poll_timeout().unwrap();
+    tx.handle_timeout(t);
+    let again = drain(&mut tx);
+    assert_eq!(again.len(), 4);
+    assert!(again.iter().all(|s| matches!(s.packet, Packet::Req { .. })));
+    assert!(tx.poll_timeout().unwrap() > t);
+}
+
+/// Drives `tx` alone until its transfer fails (or 10 simulated seconds pass), answering
+/// every `RDMA_REQ` with `answer`; returns the requests sent and the time of the failure.
+fn until_failed(tx: &mut Sender, answer: Option<RspStatus>) -> (u32, Option<u64>) {
+    let mut requests = 0;
+    let mut now = 0;
+    for _ in 0..1_000_000 {
+        for out in drain(tx) {
+            if let Packet::Req { scid, .. } = out.packet {
+                requests += 1;
+                if let Some(status) = answer {
+                    tx.handle(Packet::Rsp { scid, status }, Nanos::new(now))
+                        .unwrap();
+                }
+            }
+        }
+        while let Some(e) = tx.poll_event() {
+            if matches!(e, SendEvent::Failed { .. }) {
+                return (requests, Some(now));
+            }
+        }
+        let Some(t) = tx.poll_timeout() else {
+            break;
+        };
+        now = t.get();
+        if now > 10_000_000_000 {
+            break;
+        }
+        tx.handle_timeout(t);
+    }
+    (requests, None)
+}
+
+/// Issue 19, defect 3: a request never answered (a dead node) ends in `Failed` after
+/// `max_requests` requests, not after 250,001 in 10 simulated seconds.
+#[test]
+fn a_request_never_answered_fails_after_max_requests() {
+    let mut tx = Sender::new(1, SenderConfig::default()).unwrap();
+    tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut tx, None);
+    // 64 requests, 40 µs apart: the failure at the 64th timeout.
+    assert_eq!((requests, failed), (64, Some(64 * 40_000)));
+    assert_eq!(tx.active(), 0);
+    assert_eq!(tx.poll_timeout(), None);
+}
+
+/// Issue 19, defect 3: a receiver that always answers busy ends the transfer too.
+#[test]
+fn a_request_always_busy_fails_after_max_requests() {
+    let mut tx = Sender::new(1, SenderConfig::default().with_max_requests(10)).unwrap();
+    tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut tx, Some(RspStatus::Busy));
+    // One back-off per refusal: 10, 20, 40, ..., 640 µs, then three at the 1 ms cap
+    // (1270 + 3 × 1000 µs); the failure when the 11th request would be due.
+    assert_eq!((requests, failed), (10, Some(4_270_000)));
+    assert_eq!(tx.stats().refusals, 10);
+}
+
+/// Issue 19, defect 3: with the count out of the way the deadline bounds the wait.
+#[test]
+fn a_request_not_granted_by_the_deadline_fails() {
+    let cfg = SenderConfig::default()
+        .with_max_requests(u32::MAX)
+        .with_request_deadline(Nanos::from_millis(5));
+    let mut tx = Sender::new(1, cfg).unwrap();
+    tx.start(transfer(4000, 1), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut tx, Some(RspStatus::Busy));
+    // Busy: 1.27 ms of doubling back-off, then 1 ms steps: the first due at or past 5 ms
+    // is 5.27 ms, after 11 requests.
+    assert_eq!((requests, failed), (11, Some(5_270_000)));
+    let mut dead = Sender::new(1, cfg).unwrap();
+    dead.start(transfer(4000, 1), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut dead, None);
+    assert_eq!((requests, failed), (125, Some(5_000_000)));
+}
+
+/// Issue 19, defect 5: the sender refuses to start a transfer whose source or destination
+/// range wraps past 2^64.
+#[test]
+fn a_range_past_2_64_is_not_started() {
+    let mut tx = Sender::new(1, cfg()).unwrap();
+    let len = 3 * u64::from(MTU);
+    let t = Transfer::new(4, Bytes::new(len), MTU);
+    let wraps = u64::MAX - len + 2;
+    assert_eq!(
+        tx.start(t.with_dst_addr(wraps), Nanos::new(0)),
+        Err(Error::AddressWrap {
+            side: "destination",
+            addr: wraps,
+            len
+        })
+    );
+    assert_eq!(
+        tx.start(t.with_src_addr(wraps), Nanos::new(0)),
+        Err(Error::AddressWrap {
+            side: "source",
+            addr: wraps,
+            len
+        })
+    );
+    assert_eq!((tx.active(), tx.poll_transmit()), (0, None));
+    assert!(tx.start(t.with_dst_addr(wraps - 1), Nanos::new(0)).is_ok());
 }

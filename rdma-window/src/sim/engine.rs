@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
-use super::fates::Fates;
+use super::fates::{Corrupt, Fates};
 
 /// One packet handed to the link.
 #[derive(Debug, Clone, Copy)]
@@ -20,6 +20,18 @@ pub(crate) struct Wire<P> {
 pub(crate) trait Node {
     type Pkt: Copy;
     fn handle(&mut self, pkt: Self::Pkt, now: u64);
+    /// A packet delivered with bit `corrupt` flipped; `data` is the `(transfer, index)` of
+    /// the payload it really carries. By default it is dropped, as a receiver checking a
+    /// CRC (InfiniBand's ICRC) does: the baselines model that.
+    fn handle_corrupted(
+        &mut self,
+        pkt: Self::Pkt,
+        data: Option<(u32, u32)>,
+        corrupt: Corrupt,
+        now: u64,
+    ) {
+        let _ = (pkt, data, corrupt, now);
+    }
     fn handle_timeout(&mut self, now: u64);
     fn poll_timeout(&self) -> Option<u64>;
     fn poll_transmit(&mut self, now: u64) -> Option<Wire<Self::Pkt>>;
@@ -30,6 +42,8 @@ struct Item<P> {
     seq: u64,
     to_rx: bool,
     pkt: P,
+    data: Option<(u32, u32)>,
+    corrupt: Option<Corrupt>,
 }
 
 impl<P> PartialEq for Item<P> {
@@ -91,13 +105,18 @@ pub(crate) fn run<P: Copy, S: Node<Pkt = P>, R: Node<Pkt = P>>(
                     fates.control(d, ctl[dir], now)
                 }
             };
-            for d in [fate.first, fate.copy].into_iter().flatten() {
+            // The corruption hits the first copy; a duplicate arrives intact.
+            let copies = [(fate.first, fate.corrupt), (fate.copy, None)];
+            for (d, corrupt) in copies {
+                let Some(d) = d else { continue };
                 seq += 1;
                 heap.push(Item {
                     t: now + ser + d,
                     seq,
                     to_rx: dir == 0,
                     pkt: w.pkt,
+                    data: w.data,
+                    corrupt,
                 });
             }
         }
@@ -122,10 +141,11 @@ pub(crate) fn run<P: Copy, S: Node<Pkt = P>, R: Node<Pkt = P>>(
         now = next;
         while heap.peek().is_some_and(|i| i.t <= now) {
             if let Some(i) = heap.pop() {
-                if i.to_rx {
-                    rx.handle(i.pkt, now);
-                } else {
-                    tx.handle(i.pkt, now);
+                match (i.to_rx, i.corrupt) {
+                    (true, None) => rx.handle(i.pkt, now),
+                    (false, None) => tx.handle(i.pkt, now),
+                    (true, Some(c)) => rx.handle_corrupted(i.pkt, i.data, c, now),
+                    (false, Some(c)) => tx.handle_corrupted(i.pkt, i.data, c, now),
                 }
             }
         }

@@ -40,6 +40,11 @@ pub struct NetConfig {
     pub burst_len: Nanos,
     /// Loss probability inside a burst.
     pub burst_loss: f64,
+    /// Probability that a delivered packet (data or control) has one bit of its header
+    /// flipped on the way (the bit drawn uniformly).
+    pub header_corruption: f64,
+    /// Probability that a delivered data packet has one bit of its payload flipped.
+    pub payload_corruption: f64,
     /// Whether control packets (requests, ACKs, RESENDs, completions) are lost like data.
     pub control_loss: bool,
     /// Bytes added to every packet on the wire (headers, preamble, gap).
@@ -49,7 +54,9 @@ pub struct NetConfig {
 }
 
 impl Default for NetConfig {
-    /// 400 Gb/s, 5 µs one way (10 µs RTT), no jitter, no loss, RoCEv2-like 82-byte overhead.
+    /// 400 Gb/s, 5 µs one way (10 µs RTT), no jitter, no loss, no corruption, RoCEv2-like
+    /// 82-byte overhead (which includes InfiniBand's 4-byte ICRC: the frame checksum of
+    /// [`crate::sim::SimConfig::checksum`] is that field, so it adds no byte here).
     fn default() -> Self {
         Self {
             rate: BitsPerSec::from_gbps(400),
@@ -60,6 +67,8 @@ impl Default for NetConfig {
             burst_every: Nanos::ZERO,
             burst_len: Nanos::ZERO,
             burst_loss: 0.0,
+            header_corruption: 0.0,
+            payload_corruption: 0.0,
             control_loss: false,
             overhead_bytes: 82,
             seed: 1,
@@ -140,6 +149,20 @@ impl NetConfig {
         self
     }
 
+    /// Sets [`NetConfig::header_corruption`].
+    #[must_use]
+    pub const fn with_header_corruption(mut self, p: f64) -> Self {
+        self.header_corruption = p;
+        self
+    }
+
+    /// Sets [`NetConfig::payload_corruption`].
+    #[must_use]
+    pub const fn with_payload_corruption(mut self, p: f64) -> Self {
+        self.payload_corruption = p;
+        self
+    }
+
     /// Sets [`NetConfig::control_loss`].
     #[must_use]
     pub const fn with_control_loss(mut self, control_loss: bool) -> Self {
@@ -203,6 +226,17 @@ pub(crate) struct Fate {
     pub(crate) first: Option<u64>,
     /// Delay of a duplicate copy, when there is one.
     pub(crate) copy: Option<u64>,
+    /// A bit flipped in the first copy, when one is.
+    pub(crate) corrupt: Option<Corrupt>,
+}
+
+/// One bit flipped in a delivered packet; the hash picks the bit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Corrupt {
+    /// In the header.
+    Header(u64),
+    /// In the payload (data packets).
+    Payload(u64),
 }
 
 /// The network: fates plus the burst schedule.
@@ -271,16 +305,16 @@ impl Fates {
         let key = mix(self.cfg.seed
             ^ mix(u64::from(transfer) << 40 ^ u64::from(index) << 8 ^ u64::from(attempt.min(255))));
         let key = mix(key ^ u64::from(attempt >> 8));
-        self.decide(key, self.cfg.loss, true, t)
+        self.decide(key, self.cfg.loss, true, true, t)
     }
 
     /// Fate of the `counter`-th control packet in direction `dir`, sent at `t`.
     pub(crate) fn control(&mut self, dir: u32, counter: u64, t: u64) -> Fate {
         let key = mix(self.cfg.seed ^ mix(0xC0 << 56 ^ u64::from(dir) << 48 ^ counter));
-        self.decide(key, self.cfg.loss, self.cfg.control_loss, t)
+        self.decide(key, self.cfg.loss, self.cfg.control_loss, false, t)
     }
 
-    fn decide(&mut self, key: u64, p: f64, lossy: bool, t: u64) -> Fate {
+    fn decide(&mut self, key: u64, p: f64, lossy: bool, data: bool, t: u64) -> Fate {
         let lost = lossy
             && (unit(mix(key ^ 1)) < p
                 || (self.in_burst(t) && unit(mix(key ^ 2)) < self.cfg.burst_loss));
@@ -296,7 +330,22 @@ impl Fates {
         };
         let first = (!lost).then(|| jit(mix(key ^ 3)));
         let copy = (unit(mix(key ^ 4)) < self.cfg.duplication).then(|| jit(mix(key ^ 5)));
-        Fate { first, copy }
+        // Separate draws (keys 6 to 9): with no corruption configured every other fate is
+        // what it was before corruption existed.
+        let corrupt = if first.is_none() {
+            None
+        } else if unit(mix(key ^ 6)) < self.cfg.header_corruption {
+            Some(Corrupt::Header(mix(key ^ 7)))
+        } else if data && unit(mix(key ^ 8)) < self.cfg.payload_corruption {
+            Some(Corrupt::Payload(mix(key ^ 9)))
+        } else {
+            None
+        };
+        Fate {
+            first,
+            copy,
+            corrupt,
+        }
     }
 }
 

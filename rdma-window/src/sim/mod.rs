@@ -58,12 +58,18 @@ pub struct SimConfig {
     pub max_rounds: u32,
     /// Simulated time after which a run stops unfinished.
     pub limit: Nanos,
+    /// The crate's end-to-end CRC32C on every frame ([`crate::ReceiverConfig::checksum`],
+    /// [`crate::SenderConfig::checksum`]; on by default here): a corrupted packet is dropped
+    /// and repaired like a lost one. Off, a corrupted header is decoded as it reads and a
+    /// corrupted payload written ([`Tally::wrong`] counts what that spoils). The baselines
+    /// always drop a corrupted packet (InfiniBand's ICRC).
+    pub checksum: bool,
 }
 
 impl SimConfig {
     /// The paper-scale defaults (400 Gb/s, 10 µs RTT, 4 KiB packets, timer 2 × RTT, reorder
     /// tolerance 1 µs, retry 1.2 × RTT, 64 receive contexts, 64 rounds, 10 s of simulated
-    /// time) for `transfers`.
+    /// time, frame checksum on) for `transfers`.
     #[must_use]
     pub fn new(transfers: Vec<Bytes>) -> Self {
         Self {
@@ -76,6 +82,7 @@ impl SimConfig {
             retry: Nanos::from_micros(12),
             max_rounds: 64,
             limit: Nanos::from_secs(10),
+            checksum: true,
         }
     }
 
@@ -125,6 +132,13 @@ impl SimConfig {
     #[must_use]
     pub fn with_max_rounds(mut self, max_rounds: u32) -> Self {
         self.max_rounds = max_rounds;
+        self
+    }
+
+    /// Sets [`SimConfig::checksum`].
+    #[must_use]
+    pub fn with_checksum(mut self, checksum: bool) -> Self {
+        self.checksum = checksum;
         self
     }
 
@@ -253,10 +267,27 @@ pub struct Report {
     pub tally: Tally,
 }
 
-/// Counts of payload writes per packet at the receiver.
+impl Report {
+    /// Transfers that completed at their sender although the receiver does not hold exactly
+    /// their data (a packet missing or written with wrong data): what an end-to-end check
+    /// must prevent.
+    #[must_use]
+    pub fn completed_wrong(&self) -> usize {
+        self.per_transfer
+            .iter()
+            .enumerate()
+            .filter(|(t, done)| done.is_some() && !self.tally.intact(*t))
+            .count()
+    }
+}
+
+/// Counts of payload writes per packet at the receiver, and which were written with the
+/// wrong data (a corrupted payload, or a payload a corrupted header sent to the wrong place).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tally {
     writes: Vec<Vec<u8>>,
+    /// `(transfer, index)` of every packet written with wrong data.
+    wrong: Vec<(u32, u32)>,
 }
 
 impl Tally {
@@ -270,7 +301,33 @@ impl Tally {
                     vec![0; n]
                 })
                 .collect(),
+            wrong: Vec::new(),
         }
+    }
+
+    /// Packet `i` of transfer `t` was written with data that is not its own.
+    fn spoil(&mut self, t: u32, i: u32) {
+        if self
+            .writes
+            .get(t as usize)
+            .is_some_and(|w| (i as usize) < w.len())
+            && !self.wrong.contains(&(t, i))
+        {
+            self.wrong.push((t, i));
+        }
+    }
+
+    /// Packets written with wrong data.
+    #[must_use]
+    pub fn wrong(&self) -> usize {
+        self.wrong.len()
+    }
+
+    /// Transfer `t` holds exactly its own data: every packet written, none wrong.
+    #[must_use]
+    pub fn intact(&self, t: usize) -> bool {
+        self.writes.get(t).is_some_and(|w| w.iter().all(|&c| c > 0))
+            && !self.wrong.iter().any(|&(u, _)| u as usize == t)
     }
 
     fn write(&mut self, t: u32, i: u32) {
@@ -329,14 +386,18 @@ impl fmt::Display for Tally {
     /// `every packet written once`, or `3 packets rewritten, 1 missing`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.exactly_once() {
-            f.write_str("every packet written once")
+            f.write_str("every packet written once")?;
         } else {
             write!(
                 f,
                 "{} packets rewritten, {} missing",
                 self.rewritten(),
                 self.missing()
-            )
+            )?;
         }
+        if self.wrong() > 0 {
+            write!(f, ", {} with wrong data", self.wrong())?;
+        }
+        Ok(())
     }
 }
