@@ -49,7 +49,7 @@ fn runs_for(base: u64, loss: f64, size: u64) -> u64 {
     want.max(base)
 }
 
-/// Mean over the runs (seeds 1 ..= runs) of (completion/ideal, sent/needed, retransmits,
+/// Mean over the runs (random seed k for run k, 1 ..= runs) of (completion/ideal, sent/needed, retransmits,
 /// timeouts); `None` when some run did not finish.
 fn measure(
     m: Method,
