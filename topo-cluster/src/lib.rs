@@ -97,6 +97,7 @@ pub mod fuzz_harness;
 pub mod hierarchy;
 pub mod inter;
 pub mod matrix;
+pub mod mpi;
 mod partition;
 pub mod plan;
 pub mod plogp;

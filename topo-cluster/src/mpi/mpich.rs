@@ -1,0 +1,1 @@
+//! MPICH JSON selection file (next commit).
