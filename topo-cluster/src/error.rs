@@ -188,6 +188,12 @@ pub enum Error {
         /// The algorithm.
         algorithm: &'static str,
     },
+    /// An empty list of candidate algorithms.
+    #[error("no candidate algorithm for {collective}")]
+    NoCandidate {
+        /// The collective.
+        collective: &'static str,
+    },
     /// An inter-cluster instance whose vectors do not match its cluster count.
     #[error("inter-cluster instance: {what} has {len} entries, expected {expected}")]
     InstanceShape {

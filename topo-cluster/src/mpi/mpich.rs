@@ -173,6 +173,19 @@ pub fn algorithm_name(
     })
 }
 
+/// The trees of `collective` that MPICH has (the rows of the mapping table of
+/// [`crate::mpi`] that are not "none"), in [`Collective::algorithms`] order: the candidates of
+/// [`DecisionTable::compute_among`].
+#[must_use]
+pub fn trees(collective: Collective) -> Vec<Algorithm> {
+    collective
+        .algorithms()
+        .iter()
+        .copied()
+        .filter(|&a| algorithm_name(collective, a, a.is_segmented().then(|| Bytes::new(1))).is_ok())
+        .collect()
+}
+
 /// A node of the written file: a key and its object.
 struct Node {
     key: String,

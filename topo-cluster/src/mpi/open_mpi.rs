@@ -203,6 +203,21 @@ pub fn algorithm_number(
     })
 }
 
+/// The trees of `collective` that Open MPI has (the rows of the mapping table of
+/// [`crate::mpi`] that are not "none"), in [`Collective::algorithms`] order: the candidates of
+/// [`DecisionTable::compute_among`].
+#[must_use]
+pub fn trees(collective: Collective) -> Vec<Algorithm> {
+    collective
+        .algorithms()
+        .iter()
+        .copied()
+        .filter(|&a| {
+            algorithm_number(collective, a, a.is_segmented().then(|| Bytes::new(1))).is_ok()
+        })
+        .collect()
+}
+
 /// Open MPI's name of algorithm `number` of `collective` (`coll_tuned_*_decision.c`).
 fn algorithm_name(collective: Collective, number: u64) -> &'static str {
     let names: &[&str] = match collective {
