@@ -191,7 +191,7 @@ impl DecisionTable {
     }
 
     /// [`DecisionTable::compute`] choosing among `candidates` only (with
-    /// [`best_algorithm_among`](crate::collective::best_algorithm_among)): the table of the
+    /// [`best_algorithm_among`]): the table of the
     /// trees an MPI library has ([`crate::mpi::open_mpi::trees`], [`crate::mpi::mpich::trees`]).
     /// Group sizes may come from a hierarchy ([`crate::Hierarchy::group_sizes`]).
     ///
@@ -200,7 +200,7 @@ impl DecisionTable {
     ///
     /// # Complexity
     /// O(|group_sizes| · |message_sizes|) calls of
-    /// [`best_algorithm_among`](crate::collective::best_algorithm_among).
+    /// [`best_algorithm_among`].
     #[expect(clippy::too_many_arguments, reason = "one per axis of the table")]
     pub fn compute_among(
         &mut self,

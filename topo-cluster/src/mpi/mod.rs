@@ -24,7 +24,7 @@
 //! | gather | `binomial` | 2 `binomial` (0, 0) | `MPIR_Gather_intra_binomial` |
 //! | alltoall | `direct` | 2 `pairwise` (0, 0) | `MPIR_Alltoall_intra_pairwise` |
 //!
-//! A "none" is reported: the writers fail with [`Error::NoEquivalent`](crate::Error::NoEquivalent)
+//! A "none" is reported: the writers fail with [`Error::NoEquivalent`]
 //! naming the library, the collective and the tree, and never write another tree in its place.
 //! The readers accept the pairs of the table, and in Open MPI files also algorithm 2 `chain`
 //! with faninout 1 and a segment size (read as `seg-chain`) and algorithm 3 `pipeline` with

@@ -76,7 +76,7 @@ use crate::{Algorithm, Collective, DecisionTable, Error, Level};
 const LIBRARY: &str = "MPICH";
 const INT_MAX: u64 = i32::MAX as u64;
 
-/// How [`write`] and [`read`] place the table's levels.
+/// How [`write()`] and [`read`] place the table's levels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Options {
@@ -559,7 +559,7 @@ fn tree_of(
     }
 }
 
-/// Reads an MPICH JSON selection file of the layout [`write`] writes.
+/// Reads an MPICH JSON selection file of the layout [`write()`] writes.
 ///
 /// Stricter than MPICH: only the four collectives topo-cluster chooses for, each once, under
 /// `comm_type=intra` alone, with the `comm_hierarchy` branches of the level map, ranges in

@@ -42,7 +42,7 @@
 //! commit is in any release: it is not in the history of Open MPI's main branch as of August
 //! 2026, whose newest reader takes a JSON file with a per-communicator
 //! `comm_rank_distribution` (`single-node`, `one-per-node`) instead (not written here). The
-//! 2024 reader predates `rule-file-version-2`, so [`write`] refuses a two-level map with
+//! 2024 reader predates `rule-file-version-2`, so [`write()`] refuses a two-level map with
 //! [`Layout::MaxRequests`].
 //!
 //! Not confirmed either: Open MPI's main branch (2025) reads a communicator size in the
@@ -77,7 +77,7 @@ pub enum Layout {
     MaxRequests,
 }
 
-/// What [`write`] writes and how [`read`] places the rules.
+/// What [`write()`] writes and how [`read`] places the rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Options {
