@@ -12,7 +12,8 @@
 //!    among those it has is chosen per collective, level, communicator size and message size
 //!    ([`DecisionTable::compute_among`]); the choices the library cannot express (the best
 //!    tree overall is one it lacks) are listed.
-//! 4. Both files are written with the intra-node and inter-node levels, read back and checked.
+//! 4. Both files are written with the intra-node and inter-node levels (the Open MPI one also
+//!    in Open MPI 6.0's JSON layout), read back and checked.
 //!
 //! Run with `cargo run -p topo-cluster --example mpi_files [DIR]` (default: a folder
 //! `topo-cluster-mpi-files` under the system's temporary directory).
@@ -22,7 +23,7 @@ use std::path::PathBuf;
 use fabric_model::bridge::{LatencyModel, NodeMap};
 use fabric_model::{Bytes, HopTable, Nanos, Placement, generators, place};
 use topo_cluster::collective::{Evaluator, SegmentGrid};
-use topo_cluster::mpi::{LevelMap, mpich, open_mpi};
+use topo_cluster::mpi::{LevelMap, mpich, open_mpi, open_mpi_json};
 use topo_cluster::{
     Algorithm, ClusterParams, Collective, DecisionTable, Hierarchy, LatencyMatrix, Level, PLogP,
     logical_clusters,
@@ -129,6 +130,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for line in text.lines().take(12) {
         println!("  {line}");
     }
+    // the same choices in the JSON layout of Open MPI 6.0 (per-level comm_rank_distribution)
+    let ompi_json = open_mpi_json::write(&ompi_table, &levels)?;
+    assert_eq!(
+        open_mpi_json::write(&open_mpi_json::read(&ompi_json, &levels)?, &levels)?,
+        ompi_json,
+        "round trip"
+    );
+    let ompi_json_path = dir.join("coll_tuned_rules.json");
+    std::fs::write(&ompi_json_path, &ompi_json)?;
+    println!(
+        "wrote {} ({} lines, Open MPI 6.0's JSON layout)",
+        ompi_json_path.display(),
+        ompi_json.lines().count()
+    );
 
     let mpich_table = compute(&mpich::trees)?;
     report("MPICH", &best, &mpich_table);

@@ -287,6 +287,16 @@ pub enum Error {
         /// What was wrong.
         reason: String,
     },
+    /// A part of an Open MPI JSON rules file could not be read
+    /// ([`crate::mpi::open_mpi_json::read`]).
+    #[error("Open MPI JSON rules file at {path}: {reason}")]
+    OpenMpiJsonParse {
+        /// Where: a JSON path such as `$["collectives"]["bcast"][0]`, `$` for the whole
+        /// document (syntax errors add the line and column to `reason`).
+        path: String,
+        /// What was wrong.
+        reason: String,
+    },
     /// A part of an MPICH JSON collective selection file could not be read
     /// ([`crate::mpi::mpich::read`]).
     #[error("MPICH selection file at {path}: {reason}")]

@@ -2,7 +2,7 @@
 //!
 //! Each function takes arbitrary bytes and panics only when an invariant breaks.
 
-use crate::mpi::{LevelMap, mpich, open_mpi};
+use crate::mpi::{LevelMap, mpich, open_mpi, open_mpi_json};
 use crate::{DecisionTable, Level};
 
 fn level_maps() -> [LevelMap; 2] {
@@ -28,7 +28,7 @@ fn same_lookups(table: &DecisionTable, back: &DecisionTable) {
     }
 }
 
-/// Open MPI rules file reader, with a single level and with two: any input either fails with
+/// Open MPI rules file readers (classic and JSON), with a single level and with two: any input either fails with
 /// an error or reads into a table that writes, reads back with the same lookups, and whose
 /// written form is a fixed point of read → write.
 ///
@@ -46,6 +46,14 @@ pub fn open_mpi_rules(data: &[u8]) {
             same_lookups(&table, &back);
             let again = open_mpi::write(&back, &o).expect("writes again");
             assert_eq!(again, written, "written form is not a fixed point");
+        }
+        // Open MPI tries the JSON layout first, then the classic one: so does the target
+        if let Ok(table) = open_mpi_json::read(text, &levels) {
+            let written = open_mpi_json::write(&table, &levels).expect("a table read back writes");
+            let back = open_mpi_json::read(&written, &levels).expect("a written file reads back");
+            same_lookups(&table, &back);
+            let again = open_mpi_json::write(&back, &levels).expect("writes again");
+            assert_eq!(again, written, "written JSON is not a fixed point");
         }
     }
 }
@@ -126,6 +134,8 @@ mod tests {
         let good = std::fs::read_to_string(format!("{dir}/two_level.txt")).expect("corpus file");
         let o = crate::mpi::open_mpi::Options::new().with_levels(super::level_maps()[1]);
         assert!(crate::mpi::open_mpi::read(&good, &o).is_ok());
+        let json = std::fs::read_to_string(format!("{dir}/json_two_level.json")).expect("file");
+        assert!(crate::mpi::open_mpi_json::read(&json, &super::level_maps()[1]).is_ok());
     }
 
     /// The MPICH selection corpus, which holds files that read.

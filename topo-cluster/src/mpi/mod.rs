@@ -1,5 +1,7 @@
 //! The decision table in the files MPI libraries read: Open MPI's `coll_tuned` dynamic rules
-//! file ([`open_mpi`]) and MPICH's JSON collective selection file ([`mpich`]).
+//! file in its classic layout ([`open_mpi`]) and its JSON layout of Open MPI 6.0
+//! ([`open_mpi_json`], whose `comm_rank_distribution` is the per-level form Open MPI's main
+//! branch reads), and MPICH's JSON collective selection file ([`mpich`]).
 //!
 //! Both writers take a [`DecisionTable`](crate::DecisionTable) and a [`LevelMap`] (which
 //! hierarchy level goes to the library's intra-node and inter-node rules, or one level for
@@ -50,8 +52,10 @@
 
 use crate::{Error, Level};
 
+mod json;
 pub mod mpich;
 pub mod open_mpi;
+pub mod open_mpi_json;
 
 /// Which hierarchy level a file's rules describe.
 ///

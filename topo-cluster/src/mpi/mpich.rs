@@ -64,12 +64,10 @@
 //! round trip) and read with `serde_json` into an order-keeping tree, since the order of keys
 //! is the meaning of the file and duplicate keys must be refused.
 
-use std::fmt;
-
 use fabric_model::Bytes;
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use crate::decision::Rule;
+use crate::mpi::json::Json;
 use crate::mpi::{LevelMap, Scope, check_levels, rules_for};
 use crate::{Algorithm, Collective, DecisionTable, Error, Level};
 
@@ -319,66 +317,6 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
     Ok(out)
 }
 
-/// A parsed JSON value: objects keep their keys in order (duplicates included); anything else
-/// is only named.
-enum Json {
-    Object(Vec<(String, Json)>),
-    Other(&'static str),
-}
-
-struct JsonVisitor;
-
-impl<'de> Visitor<'de> for JsonVisitor {
-    type Value = Json;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
-        let mut entries = Vec::new();
-        while let Some((k, v)) = map.next_entry::<String, Json>()? {
-            entries.push((k, v));
-        }
-        Ok(Json::Object(entries))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
-        while seq.next_element::<Json>()?.is_some() {}
-        Ok(Json::Other("an array"))
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Json, E> {
-        Ok(Json::Other("a boolean"))
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Json, E> {
-        Ok(Json::Other("a number"))
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Json, E> {
-        Ok(Json::Other("a number"))
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Json, E> {
-        Ok(Json::Other("a number"))
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Json, E> {
-        Ok(Json::Other("a string"))
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Json, E> {
-        Ok(Json::Other("null"))
-    }
-}
-
-impl<'de> Deserialize<'de> for Json {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(JsonVisitor)
-    }
-}
-
 fn child(path: &str, key: &str) -> String {
     format!("{path}[{key:?}]")
 }
@@ -393,7 +331,7 @@ fn fail<T>(path: &str, reason: impl Into<String>) -> Result<T, Error> {
 fn object<'a>(v: &'a Json, path: &str) -> Result<&'a [(String, Json)], Error> {
     match v {
         Json::Object(e) => Ok(e),
-        Json::Other(kind) => fail(path, format!("expected an object, found {kind}")),
+        other => fail(path, format!("expected an object, found {}", other.kind())),
     }
 }
 

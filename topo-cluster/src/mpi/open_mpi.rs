@@ -41,7 +41,8 @@
 //! also accepts `@intra_node`, `@inter_node`, `@0` and `@1`. We could not confirm that this
 //! commit is in any release: it is not in the history of Open MPI's main branch as of August
 //! 2026, whose newest reader takes a JSON file with a per-communicator
-//! `comm_rank_distribution` (`single-node`, `one-per-node`) instead (not written here). The
+//! `comm_rank_distribution` (`single-node`, `one-per-node`) instead: written by
+//! [`crate::mpi::open_mpi_json`]. The
 //! 2024 reader predates `rule-file-version-2`, so [`write()`] refuses a two-level map with
 //! [`Layout::MaxRequests`].
 //!
@@ -219,7 +220,7 @@ pub fn trees(collective: Collective) -> Vec<Algorithm> {
 }
 
 /// Open MPI's name of algorithm `number` of `collective` (`coll_tuned_*_decision.c`).
-fn algorithm_name(collective: Collective, number: u64) -> &'static str {
+pub(crate) fn algorithm_name(collective: Collective, number: u64) -> &'static str {
     let names: &[&str] = match collective {
         Collective::Broadcast => &[
             "ignore",
@@ -252,7 +253,7 @@ fn algorithm_name(collective: Collective, number: u64) -> &'static str {
 }
 
 /// The topo-cluster tree of an Open MPI rule, or why there is none.
-fn tree_of(
+pub(crate) fn tree_of(
     collective: Collective,
     number: u64,
     faninout: u64,
