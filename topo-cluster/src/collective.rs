@@ -308,11 +308,41 @@ pub fn best_algorithm(
     grid: &SegmentGrid,
     evaluator: Evaluator,
 ) -> Result<Choice, Error> {
+    best_algorithm_among(
+        collective,
+        collective.algorithms(),
+        procs,
+        m,
+        params,
+        grid,
+        evaluator,
+    )
+}
+
+/// [`best_algorithm`] among `candidates` only (ties to the first in `candidates` order): the
+/// best tree an MPI library has, given the trees of [`crate::mpi::open_mpi::trees`] or
+/// [`crate::mpi::mpich::trees`].
+///
+/// # Errors
+/// [`Error::NoProcesses`], [`Error::NoCandidate`] for an empty list,
+/// [`Error::UnsupportedAlgorithm`] for a candidate that is not an algorithm of `collective`.
+///
+/// # Complexity
+/// As [`best_algorithm`], over the candidates.
+pub fn best_algorithm_among(
+    collective: Collective,
+    candidates: &[Algorithm],
+    procs: usize,
+    m: Bytes,
+    params: &PLogP,
+    grid: &SegmentGrid,
+    evaluator: Evaluator,
+) -> Result<Choice, Error> {
     if procs == 0 {
         return Err(Error::NoProcesses);
     }
     let mut best: Option<Choice> = None;
-    for &a in collective.algorithms() {
+    for &a in candidates {
         let segs: Vec<Option<Bytes>> = if a.is_segmented() {
             grid.candidates(m).into_iter().map(Some).collect()
         } else {
@@ -332,8 +362,9 @@ pub fn best_algorithm(
             }
         }
     }
-    // every collective has at least one unsegmented algorithm
-    best.ok_or(Error::NoProcesses)
+    best.ok_or(Error::NoCandidate {
+        collective: collective.name(),
+    })
 }
 
 /// The segment size that minimises the segmented chain for a linear gap g(s) = a + b·s:

@@ -19,8 +19,8 @@ use std::fmt;
 
 use fabric_model::{Bytes, Nanos};
 
-use crate::collective::{Evaluator, SegmentGrid};
-use crate::{Algorithm, Collective, Error, Level, PLogP, best_algorithm};
+use crate::collective::{Evaluator, SegmentGrid, best_algorithm_among};
+use crate::{Algorithm, Collective, Error, Level, PLogP};
 
 /// The header line of the text form.
 ///
@@ -148,7 +148,7 @@ impl DecisionTable {
     /// [`Error::NoProcesses`] for a group size of 0.
     ///
     /// # Complexity
-    /// O(|group_sizes| · |message_sizes|) calls of [`best_algorithm`].
+    /// O(|group_sizes| · |message_sizes|) calls of [`best_algorithm`](crate::best_algorithm).
     ///
     /// # Example
     /// ```
@@ -178,6 +178,41 @@ impl DecisionTable {
         grid: &SegmentGrid,
         evaluator: Evaluator,
     ) -> Result<(), Error> {
+        self.compute_among(
+            collective,
+            collective.algorithms(),
+            level,
+            params,
+            group_sizes,
+            message_sizes,
+            grid,
+            evaluator,
+        )
+    }
+
+    /// [`DecisionTable::compute`] choosing among `candidates` only (with
+    /// [`best_algorithm_among`]): the table of the
+    /// trees an MPI library has ([`crate::mpi::open_mpi::trees`], [`crate::mpi::mpich::trees`]).
+    /// Group sizes may come from a hierarchy ([`crate::Hierarchy::group_sizes`]).
+    ///
+    /// # Errors
+    /// [`Error::NoProcesses`], [`Error::NoCandidate`], [`Error::UnsupportedAlgorithm`].
+    ///
+    /// # Complexity
+    /// O(|group_sizes| · |message_sizes|) calls of
+    /// [`best_algorithm_among`].
+    #[expect(clippy::too_many_arguments, reason = "one per axis of the table")]
+    pub fn compute_among(
+        &mut self,
+        collective: Collective,
+        candidates: &[Algorithm],
+        level: Level,
+        params: &PLogP,
+        group_sizes: &[usize],
+        message_sizes: &[Bytes],
+        grid: &SegmentGrid,
+        evaluator: Evaluator,
+    ) -> Result<(), Error> {
         let mut sizes: Vec<Bytes> = message_sizes.to_vec();
         sizes.push(Bytes::new(0));
         sizes.sort_unstable();
@@ -185,7 +220,9 @@ impl DecisionTable {
         for &procs in group_sizes {
             let mut last: Option<(Algorithm, Option<Bytes>)> = None;
             for &m in &sizes {
-                let c = best_algorithm(collective, procs, m, params, grid, evaluator)?;
+                let c = best_algorithm_among(
+                    collective, candidates, procs, m, params, grid, evaluator,
+                )?;
                 if last != Some((c.algorithm, c.segment)) {
                     last = Some((c.algorithm, c.segment));
                     self.insert(Rule {

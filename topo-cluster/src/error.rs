@@ -188,6 +188,12 @@ pub enum Error {
         /// The algorithm.
         algorithm: &'static str,
     },
+    /// An empty list of candidate algorithms.
+    #[error("no candidate algorithm for {collective}")]
+    NoCandidate {
+        /// The collective.
+        collective: &'static str,
+    },
     /// An inter-cluster instance whose vectors do not match its cluster count.
     #[error("inter-cluster instance: {what} has {len} entries, expected {expected}")]
     InstanceShape {
@@ -271,5 +277,77 @@ pub enum Error {
         level: &'static str,
         /// The group size.
         procs: usize,
+    },
+    /// A line of an Open MPI `coll_tuned` dynamic rules file could not be read
+    /// ([`crate::mpi::open_mpi::read`]).
+    #[error("Open MPI rules file line {line}: {reason}")]
+    OpenMpiParse {
+        /// 1-based line number.
+        line: usize,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A part of an Open MPI JSON rules file could not be read
+    /// ([`crate::mpi::open_mpi_json::read`]).
+    #[error("Open MPI JSON rules file at {path}: {reason}")]
+    OpenMpiJsonParse {
+        /// Where: a JSON path such as `$["collectives"]["bcast"][0]`, `$` for the whole
+        /// document (syntax errors add the line and column to `reason`).
+        path: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A part of an MPICH JSON collective selection file could not be read
+    /// ([`crate::mpi::mpich::read`]).
+    #[error("MPICH selection file at {path}: {reason}")]
+    MpichParse {
+        /// Where: a JSON path such as `$["collective=bcast"]["comm_type=intra"]`, `$` for the
+        /// whole document (syntax errors add the line and column to `reason`).
+        path: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A tree of the decision table that the MPI library does not implement (the mapping
+    /// tables are in [`crate::mpi`]).
+    #[error("{library} has no {collective} algorithm for topo-cluster's {algorithm} tree")]
+    NoEquivalent {
+        /// `Open MPI` or `MPICH`.
+        library: &'static str,
+        /// The collective.
+        collective: &'static str,
+        /// The algorithm.
+        algorithm: &'static str,
+    },
+    /// A rule of the decision table is at a level the [`crate::mpi::LevelMap`] does not place.
+    #[error("{library} file: level {level} has no place in the level map")]
+    LevelNotMapped {
+        /// `Open MPI` or `MPICH`.
+        library: &'static str,
+        /// The level.
+        level: &'static str,
+    },
+    /// A value larger than the file format holds (the readers store C `int`s or `long`s).
+    #[error("{library} file: {what} {value} exceeds the format's limit {max}")]
+    TooLarge {
+        /// `Open MPI` or `MPICH`.
+        library: &'static str,
+        /// Which value.
+        what: &'static str,
+        /// The value.
+        value: u64,
+        /// The largest value the format holds.
+        max: u64,
+    },
+    /// A two-level [`crate::mpi::LevelMap`] with the same level on both sides.
+    #[error("level map: intra-node and inter-node are both {level}")]
+    SameLevelTwice {
+        /// The level.
+        level: &'static str,
+    },
+    /// An Open MPI layout that no Open MPI version reads with these options.
+    #[error("Open MPI rules file: {reason}")]
+    LayoutConflict {
+        /// Why.
+        reason: &'static str,
     },
 }

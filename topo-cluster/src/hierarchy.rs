@@ -212,6 +212,19 @@ impl Hierarchy {
             .collect()
     }
 
+    /// The distinct sizes of `level`'s communicators, increasing: the group sizes a decision
+    /// table needs for that level ([`crate::DecisionTable::compute`]).
+    ///
+    /// # Complexity
+    /// O(R log R).
+    #[must_use]
+    pub fn group_sizes(&self, level: Level) -> Vec<usize> {
+        let mut sizes: Vec<usize> = self.communicators(level).iter().map(Vec::len).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+
     /// The members (ranks, increasing) of every communicator a level's splits produce, in
     /// increasing colour order: what `MPI_Comm_split` would build from [`Hierarchy::splits`].
     ///
@@ -293,6 +306,9 @@ mod tests {
             }
         );
         assert_eq!(h.positions()[5].local_rank, 2);
+        assert_eq!(h.group_sizes(Level::IntraMachine), vec![1, 2, 3]);
+        assert_eq!(h.group_sizes(Level::IntraCluster), vec![1, 2]);
+        assert_eq!(h.group_sizes(Level::InterCluster), vec![2]);
         assert_eq!(h.cluster_count(), 2);
     }
 

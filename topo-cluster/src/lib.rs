@@ -31,14 +31,16 @@
 //!    Broadcast Operations on Grid Environments* (IPDPS 2006 workshops), keeping the cheapest
 //!    ([`best_schedule`]), or the exhaustive [`inter::optimum`] for few clusters;
 //! 7. keep the choices per (collective, level, group size, message size) in a
-//!    [`DecisionTable`] with a text form that round-trips.
+//!    [`DecisionTable`] with a text form that round-trips, and write them in the files MPI
+//!    libraries read ([`mpi`]: Open MPI's `coll_tuned` dynamic rules, MPICH's JSON selection),
+//!    one level or intra-node and inter-node levels in one file.
 //!
 //! Everything is pure: no I/O, no clock, no threads; generators take a seed.
 //!
 //! # Modules
 //! The root re-exports the entry points; everything else lives in the module of its step:
 //! [`matrix`], [`cluster`], [`hierarchy`], [`plan`], [`plogp`], [`collective`], [`inter`],
-//! [`decision`], and the generated inputs of [`fixtures`].
+//! [`decision`], [`mpi`], and the generated inputs of [`fixtures`].
 //!
 //! # Units
 //! Latencies of the [`LatencyMatrix`] are [`Nanos`](fabric_model::Nanos) (integers, as measured) and throughputs
@@ -97,6 +99,7 @@ pub mod fuzz_harness;
 pub mod hierarchy;
 pub mod inter;
 pub mod matrix;
+pub mod mpi;
 mod partition;
 pub mod plan;
 pub mod plogp;

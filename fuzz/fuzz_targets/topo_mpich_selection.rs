@@ -1,0 +1,2 @@
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| topo_cluster::fuzz_harness::mpich_selection(data));

@@ -1,0 +1,1012 @@
+//! Open MPI's `coll_tuned` dynamic rules file: the file named by the MCA parameter
+//! `coll_tuned_dynamic_rules_filename` (read when `coll_tuned_use_dynamic_rules` is true).
+//!
+//! The file is a stack of counts and values, separated by white space, `#` starting a comment
+//! to the end of the line:
+//!
+//! ```text
+//! 1 # number of collectives
+//! 7 # collective id: bcast
+//! 2 # number of communicator sizes
+//! 2 # communicator size
+//! 1 # number of message size rules
+//! 0 6 0 0 # from 0 bytes: algorithm 6 (binomial), faninout 0, segment size 0
+//! 8 # communicator size
+//! 2 # number of message size rules
+//! 0 6 0 0 # binomial
+//! 16384 3 0 1024 # pipeline (seg-chain) in 1024-byte segments
+//! ```
+//!
+//! A communicator-size entry applies from its size up to the next one's, the first one also
+//! below its size; a message-size rule from its size up to the next one's; the first rule of
+//! every communicator size must be for size 0. The mapping of algorithms is the table of
+//! [`crate::mpi`].
+//!
+//! # Layouts ([`Layout`])
+//! - [`Layout::Classic`]: four numbers per rule (message size, algorithm, faninout, segment
+//!   size), read by every Open MPI release we know of.
+//! - [`Layout::MaxRequests`]: the file opens with `rule-file-version-2` and every rule has a
+//!   fifth number, the maximum of outstanding requests (read by Open MPI's all-to-all
+//!   `linear_sync` only; added on Open MPI's main branch in November 2024). The value comes
+//!   from [`Options::with_max_requests`]; the reader checks it and does not keep it (no tree of
+//!   topo-cluster uses it).
+//!
+//! # Topology levels
+//! With a two-level [`LevelMap`] every message size carries a tag: `0@singlenode` for the
+//! intra-node level and `0@disjoint` for the inter-node level, both levels' rules listed under
+//! every communicator size. This is the layout of Open MPI commit 4c6b561 (*coll/tuned: Extend
+//! the collective tuning file to be topology-aware*, February 2024). Its message names the
+//! tags `@intra_node` and `@inter_node`, but the code of that commit reads `singlenode` and
+//! `disjoint` (or the numbers 0 and 1): the writer writes what the code reads; the reader
+//! also accepts `@intra_node`, `@inter_node`, `@0` and `@1`. We could not confirm that this
+//! commit is in any release: it is not in the history of Open MPI's main branch as of August
+//! 2026, whose newest reader takes a JSON file with a per-communicator
+//! `comm_rank_distribution` (`single-node`, `one-per-node`) instead: written by
+//! [`crate::mpi::open_mpi_json`]. The
+//! 2024 reader predates `rule-file-version-2`, so [`write()`] refuses a two-level map with
+//! [`Layout::MaxRequests`].
+//!
+//! Not confirmed either: Open MPI's main branch (2025) reads a communicator size in the
+//! classic layout as the upper end of a range (a size-8 entry following a size-2 entry covers
+//! 2 to 7) where the releases we read (and this module) take it as the lower end. Files whose
+//! communicator sizes all have the same rules read the same either way.
+
+use std::fmt::Write as _;
+
+use fabric_model::Bytes;
+
+use crate::decision::Rule;
+use crate::mpi::{LevelMap, Scope, check_levels, rules_for};
+use crate::{Algorithm, Collective, DecisionTable, Error, Level};
+
+const LIBRARY: &str = "Open MPI";
+/// Open MPI's `COLLCOUNT`: collective ids are below it.
+const COLLECTIVE_COUNT: u64 = 22;
+/// The version line of [`Layout::MaxRequests`].
+pub const VERSION_2: &str = "rule-file-version-2";
+const INT_MAX: u64 = i32::MAX as u64;
+const LONG_MAX: u64 = i64::MAX as u64;
+
+/// The layout of a rules file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Layout {
+    /// No version line, four numbers per rule.
+    #[default]
+    Classic,
+    /// `rule-file-version-2` first, a fifth number per rule (maximum outstanding requests).
+    MaxRequests,
+}
+
+/// What [`write()`] writes and how [`read`] places the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    layout: Layout,
+    levels: LevelMap,
+    max_requests: u32,
+}
+
+impl Default for Options {
+    /// [`Layout::Classic`], every rule from [`Level::IntraCluster`] with no topology tag,
+    /// max requests 0.
+    fn default() -> Self {
+        Self {
+            layout: Layout::Classic,
+            levels: LevelMap::single(Level::IntraCluster),
+            max_requests: 0,
+        }
+    }
+}
+
+impl Options {
+    /// The defaults.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the layout.
+    #[must_use]
+    pub const fn with_layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// Sets the level map.
+    #[must_use]
+    pub const fn with_levels(mut self, levels: LevelMap) -> Self {
+        self.levels = levels;
+        self
+    }
+
+    /// Sets the max-requests value written in [`Layout::MaxRequests`].
+    #[must_use]
+    pub const fn with_max_requests(mut self, max_requests: u32) -> Self {
+        self.max_requests = max_requests;
+        self
+    }
+
+    /// The layout.
+    #[must_use]
+    pub const fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// The level map.
+    #[must_use]
+    pub const fn levels(&self) -> LevelMap {
+        self.levels
+    }
+
+    /// The max-requests value.
+    #[must_use]
+    pub const fn max_requests(&self) -> u32 {
+        self.max_requests
+    }
+}
+
+/// Open MPI's collective id (`coll_base_functions.h`).
+#[must_use]
+pub fn collective_id(collective: Collective) -> u64 {
+    match collective {
+        Collective::Broadcast => 7,
+        Collective::Scatter => 15,
+        Collective::Gather => 9,
+        Collective::AllToAll => 3,
+    }
+}
+
+fn collective_of_id(id: u64) -> Option<Collective> {
+    Collective::ALL
+        .into_iter()
+        .find(|&c| collective_id(c) == id)
+}
+
+/// The Open MPI algorithm number, faninout and segment size of `algorithm` for `collective`
+/// (the table of [`crate::mpi`]).
+///
+/// # Errors
+/// [`Error::NoEquivalent`] for a tree Open MPI does not have, [`Error::TooLarge`] for a
+/// segment size above `i32::MAX` (Open MPI keeps it in an `int`).
+pub fn algorithm_number(
+    collective: Collective,
+    algorithm: Algorithm,
+    segment: Option<Bytes>,
+) -> Result<(u32, u32, u64), Error> {
+    use Algorithm::{Binary, Binomial, Chain, Direct, Flat, SegmentedChain};
+    use Collective::{AllToAll, Broadcast, Gather, Scatter};
+    let seg = segment.map_or(0, Bytes::get);
+    if seg > INT_MAX {
+        return Err(Error::TooLarge {
+            library: LIBRARY,
+            what: "segment size",
+            value: seg,
+            max: INT_MAX,
+        });
+    }
+    Ok(match (collective, algorithm) {
+        (Broadcast, Flat) => (1, 0, 0),
+        (Broadcast, Chain) => (2, 1, 0),
+        (Broadcast, SegmentedChain) => (3, 0, seg),
+        (Broadcast, Binary) => (5, 0, 0),
+        (Broadcast, Binomial) => (6, 0, 0),
+        (Scatter | Gather, Flat) => (1, 0, 0),
+        (Scatter | Gather, Binomial) => (2, 0, 0),
+        (AllToAll, Direct) => (2, 0, 0),
+        _ => {
+            return Err(Error::NoEquivalent {
+                library: LIBRARY,
+                collective: collective.name(),
+                algorithm: algorithm.name(),
+            });
+        }
+    })
+}
+
+/// The trees of `collective` that Open MPI has (the rows of the mapping table of
+/// [`crate::mpi`] that are not "none"), in [`Collective::algorithms`] order: the candidates of
+/// [`DecisionTable::compute_among`].
+#[must_use]
+pub fn trees(collective: Collective) -> Vec<Algorithm> {
+    collective
+        .algorithms()
+        .iter()
+        .copied()
+        .filter(|&a| {
+            algorithm_number(collective, a, a.is_segmented().then(|| Bytes::new(1))).is_ok()
+        })
+        .collect()
+}
+
+/// Open MPI's name of algorithm `number` of `collective` (`coll_tuned_*_decision.c`).
+pub(crate) fn algorithm_name(collective: Collective, number: u64) -> &'static str {
+    let names: &[&str] = match collective {
+        Collective::Broadcast => &[
+            "ignore",
+            "basic_linear",
+            "chain",
+            "pipeline",
+            "split_binary_tree",
+            "binary_tree",
+            "binomial",
+            "knomial",
+            "scatter_allgather",
+            "scatter_allgather_ring",
+        ],
+        Collective::Scatter => &["ignore", "basic_linear", "binomial", "linear_nb"],
+        Collective::Gather => &["ignore", "basic_linear", "binomial", "linear_sync"],
+        Collective::AllToAll => &[
+            "ignore",
+            "linear",
+            "pairwise",
+            "modified_bruck",
+            "linear_sync",
+            "two_proc",
+        ],
+    };
+    usize::try_from(number)
+        .ok()
+        .and_then(|i| names.get(i))
+        .copied()
+        .unwrap_or("unknown")
+}
+
+/// The topo-cluster tree of an Open MPI rule, or why there is none.
+pub(crate) fn tree_of(
+    collective: Collective,
+    number: u64,
+    faninout: u64,
+    segment: u64,
+) -> Result<(Algorithm, Option<Bytes>), String> {
+    let seg = (segment > 0).then(|| Bytes::new(segment));
+    let found = match (collective, number) {
+        (Collective::Broadcast, 1) | (Collective::Scatter | Collective::Gather, 1) => {
+            Some((Algorithm::Flat, None))
+        }
+        (Collective::Broadcast, 2) if faninout == 1 => Some(match seg {
+            None => (Algorithm::Chain, None),
+            Some(s) => (Algorithm::SegmentedChain, Some(s)),
+        }),
+        (Collective::Broadcast, 3) => Some(match seg {
+            None => (Algorithm::Chain, None),
+            Some(s) => (Algorithm::SegmentedChain, Some(s)),
+        }),
+        (Collective::Broadcast, 5) if seg.is_none() => Some((Algorithm::Binary, None)),
+        (Collective::Broadcast, 6) if seg.is_none() => Some((Algorithm::Binomial, None)),
+        (Collective::Scatter | Collective::Gather, 2) => Some((Algorithm::Binomial, None)),
+        (Collective::AllToAll, 2) => Some((Algorithm::Direct, None)),
+        _ => None,
+    };
+    found.ok_or_else(|| {
+        format!(
+            "{} algorithm {number} ({}) with faninout {faninout} and segment size {segment} is no topo-cluster tree",
+            collective.name(),
+            algorithm_name(collective, number)
+        )
+    })
+}
+
+fn tag(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Any => "",
+        Scope::IntraNode => "@singlenode",
+        Scope::InterNode => "@disjoint",
+    }
+}
+
+/// Writes `table` as an Open MPI dynamic rules file.
+///
+/// Collectives come in Open MPI's id order, communicator sizes and message sizes increasing;
+/// with a two-level map every communicator size lists both levels' rules (each level's rules
+/// for that size under the table's lookup), intra-node first at equal message sizes. Comments
+/// name the trees.
+///
+/// # Errors
+/// [`Error::LevelNotMapped`] for a rule at a level `options` does not place,
+/// [`Error::NoEquivalent`] for a tree Open MPI lacks, [`Error::MissingZeroRule`],
+/// [`Error::TooLarge`] for a size Open MPI cannot hold, [`Error::LayoutConflict`] for a
+/// two-level map with [`Layout::MaxRequests`].
+///
+/// # Example
+/// ```
+/// use fabric_model::Bytes;
+/// use topo_cluster::decision::Rule;
+/// use topo_cluster::mpi::open_mpi::{Options, read, write};
+/// use topo_cluster::{Algorithm, Collective, DecisionTable, Level};
+/// let mut t = DecisionTable::new();
+/// let r = Rule::new(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(0), Algorithm::Binomial);
+/// t.insert(r)?;
+/// t.insert(Rule::new(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(16384),
+///     Algorithm::SegmentedChain).segment(Some(Bytes::new(1024))))?;
+/// let text = write(&t, &Options::default())?;
+/// assert!(text.contains("\n16384 3 0 1024 # seg-chain\n"));
+/// let back = read(&text, &Options::default())?;
+/// assert_eq!(write(&back, &Options::default())?, text);
+/// # Ok::<(), topo_cluster::Error>(())
+/// ```
+pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> {
+    let levels = options.levels;
+    if options.layout == Layout::MaxRequests && levels.is_two_level() {
+        return Err(Error::LayoutConflict {
+            reason: "the topology tags (2024) and rule-file-version-2 (November 2024) are read by no one Open MPI version",
+        });
+    }
+    if u64::from(options.max_requests) > INT_MAX {
+        return Err(Error::TooLarge {
+            library: LIBRARY,
+            what: "max requests",
+            value: u64::from(options.max_requests),
+            max: INT_MAX,
+        });
+    }
+    check_levels(table, &levels, LIBRARY)?;
+    let scopes = levels.scopes();
+    let mut collectives: Vec<Collective> = Collective::ALL
+        .into_iter()
+        .filter(|&c| table.rules().iter().any(|r| r.collective == c))
+        .collect();
+    collectives.sort_by_key(|&c| collective_id(c));
+    let mut out = String::new();
+    // writing to a String cannot fail
+    let mut line = |s: std::fmt::Arguments<'_>| {
+        let _ = out.write_fmt(s);
+        out.push('\n');
+    };
+    if options.layout == Layout::MaxRequests {
+        line(format_args!("{VERSION_2}"));
+    }
+    line(format_args!(
+        "# topo-cluster decision table as an Open MPI coll_tuned dynamic rules file"
+    ));
+    line(format_args!(
+        "{} # number of collectives",
+        collectives.len()
+    ));
+    for c in collectives {
+        let mut sizes: Vec<usize> = table
+            .rules()
+            .iter()
+            .filter(|r| r.collective == c)
+            .map(|r| r.procs)
+            .collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        line(format_args!(
+            "{} # collective id: {}",
+            collective_id(c),
+            c.name()
+        ));
+        line(format_args!(
+            "{} # number of communicator sizes",
+            sizes.len()
+        ));
+        for &p in &sizes {
+            if p as u64 > INT_MAX {
+                return Err(Error::TooLarge {
+                    library: LIBRARY,
+                    what: "communicator size",
+                    value: p as u64,
+                    max: INT_MAX,
+                });
+            }
+            let mut rules: Vec<(Scope, Rule)> = Vec::new();
+            for &(scope, level) in &scopes {
+                let own = rules_for(table, c, level, p);
+                if let Some(first) = own.first()
+                    && first.min_size.get() != 0
+                {
+                    return Err(Error::MissingZeroRule {
+                        collective: c.name(),
+                        level: level.name(),
+                        procs: first.procs,
+                    });
+                }
+                rules.extend(own.into_iter().map(|r| (scope, r)));
+            }
+            rules.sort_by_key(|&(s, r)| (r.min_size, s));
+            line(format_args!("{p} # communicator size"));
+            line(format_args!(
+                "{} # number of message size rules",
+                rules.len()
+            ));
+            for (scope, r) in rules {
+                let m = r.min_size.get();
+                if m > LONG_MAX {
+                    return Err(Error::TooLarge {
+                        library: LIBRARY,
+                        what: "message size",
+                        value: m,
+                        max: LONG_MAX,
+                    });
+                }
+                let (alg, fan, seg) = algorithm_number(c, r.algorithm, r.segment)?;
+                let max_req = match options.layout {
+                    Layout::Classic => String::new(),
+                    Layout::MaxRequests => format!(" {}", options.max_requests),
+                };
+                line(format_args!(
+                    "{m}{} {alg} {fan} {seg}{max_req} # {}",
+                    tag(scope),
+                    r.algorithm.name()
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One white-space separated token and its 1-based line.
+struct Tokens<'a> {
+    toks: Vec<(&'a str, usize)>,
+    at: usize,
+    last_line: usize,
+}
+
+impl<'a> Tokens<'a> {
+    fn new(text: &'a str) -> Self {
+        let mut toks = Vec::new();
+        let mut last_line = 1;
+        for (n, raw) in text.lines().enumerate() {
+            last_line = n + 1;
+            let content = raw.split('#').next().unwrap_or("");
+            toks.extend(content.split_whitespace().map(|t| (t, n + 1)));
+        }
+        Self {
+            toks,
+            at: 0,
+            last_line,
+        }
+    }
+
+    fn peek(&self) -> Option<(&'a str, usize)> {
+        self.toks.get(self.at).copied()
+    }
+
+    fn next(&mut self, what: &str) -> Result<(&'a str, usize), Error> {
+        let t = self.peek().ok_or_else(|| Error::OpenMpiParse {
+            line: self.last_line,
+            reason: format!("the file ends where the {what} was expected"),
+        })?;
+        self.at += 1;
+        Ok(t)
+    }
+
+    fn number(&mut self, what: &str, max: u64) -> Result<(u64, usize), Error> {
+        let (t, line) = self.next(what)?;
+        Ok((parse_number(t, what, max, line)?, line))
+    }
+}
+
+fn parse_number(t: &str, what: &str, max: u64, line: usize) -> Result<u64, Error> {
+    let err = |reason: String| Error::OpenMpiParse { line, reason };
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(err(format!(
+            "{what} {t:?} is not a non-negative decimal integer"
+        )));
+    }
+    let v: u64 = t
+        .parse()
+        .map_err(|_| err(format!("{what} {t:?} is too large")))?;
+    if v > max {
+        return Err(err(format!("{what} {v} exceeds {max}")));
+    }
+    Ok(v)
+}
+
+fn scope_of_tag(name: &str) -> Option<Scope> {
+    match name {
+        "singlenode" | "intra_node" | "0" => Some(Scope::IntraNode),
+        "disjoint" | "inter_node" | "1" => Some(Scope::InterNode),
+        _ => None,
+    }
+}
+
+/// Reads an Open MPI dynamic rules file in either layout; `options` gives the level map (its
+/// layout and max-requests value are not used: the file's first token says its layout).
+///
+/// Stricter than Open MPI, which ignores what it cannot use: every collective must be one of
+/// the four topo-cluster chooses for and appear once, communicator sizes must be ≥ 1 and
+/// increasing, message sizes increasing per topology tag with a size-0 rule first for every
+/// tag, every algorithm must map to a topo-cluster tree, and nothing may follow the last
+/// collective.
+///
+/// # Errors
+/// [`Error::OpenMpiParse`] with the 1-based line.
+///
+/// # Complexity
+/// O(n log n) for a file of n tokens.
+pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
+    let levels = options.levels;
+    let mut toks = Tokens::new(text);
+    let mut version = 1;
+    if let Some((first, line)) = toks.peek()
+        && let Some(v) = first.strip_prefix("rule-file-version-")
+    {
+        if !text.starts_with(first) {
+            return Err(Error::OpenMpiParse {
+                line,
+                reason: format!("{first} must open the file, before any space or comment"),
+            });
+        }
+        version = match v {
+            "1" => 1,
+            "2" => 2,
+            _ => {
+                return Err(Error::OpenMpiParse {
+                    line,
+                    reason: format!("unknown version line {first:?} (1 and 2 are known)"),
+                });
+            }
+        };
+        toks.at += 1;
+    }
+    let mut table = DecisionTable::new();
+    let (ncol, _) = toks.number("number of collectives", COLLECTIVE_COUNT)?;
+    let mut seen: Vec<Collective> = Vec::new();
+    for _ in 0..ncol {
+        let (id, id_line) = toks.number("collective id", COLLECTIVE_COUNT - 1)?;
+        let collective = collective_of_id(id).ok_or_else(|| Error::OpenMpiParse {
+            line: id_line,
+            reason: format!(
+                "collective id {id} is none of bcast (7), scatter (15), gather (9), alltoall (3)"
+            ),
+        })?;
+        if seen.contains(&collective) {
+            return Err(Error::OpenMpiParse {
+                line: id_line,
+                reason: format!("collective {} is given twice", collective.name()),
+            });
+        }
+        seen.push(collective);
+        let (ncomm, _) = toks.number("number of communicator sizes", INT_MAX)?;
+        let mut last_comm: Option<u64> = None;
+        for _ in 0..ncomm {
+            let (procs, p_line) = toks.number("communicator size", INT_MAX)?;
+            if procs == 0 {
+                return Err(Error::OpenMpiParse {
+                    line: p_line,
+                    reason: "communicator size 0 (topo-cluster's groups have at least 1 process)"
+                        .to_owned(),
+                });
+            }
+            if last_comm.is_some_and(|l| procs <= l) {
+                return Err(Error::OpenMpiParse {
+                    line: p_line,
+                    reason: format!(
+                        "communicator size {procs} is not above the previous one (Open MPI would never use it)"
+                    ),
+                });
+            }
+            last_comm = Some(procs);
+            let procs_usize = usize::try_from(procs).map_err(|_| Error::OpenMpiParse {
+                line: p_line,
+                reason: format!("communicator size {procs} too large"),
+            })?;
+            let (nmsg, n_line) = toks.number("number of message size rules", INT_MAX)?;
+            if nmsg == 0 {
+                return Err(Error::OpenMpiParse {
+                    line: n_line,
+                    reason: "a communicator size without message size rules".to_owned(),
+                });
+            }
+            let mut last: Vec<(Scope, u64)> = Vec::new();
+            for k in 0..nmsg {
+                let (size_tok, line) = toks.next("message size")?;
+                let err = |reason: String| Error::OpenMpiParse { line, reason };
+                let (size_str, tag_str) = match size_tok.split_once('@') {
+                    Some((s, t)) => (s, Some(t)),
+                    None => (size_tok, None),
+                };
+                let m = parse_number(size_str, "message size", LONG_MAX, line)?;
+                let scope = match tag_str {
+                    None => Scope::Any,
+                    Some(t) => scope_of_tag(t).ok_or_else(|| {
+                        err(format!(
+                            "unknown topology tag @{t} (singlenode, disjoint, intra_node, inter_node, 0, 1)"
+                        ))
+                    })?,
+                };
+                let level = levels.level(scope).ok_or_else(|| {
+                    err(match scope {
+                        Scope::Any => {
+                            "a rule without a topology tag, but the level map is two-level"
+                                .to_owned()
+                        }
+                        _ => format!("tag {} but the level map has a single level", tag(scope)),
+                    })
+                })?;
+                if k == 0 && m != 0 {
+                    return Err(err(format!(
+                        "the first rule of a communicator size must be for message size 0, not {m}"
+                    )));
+                }
+                match last.iter_mut().find(|(s, _)| *s == scope) {
+                    Some((_, prev)) if m <= *prev => {
+                        return Err(err(format!(
+                            "message size {m} is not above the previous one ({prev}) of this topology level"
+                        )));
+                    }
+                    Some((_, prev)) => *prev = m,
+                    None if m != 0 => {
+                        return Err(err(format!(
+                            "the first rule of topology level {} must be for message size 0, not {m}",
+                            if tag(scope).is_empty() {
+                                "(none)"
+                            } else {
+                                tag(scope)
+                            }
+                        )));
+                    }
+                    None => last.push((scope, m)),
+                }
+                let (number, _) = toks.number("algorithm", INT_MAX)?;
+                let (faninout, _) = toks.number("faninout", INT_MAX)?;
+                let (segment, seg_line) = toks.number("segment size", INT_MAX)?;
+                if version >= 2
+                    && let Some((t, l)) = toks.peek()
+                    && l == seg_line
+                    && t.starts_with(|c: char| c.is_ascii_digit())
+                {
+                    toks.number("max requests", INT_MAX)?;
+                }
+                let (algorithm, seg) =
+                    tree_of(collective, number, faninout, segment).map_err(&err)?;
+                let rule = Rule::new(collective, level, procs_usize, Bytes::new(m), algorithm)
+                    .segment(seg);
+                table.insert(rule).map_err(|e| err(e.to_string()))?;
+            }
+        }
+    }
+    if let Some((t, line)) = toks.peek() {
+        return Err(Error::OpenMpiParse {
+            line,
+            reason: format!("{t:?} follows the last collective"),
+        });
+    }
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PLogP;
+    use crate::collective::{Evaluator, SegmentGrid};
+    use proptest::prelude::*;
+
+    fn two_level() -> Options {
+        Options::new().with_levels(
+            LevelMap::two_level(Level::IntraMachine, Level::IntraCluster).expect("distinct"),
+        )
+    }
+
+    fn bcast(level: Level, procs: usize, m: u64, a: Algorithm, seg: Option<u64>) -> Rule {
+        Rule::new(Collective::Broadcast, level, procs, Bytes::new(m), a)
+            .segment(seg.map(Bytes::new))
+    }
+
+    #[test]
+    fn writes_the_classic_layout_and_reads_it_back() {
+        let mut t = DecisionTable::new();
+        for r in [
+            bcast(Level::IntraCluster, 2, 0, Algorithm::Binomial, None),
+            bcast(Level::IntraCluster, 8, 0, Algorithm::Binomial, None),
+            bcast(
+                Level::IntraCluster,
+                8,
+                16384,
+                Algorithm::SegmentedChain,
+                Some(1024),
+            ),
+            Rule::new(
+                Collective::AllToAll,
+                Level::IntraCluster,
+                4,
+                Bytes::new(0),
+                Algorithm::Direct,
+            ),
+        ] {
+            t.insert(r).unwrap();
+        }
+        let text = write(&t, &Options::default()).unwrap();
+        let want = "# topo-cluster decision table as an Open MPI coll_tuned dynamic rules file
+2 # number of collectives
+3 # collective id: alltoall
+1 # number of communicator sizes
+4 # communicator size
+1 # number of message size rules
+0 2 0 0 # direct
+7 # collective id: bcast
+2 # number of communicator sizes
+2 # communicator size
+1 # number of message size rules
+0 6 0 0 # binomial
+8 # communicator size
+2 # number of message size rules
+0 6 0 0 # binomial
+16384 3 0 1024 # seg-chain
+";
+        assert_eq!(text, want);
+        let back = read(&text, &Options::default()).unwrap();
+        assert_eq!(back, t);
+        // the max-requests layout
+        let v2 = Options::default()
+            .with_layout(Layout::MaxRequests)
+            .with_max_requests(4);
+        let text2 = write(&t, &v2).unwrap();
+        assert!(text2.starts_with("rule-file-version-2\n"));
+        assert!(text2.contains("\n16384 3 0 1024 4 # seg-chain\n"));
+        assert_eq!(read(&text2, &v2).unwrap(), t);
+        assert_eq!(write(&read(&text2, &v2).unwrap(), &v2).unwrap(), text2);
+        // a version-1 file never has a fifth column: the 4 reads as the next message size
+        let v1 = text2.replacen(VERSION_2, "rule-file-version-1", 1);
+        assert!(matches!(
+            read(&v1, &v2),
+            Err(Error::OpenMpiParse { line: 8, .. })
+        ));
+    }
+
+    #[test]
+    fn trees_open_mpi_lacks_are_reported() {
+        let mut t = DecisionTable::new();
+        t.insert(bcast(
+            Level::IntraCluster,
+            4,
+            0,
+            Algorithm::SegmentedFlat,
+            Some(512),
+        ))
+        .unwrap();
+        assert_eq!(
+            write(&t, &Options::default()),
+            Err(Error::NoEquivalent {
+                library: "Open MPI",
+                collective: "bcast",
+                algorithm: "seg-flat"
+            })
+        );
+        let mut g = DecisionTable::new();
+        g.insert(Rule::new(
+            Collective::Gather,
+            Level::IntraCluster,
+            4,
+            Bytes::new(0),
+            Algorithm::Chain,
+        ))
+        .unwrap();
+        assert!(matches!(
+            write(&g, &Options::default()),
+            Err(Error::NoEquivalent {
+                algorithm: "chain",
+                ..
+            })
+        ));
+        // a level the map does not place
+        let mut m = DecisionTable::new();
+        m.insert(bcast(Level::InterCluster, 4, 0, Algorithm::Flat, None))
+            .unwrap();
+        assert_eq!(
+            write(&m, &Options::default()),
+            Err(Error::LevelNotMapped {
+                library: "Open MPI",
+                level: "inter-cluster"
+            })
+        );
+        assert!(matches!(
+            write(
+                &m,
+                &Options::default()
+                    .with_layout(Layout::MaxRequests)
+                    .with_levels(two_level().levels())
+            ),
+            Err(Error::LayoutConflict { .. })
+        ));
+    }
+
+    #[test]
+    fn two_levels_share_the_communicator_sizes() {
+        let mut t = DecisionTable::new();
+        for r in [
+            bcast(Level::IntraMachine, 4, 0, Algorithm::Flat, None),
+            bcast(Level::IntraCluster, 8, 0, Algorithm::Binomial, None),
+            bcast(Level::IntraCluster, 8, 65536, Algorithm::Chain, None),
+        ] {
+            t.insert(r).unwrap();
+        }
+        let o = two_level();
+        let text = write(&t, &o).unwrap();
+        let body: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(
+            body,
+            [
+                "1 # number of collectives",
+                "7 # collective id: bcast",
+                "2 # number of communicator sizes",
+                "4 # communicator size",
+                "3 # number of message size rules",
+                "0@singlenode 1 0 0 # flat",
+                "0@disjoint 6 0 0 # binomial",
+                "65536@disjoint 2 1 0 # chain",
+                "8 # communicator size",
+                "3 # number of message size rules",
+                "0@singlenode 1 0 0 # flat",
+                "0@disjoint 6 0 0 # binomial",
+                "65536@disjoint 2 1 0 # chain",
+            ]
+        );
+        let back = read(&text, &o).unwrap();
+        // both levels now have rules at both sizes, with the same lookups
+        assert_eq!(back.rules().len(), 6);
+        for r in back.rules() {
+            let orig = t
+                .lookup(r.collective, r.level, r.procs, r.min_size)
+                .unwrap();
+            assert_eq!((orig.algorithm, orig.segment), (r.algorithm, r.segment));
+        }
+        assert_eq!(write(&back, &o).unwrap(), text);
+        // the spellings of the commit message read the same
+        let alias = text
+            .replace("@singlenode", "@intra_node")
+            .replace("@disjoint", "@inter_node");
+        assert_eq!(read(&alias, &o).unwrap(), back);
+    }
+
+    fn read_err(text: &str, o: &Options) -> (usize, String) {
+        match read(text, o) {
+            Err(Error::OpenMpiParse { line, reason }) => (line, reason),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_files_name_their_line() {
+        let d = Options::default();
+        let head = "1\n7\n1\n8\n";
+        let cases = [
+            ("", 1, "ends where the number of collectives"),
+            ("x\n", 1, "not a non-negative"),
+            ("1\n5\n", 2, "none of bcast"),
+            ("23\n", 1, "exceeds 22"),
+            ("1\n7\n1\n0\n", 4, "communicator size 0"),
+            ("1\n7\n2\n8\n1\n0 1 0 0\n8\n", 7, "not above the previous"),
+            ("1\n7\n1\n8\n0\n", 5, "without message size rules"),
+            ("1\n7\n1\n8\n1\n64 1 0 0\n", 6, "must be for message size 0"),
+            (
+                "1\n7\n1\n8\n2\n0 1 0 0\n0 1 0 0\n",
+                7,
+                "not above the previous one (0)",
+            ),
+            ("1\n7\n1\n8\n1\n0 7 0 0\n", 6, "algorithm 7 (knomial)"),
+            ("1\n7\n1\n8\n1\n0 0 0 0\n", 6, "algorithm 0 (ignore)"),
+            ("1\n7\n1\n8\n1\n0 2 3 0\n", 6, "faninout 3"),
+            ("1\n7\n1\n8\n1\n0 6 0 1024\n", 6, "segment size 1024"),
+            ("1\n9\n1\n8\n1\n0 3 0 0\n", 6, "linear_sync"),
+            ("1\n7\n1\n8\n1\n0@disjoint 1 0 0\n", 6, "single level"),
+            ("1\n7\n1\n8\n1\n0 1 0\n", 6, "ends where the segment size"),
+            (
+                "1\n7\n1\n8\n1\n0 1 0 0 9\n",
+                6,
+                "follows the last collective",
+            ),
+            ("2\n7\n1\n8\n1\n0 1 0 0\n7\n", 7, "given twice"),
+            ("1\n7\n1\n8\n1\n0 1 -1 0\n", 6, "faninout \"-1\""),
+            (" rule-file-version-2\n", 1, "must open the file"),
+            ("rule-file-version-3\n", 1, "unknown version"),
+        ];
+        for (text, line, want) in cases {
+            let (n, reason) = read_err(text, &d);
+            assert_eq!(n, line, "{text:?}: {reason}");
+            assert!(reason.contains(want), "{text:?}: {reason}");
+        }
+        let two = two_level();
+        let (n, reason) = read_err(&format!("{head}1\n0 1 0 0\n"), &two);
+        assert_eq!(n, 6);
+        assert!(reason.contains("two-level"), "{reason}");
+        let (n, reason) = read_err(
+            &format!("{head}2\n0@singlenode 1 0 0\n0@nodes 1 0 0\n"),
+            &two,
+        );
+        assert_eq!(n, 7);
+        assert!(reason.contains("unknown topology tag"), "{reason}");
+        let (n, reason) = read_err(
+            &format!("{head}2\n0@singlenode 1 0 0\n8@disjoint 1 0 0\n"),
+            &two,
+        );
+        assert_eq!(n, 7);
+        assert!(
+            reason.contains("topology level @disjoint must be for message size 0"),
+            "{reason}"
+        );
+        // comments anywhere, values across lines, the same-tree variants
+        let ok = "# tuned\n1 # one\n7\n1 8 2\n0 3 0 0 # pipeline without segments: chain\n128\n2 1 4096\n";
+        let t = read(ok, &d).unwrap();
+        assert_eq!(t.rules()[0].algorithm, Algorithm::Chain);
+        assert_eq!(
+            (t.rules()[1].algorithm, t.rules()[1].segment),
+            (Algorithm::SegmentedChain, Some(Bytes::new(4096)))
+        );
+    }
+
+    #[test]
+    fn a_computed_table_round_trips() {
+        let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5).unwrap();
+        let mut t = DecisionTable::new();
+        let sizes: Vec<Bytes> = (0..23).map(|k| Bytes::new(1 << k)).collect();
+        t.compute(
+            Collective::Broadcast,
+            Level::IntraCluster,
+            &p,
+            &[2, 8, 20],
+            &sizes,
+            &SegmentGrid::default(),
+            Evaluator::ClosedForm,
+        )
+        .unwrap();
+        let text = write(&t, &Options::default()).unwrap();
+        let back = read(&text, &Options::default()).unwrap();
+        // predicted times are not in the file
+        assert_eq!(back.rules().len(), t.rules().len());
+        for (a, b) in back.rules().iter().zip(t.rules()) {
+            assert_eq!(*a, b.predicted(None));
+        }
+    }
+
+    fn rule() -> impl Strategy<Value = Rule> {
+        // only trees Open MPI has
+        let trees: [(Collective, Algorithm); 8] = [
+            (Collective::Broadcast, Algorithm::Flat),
+            (Collective::Broadcast, Algorithm::Chain),
+            (Collective::Broadcast, Algorithm::SegmentedChain),
+            (Collective::Broadcast, Algorithm::Binary),
+            (Collective::Broadcast, Algorithm::Binomial),
+            (Collective::Scatter, Algorithm::Binomial),
+            (Collective::Gather, Algorithm::Flat),
+            (Collective::AllToAll, Algorithm::Direct),
+        ];
+        (
+            0_usize..8,
+            0_usize..2,
+            1_usize..200,
+            0_u64..3,
+            0_u64..(1 << 40),
+            1_u64..(1 << 31),
+        )
+            .prop_map(move |(k, l, procs, bucket, m, seg)| {
+                let (c, a) = trees[k];
+                let level = [Level::IntraMachine, Level::IntraCluster][l];
+                Rule::new(
+                    c,
+                    level,
+                    procs,
+                    Bytes::new(if bucket == 0 { 0 } else { m }),
+                    a,
+                )
+                .segment(a.is_segmented().then(|| Bytes::new(seg)))
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// write → read → write is the identity on the text, in both layouts and level maps,
+        /// and what is read back answers every lookup as the table did.
+        #[test]
+        fn write_read_write(rules in proptest::collection::vec(rule(), 0..24), two in any::<bool>(), v2 in any::<bool>()) {
+            let mut t = DecisionTable::new();
+            for r in rules {
+                let r = if two { r } else { Rule { level: Level::IntraCluster, ..r } };
+                t.insert(r).unwrap();
+                t.insert(Rule { min_size: Bytes::new(0), ..r }).unwrap();
+            }
+            let o = if two { two_level() } else {
+                Options::new().with_layout(if v2 { Layout::MaxRequests } else { Layout::Classic })
+            };
+            let text = write(&t, &o).unwrap();
+            let back = read(&text, &o).unwrap();
+            for r in back.rules() {
+                let orig = t.lookup(r.collective, r.level, r.procs, r.min_size).unwrap();
+                prop_assert_eq!((orig.algorithm, orig.segment), (r.algorithm, r.segment));
+            }
+            prop_assert_eq!(write(&back, &o).unwrap(), text);
+        }
+    }
+}
