@@ -224,6 +224,13 @@ pub enum Error {
         /// Where it was first defined.
         first_line: usize,
     },
+    /// ibnetdiscover: the text holds no node record (`Switch`, `Ca`, `Hca` or `Rt` header) at
+    /// all: an empty file, a file of another kind (Markdown, `ibnetdiscover -p` output).
+    #[error("no node record (`Switch`, `Ca`, `Hca` or `Rt` header) in {lines} lines")]
+    NoNodeRecord {
+        /// Number of lines read.
+        lines: usize,
+    },
     /// ibnetdiscover: a CA or router record with no port line.
     #[error("line {line}: terminal {name:?} has no link")]
     TerminalWithoutLink {

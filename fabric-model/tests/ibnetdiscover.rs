@@ -286,3 +286,22 @@ fn unknown_lines_are_skipped_and_end_records() {
     // `[2] "B"[2]` follows a line that ended A's record: it belongs to no record.
     assert_eq!(f.link_count(), 1);
 }
+
+#[test]
+fn a_file_without_a_node_record_is_an_error() {
+    assert_eq!(err(""), Error::NoNodeRecord { lines: 0 });
+    assert_eq!(
+        err("# Fabric notes\n\n* `Switch` records come first\n"),
+        Error::NoNodeRecord { lines: 3 }
+    );
+    // `ibnetdiscover -p` prints one line per port, no records.
+    assert_eq!(
+        err(&corpus("ports-listing.txt")),
+        Error::NoNodeRecord { lines: 3 }
+    );
+    // One record is enough, even a switch with no link.
+    assert_eq!(
+        read_ibnetdiscover("Switch 2 \"A\"\n").map(|f| f.node_count()),
+        Ok(1)
+    );
+}

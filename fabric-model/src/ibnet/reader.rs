@@ -261,7 +261,8 @@ fn header<'a>(keyword: &str, line_text: &'a str, line: usize) -> Result<Record<'
 /// [`Error::UnterminatedQuote`], [`Error::MalformedGuid`], [`Error::PortPastRadix`],
 /// [`Error::PortListedTwice`], [`Error::DuplicateNode`], [`Error::UnknownPeer`],
 /// [`Error::OneSidedLink`] (a link listed by one end only, or ends that disagree),
-/// [`Error::RateMismatch`], [`Error::TerminalWithoutLink`].
+/// [`Error::RateMismatch`], [`Error::TerminalWithoutLink`], [`Error::NoNodeRecord`] (not one
+/// node record in the text).
 ///
 /// # Complexity
 /// O(length of the text): one pass over the lines, one over the port lines.
@@ -272,7 +273,9 @@ pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
     let mut slot_entry: Vec<u32> = Vec::new();
     let mut pending_guid: Option<u64> = None;
     let mut current: Option<u32> = None;
+    let mut lines = 0;
     for (i, raw) in text.lines().enumerate() {
+        lines = i + 1;
         let line = i + 1;
         let t = raw.trim();
         if t.starts_with('[') {
@@ -340,6 +343,9 @@ pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
                 }
             }
         }
+    }
+    if records.is_empty() {
+        return Err(Error::NoNodeRecord { lines });
     }
     link_up(&records, &entries, &slot_entry)
 }
