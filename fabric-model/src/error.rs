@@ -204,7 +204,10 @@ pub enum Error {
         /// The peer's port.
         peer_port: u16,
     },
-    /// ibnetdiscover: the two ends of a link give different rates.
+    /// ibnetdiscover: the two ends of a link give different rates. No longer returned by the
+    /// reader, which keeps the slower rate and reports
+    /// [`Warning::RateMismatch`](crate::ibnet::Warning::RateMismatch); kept so that matching
+    /// code still compiles.
     #[error("line {line}: rate {rate} differs from {other} given by the other end")]
     RateMismatch {
         /// 1-based line number.

@@ -1,7 +1,9 @@
 //! Files in the real ibnetdiscover and ibsim formats, and every kind of bad input with its
 //! precise error and line number.
 
-use fabric_model::ibnet::{read_ibnetdiscover, write_ibnetdiscover};
+use fabric_model::ibnet::{
+    Warning, read_ibnetdiscover, read_ibnetdiscover_with_warnings, write_ibnetdiscover,
+};
 use fabric_model::{Error, LinkRate, LinkSpeed, LinkWidth, NodeKind, PortNo};
 
 fn corpus(name: &str) -> String {
@@ -268,15 +270,47 @@ fn bad_headers_and_records() {
 }
 
 #[test]
-fn rates_must_agree() {
+fn ends_with_different_rates_keep_the_slower_and_warn() {
+    let (f, warnings) = read_ibnetdiscover_with_warnings(&corpus("rate-mismatch.topo")).unwrap();
+    let sw = f.node_by_name("S-0008f10400410015").unwrap();
+    let hca = f.node_by_name("H-0008f10403960984").unwrap();
+    let link = f.link(f.link_at(hca, PortNo::new(1)).unwrap());
+    assert_eq!(link.rate.to_string(), "1xSDR");
+    let agreed = f.link(f.link_at(sw, PortNo::new(7)).unwrap());
+    assert_eq!(agreed.rate.to_string(), "4xDDR");
     assert_eq!(
-        err("Switch 2 \"A\"\n[1] \"B\"[1] # 4xEDR\n\nSwitch 2 \"B\"\n[1] \"A\"[1] # 4xHDR\n"),
-        Error::RateMismatch {
-            line: 5,
-            rate: "4xHDR".into(),
-            other: "4xEDR".into()
-        }
+        warnings,
+        vec![Warning::RateMismatch {
+            line: 4,
+            other_line: 13,
+            node: "S-0008f10400410015".into(),
+            port: 6,
+            peer: "H-0008f10403960984".into(),
+            peer_port: 1,
+            rate: "4xSDR".parse().unwrap(),
+            other: "1xSDR".parse().unwrap(),
+            kept: "1xSDR".parse().unwrap(),
+        }]
     );
+    assert!(
+        warnings[0].to_string().contains("keeps 1xSDR"),
+        "{}",
+        warnings[0]
+    );
+    // The plain reader gives the same fabric; the slower end wins whichever is listed first.
+    assert_eq!(
+        read_ibnetdiscover(&corpus("rate-mismatch.topo")).unwrap(),
+        f
+    );
+    let (g, w) = read_ibnetdiscover_with_warnings(
+        "Switch 2 \"A\"\n[1] \"B\"[1] # 4xEDR\n\nSwitch 2 \"B\"\n[1] \"A\"[1] # 4xHDR\n",
+    )
+    .unwrap();
+    assert_eq!(g.links()[0].rate, LinkRate::EDR_4X);
+    assert_eq!(w.len(), 1);
+    // Agreeing ends warn of nothing.
+    let (_, none) = read_ibnetdiscover_with_warnings(&corpus("manpage.topo")).unwrap();
+    assert_eq!(none, vec![]);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! `Switch|Ca|Hca|Rt <ports> "<id>" [# "<description>" … lid <n> …]`, then one line per
 //! connected port: `[<port>][(<port guid>)] "<peer id>"[<peer port>][(<peer port guid>)]
 //! [# … <width>x<SPEED>]`. A blank or any other line ends the record. Every link appears from
-//! both ends, and both ends must agree.
+//! both ends, and both ends must name each other.
 //!
 //! Reading follows ibsim: lines it does not know (`vendid=`, `# Topology file…`, chassis
 //! lines, stderr noise) are skipped; `#` lines inside a record are comments; whitespace may be
@@ -17,7 +17,9 @@
 //! switches under test) can never carry traffic between nodes and is skipped. Lines past the
 //! rate token (`s=…`, `w=…`) are ignored. Links get the rate of their `4xEDR`-style token
 //! (4xEDR when absent) and [`DEFAULT_LATENCY`](crate::DEFAULT_LATENCY): the format has no
-//! latency.
+//! latency. Each end prints its own PortInfo, so the two ends of a link may give different
+//! rates (the ibnetdiscover man page's own example has 1xSDR against 4xSDR): the link keeps
+//! the slower, and [`read_ibnetdiscover_with_warnings`] reports the disagreement.
 //!
 //! Writing prints every node in id order, each with its GUID line when it has a GUID, and
 //! every connected port in port order. Reading what was written gives back an equal
@@ -34,7 +36,9 @@
 //! ```
 
 mod reader;
+mod warning;
 mod writer;
 
-pub use reader::read_ibnetdiscover;
+pub use reader::{read_ibnetdiscover, read_ibnetdiscover_with_warnings};
+pub use warning::Warning;
 pub use writer::{write_ibnetdiscover, write_ibnetdiscover_to};

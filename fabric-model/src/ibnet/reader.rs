@@ -1,3 +1,4 @@
+use super::Warning;
 use crate::hash::FxHashMap;
 use crate::{
     DEFAULT_LATENCY, Error, Fabric, FabricBuilder, LinkRate, NodeId, NodeInfo, NodeKind, PortNo,
@@ -261,12 +262,35 @@ fn header<'a>(keyword: &str, line_text: &'a str, line: usize) -> Result<Record<'
 /// [`Error::UnterminatedQuote`], [`Error::MalformedGuid`], [`Error::PortPastRadix`],
 /// [`Error::PortListedTwice`], [`Error::DuplicateNode`], [`Error::UnknownPeer`],
 /// [`Error::OneSidedLink`] (a link listed by one end only, or ends that disagree),
-/// [`Error::RateMismatch`], [`Error::TerminalWithoutLink`], [`Error::NoNodeRecord`] (not one
-/// node record in the text).
+/// [`Error::TerminalWithoutLink`], [`Error::NoNodeRecord`] (not one node record in the text).
+/// [`Error::RateMismatch`] is no longer returned: the ends of a link may report different
+/// rates (each prints its own PortInfo); the link keeps the slower, and
+/// [`read_ibnetdiscover_with_warnings`] tells which links disagreed.
 ///
 /// # Complexity
 /// O(length of the text): one pass over the lines, one over the port lines.
 pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
+    read_ibnetdiscover_with_warnings(text).map(|(fabric, _)| fabric)
+}
+
+/// Reads ibnetdiscover or ibsim topology text as [`read_ibnetdiscover`] does, and also returns
+/// what the text says that the fabric cannot keep, as [`Warning`]s in line order: for now the
+/// links whose two ends report different rates ([`Warning::RateMismatch`]; the link keeps the
+/// slower rate).
+///
+/// ```
+/// use fabric_model::ibnet::{Warning, read_ibnetdiscover_with_warnings};
+///
+/// let text = "Switch 2 \"A\"\n[1] \"B\"[1] # 4xSDR\n\nSwitch 2 \"B\"\n[1] \"A\"[1] # 1xSDR\n";
+/// let (fabric, warnings) = read_ibnetdiscover_with_warnings(text)?;
+/// assert_eq!(fabric.links()[0].rate.to_string(), "1xSDR");
+/// assert!(matches!(warnings[..], [Warning::RateMismatch { line: 2, other_line: 5, .. }]));
+/// # Ok::<(), fabric_model::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`read_ibnetdiscover`].
+pub fn read_ibnetdiscover_with_warnings(text: &str) -> Result<(Fabric, Vec<Warning>), Error> {
     let mut records: Vec<Record<'_>> = Vec::new();
     let mut entries: Vec<Entry<'_>> = Vec::new();
     // Per port slot of each record: index into `entries`, or NONE.
@@ -347,7 +371,9 @@ pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
     if records.is_empty() {
         return Err(Error::NoNodeRecord { lines });
     }
-    link_up(&records, &entries, &slot_entry)
+    let mut warnings = Vec::new();
+    let fabric = link_up(&records, &entries, &slot_entry, &mut warnings)?;
+    Ok((fabric, warnings))
 }
 
 struct PortLine<'a> {
@@ -408,6 +434,7 @@ fn link_up(
     records: &[Record<'_>],
     entries: &[Entry<'_>],
     slot_entry: &[u32],
+    warnings: &mut Vec<Warning>,
 ) -> Result<Fabric, Error> {
     let mut by_name: FxHashMap<&str, u32> =
         FxHashMap::with_capacity_and_hasher(records.len(), Default::default());
@@ -482,11 +509,20 @@ fn link_up(
         }
         let rate = match (e.rate, back.rate) {
             (Some(a), Some(b)) if a != b => {
-                return Err(Error::RateMismatch {
-                    line: back.line,
-                    rate: b.to_string(),
-                    other: a.to_string(),
+                // The slower end sets the pace; on equal bandwidth, the end listed first.
+                let kept = if b.bandwidth() < a.bandwidth() { b } else { a };
+                warnings.push(Warning::RateMismatch {
+                    line: e.line,
+                    other_line: back.line,
+                    node: records[e.node as usize].name.to_owned(),
+                    port: e.port,
+                    peer: pr.name.to_owned(),
+                    peer_port,
+                    rate: a,
+                    other: b,
+                    kept,
                 });
+                kept
             }
             (a, b) => a.or(b).unwrap_or_default(),
         };
