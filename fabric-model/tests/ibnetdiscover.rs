@@ -339,3 +339,28 @@ fn a_file_without_a_node_record_is_an_error() {
         Ok(1)
     );
 }
+
+#[test]
+fn ibsim_port_options_are_accepted_and_checked() {
+    let f = read_ibnetdiscover(&corpus("ibsim-options.net")).unwrap();
+    assert_eq!(
+        (f.switch_count(), f.terminal_count(), f.link_count()),
+        (2, 1, 3)
+    );
+    // The options are enable masks: they set no rate.
+    assert!(f.links().iter().all(|l| l.rate == LinkRate::EDR_4X));
+    assert_eq!(read_ibnetdiscover(&write_ibnetdiscover(&f)).unwrap(), f);
+    // ibsim's own checks: w in 1..=31, s in 0..=7, e in 0..=15.
+    for bad in ["w=0", "w=32", "s=8", "e=16", "w=four", "w="] {
+        let text = format!("Switch 2 \"A\"\n[1] \"B\"[1] {bad}\n\nSwitch 2 \"B\"\n[1] \"A\"[1]\n");
+        assert!(
+            matches!(err(&text), Error::MalformedPort { line: 2, .. }),
+            "{bad}"
+        );
+    }
+    // Text that is no option is still refused.
+    assert!(matches!(
+        err("Switch 2 \"A\"\n[1] \"B\"[1] w=4 trailing\n"),
+        Error::MalformedPort { line: 2, .. }
+    ));
+}

@@ -14,8 +14,10 @@
 //! tabs or spaces; a description may hold `#`. The node's id string becomes its
 //! [`name`](crate::NodeInfo::name); `Ca`/`Hca` and `Rt` records become terminals (routers
 //! flagged). A loopback cable (a port wired to another port of the same node, seen on real
-//! switches under test) can never carry traffic between nodes and is skipped. Lines past the
-//! rate token (`s=…`, `w=…`) are ignored. Links get the rate of their `4xEDR`-style token
+//! switches under test) can never carry traffic between nodes and is skipped. ibsim's per-port
+//! options after the peer port (`w=4`, `s=2`, `e=1`: enable masks, checked against ibsim's
+//! ranges; other `key=value` words accepted and ignored, as ibsim does) set no rate; other
+//! text after the peer port is refused. Words past the rate token are ignored. Links get the rate of their `4xEDR`-style token
 //! (4xEDR when absent) and [`DEFAULT_LATENCY`](crate::DEFAULT_LATENCY): the format has no
 //! latency. Each end prints its own PortInfo, so the two ends of a link may give different
 //! rates (the ibnetdiscover man page's own example has 1xSDR against 4xSDR): the link keeps

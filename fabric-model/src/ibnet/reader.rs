@@ -399,7 +399,7 @@ fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
     c.ext();
     c.skip_ws();
     c.paren_guid(line)?;
-    c.skip_ws();
+    port_options(&mut c, line)?;
     let rest = c.rest();
     let mut rate = None;
     let mut own_lid: Option<Option<u16>> = None;
@@ -428,6 +428,50 @@ fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
         rate,
         own_lid: own_lid.flatten(),
     })
+}
+
+/// ibsim's per-port options after the peer port: whitespace-separated `key=value` words up to
+/// the end of the line or a `#`. ibsim reads the letter before `=` and checks `w` (link width
+/// enable mask, 1..=31), `s` (link speed enable mask, 0..=7, 0 meaning QDR) and `e` (extended
+/// speed enable mask, 0..=15), ignoring any other key; so does this reader. The masks say what
+/// a port may do, not what it does, so they do not set the link's rate.
+fn port_options(c: &mut Cursor<'_>, line: usize) -> Result<(), Error> {
+    loop {
+        c.skip_ws();
+        let r = c.rest();
+        if r.is_empty() || r.starts_with('#') {
+            return Ok(());
+        }
+        let n = r.find(char::is_whitespace).unwrap_or(r.len());
+        let word = &r[..n];
+        let bad = |reason: String| Error::MalformedPort { line, reason };
+        let Some((key, value)) = word
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphabetic()))
+        else {
+            return Err(bad(format!("unexpected text {r:?} after the peer port")));
+        };
+        let number = value
+            .strip_prefix("0x")
+            .or_else(|| value.strip_prefix("0X"))
+            .map_or_else(|| value.parse::<u32>(), |h| u32::from_str_radix(h, 16));
+        let range = match key.as_bytes().last() {
+            Some(b'w') => Some(1..=31),
+            Some(b's') => Some(0..=7),
+            Some(b'e') => Some(0..=15),
+            _ => None,
+        };
+        if let Some(range) = range
+            && !number.is_ok_and(|v| range.contains(&v))
+        {
+            return Err(bad(format!(
+                "port option {word:?}: {key} must be a number in {}..={}",
+                range.start(),
+                range.end()
+            )));
+        }
+        c.pos += n;
+    }
 }
 
 fn link_up(
