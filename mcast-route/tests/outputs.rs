@@ -65,3 +65,44 @@ fn dump_reads_back_and_names_every_entry() {
     assert!(mft::parse_dump("group 0 mlid 0x0001 members x", &f).is_err());
     let _ = PortNo::new(0);
 }
+
+#[test]
+fn dump_quotes_names_with_spaces_and_commas() {
+    let text = include_str!("data/spaced-names.topo");
+    let f = fabric_model::ibnet::read_ibnetdiscover(text).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Limit(4))).unwrap();
+    let t: Vec<_> = ["host a", "host,b", "host c"]
+        .iter()
+        .map(|n| f.node_by_name(n).unwrap())
+        .collect();
+    r.create_group(&t).unwrap();
+    let dump = r.dump().unwrap();
+    assert!(
+        dump.contains("switch \"leaf 1, row A\" mlid 0xc000 ports "),
+        "{dump}"
+    );
+    assert!(dump.contains("switch spine mlid 0xc000 ports "), "{dump}");
+    assert!(
+        dump.contains("members \"host a\",\"host,b\",\"host c\"\n"),
+        "{dump}"
+    );
+    let d = mft::parse_dump(&dump, &f).unwrap();
+    assert_eq!(d.groups[0].2, t);
+    assert_eq!(d.entries.len(), 2);
+    // The reader stays strict: unclosed quotes, quotes inside a word, empty items.
+    for bad in [
+        "switch \"leaf 1, row A mlid 0xc000 ports 1",
+        "switch leaf\"1\" mlid 0xc000 ports 1",
+        "switch \"spine\"x mlid 0xc000 ports 1",
+        "group 0 mlid 0xc000 members \"host a\",,\"host c\"",
+        "group 0 mlid 0xc000 members \"host a\",",
+        "group 0 mlid 0xc000 members \"\"",
+        "group 0 mlid 0xc000 members host a",
+    ] {
+        assert!(
+            matches!(mft::parse_dump(bad, &f), Err(Error::Parse { line: 1, .. })),
+            "{bad}"
+        );
+    }
+}
