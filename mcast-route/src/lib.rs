@@ -143,7 +143,7 @@ pub struct ReadmeDoctests;
 
 pub use config::{
     Algorithm, BottomUp, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, MAX_ENTRIES, MergeRoot,
-    MergeStrategy, Policy, Regraft,
+    MergeStrategy, Policy, Regraft, SwitchOrder,
 };
 pub use error::Error;
 pub use mft::MftBlock;

@@ -116,6 +116,9 @@ pub struct Router<'f> {
     pub(crate) link_sw: Vec<Option<(u32, u32)>>,
     pub(crate) current: Current,
     pub(crate) s: Scratch,
+    /// The switch indices in [`SwitchOrder::OpenSm`](crate::SwitchOrder::OpenSm) order when
+    /// the config asks for it; empty for fabric order.
+    pub(crate) switch_order: Vec<u32>,
 }
 
 impl fmt::Debug for Router<'_> {
@@ -127,6 +130,21 @@ impl fmt::Debug for Router<'_> {
             .field("trees", &self.trees.iter().flatten().count())
             .finish_non_exhaustive()
     }
+}
+
+/// The switch indices in OpenSM's order (increasing byte-reversed node GUID, switches without
+/// a GUID last in fabric order), or empty for [`SwitchOrder::Fabric`](crate::SwitchOrder::Fabric).
+fn opensm_order(fabric: &Fabric, order: crate::SwitchOrder) -> Vec<u32> {
+    if order == crate::SwitchOrder::Fabric {
+        return Vec::new();
+    }
+    let mut idx: Vec<u32> = (0..fabric.switch_count() as u32).collect();
+    // Stable: switches without a GUID keep their fabric order after the others.
+    idx.sort_by_key(|&i| {
+        let guid = fabric.node(fabric.switches()[i as usize]).guid;
+        (guid.is_none(), guid.map_or(0, u64::swap_bytes))
+    });
+    idx
 }
 
 impl<'f> Router<'f> {
@@ -184,6 +202,7 @@ impl<'f> Router<'f> {
                 .collect(),
             current: Current::Fbtc,
             s: Scratch::new(s),
+            switch_order: opensm_order(fabric, config.switch_order),
         })
     }
 

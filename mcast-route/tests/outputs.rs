@@ -106,3 +106,23 @@ fn dump_quotes_names_with_spaces_and_commas() {
         );
     }
 }
+
+#[test]
+fn baselines_break_root_ties_in_opensm_switch_order() {
+    use mcast_route::{Algorithm, SwitchOrder};
+    let f = fabric_model::ibnet::read_ibnetdiscover(include_str!("data/root-tie.topo")).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let name = |n: &str| f.node_by_name(n).unwrap();
+    let members = [name("H-a"), name("H-b")];
+    for alg in [Algorithm::MinihopMc, Algorithm::SsspMc] {
+        let cfg = Config::baseline(alg, Entries::Unlimited);
+        assert_eq!(cfg.switch_order(), SwitchOrder::OpenSm);
+        let mut r = Router::new(&f, &h, cfg).unwrap();
+        let g = r.create_group(&members).unwrap().group;
+        assert_eq!(r.group(g).unwrap().root, name("S-b"), "{alg:?}");
+        let cfg = cfg.with_switch_order(SwitchOrder::Fabric);
+        let mut r = Router::new(&f, &h, cfg).unwrap();
+        let g = r.create_group(&members).unwrap().group;
+        assert_eq!(r.group(g).unwrap().root, name("S-a"), "{alg:?}");
+    }
+}
