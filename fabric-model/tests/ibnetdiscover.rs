@@ -364,3 +364,85 @@ fn ibsim_port_options_are_accepted_and_checked() {
         Error::MalformedPort { line: 2, .. }
     ));
 }
+
+#[test]
+fn port_guids_lids_and_lmc_are_kept_and_written_back() {
+    use fabric_model::{PortAddress, generators};
+    let text = corpus("port-addresses.topo");
+    let (f, warnings) = read_ibnetdiscover_with_warnings(&text).unwrap();
+    assert_eq!(warnings, vec![]);
+    let sw = f.node(f.node_by_name("S-248a0703005a7e00").unwrap());
+    assert_eq!(sw.guid, Some(0x248a_0703_005a_7e00));
+    assert_eq!(sw.lid, Some(7));
+    assert_eq!(
+        sw.port_address(PortNo::new(0)),
+        PortAddress::new()
+            .with_guid(0x248a_0703_005a_7e08)
+            .with_lmc(1)
+    );
+    let ca = f.node(f.node_by_name("H-e41d2d0300167e50").unwrap());
+    assert_eq!(ca.lid, Some(21));
+    assert_eq!(ca.port_lid(PortNo::new(1)), Some(21));
+    assert_eq!(ca.port_lid(PortNo::new(2)), Some(25));
+    assert_eq!(
+        ca.port_address(PortNo::new(2)),
+        PortAddress::new()
+            .with_guid(0xe41d_2d03_0016_7e62)
+            .with_lid(25)
+            .with_lmc(2)
+    );
+    assert_eq!(
+        ca.port_address(PortNo::new(1)).guid,
+        Some(0xe41d_2d03_0016_7e51)
+    );
+    // A port GUID equal to another node's GUID stays what the file says.
+    let ca2 = f.node(f.node_by_name("H-0002c90300a1b2c0").unwrap());
+    assert_eq!(ca2.guid, Some(0x0002_c903_00a1_b2c3));
+    assert_eq!(
+        ca2.port_address(PortNo::new(1)),
+        PortAddress::new()
+            .with_guid(0x0002_c903_00a1_b2c0)
+            .with_lmc(0)
+    );
+    // Written back: every GUID, LID and LMC as read, nothing invented.
+    let written = write_ibnetdiscover(&f);
+    for needle in [
+        "switchguid=0x248a0703005a7e00(248a0703005a7e08)\n",
+        "base port 0 lid 7 lmc 1\n",
+        "[2](e41d2d0300167e62) \t\"S-248a0703005a7e00\"[2]\t\t# lid 25 lmc 2 ",
+        "[1](e41d2d0300167e51) \t\"S-248a0703005a7e00\"[1]\t\t# lid 21 lmc 2 ",
+        "[3]\t\"H-0002c90300a1b2c0\"[1](2c90300a1b2c0) \t\t# \"node02 HCA-1\" lid 9 4xFDR\n",
+        "[2]\t\"H-e41d2d0300167e50\"[2](e41d2d0300167e62) \t\t# \"node01 HCA-1\" lid 25 4xFDR\n",
+    ] {
+        assert!(written.contains(needle), "{needle:?} in\n{written}");
+    }
+    assert_eq!(read_ibnetdiscover(&written).unwrap(), f);
+    // A generated fabric has no port GUIDs and no LMC: none is written.
+    let g = generators::fat_tree(4).unwrap();
+    let text = write_ibnetdiscover(&g);
+    assert!(!text.contains("lmc") && !text.contains(")("), "{text}");
+    assert!(
+        text.lines()
+            .filter(|l| l.starts_with('['))
+            .all(|l| !l.contains('('))
+    );
+    assert!(text.contains("switchguid=0x2c90000000001\n"), "{text}");
+}
+
+#[test]
+fn a_peer_stating_another_port_guid_warns_and_the_own_line_wins() {
+    let text = "Switch 2 \"S\"\n[1] \"H\"[1](99) # lid 1 4xEDR\n\nCa 1 \"H\"\n[1](42) \"S\"[1] # lid 3 lmc 0 \"\" lid 1 4xEDR\n";
+    let (f, w) = read_ibnetdiscover_with_warnings(text).unwrap();
+    let h = f.node(f.node_by_name("H").unwrap());
+    assert_eq!(h.port_address(PortNo::new(1)).guid, Some(0x42));
+    assert!(matches!(
+        w[..],
+        [Warning::PortGuidMismatch {
+            line: 2,
+            port: 1,
+            stated: 0x99,
+            kept: 0x42,
+            ..
+        }]
+    ));
+}

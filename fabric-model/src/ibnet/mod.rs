@@ -23,8 +23,16 @@
 //! rates (the ibnetdiscover man page's own example has 1xSDR against 4xSDR): the link keeps
 //! the slower, and [`read_ibnetdiscover_with_warnings`] reports the disagreement.
 //!
+//! Every GUID, LID and LMC the text gives is kept: the node GUID, a switch's port 0 GUID
+//! (`switchguid=0x…(<port GUID>)`) and LMC (`base port 0 lid 6 lmc 0`), each port's GUID
+//! (`[1](<guid>)`, or stated by the peer's line), a CA port's LID and LMC (`# lid 4 lmc 0 …`),
+//! in [`NodeInfo::port_address`](crate::NodeInfo::port_address). A CA's first listed LID is
+//! also its [`lid`](crate::NodeInfo::lid).
+//!
 //! Writing prints every node in id order, each with its GUID line when it has a GUID, and
-//! every connected port in port order. Reading what was written gives back an equal
+//! every connected port in port order, with what is known of each port and nothing else: no
+//! port GUID, LID or LMC is made up (a CA port without a LID of its own is written with the
+//! node's [`lid`](crate::NodeInfo::lid)). Reading what was written gives back an equal
 //! [`Fabric`](crate::Fabric) for every fabric whose links have the default latency.
 //!
 //! ```

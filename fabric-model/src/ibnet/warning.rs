@@ -31,6 +31,20 @@ pub enum Warning {
         /// The rate the link got.
         kept: LinkRate,
     },
+    /// A peer's line states a port GUID that the port's own line contradicts; the port keeps
+    /// its own.
+    PortGuidMismatch {
+        /// 1-based line of the peer's line.
+        line: usize,
+        /// The node of the port.
+        node: String,
+        /// The port.
+        port: u16,
+        /// The GUID the peer's line states.
+        stated: u64,
+        /// The GUID the port's own line gives, which it keeps.
+        kept: u64,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -50,6 +64,17 @@ impl fmt::Display for Warning {
                 f,
                 "line {line}: {node:?}[{port}] reports {rate}, {peer:?}[{peer_port}] on line \
                  {other_line} reports {other}; the link keeps {kept}"
+            ),
+            Self::PortGuidMismatch {
+                line,
+                node,
+                port,
+                stated,
+                kept,
+            } => write!(
+                f,
+                "line {line}: states GUID {stated:#x} for {node:?}[{port}], whose own line gives \
+                 {kept:#x} (kept)"
             ),
         }
     }
