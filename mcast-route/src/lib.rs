@@ -122,6 +122,7 @@ mod fctb;
 #[doc(hidden)]
 pub mod fuzz_harness;
 mod graph;
+mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;
 mod merge;

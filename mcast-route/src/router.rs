@@ -1,11 +1,13 @@
 //! The [`Router`]: groups, trees, colors and link loads, and the operations on them.
 
 use std::fmt;
+use std::sync::Arc;
 
 use fabric_model::{Fabric, HopTable, LinkId, NodeId, PortNo};
 
 use crate::colors::ColorTable;
 use crate::graph::{Scratch, SwitchGraph};
+use crate::held::Held;
 use crate::tree::{Leaf, Tree};
 use crate::{
     Algorithm, Color, Config, CreateOutcome, Error, GroupId, Method, Policy, PortSet, TreeId,
@@ -92,8 +94,8 @@ pub struct GroupView {
 /// The router borrows the fabric and its hop table (built once by the caller, shared by every
 /// router of the same fabric). See the crate documentation for an example.
 pub struct Router<'f> {
-    pub(crate) fabric: &'f Fabric,
-    pub(crate) hops: &'f HopTable,
+    pub(crate) fabric: Held<'f, Fabric>,
+    pub(crate) hops: Held<'f, HopTable>,
     pub(crate) config: Config,
     pub(crate) g: SwitchGraph,
     pub(crate) attach: Vec<Option<Attach>>,
@@ -132,6 +134,42 @@ impl fmt::Debug for Router<'_> {
     }
 }
 
+impl Router<'static> {
+    /// A router that shares `fabric` and its hop table `hops` instead of borrowing them, so
+    /// that it can live beside them (or alone) in a daemon's state; otherwise as
+    /// [`Router::new`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use fabric_model::{HopTable, generators};
+    /// use mcast_route::{Config, Entries, Router};
+    ///
+    /// struct Daemon {
+    ///     fabric: Arc<fabric_model::Fabric>,
+    ///     router: Router<'static>,
+    /// }
+    ///
+    /// let fabric = Arc::new(generators::fat_tree(4)?);
+    /// let hops = Arc::new(HopTable::new(&fabric)?);
+    /// let router = Router::new_shared(fabric.clone(), hops, Config::mr4lms(Entries::Limit(8)))?;
+    /// let mut d = Daemon { fabric, router };
+    /// let t = d.fabric.terminals().to_vec();
+    /// d.router.create_group(&[t[0], t[9]])?;
+    /// assert_eq!(d.router.group_ids().count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Router::new`].
+    pub fn new_shared(
+        fabric: Arc<Fabric>,
+        hops: Arc<HopTable>,
+        config: Config,
+    ) -> Result<Self, Error> {
+        Self::with_held(Held::Shared(fabric), Held::Shared(hops), config)
+    }
+}
+
 /// The switch indices in OpenSM's order (increasing byte-reversed node GUID, switches without
 /// a GUID last in fabric order), or empty for [`SwitchOrder::Fabric`](crate::SwitchOrder::Fabric).
 fn opensm_order(fabric: &Fabric, order: crate::SwitchOrder) -> Vec<u32> {
@@ -157,6 +195,14 @@ impl<'f> Router<'f> {
     /// # Complexity
     /// O(N + L) time and memory.
     pub fn new(fabric: &'f Fabric, hops: &'f HopTable, config: Config) -> Result<Self, Error> {
+        Self::with_held(Held::Borrowed(fabric), Held::Borrowed(hops), config)
+    }
+
+    fn with_held(
+        fabric: Held<'f, Fabric>,
+        hops: Held<'f, HopTable>,
+        config: Config,
+    ) -> Result<Self, Error> {
         config.validate()?;
         if hops.switch_count() != fabric.switch_count() {
             return Err(Error::HopTableMismatch {
@@ -178,10 +224,8 @@ impl<'f> Router<'f> {
             }
         }
         Ok(Self {
-            fabric,
-            hops,
             config,
-            g: SwitchGraph::new(fabric),
+            g: SwitchGraph::new(&fabric),
             attach,
             colors: ColorTable::new(s, config.entries.limit()),
             trees: Vec::new(),
@@ -202,7 +246,9 @@ impl<'f> Router<'f> {
                 .collect(),
             current: Current::Fbtc,
             s: Scratch::new(s),
-            switch_order: opensm_order(fabric, config.switch_order),
+            switch_order: opensm_order(&fabric, config.switch_order),
+            fabric,
+            hops,
         })
     }
 
@@ -214,8 +260,14 @@ impl<'f> Router<'f> {
 
     /// The fabric.
     #[must_use]
-    pub fn fabric(&self) -> &'f Fabric {
-        self.fabric
+    pub fn fabric(&self) -> &Fabric {
+        &self.fabric
+    }
+
+    /// The hop table.
+    #[must_use]
+    pub fn hops(&self) -> &HopTable {
+        &self.hops
     }
 
     pub(crate) fn sw_node(&self, sw: u32) -> NodeId {

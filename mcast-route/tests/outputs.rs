@@ -126,3 +126,37 @@ fn baselines_break_root_ties_in_opensm_switch_order() {
         assert_eq!(r.group(g).unwrap().root, name("S-a"), "{alg:?}");
     }
 }
+
+#[test]
+fn a_shared_router_owns_its_fabric_and_routes_as_a_borrowing_one() {
+    use std::sync::Arc;
+    let f = Arc::new(generators::fat_tree(4).unwrap());
+    let h = Arc::new(HopTable::new(&f).unwrap());
+    let cfg = Config::mr4lms(Entries::Limit(4));
+    let t = f.terminals().to_vec();
+    let groups = [vec![t[0], t[5], t[15]], vec![t[1], t[2]], vec![t[3], t[12]]];
+    let mut borrowed = Router::new(&f, &h, cfg).unwrap();
+    for g in &groups {
+        borrowed.create_group(g).unwrap();
+    }
+    let expected = borrowed.dump().unwrap();
+    drop(borrowed);
+    // Owned, 'static and Send: it can move to a daemon's thread with its fabric.
+    let mut shared = Router::new_shared(Arc::clone(&f), Arc::clone(&h), cfg).unwrap();
+    let dump = std::thread::spawn(move || {
+        for g in &groups {
+            shared.create_group(g).unwrap();
+        }
+        assert_eq!(shared.fabric().node_count(), 36);
+        assert_eq!(shared.hops().switch_count(), 20);
+        shared.dump().unwrap()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(dump, expected);
+    assert_eq!(
+        Arc::strong_count(&f),
+        1,
+        "the router's share was dropped with it"
+    );
+}
