@@ -115,6 +115,7 @@ mod baseline;
 mod bits;
 mod colors;
 mod config;
+mod delta;
 mod error;
 mod fbtc;
 mod fctb;

@@ -121,6 +121,9 @@ pub struct Router<'f> {
     /// The switch indices in [`SwitchOrder::OpenSm`](crate::SwitchOrder::OpenSm) order when
     /// the config asks for it; empty for fabric order.
     pub(crate) switch_order: Vec<u32>,
+    /// The entries touched since the last [`Router::take_mft_delta`], with their content
+    /// before; `None` until the first call (no tracking, no cost).
+    pub(crate) mft_log: Option<Vec<crate::delta::MftLogEntry>>,
 }
 
 impl fmt::Debug for Router<'_> {
@@ -247,6 +250,7 @@ impl<'f> Router<'f> {
             current: Current::Fbtc,
             s: Scratch::new(s),
             switch_order: opensm_order(&fabric, config.switch_order),
+            mft_log: None,
             fabric,
             hops,
         })
@@ -347,6 +351,7 @@ impl<'f> Router<'f> {
     pub(crate) fn install(&mut self, id: TreeId, tree: Tree) {
         let tfi = tree.groups().len() as u32;
         for &sw in tree.switches() {
+            self.log_mft(sw, tree.color);
             self.colors.set(sw, tree.color, id);
         }
         // Switch–switch links (their ends from the tree, not `link_sw`), then terminal ones.
@@ -393,6 +398,13 @@ impl<'f> Router<'f> {
             .take()
             .expect("uninstalling a live tree");
         let tfi = tree.groups().len() as u32;
+        if let Some(log) = &mut self.mft_log {
+            log.extend(
+                tree.switches()
+                    .iter()
+                    .map(|&sw| (sw, tree.color, tree.port_set(sw))),
+            );
+        }
         for &sw in tree.switches() {
             self.colors.clear(sw, tree.color);
         }
