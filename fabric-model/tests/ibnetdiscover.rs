@@ -100,6 +100,9 @@ fn real_files_round_trip() {
         "ibsim.net",
         "edge-cases.topo",
         "router.topo",
+        "rate-mismatch.topo",
+        "ibsim-options.net",
+        "port-addresses.topo",
     ] {
         let f = read_ibnetdiscover(&corpus(name)).unwrap();
         let again = read_ibnetdiscover(&write_ibnetdiscover(&f)).unwrap();
@@ -445,4 +448,44 @@ fn a_peer_stating_another_port_guid_warns_and_the_own_line_wins() {
             ..
         }]
     ));
+}
+
+#[test]
+fn real_captures_keep_their_port_guids_when_written() {
+    // Every `(guid)` of a port line, as text, in the file and in what is written back.
+    fn port_guids(text: &str) -> std::collections::BTreeSet<String> {
+        text.lines()
+            .filter(|l| l.trim_start().starts_with('['))
+            .flat_map(|l| {
+                l.split('(')
+                    .skip(1)
+                    .filter_map(|p| p.split(')').next())
+                    .map(|g| format!("{:x}", u64::from_str_radix(g, 16).unwrap()))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+    for name in ["manpage.topo", "port-addresses.topo"] {
+        let text = corpus(name);
+        let f = read_ibnetdiscover(&text).unwrap();
+        let written = write_ibnetdiscover(&f);
+        assert_eq!(port_guids(&written), port_guids(&text), "{name}");
+    }
+    // This capture's switch line states 7cfe900300a5a2c0 for the CA port whose own line says
+    // 7cfe900300a5a2c1: the own line wins, with a warning.
+    let (f, w) = read_ibnetdiscover_with_warnings(&corpus("edge-cases.topo")).unwrap();
+    assert!(matches!(
+        w[..],
+        [Warning::PortGuidMismatch {
+            line: 13,
+            port: 1,
+            stated: 0x7cfe_9003_00a5_a2c0,
+            kept: 0x7cfe_9003_00a5_a2c1,
+            ..
+        }]
+    ));
+    assert_eq!(
+        port_guids(&write_ibnetdiscover(&f)),
+        ["7cfe900300a5a2c1".to_owned()].into()
+    );
 }
