@@ -1,4 +1,4 @@
-//! The exact figures DESIGN.md and the foundation issue give for each generator.
+//! The exact sizes the papers and the foundation issue give for each generator.
 
 use fabric_model::{HopTable, generators};
 
