@@ -204,7 +204,10 @@ pub enum Error {
         /// The peer's port.
         peer_port: u16,
     },
-    /// ibnetdiscover: the two ends of a link give different rates.
+    /// ibnetdiscover: the two ends of a link give different rates. No longer returned by the
+    /// reader, which keeps the slower rate and reports
+    /// [`Warning::RateMismatch`](crate::ibnet::Warning::RateMismatch); kept so that matching
+    /// code still compiles.
     #[error("line {line}: rate {rate} differs from {other} given by the other end")]
     RateMismatch {
         /// 1-based line number.
@@ -223,6 +226,13 @@ pub enum Error {
         name: String,
         /// Where it was first defined.
         first_line: usize,
+    },
+    /// ibnetdiscover: the text holds no node record (`Switch`, `Ca`, `Hca` or `Rt` header) at
+    /// all: an empty file, a file of another kind (Markdown, `ibnetdiscover -p` output).
+    #[error("no node record (`Switch`, `Ca`, `Hca` or `Rt` header) in {lines} lines")]
+    NoNodeRecord {
+        /// Number of lines read.
+        lines: usize,
     },
     /// ibnetdiscover: a CA or router record with no port line.
     #[error("line {line}: terminal {name:?} has no link")]

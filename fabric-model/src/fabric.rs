@@ -8,7 +8,64 @@ const NONE: u32 = u32::MAX;
 /// Latency given to generated links: 100 ns, a short copper cable plus a switch hop.
 pub const DEFAULT_LATENCY: Nanos = Nanos::new(100);
 
+/// What one port of a node is known by: its port GUID, LID and LMC, each when known.
+///
+/// Port 0 is a switch's management port (the one with the switch's LID); a terminal's ports
+/// are `1..=ports`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub struct PortAddress {
+    /// The port GUID.
+    pub guid: Option<u64>,
+    /// The port's base LID.
+    pub lid: Option<u16>,
+    /// The port's LID mask count: it answers to `2^lmc` LIDs from `lid`.
+    pub lmc: Option<u8>,
+}
+
+impl PortAddress {
+    /// Nothing known.
+    #[must_use]
+    pub const fn new() -> Self {
+        Self {
+            guid: None,
+            lid: None,
+            lmc: None,
+        }
+    }
+
+    /// Sets the port GUID.
+    #[must_use]
+    pub const fn with_guid(mut self, guid: u64) -> Self {
+        self.guid = Some(guid);
+        self
+    }
+
+    /// Sets the base LID.
+    #[must_use]
+    pub const fn with_lid(mut self, lid: u16) -> Self {
+        self.lid = Some(lid);
+        self
+    }
+
+    /// Sets the LMC.
+    #[must_use]
+    pub const fn with_lmc(mut self, lmc: u8) -> Self {
+        self.lmc = Some(lmc);
+        self
+    }
+
+    fn is_empty(&self) -> bool {
+        *self == Self::new()
+    }
+}
+
 /// What is known of one node.
+///
+/// Besides its public fields it keeps a per-port table of [`PortAddress`]es, read and set
+/// through [`port_address`](Self::port_address) and
+/// [`set_port_address`](Self::set_port_address); because of it, a `NodeInfo` is built with
+/// [`NodeInfo::switch`] or [`NodeInfo::terminal`], not by a struct literal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeInfo {
     /// Switch or terminal.
@@ -21,10 +78,13 @@ pub struct NodeInfo {
     pub guid: Option<u64>,
     /// The node description (ibnetdiscover's `# "…"`), when known.
     pub description: Option<String>,
-    /// LID of the switch's port 0, or of the terminal's first port, when known.
+    /// LID of the switch's port 0, or of the terminal's first port, when known. A port with no
+    /// LID of its own in the port table answers to this one (see [`port_lid`](Self::port_lid)).
     pub lid: Option<u16>,
     /// A router (`Rt` record) rather than a channel adapter; only for terminals.
     pub router: bool,
+    /// Per port `0..=ports`, what it is known by; empty when nothing is.
+    port_table: Vec<PortAddress>,
 }
 
 impl NodeInfo {
@@ -49,7 +109,61 @@ impl NodeInfo {
             description: None,
             lid: None,
             router: false,
+            port_table: Vec::new(),
         }
+    }
+
+    /// What `port` (0 for a switch's management port) is known by, as set: nothing falls back
+    /// to the node's own [`guid`](Self::guid) or [`lid`](Self::lid). Nothing known for ports
+    /// past the radix.
+    #[must_use]
+    pub fn port_address(&self, port: PortNo) -> PortAddress {
+        self.port_table
+            .get(usize::from(port.get()))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The LID `port` answers to: its own from the port table, else the node's
+    /// [`lid`](Self::lid) (a switch's ports all answer to port 0's LID).
+    #[must_use]
+    pub fn port_lid(&self, port: PortNo) -> Option<u16> {
+        self.port_address(port).lid.or(self.lid)
+    }
+
+    /// Sets what `port` is known by; `false` (and nothing set) when `port` is past the radix.
+    pub fn set_port_address(&mut self, port: PortNo, address: PortAddress) -> bool {
+        let i = usize::from(port.get());
+        if i > usize::from(self.ports) {
+            return false;
+        }
+        if self.port_table.is_empty() {
+            if address.is_empty() {
+                return true;
+            }
+            self.port_table = vec![PortAddress::new(); usize::from(self.ports) + 1];
+        }
+        self.port_table[i] = address;
+        if self.port_table.iter().all(PortAddress::is_empty) {
+            self.port_table = Vec::new();
+        }
+        true
+    }
+
+    /// Sets what `port` is known by (nothing when `port` is past the radix).
+    #[must_use]
+    pub fn with_port_address(mut self, port: PortNo, address: PortAddress) -> Self {
+        self.set_port_address(port, address);
+        self
+    }
+
+    /// The ports with something known, in port order.
+    pub fn port_addresses(&self) -> impl Iterator<Item = (PortNo, PortAddress)> + '_ {
+        self.port_table
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| !a.is_empty())
+            .map(|(i, a)| (PortNo::new(i as u16), *a))
     }
 
     /// Sets the GUID.

@@ -89,6 +89,7 @@ pub struct ReadmeDoctests;
 pub use error::Error;
 pub use fabric::{
     DEFAULT_LATENCY, Fabric, FabricBuilder, GUID_BASE, Link, Neighbor, Neighbors, NodeInfo,
+    PortAddress,
 };
 pub use hops::{HopTable, UNREACHABLE};
 pub use ids::{LinkId, NodeId, NodeKind, PortNo};

@@ -1,7 +1,9 @@
 //! Files in the real ibnetdiscover and ibsim formats, and every kind of bad input with its
 //! precise error and line number.
 
-use fabric_model::ibnet::{read_ibnetdiscover, write_ibnetdiscover};
+use fabric_model::ibnet::{
+    Warning, read_ibnetdiscover, read_ibnetdiscover_with_warnings, write_ibnetdiscover,
+};
 use fabric_model::{Error, LinkRate, LinkSpeed, LinkWidth, NodeKind, PortNo};
 
 fn corpus(name: &str) -> String {
@@ -98,6 +100,9 @@ fn real_files_round_trip() {
         "ibsim.net",
         "edge-cases.topo",
         "router.topo",
+        "rate-mismatch.topo",
+        "ibsim-options.net",
+        "port-addresses.topo",
     ] {
         let f = read_ibnetdiscover(&corpus(name)).unwrap();
         let again = read_ibnetdiscover(&write_ibnetdiscover(&f)).unwrap();
@@ -268,15 +273,47 @@ fn bad_headers_and_records() {
 }
 
 #[test]
-fn rates_must_agree() {
+fn ends_with_different_rates_keep_the_slower_and_warn() {
+    let (f, warnings) = read_ibnetdiscover_with_warnings(&corpus("rate-mismatch.topo")).unwrap();
+    let sw = f.node_by_name("S-0008f10400410015").unwrap();
+    let hca = f.node_by_name("H-0008f10403960984").unwrap();
+    let link = f.link(f.link_at(hca, PortNo::new(1)).unwrap());
+    assert_eq!(link.rate.to_string(), "1xSDR");
+    let agreed = f.link(f.link_at(sw, PortNo::new(7)).unwrap());
+    assert_eq!(agreed.rate.to_string(), "4xDDR");
     assert_eq!(
-        err("Switch 2 \"A\"\n[1] \"B\"[1] # 4xEDR\n\nSwitch 2 \"B\"\n[1] \"A\"[1] # 4xHDR\n"),
-        Error::RateMismatch {
-            line: 5,
-            rate: "4xHDR".into(),
-            other: "4xEDR".into()
-        }
+        warnings,
+        vec![Warning::RateMismatch {
+            line: 4,
+            other_line: 13,
+            node: "S-0008f10400410015".into(),
+            port: 6,
+            peer: "H-0008f10403960984".into(),
+            peer_port: 1,
+            rate: "4xSDR".parse().unwrap(),
+            other: "1xSDR".parse().unwrap(),
+            kept: "1xSDR".parse().unwrap(),
+        }]
     );
+    assert!(
+        warnings[0].to_string().contains("keeps 1xSDR"),
+        "{}",
+        warnings[0]
+    );
+    // The plain reader gives the same fabric; the slower end wins whichever is listed first.
+    assert_eq!(
+        read_ibnetdiscover(&corpus("rate-mismatch.topo")).unwrap(),
+        f
+    );
+    let (g, w) = read_ibnetdiscover_with_warnings(
+        "Switch 2 \"A\"\n[1] \"B\"[1] # 4xEDR\n\nSwitch 2 \"B\"\n[1] \"A\"[1] # 4xHDR\n",
+    )
+    .unwrap();
+    assert_eq!(g.links()[0].rate, LinkRate::EDR_4X);
+    assert_eq!(w.len(), 1);
+    // Agreeing ends warn of nothing.
+    let (_, none) = read_ibnetdiscover_with_warnings(&corpus("manpage.topo")).unwrap();
+    assert_eq!(none, vec![]);
 }
 
 #[test]
@@ -285,4 +322,170 @@ fn unknown_lines_are_skipped_and_end_records() {
     let f = read_ibnetdiscover(text).unwrap();
     // `[2] "B"[2]` follows a line that ended A's record: it belongs to no record.
     assert_eq!(f.link_count(), 1);
+}
+
+#[test]
+fn a_file_without_a_node_record_is_an_error() {
+    assert_eq!(err(""), Error::NoNodeRecord { lines: 0 });
+    assert_eq!(
+        err("# Fabric notes\n\n* `Switch` records come first\n"),
+        Error::NoNodeRecord { lines: 3 }
+    );
+    // `ibnetdiscover -p` prints one line per port, no records.
+    assert_eq!(
+        err(&corpus("ports-listing.txt")),
+        Error::NoNodeRecord { lines: 3 }
+    );
+    // One record is enough, even a switch with no link.
+    assert_eq!(
+        read_ibnetdiscover("Switch 2 \"A\"\n").map(|f| f.node_count()),
+        Ok(1)
+    );
+}
+
+#[test]
+fn ibsim_port_options_are_accepted_and_checked() {
+    let f = read_ibnetdiscover(&corpus("ibsim-options.net")).unwrap();
+    assert_eq!(
+        (f.switch_count(), f.terminal_count(), f.link_count()),
+        (2, 1, 3)
+    );
+    // The options are enable masks: they set no rate.
+    assert!(f.links().iter().all(|l| l.rate == LinkRate::EDR_4X));
+    assert_eq!(read_ibnetdiscover(&write_ibnetdiscover(&f)).unwrap(), f);
+    // ibsim's own checks: w in 1..=31, s in 0..=7, e in 0..=15.
+    for bad in ["w=0", "w=32", "s=8", "e=16", "w=four", "w="] {
+        let text = format!("Switch 2 \"A\"\n[1] \"B\"[1] {bad}\n\nSwitch 2 \"B\"\n[1] \"A\"[1]\n");
+        assert!(
+            matches!(err(&text), Error::MalformedPort { line: 2, .. }),
+            "{bad}"
+        );
+    }
+    // Text that is no option is still refused.
+    assert!(matches!(
+        err("Switch 2 \"A\"\n[1] \"B\"[1] w=4 trailing\n"),
+        Error::MalformedPort { line: 2, .. }
+    ));
+}
+
+#[test]
+fn port_guids_lids_and_lmc_are_kept_and_written_back() {
+    use fabric_model::{PortAddress, generators};
+    let text = corpus("port-addresses.topo");
+    let (f, warnings) = read_ibnetdiscover_with_warnings(&text).unwrap();
+    assert_eq!(warnings, vec![]);
+    let sw = f.node(f.node_by_name("S-248a0703005a7e00").unwrap());
+    assert_eq!(sw.guid, Some(0x248a_0703_005a_7e00));
+    assert_eq!(sw.lid, Some(7));
+    assert_eq!(
+        sw.port_address(PortNo::new(0)),
+        PortAddress::new()
+            .with_guid(0x248a_0703_005a_7e08)
+            .with_lmc(1)
+    );
+    let ca = f.node(f.node_by_name("H-e41d2d0300167e50").unwrap());
+    assert_eq!(ca.lid, Some(21));
+    assert_eq!(ca.port_lid(PortNo::new(1)), Some(21));
+    assert_eq!(ca.port_lid(PortNo::new(2)), Some(25));
+    assert_eq!(
+        ca.port_address(PortNo::new(2)),
+        PortAddress::new()
+            .with_guid(0xe41d_2d03_0016_7e62)
+            .with_lid(25)
+            .with_lmc(2)
+    );
+    assert_eq!(
+        ca.port_address(PortNo::new(1)).guid,
+        Some(0xe41d_2d03_0016_7e51)
+    );
+    // A port GUID equal to another node's GUID stays what the file says.
+    let ca2 = f.node(f.node_by_name("H-0002c90300a1b2c0").unwrap());
+    assert_eq!(ca2.guid, Some(0x0002_c903_00a1_b2c3));
+    assert_eq!(
+        ca2.port_address(PortNo::new(1)),
+        PortAddress::new()
+            .with_guid(0x0002_c903_00a1_b2c0)
+            .with_lmc(0)
+    );
+    // Written back: every GUID, LID and LMC as read, nothing invented.
+    let written = write_ibnetdiscover(&f);
+    for needle in [
+        "switchguid=0x248a0703005a7e00(248a0703005a7e08)\n",
+        "base port 0 lid 7 lmc 1\n",
+        "[2](e41d2d0300167e62) \t\"S-248a0703005a7e00\"[2]\t\t# lid 25 lmc 2 ",
+        "[1](e41d2d0300167e51) \t\"S-248a0703005a7e00\"[1]\t\t# lid 21 lmc 2 ",
+        "[3]\t\"H-0002c90300a1b2c0\"[1](2c90300a1b2c0) \t\t# \"node02 HCA-1\" lid 9 4xFDR\n",
+        "[2]\t\"H-e41d2d0300167e50\"[2](e41d2d0300167e62) \t\t# \"node01 HCA-1\" lid 25 4xFDR\n",
+    ] {
+        assert!(written.contains(needle), "{needle:?} in\n{written}");
+    }
+    assert_eq!(read_ibnetdiscover(&written).unwrap(), f);
+    // A generated fabric has no port GUIDs and no LMC: none is written.
+    let g = generators::fat_tree(4).unwrap();
+    let text = write_ibnetdiscover(&g);
+    assert!(!text.contains("lmc") && !text.contains(")("), "{text}");
+    assert!(
+        text.lines()
+            .filter(|l| l.starts_with('['))
+            .all(|l| !l.contains('('))
+    );
+    assert!(text.contains("switchguid=0x2c90000000001\n"), "{text}");
+}
+
+#[test]
+fn a_peer_stating_another_port_guid_warns_and_the_own_line_wins() {
+    let text = "Switch 2 \"S\"\n[1] \"H\"[1](99) # lid 1 4xEDR\n\nCa 1 \"H\"\n[1](42) \"S\"[1] # lid 3 lmc 0 \"\" lid 1 4xEDR\n";
+    let (f, w) = read_ibnetdiscover_with_warnings(text).unwrap();
+    let h = f.node(f.node_by_name("H").unwrap());
+    assert_eq!(h.port_address(PortNo::new(1)).guid, Some(0x42));
+    assert!(matches!(
+        w[..],
+        [Warning::PortGuidMismatch {
+            line: 2,
+            port: 1,
+            stated: 0x99,
+            kept: 0x42,
+            ..
+        }]
+    ));
+}
+
+#[test]
+fn real_captures_keep_their_port_guids_when_written() {
+    // Every `(guid)` of a port line, as text, in the file and in what is written back.
+    fn port_guids(text: &str) -> std::collections::BTreeSet<String> {
+        text.lines()
+            .filter(|l| l.trim_start().starts_with('['))
+            .flat_map(|l| {
+                l.split('(')
+                    .skip(1)
+                    .filter_map(|p| p.split(')').next())
+                    .map(|g| format!("{:x}", u64::from_str_radix(g, 16).unwrap()))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+    for name in ["manpage.topo", "port-addresses.topo"] {
+        let text = corpus(name);
+        let f = read_ibnetdiscover(&text).unwrap();
+        let written = write_ibnetdiscover(&f);
+        assert_eq!(port_guids(&written), port_guids(&text), "{name}");
+    }
+    // This capture's switch line states 7cfe900300a5a2c0 for the CA port whose own line says
+    // 7cfe900300a5a2c1: the own line wins, with a warning.
+    let (f, w) = read_ibnetdiscover_with_warnings(&corpus("edge-cases.topo")).unwrap();
+    assert!(matches!(
+        w[..],
+        [Warning::PortGuidMismatch {
+            line: 13,
+            port: 1,
+            stated: 0x7cfe_9003_00a5_a2c0,
+            kept: 0x7cfe_9003_00a5_a2c1,
+            ..
+        }]
+    ));
+    assert_eq!(
+        port_guids(&write_ibnetdiscover(&f)),
+        ["7cfe900300a5a2c1".to_owned()].into()
+    );
 }

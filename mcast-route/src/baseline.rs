@@ -5,14 +5,19 @@ use crate::tree::{Edge, Tree};
 use crate::{Algorithm, Error, Router};
 
 impl Router<'_> {
-    /// OpenSM's root (`osm_mcast_mgr_find_root_switch`): the first switch, in switch order, of
-    /// strictly least maximum hop distance to the members.
+    /// OpenSM's root (`osm_mcast_mgr_find_root_switch`): the first switch, in the configured
+    /// [`SwitchOrder`](crate::SwitchOrder), of strictly least maximum hop distance to the
+    /// members.
     fn opensm_root(&self, d: u8) -> u32 {
-        self.s
-            .maxd
-            .iter()
-            .position(|&m| m == d)
-            .expect("max_dist found a switch at distance d") as u32
+        let found = if self.switch_order.is_empty() {
+            self.s.maxd.iter().position(|&m| m == d).map(|i| i as u32)
+        } else {
+            self.switch_order
+                .iter()
+                .copied()
+                .find(|&i| self.s.maxd[i as usize] == d)
+        };
+        found.expect("max_dist found a switch at distance d")
     }
 
     /// Builds the baseline tree: MINIHOP-MC walks from the root toward each member switch

@@ -44,6 +44,23 @@ pub enum Algorithm {
     SsspMc,
 }
 
+/// The order in which the baselines walk the switches when several tie for the root (the
+/// first switch of least largest hop distance to the members wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum SwitchOrder {
+    /// OpenSM's, the default since the baselines stand in for OpenSM: OpenSM keeps its
+    /// switches in a `cl_qmap` keyed by the node GUID in network byte order
+    /// (`sw_guid_tbl`, filled in `si_rcv_process_new`), compared as a host integer, so on the
+    /// little-endian hosts OpenSM runs on the switches come in increasing order of the
+    /// byte-reversed GUID. Switches without a GUID come last, in fabric order.
+    #[default]
+    OpenSm,
+    /// The order of [`Fabric::switches`](fabric_model::Fabric::switches), that is the order of
+    /// the records in the file the fabric was read from.
+    Fabric,
+}
+
 /// Which of FBTC and FCTB MR4LMS runs (paper §3.4, Alg. 7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -181,6 +198,8 @@ pub struct Config {
     pub(crate) fbtc_root_tries: u32,
     /// Alg. 2's parent choice (MR4LMS only).
     pub(crate) bottom_up: BottomUp,
+    /// The baselines' switch order for root ties (MINIHOP-MC and SSSP-MC only).
+    pub(crate) switch_order: SwitchOrder,
 }
 
 /// The default [`Config::fbtc_root_tries`].
@@ -188,8 +207,8 @@ pub const DEFAULT_FBTC_ROOT_TRIES: u32 = 16;
 
 impl Default for Config {
     /// MR4LMS with unlimited entries, the adaptive policy, [`MergeStrategy::LeastAddedLoad`],
-    /// the old trees kept, the BFS merge root, [`DEFAULT_FBTC_ROOT_TRIES`] and
-    /// [`BottomUp::BestOfBoth`].
+    /// the old trees kept, the BFS merge root, [`DEFAULT_FBTC_ROOT_TRIES`],
+    /// [`BottomUp::BestOfBoth`] and, for the baselines, [`SwitchOrder::OpenSm`].
     fn default() -> Self {
         Self {
             entries: Entries::default(),
@@ -200,6 +219,7 @@ impl Default for Config {
             merge_root: MergeRoot::default(),
             fbtc_root_tries: DEFAULT_FBTC_ROOT_TRIES,
             bottom_up: BottomUp::default(),
+            switch_order: SwitchOrder::default(),
         }
     }
 }
@@ -280,6 +300,13 @@ impl Config {
         self
     }
 
+    /// Sets the order in which the baselines break root ties (MINIHOP-MC and SSSP-MC only).
+    #[must_use]
+    pub const fn with_switch_order(mut self, switch_order: SwitchOrder) -> Self {
+        self.switch_order = switch_order;
+        self
+    }
+
     /// MFT entries per switch.
     #[must_use]
     pub const fn entries(&self) -> Entries {
@@ -326,6 +353,12 @@ impl Config {
     #[must_use]
     pub const fn bottom_up(&self) -> BottomUp {
         self.bottom_up
+    }
+
+    /// The baselines' switch order for root ties (MINIHOP-MC and SSSP-MC only).
+    #[must_use]
+    pub const fn switch_order(&self) -> SwitchOrder {
+        self.switch_order
     }
 
     /// Checks the entry limit.

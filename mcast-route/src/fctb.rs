@@ -42,7 +42,7 @@ impl Router<'_> {
         // words: with a bitvec `BitVec` an FCTB-only run (dragonfly(18, 9, 9), 600 random
         // groups of 16, 256 entries) took 2.1210 G instructions instead of 2.1068 G.
         let mut reached = vec![0u64; self.g.len().div_ceil(64)];
-        self.s.fill_near(self.hops, &m.sw);
+        self.s.fill_near(&self.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
         let mut reachable_roots = Vec::new();
@@ -137,7 +137,7 @@ mod tests {
     /// [`fctb_matches_the_sorted_roots_reference`].
     fn fctb_sorted(r: &mut Router<'_>, m: &Members, d: u8) -> Option<Built> {
         let roots = r.candidate_roots(d, true).all();
-        r.s.fill_near(r.hops, &m.sw);
+        r.s.fill_near(&r.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
         for c in 0..r.colors.span() {

@@ -10,7 +10,7 @@ use fabric_model::{Fabric, HopTable, NodeId, generators};
 use crate::invariants::check_state;
 use crate::{
     Algorithm, BottomUp, Config, Entries, GroupId, MergeRoot, MergeStrategy, Policy, Regraft,
-    Router, mft,
+    Router, SwitchOrder, mft,
 };
 
 /// The fabrics [`router_ops`] routes over: small ones of each kind, built once.
@@ -41,7 +41,8 @@ pub fn dump(data: &[u8]) {
     }
 }
 
-/// The configuration two bytes choose. `a`: bits 0–1 the fabric (none here), 2–3 the entries
+/// The configuration two bytes choose. `a`: bit 0 the baselines' switch order (OpenSM's or
+/// the fabric's), 2–3 the entries
 /// (1, 2 or 3, or unlimited), 4–5 the policy (adaptive with a switch-back of 2, FBTC only,
 /// FCTB only, adaptive with the paper's 20), 6–7 the merge (the paper's, fewest-groups color,
 /// least added load, least added load rebuilding the trees). `b`: bits 0–1 the algorithm
@@ -86,6 +87,11 @@ fn config(a: u8, b: u8) -> Config {
             _ => BottomUp::BestOfBoth,
         },
         fbtc_root_tries: u32::from(b >> 5) + 1,
+        switch_order: if a & 1 == 1 {
+            SwitchOrder::Fabric
+        } else {
+            SwitchOrder::OpenSm
+        },
     }
 }
 

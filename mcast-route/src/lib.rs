@@ -115,6 +115,7 @@ mod baseline;
 mod bits;
 mod colors;
 mod config;
+mod delta;
 mod error;
 mod fbtc;
 mod fctb;
@@ -122,6 +123,7 @@ mod fctb;
 #[doc(hidden)]
 pub mod fuzz_harness;
 mod graph;
+mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;
 mod merge;
@@ -143,7 +145,7 @@ pub struct ReadmeDoctests;
 
 pub use config::{
     Algorithm, BottomUp, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, MAX_ENTRIES, MergeRoot,
-    MergeStrategy, Policy, Regraft,
+    MergeStrategy, Policy, Regraft, SwitchOrder,
 };
 pub use error::Error;
 pub use mft::MftBlock;

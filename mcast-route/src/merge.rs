@@ -138,7 +138,7 @@ impl Router<'_> {
         // Least hops from every switch to the group's switches.
         let field = &mut self.s.maxd;
         field.fill(u8::MAX);
-        crate::graph::fold_rows(self.hops, &m.sw, field, u8::min);
+        crate::graph::fold_rows(&self.hops, &m.sw, field, u8::min);
         let g = m.terminals.len() as u64;
         // (bound numerator, count, tree side sum, tree).
         let mut cands: Vec<(u64, u64, u64, u32)> = Vec::new();
@@ -333,7 +333,7 @@ impl Router<'_> {
             let mut sample = std::mem::take(&mut self.s.merge.path);
             sample.clear();
             sample.extend(vm_sw.iter().copied().step_by(step).take(SAMPLE_ROWS));
-            self.s.fill_far(self.hops, &sample);
+            self.s.fill_far(&self.hops, &sample);
             sample.clear();
             sample.extend(
                 vm_sw
@@ -343,11 +343,11 @@ impl Router<'_> {
                     .step_by(step)
                     .take(SAMPLE_ROWS),
             );
-            sampled = !self.s.raise_far(self.hops, &sample);
+            sampled = !self.s.raise_far(&self.hops, &sample);
             self.s.merge.path = sample;
         }
         if !sampled {
-            self.s.fill_far(self.hops, vm_sw);
+            self.s.fill_far(&self.hops, vm_sw);
         }
         // The switches by increasing key, lazily: few are ever taken. Keys packed in one
         // word, in the same order: the bound is a byte and the entries in use are at most
@@ -408,7 +408,7 @@ impl Router<'_> {
             }
             if best.is_none() && tries > MERGE_ROOT_TRIES {
                 if sampled {
-                    self.s.fill_far(self.hops, vm_sw);
+                    self.s.fill_far(&self.hops, vm_sw);
                 }
                 return self.merge_root_by_members(free, vm_sw, comp, u32::MAX);
             }
@@ -427,7 +427,7 @@ impl Router<'_> {
                 // the switches not tried yet ordered by it.
                 if sampled && order.peek().is_some_and(|r| unpack(r.0) < (far, load, x)) {
                     sampled = false;
-                    self.s.fill_far(self.hops, vm_sw);
+                    self.s.fill_far(&self.hops, vm_sw);
                     let mut keys = std::mem::take(order).into_vec();
                     keys.clear();
                     let (maxd, colors) = (&self.s.maxd, &self.colors);
@@ -447,7 +447,7 @@ impl Router<'_> {
                 };
                 if left > (far as usize + 1) * words {
                     if sampled {
-                        self.s.fill_far(self.hops, vm_sw);
+                        self.s.fill_far(&self.hops, vm_sw);
                     }
                     return self.merge_root_by_members(free, vm_sw, comp, far);
                 }

@@ -84,7 +84,9 @@ impl Router<'_> {
     /// ```
     ///
     /// Switches in fabric order, entries by MLID, groups by id; MLIDs as four lowercase hex
-    /// digits. [`parse_dump`] reads it back.
+    /// digits. A node name holding whitespace or a comma (the fabric readers accept such
+    /// names; a name never holds a `"`) is written between double quotes, as in
+    /// `switch "leaf 1, row 2" mlid 0xc000 ports 1,3`. [`parse_dump`] reads it back.
     ///
     /// # Errors
     /// [`Error::MlidOutOfRange`] when a color has no MLID (only with unlimited entries).
@@ -99,7 +101,7 @@ impl Router<'_> {
                 let _ = write!(
                     out,
                     "switch {} mlid {:#06x} ports ",
-                    self.fabric.node(s).name,
+                    quoted(&self.fabric.node(s).name),
                     mlid(c)?
                 );
                 join(&mut out, ports.iter().map(|p| p.get().to_string()));
@@ -110,10 +112,80 @@ impl Router<'_> {
             let _ = write!(out, "group {} mlid {:#06x} members ", id.0, mlid(g.color)?);
             join(
                 &mut out,
-                g.members.iter().map(|&m| self.fabric.node(m).name.clone()),
+                g.members
+                    .iter()
+                    .map(|&m| quoted(&self.fabric.node(m).name).into_owned()),
             );
         }
         Ok(out)
+    }
+}
+
+/// `name`, between double quotes when it holds whitespace, a comma or a quote.
+fn quoted(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.is_empty()
+        || name
+            .chars()
+            .any(|c| c.is_whitespace() || c == ',' || c == '"')
+    {
+        format!("\"{name}\"").into()
+    } else {
+        name.into()
+    }
+}
+
+/// Splits `s` at every `sep` (a char, or whitespace when `None`) outside double quotes;
+/// `None` when a quote is not closed or, in a list (`sep` given), when a quoted run is not a
+/// whole item or an item is empty.
+fn split_quoted(s: &str, sep: Option<char>) -> Option<Vec<&str>> {
+    let is_sep = |c: char| sep.map_or(c.is_whitespace(), |x| c == x);
+    let mut out = Vec::new();
+    let mut start = None;
+    let mut in_quote = false;
+    for (i, c) in s.char_indices() {
+        if in_quote {
+            if c == '"' {
+                in_quote = false;
+                // In a list, a closing quote ends the item.
+                let next = s[i + 1..].chars().next();
+                if sep.is_some() && next.is_some_and(|n| !is_sep(n)) {
+                    return None;
+                }
+            }
+            continue;
+        }
+        if is_sep(c) {
+            if let Some(b) = start.take() {
+                out.push(&s[b..i]);
+            } else if sep.is_some() {
+                return None; // an empty item
+            }
+            continue;
+        }
+        if c == '"' {
+            if sep.is_some() && start.is_some() {
+                return None; // a quote inside a bare item
+            }
+            in_quote = true;
+        }
+        start.get_or_insert(i);
+    }
+    if in_quote {
+        return None;
+    }
+    match start {
+        Some(b) => out.push(&s[b..]),
+        None if sep.is_some() => return None, // empty list or trailing separator
+        None => {}
+    }
+    Some(out)
+}
+
+/// A name as [`Router::dump`] writes it: bare, or between quotes (never empty).
+fn unquoted(item: &str) -> Option<&str> {
+    match item.strip_prefix('"') {
+        Some(rest) => rest.strip_suffix('"').filter(|n| !n.is_empty()),
+        None => Some(item),
     }
 }
 
@@ -137,11 +209,12 @@ pub struct Dump {
     pub groups: Vec<(GroupId, u16, Vec<NodeId>)>,
 }
 
-/// Reads the text of [`Router::dump`], naming nodes by their names in `fabric`. Blank lines
-/// are skipped.
+/// Reads the text of [`Router::dump`], naming nodes by their names in `fabric` (bare, or
+/// between double quotes). Blank lines are skipped.
 ///
 /// # Errors
-/// [`Error::Parse`] with the 1-based line for a line of another shape, an unknown node name,
+/// [`Error::Parse`] with the 1-based line for a line of another shape (an unclosed quote, a
+/// quote inside a word, an empty list item among them), an unknown node name,
 /// an MLID outside 0xC000..=0xFFFE or a bad number.
 ///
 /// # Complexity
@@ -154,7 +227,8 @@ pub fn parse_dump(text: &str, fabric: &Fabric) -> Result<Dump, Error> {
             line: line_no,
             reason,
         };
-        let words: Vec<&str> = line.split_whitespace().collect();
+        let words = split_quoted(line, None)
+            .ok_or_else(|| bad("a quoted name is not closed or not a whole word".to_owned()))?;
         if words.is_empty() {
             continue;
         }
@@ -169,7 +243,8 @@ pub fn parse_dump(text: &str, fabric: &Fabric) -> Result<Dump, Error> {
             .and_then(|h| u16::from_str_radix(h, 16).ok())
             .filter(|&m| (0xC000..=0xFFFE).contains(&m))
             .ok_or_else(|| bad(format!("{mlid:?} is not a multicast LID")))?;
-        let node = |name: &str| {
+        let node = |word: &str| {
+            let name = unquoted(word).ok_or_else(|| bad(format!("{word:?} is not a node name")))?;
             fabric
                 .node_by_name(name)
                 .ok_or_else(|| bad(format!("no node is named {name:?}")))
@@ -196,7 +271,11 @@ pub fn parse_dump(text: &str, fabric: &Fabric) -> Result<Dump, Error> {
                 let g = id
                     .parse::<u32>()
                     .map_err(|_| bad(format!("{id:?} is not a group id")))?;
-                let members = list.split(',').map(node).collect::<Result<_, _>>()?;
+                let members = split_quoted(list, Some(','))
+                    .ok_or_else(|| bad(format!("{list:?} is not a list of node names")))?
+                    .into_iter()
+                    .map(node)
+                    .collect::<Result<_, _>>()?;
                 d.groups.push((GroupId(g), mlid, members));
             }
             _ => return Err(bad(format!("unknown line kind {kind:?} … {list_kw:?}"))),

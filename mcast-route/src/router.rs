@@ -1,11 +1,13 @@
 //! The [`Router`]: groups, trees, colors and link loads, and the operations on them.
 
 use std::fmt;
+use std::sync::Arc;
 
 use fabric_model::{Fabric, HopTable, LinkId, NodeId, PortNo};
 
 use crate::colors::ColorTable;
 use crate::graph::{Scratch, SwitchGraph};
+use crate::held::Held;
 use crate::tree::{Leaf, Tree};
 use crate::{
     Algorithm, Color, Config, CreateOutcome, Error, GroupId, Method, Policy, PortSet, TreeId,
@@ -92,8 +94,8 @@ pub struct GroupView {
 /// The router borrows the fabric and its hop table (built once by the caller, shared by every
 /// router of the same fabric). See the crate documentation for an example.
 pub struct Router<'f> {
-    pub(crate) fabric: &'f Fabric,
-    pub(crate) hops: &'f HopTable,
+    pub(crate) fabric: Held<'f, Fabric>,
+    pub(crate) hops: Held<'f, HopTable>,
     pub(crate) config: Config,
     pub(crate) g: SwitchGraph,
     pub(crate) attach: Vec<Option<Attach>>,
@@ -116,6 +118,12 @@ pub struct Router<'f> {
     pub(crate) link_sw: Vec<Option<(u32, u32)>>,
     pub(crate) current: Current,
     pub(crate) s: Scratch,
+    /// The switch indices in [`SwitchOrder::OpenSm`](crate::SwitchOrder::OpenSm) order when
+    /// the config asks for it; empty for fabric order.
+    pub(crate) switch_order: Vec<u32>,
+    /// The entries touched since the last [`Router::take_mft_delta`], with their content
+    /// before; `None` until the first call (no tracking, no cost).
+    pub(crate) mft_log: Option<Vec<crate::delta::MftLogEntry>>,
 }
 
 impl fmt::Debug for Router<'_> {
@@ -129,6 +137,57 @@ impl fmt::Debug for Router<'_> {
     }
 }
 
+impl Router<'static> {
+    /// A router that shares `fabric` and its hop table `hops` instead of borrowing them, so
+    /// that it can live beside them (or alone) in a daemon's state; otherwise as
+    /// [`Router::new`].
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use fabric_model::{HopTable, generators};
+    /// use mcast_route::{Config, Entries, Router};
+    ///
+    /// struct Daemon {
+    ///     fabric: Arc<fabric_model::Fabric>,
+    ///     router: Router<'static>,
+    /// }
+    ///
+    /// let fabric = Arc::new(generators::fat_tree(4)?);
+    /// let hops = Arc::new(HopTable::new(&fabric)?);
+    /// let router = Router::new_shared(fabric.clone(), hops, Config::mr4lms(Entries::Limit(8)))?;
+    /// let mut d = Daemon { fabric, router };
+    /// let t = d.fabric.terminals().to_vec();
+    /// d.router.create_group(&[t[0], t[9]])?;
+    /// assert_eq!(d.router.group_ids().count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Router::new`].
+    pub fn new_shared(
+        fabric: Arc<Fabric>,
+        hops: Arc<HopTable>,
+        config: Config,
+    ) -> Result<Self, Error> {
+        Self::with_held(Held::Shared(fabric), Held::Shared(hops), config)
+    }
+}
+
+/// The switch indices in OpenSM's order (increasing byte-reversed node GUID, switches without
+/// a GUID last in fabric order), or empty for [`SwitchOrder::Fabric`](crate::SwitchOrder::Fabric).
+fn opensm_order(fabric: &Fabric, order: crate::SwitchOrder) -> Vec<u32> {
+    if order == crate::SwitchOrder::Fabric {
+        return Vec::new();
+    }
+    let mut idx: Vec<u32> = (0..fabric.switch_count() as u32).collect();
+    // Stable: switches without a GUID keep their fabric order after the others.
+    idx.sort_by_key(|&i| {
+        let guid = fabric.node(fabric.switches()[i as usize]).guid;
+        (guid.is_none(), guid.map_or(0, u64::swap_bytes))
+    });
+    idx
+}
+
 impl<'f> Router<'f> {
     /// A router over `fabric` with the hop table `hops` of that fabric.
     ///
@@ -139,6 +198,14 @@ impl<'f> Router<'f> {
     /// # Complexity
     /// O(N + L) time and memory.
     pub fn new(fabric: &'f Fabric, hops: &'f HopTable, config: Config) -> Result<Self, Error> {
+        Self::with_held(Held::Borrowed(fabric), Held::Borrowed(hops), config)
+    }
+
+    fn with_held(
+        fabric: Held<'f, Fabric>,
+        hops: Held<'f, HopTable>,
+        config: Config,
+    ) -> Result<Self, Error> {
         config.validate()?;
         if hops.switch_count() != fabric.switch_count() {
             return Err(Error::HopTableMismatch {
@@ -160,10 +227,8 @@ impl<'f> Router<'f> {
             }
         }
         Ok(Self {
-            fabric,
-            hops,
             config,
-            g: SwitchGraph::new(fabric),
+            g: SwitchGraph::new(&fabric),
             attach,
             colors: ColorTable::new(s, config.entries.limit()),
             trees: Vec::new(),
@@ -184,6 +249,10 @@ impl<'f> Router<'f> {
                 .collect(),
             current: Current::Fbtc,
             s: Scratch::new(s),
+            switch_order: opensm_order(&fabric, config.switch_order),
+            mft_log: None,
+            fabric,
+            hops,
         })
     }
 
@@ -195,8 +264,14 @@ impl<'f> Router<'f> {
 
     /// The fabric.
     #[must_use]
-    pub fn fabric(&self) -> &'f Fabric {
-        self.fabric
+    pub fn fabric(&self) -> &Fabric {
+        &self.fabric
+    }
+
+    /// The hop table.
+    #[must_use]
+    pub fn hops(&self) -> &HopTable {
+        &self.hops
     }
 
     pub(crate) fn sw_node(&self, sw: u32) -> NodeId {
@@ -276,6 +351,7 @@ impl<'f> Router<'f> {
     pub(crate) fn install(&mut self, id: TreeId, tree: Tree) {
         let tfi = tree.groups().len() as u32;
         for &sw in tree.switches() {
+            self.log_mft(sw, tree.color);
             self.colors.set(sw, tree.color, id);
         }
         // Switch–switch links (their ends from the tree, not `link_sw`), then terminal ones.
@@ -322,6 +398,13 @@ impl<'f> Router<'f> {
             .take()
             .expect("uninstalling a live tree");
         let tfi = tree.groups().len() as u32;
+        if let Some(log) = &mut self.mft_log {
+            log.extend(
+                tree.switches()
+                    .iter()
+                    .map(|&sw| (sw, tree.color, tree.port_set(sw))),
+            );
+        }
         for &sw in tree.switches() {
             self.colors.clear(sw, tree.color);
         }

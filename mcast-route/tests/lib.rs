@@ -3,5 +3,6 @@
 //! paper's worked example, the scenarios, the properties) are unit tests in `src/tests/`.
 
 mod bridge;
+mod delta;
 mod errors;
 mod outputs;

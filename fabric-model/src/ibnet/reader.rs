@@ -1,6 +1,8 @@
+use super::Warning;
 use crate::hash::FxHashMap;
 use crate::{
-    DEFAULT_LATENCY, Error, Fabric, FabricBuilder, LinkRate, NodeId, NodeInfo, NodeKind, PortNo,
+    DEFAULT_LATENCY, Error, Fabric, FabricBuilder, LinkRate, NodeId, NodeInfo, NodeKind,
+    PortAddress, PortNo,
 };
 
 const NONE: u32 = u32::MAX;
@@ -11,8 +13,12 @@ struct Record<'a> {
     router: bool,
     ports: u16,
     guid: Option<u64>,
+    /// A switch's port 0 GUID (`switchguid=0x…(<port guid>)`).
+    port0_guid: Option<u64>,
     description: Option<&'a str>,
     lid: Option<u16>,
+    /// The header's `lmc`: a switch's port 0 LMC.
+    lmc: Option<u8>,
     line: usize,
     slot_base: usize,
 }
@@ -23,6 +29,10 @@ struct Entry<'a> {
     peer: &'a str,
     peer_port: u32,
     rate: Option<LinkRate>,
+    own_guid: Option<u64>,
+    peer_guid: Option<u64>,
+    own_lid: Option<u16>,
+    own_lmc: Option<u8>,
     line: usize,
 }
 
@@ -75,19 +85,19 @@ impl<'a> Cursor<'a> {
         Ok(Some(&r[..end]))
     }
 
-    /// `(hex)`, checked and discarded; false when not at `(`.
-    fn paren_guid(&mut self, line: usize) -> Result<bool, Error> {
+    /// `(hex)`; `None` when not at `(`.
+    fn paren_guid(&mut self, line: usize) -> Result<Option<u64>, Error> {
         if !self.eat('(') {
-            return Ok(false);
+            return Ok(None);
         }
         let r = self.rest();
         let end = r.find(')').ok_or_else(|| Error::MalformedGuid {
             line,
             text: r.to_owned(),
         })?;
-        parse_guid(&r[..end], line)?;
+        let guid = parse_guid(&r[..end], line)?;
         self.pos += end + 1;
-        Ok(true)
+        Ok(Some(guid))
     }
 
     /// `[ext N]`, discarded.
@@ -179,10 +189,10 @@ impl<'a> Iterator for Tokens<'a> {
     }
 }
 
-/// The value after the first `lid` word, when it is a number.
-fn lid_after(tokens: &[Token<'_>]) -> Option<u16> {
+/// The value after the first `key` word (`lid`, `lmc`), when it is a number.
+fn number_after<T: std::str::FromStr>(tokens: &[Token<'_>], key: &str) -> Option<T> {
     tokens.windows(2).find_map(|w| match w {
-        [Token::Word("lid"), Token::Word(n)] => n.parse().ok(),
+        [Token::Word(k), Token::Word(n)] if *k == key => n.parse().ok(),
         _ => None,
     })
 }
@@ -230,6 +240,7 @@ fn header<'a>(keyword: &str, line_text: &'a str, line: usize) -> Result<Record<'
     }
     let mut description = None;
     let mut lid = None;
+    let mut lmc = None;
     if let Some(hash) = c.rest().find('#') {
         let tokens: Vec<Token<'_>> =
             tail_tokens(&c.rest()[hash + 1..], line).collect::<Result<_, _>>()?;
@@ -239,7 +250,8 @@ fn header<'a>(keyword: &str, line_text: &'a str, line: usize) -> Result<Record<'
             }
             description = (!d.is_empty()).then_some(*d);
         }
-        lid = lid_after(&tokens);
+        lid = number_after(&tokens, "lid");
+        lmc = number_after(&tokens, "lmc");
     }
     Ok(Record {
         name,
@@ -247,8 +259,10 @@ fn header<'a>(keyword: &str, line_text: &'a str, line: usize) -> Result<Record<'
         router,
         ports,
         guid: None,
+        port0_guid: None,
         description,
         lid,
+        lmc,
         line,
         slot_base: 0,
     })
@@ -261,18 +275,44 @@ fn header<'a>(keyword: &str, line_text: &'a str, line: usize) -> Result<Record<'
 /// [`Error::UnterminatedQuote`], [`Error::MalformedGuid`], [`Error::PortPastRadix`],
 /// [`Error::PortListedTwice`], [`Error::DuplicateNode`], [`Error::UnknownPeer`],
 /// [`Error::OneSidedLink`] (a link listed by one end only, or ends that disagree),
-/// [`Error::RateMismatch`], [`Error::TerminalWithoutLink`].
+/// [`Error::TerminalWithoutLink`], [`Error::NoNodeRecord`] (not one node record in the text).
+/// [`Error::RateMismatch`] is no longer returned: the ends of a link may report different
+/// rates (each prints its own PortInfo); the link keeps the slower, and
+/// [`read_ibnetdiscover_with_warnings`] tells which links disagreed.
 ///
 /// # Complexity
 /// O(length of the text): one pass over the lines, one over the port lines.
 pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
+    read_ibnetdiscover_with_warnings(text).map(|(fabric, _)| fabric)
+}
+
+/// Reads ibnetdiscover or ibsim topology text as [`read_ibnetdiscover`] does, and also returns
+/// what the text says that the fabric cannot keep, as [`Warning`]s in line order: for now the
+/// links whose two ends report different rates ([`Warning::RateMismatch`]; the link keeps the
+/// slower rate).
+///
+/// ```
+/// use fabric_model::ibnet::{Warning, read_ibnetdiscover_with_warnings};
+///
+/// let text = "Switch 2 \"A\"\n[1] \"B\"[1] # 4xSDR\n\nSwitch 2 \"B\"\n[1] \"A\"[1] # 1xSDR\n";
+/// let (fabric, warnings) = read_ibnetdiscover_with_warnings(text)?;
+/// assert_eq!(fabric.links()[0].rate.to_string(), "1xSDR");
+/// assert!(matches!(warnings[..], [Warning::RateMismatch { line: 2, other_line: 5, .. }]));
+/// # Ok::<(), fabric_model::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`read_ibnetdiscover`].
+pub fn read_ibnetdiscover_with_warnings(text: &str) -> Result<(Fabric, Vec<Warning>), Error> {
     let mut records: Vec<Record<'_>> = Vec::new();
     let mut entries: Vec<Entry<'_>> = Vec::new();
     // Per port slot of each record: index into `entries`, or NONE.
     let mut slot_entry: Vec<u32> = Vec::new();
-    let mut pending_guid: Option<u64> = None;
+    let mut pending_guid: Option<(u64, Option<u64>)> = None;
     let mut current: Option<u32> = None;
+    let mut lines = 0;
     for (i, raw) in text.lines().enumerate() {
+        lines = i + 1;
         let line = i + 1;
         let t = raw.trim();
         if t.starts_with('[') {
@@ -297,9 +337,6 @@ pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
                     first_line: first.line,
                 });
             }
-            if rec.kind == NodeKind::Terminal && rec.lid.is_none() {
-                rec.lid = p.own_lid;
-            }
             slot_entry[slot] =
                 u32::try_from(entries.len()).map_err(|_| Error::TooLarge { what: "links" })?;
             entries.push(Entry {
@@ -308,6 +345,11 @@ pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
                 peer: p.peer,
                 peer_port: p.peer_port,
                 rate: p.rate,
+                own_guid: p.own_guid,
+                peer_guid: p.peer_guid,
+                // Only a CA's tail starts with its own LID; a switch's names the peer's.
+                own_lid: p.own_lid.filter(|_| rec.kind == NodeKind::Terminal),
+                own_lmc: p.own_lmc.filter(|_| rec.kind == NodeKind::Terminal),
                 line,
             });
             continue;
@@ -323,7 +365,10 @@ pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
         match keyword {
             "Switch" | "Ca" | "Hca" | "Rt" => {
                 let mut r = header(keyword, t, line)?;
-                r.guid = pending_guid.take();
+                if let Some((guid, port0)) = pending_guid.take() {
+                    r.guid = Some(guid);
+                    r.port0_guid = port0.filter(|_| r.kind == NodeKind::Switch);
+                }
                 r.slot_base = slot_entry.len();
                 slot_entry.extend(std::iter::repeat_n(NONE, usize::from(r.ports)));
                 current = Some(
@@ -335,13 +380,30 @@ pub fn read_ibnetdiscover(text: &str) -> Result<Fabric, Error> {
                 for key in ["switchguid=", "caguid=", "hcaguids=", "rtguid="] {
                     if let Some(v) = t.strip_prefix(key) {
                         let hex = v.split(['(', ',']).next().unwrap_or(v);
-                        pending_guid = Some(parse_guid(hex, line)?);
+                        let guid = parse_guid(hex, line)?;
+                        // `switchguid=0x…(<port 0 GUID>)`.
+                        let port0 = match v[hex.len()..].strip_prefix('(') {
+                            Some(rest) => {
+                                let end = rest.find(')').ok_or_else(|| Error::MalformedGuid {
+                                    line,
+                                    text: rest.to_owned(),
+                                })?;
+                                Some(parse_guid(&rest[..end], line)?)
+                            }
+                            None => None,
+                        };
+                        pending_guid = Some((guid, port0));
                     }
                 }
             }
         }
     }
-    link_up(&records, &entries, &slot_entry)
+    if records.is_empty() {
+        return Err(Error::NoNodeRecord { lines });
+    }
+    let mut warnings = Vec::new();
+    let fabric = link_up(&records, &entries, &slot_entry, &mut warnings)?;
+    Ok((fabric, warnings))
 }
 
 struct PortLine<'a> {
@@ -349,7 +411,10 @@ struct PortLine<'a> {
     peer: &'a str,
     peer_port: u32,
     rate: Option<LinkRate>,
+    own_guid: Option<u64>,
+    peer_guid: Option<u64>,
     own_lid: Option<u16>,
+    own_lmc: Option<u8>,
 }
 
 fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
@@ -357,7 +422,7 @@ fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
     let port = c.port(line, "port")?;
     c.ext();
     c.skip_ws();
-    c.paren_guid(line)?;
+    let own_guid = c.paren_guid(line)?;
     c.skip_ws();
     let peer = c.quoted(line)?.ok_or_else(|| Error::MalformedPort {
         line,
@@ -366,18 +431,23 @@ fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
     let peer_port = c.port(line, "peer port")?;
     c.ext();
     c.skip_ws();
-    c.paren_guid(line)?;
-    c.skip_ws();
+    let peer_guid = c.paren_guid(line)?;
+    port_options(&mut c, line)?;
     let rest = c.rest();
     let mut rate = None;
     let mut own_lid: Option<Option<u16>> = None;
+    let mut own_lmc: Option<Option<u8>> = None;
     if let Some(tail) = rest.strip_prefix('#') {
         for (k, tok) in tail_tokens(tail, line).enumerate() {
             match tok? {
-                // A CA's own LID leads its tail (`# lid 4 lmc 0 "peer" lid 6 4xSDR`).
+                // A CA's own LID and LMC lead its tail (`# lid 4 lmc 0 "peer" lid 6 4xSDR`).
                 Token::Word("lid") if k == 0 => own_lid = Some(None),
                 Token::Word(n) if k == 1 && own_lid == Some(None) => {
                     own_lid = Some(n.parse().ok());
+                }
+                Token::Word("lmc") if k == 2 && own_lid.is_some() => own_lmc = Some(None),
+                Token::Word(n) if k == 3 && own_lmc == Some(None) => {
+                    own_lmc = Some(n.parse().ok());
                 }
                 Token::Word(w) if rate.is_none() => rate = rate_of(w),
                 _ => {}
@@ -394,14 +464,141 @@ fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
         peer,
         peer_port,
         rate,
+        own_guid,
+        peer_guid,
         own_lid: own_lid.flatten(),
+        own_lmc: own_lmc.flatten(),
     })
+}
+
+/// ibsim's per-port options after the peer port: whitespace-separated `key=value` words up to
+/// the end of the line or a `#`. ibsim reads the letter before `=` and checks `w` (link width
+/// enable mask, 1..=31), `s` (link speed enable mask, 0..=7, 0 meaning QDR) and `e` (extended
+/// speed enable mask, 0..=15), ignoring any other key; so does this reader. The masks say what
+/// a port may do, not what it does, so they do not set the link's rate.
+fn port_options(c: &mut Cursor<'_>, line: usize) -> Result<(), Error> {
+    loop {
+        c.skip_ws();
+        let r = c.rest();
+        if r.is_empty() || r.starts_with('#') {
+            return Ok(());
+        }
+        let n = r.find(char::is_whitespace).unwrap_or(r.len());
+        let word = &r[..n];
+        let bad = |reason: String| Error::MalformedPort { line, reason };
+        let Some((key, value)) = word
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphabetic()))
+        else {
+            return Err(bad(format!("unexpected text {r:?} after the peer port")));
+        };
+        let number = value
+            .strip_prefix("0x")
+            .or_else(|| value.strip_prefix("0X"))
+            .map_or_else(|| value.parse::<u32>(), |h| u32::from_str_radix(h, 16));
+        let range = match key.as_bytes().last() {
+            Some(b'w') => Some(1..=31),
+            Some(b's') => Some(0..=7),
+            Some(b'e') => Some(0..=15),
+            _ => None,
+        };
+        if let Some(range) = range
+            && !number.is_ok_and(|v| range.contains(&v))
+        {
+            return Err(bad(format!(
+                "port option {word:?}: {key} must be a number in {}..={}",
+                range.start(),
+                range.end()
+            )));
+        }
+        c.pos += n;
+    }
+}
+
+/// The nodes' infos with their port tables: a switch's port 0 from its GUID line and header,
+/// each port from its own line (GUID; for a CA, LID and LMC), then the port GUIDs that peers'
+/// lines state where the port's own line gave none. A CA's first listed LID becomes the node's
+/// [`lid`](NodeInfo::lid) (unless its header gave one), and a port keeps its own LID only
+/// where it differs, so that writing and reading again gives an equal fabric. Loopback lines
+/// are skipped, as their cables are.
+fn node_infos(
+    records: &[Record<'_>],
+    entries: &[Entry<'_>],
+    peers: &[u32],
+    warnings: &mut Vec<Warning>,
+) -> Vec<NodeInfo> {
+    let mut infos: Vec<NodeInfo> = records
+        .iter()
+        .map(|r| {
+            let mut info = match r.kind {
+                NodeKind::Switch => NodeInfo::switch(r.name, r.ports),
+                NodeKind::Terminal => NodeInfo::terminal(r.name, r.ports),
+            };
+            info.guid = r.guid;
+            info.description = r.description.map(str::to_owned);
+            info.lid = r.lid;
+            info.router = r.router;
+            if r.kind == NodeKind::Switch {
+                let mut a = PortAddress::new();
+                a.guid = r.port0_guid;
+                a.lmc = r.lmc;
+                info.set_port_address(PortNo::new(0), a);
+            }
+            info
+        })
+        .collect();
+    for (e, &peer) in entries.iter().zip(peers) {
+        if peer == e.node || (e.own_guid, e.own_lid, e.own_lmc) == (None, None, None) {
+            continue;
+        }
+        let info = &mut infos[e.node as usize];
+        let port = PortNo::new(e.port);
+        let mut a = info.port_address(port);
+        a.guid = e.own_guid;
+        if info.kind == NodeKind::Terminal {
+            match (info.lid, e.own_lid) {
+                (None, Some(l)) => info.lid = Some(l),
+                (Some(n), Some(l)) if n != l => a.lid = Some(l),
+                _ => {}
+            }
+            a.lmc = e.own_lmc;
+        }
+        info.set_port_address(port, a);
+    }
+    for (e, &peer) in entries.iter().zip(peers) {
+        let Some(stated) = e.peer_guid else { continue };
+        let info = &mut infos[peer as usize];
+        let Ok(q) = u16::try_from(e.peer_port) else {
+            continue;
+        };
+        if peer == e.node || q == 0 || q > info.ports {
+            continue; // a loopback, or refused later as past the radix
+        }
+        let port = PortNo::new(q);
+        let mut a = info.port_address(port);
+        match a.guid {
+            None => {
+                a.guid = Some(stated);
+                info.set_port_address(port, a);
+            }
+            Some(own) if own != stated => warnings.push(Warning::PortGuidMismatch {
+                line: e.line,
+                node: info.name.clone(),
+                port: q,
+                stated,
+                kept: own,
+            }),
+            Some(_) => {}
+        }
+    }
+    infos
 }
 
 fn link_up(
     records: &[Record<'_>],
     entries: &[Entry<'_>],
     slot_entry: &[u32],
+    warnings: &mut Vec<Warning>,
 ) -> Result<Fabric, Error> {
     let mut by_name: FxHashMap<&str, u32> =
         FxHashMap::with_capacity_and_hasher(records.len(), Default::default());
@@ -415,21 +612,6 @@ fn link_up(
         }
         by_name.insert(r.name, i as u32);
     }
-    let mut b = FabricBuilder::with_capacity(records.len(), slot_entry.len(), entries.len() / 2);
-    for r in records {
-        let mut info = match r.kind {
-            NodeKind::Switch => NodeInfo::switch(r.name, r.ports),
-            NodeKind::Terminal => NodeInfo::terminal(r.name, r.ports),
-        };
-        info.guid = r.guid;
-        info.description = r.description.map(str::to_owned);
-        info.lid = r.lid;
-        info.router = r.router;
-        b.add_node(info).map_err(|e| Error::MalformedHeader {
-            line: r.line,
-            reason: e.to_string(),
-        })?;
-    }
     let peers: Vec<u32> = entries
         .iter()
         .map(|e| {
@@ -442,6 +624,14 @@ fn link_up(
                 })
         })
         .collect::<Result<_, _>>()?;
+    let infos = node_infos(records, entries, &peers, warnings);
+    let mut b = FabricBuilder::with_capacity(records.len(), slot_entry.len(), entries.len() / 2);
+    for (r, info) in records.iter().zip(infos) {
+        b.add_node(info).map_err(|e| Error::MalformedHeader {
+            line: r.line,
+            reason: e.to_string(),
+        })?;
+    }
     let mut linked = vec![false; records.len()];
     for (e, &peer) in entries.iter().zip(&peers) {
         if peer == e.node {
@@ -476,11 +666,20 @@ fn link_up(
         }
         let rate = match (e.rate, back.rate) {
             (Some(a), Some(b)) if a != b => {
-                return Err(Error::RateMismatch {
-                    line: back.line,
-                    rate: b.to_string(),
-                    other: a.to_string(),
+                // The slower end sets the pace; on equal bandwidth, the end listed first.
+                let kept = if b.bandwidth() < a.bandwidth() { b } else { a };
+                warnings.push(Warning::RateMismatch {
+                    line: e.line,
+                    other_line: back.line,
+                    node: records[e.node as usize].name.to_owned(),
+                    port: e.port,
+                    peer: pr.name.to_owned(),
+                    peer_port,
+                    rate: a,
+                    other: b,
+                    kept,
                 });
+                kept
             }
             (a, b) => a.or(b).unwrap_or_default(),
         };

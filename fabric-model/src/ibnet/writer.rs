@@ -1,6 +1,6 @@
 use std::fmt::{self, Write};
 
-use crate::{Fabric, NodeId, NodeKind};
+use crate::{Fabric, NodeId, NodeKind, PortNo};
 
 /// Writes `fabric` as ibnetdiscover text into `out`.
 ///
@@ -34,12 +34,15 @@ fn write_node(f: &Fabric, id: NodeId, out: &mut impl Write) -> fmt::Result {
         (NodeKind::Terminal, false) => ("Ca", "caguid"),
         (NodeKind::Terminal, true) => ("Rt", "rtguid"),
     };
+    let port0 = n.port_address(PortNo::new(0));
     if let Some(g) = n.guid {
-        if n.kind == NodeKind::Switch {
-            writeln!(out, "{guid_key}=0x{g:x}({g:x})")?;
-        } else {
-            writeln!(out, "{guid_key}=0x{g:x}")?;
+        write!(out, "{guid_key}=0x{g:x}")?;
+        if n.kind == NodeKind::Switch
+            && let Some(p) = port0.guid
+        {
+            write!(out, "({p:x})")?;
         }
+        out.write_char('\n')?;
     }
     write!(out, "{keyword}\t{} \"{}\"", n.ports, n.name)?;
     if n.kind == NodeKind::Switch {
@@ -49,36 +52,46 @@ fn write_node(f: &Fabric, id: NodeId, out: &mut impl Write) -> fmt::Result {
         }
         out.write_str("base port 0")?;
         if let Some(l) = n.lid {
-            write!(out, " lid {l} lmc 0")?;
+            write!(out, " lid {l}")?;
         }
-    } else if let Some(d) = &n.description {
-        write!(out, "\t\t# \"{d}\"")?;
+        if let Some(m) = port0.lmc {
+            write!(out, " lmc {m}")?;
+        }
+    } else {
+        // The node's LID goes in the header only where the first port line would not give it
+        // back (that port has a LID of its own).
+        let first = f.neighbors(id).next().map(|nb| nb.port);
+        let header_lid = n
+            .lid
+            .filter(|&l| first.is_some_and(|p| n.port_lid(p) != Some(l)));
+        match (&n.description, header_lid) {
+            (Some(d), Some(l)) => write!(out, "\t\t# \"{d}\" lid {l}")?,
+            (Some(d), None) => write!(out, "\t\t# \"{d}\"")?,
+            (None, Some(l)) => write!(out, "\t\t# lid {l}")?,
+            (None, None) => {}
+        }
     }
     out.write_char('\n')?;
     for nb in f.neighbors(id) {
         let peer = f.node(nb.peer);
         let rate = f.link(nb.link).rate;
+        let own = n.port_address(nb.port);
         write!(out, "[{}]", nb.port.get())?;
-        if n.kind == NodeKind::Terminal
-            && let Some(g) = n.guid
-        {
-            write!(out, "({:x}) ", g.wrapping_add(u64::from(nb.port.get())))?;
+        if let Some(g) = own.guid {
+            write!(out, "({g:x}) ")?;
         }
         write!(out, "\t\"{}\"[{}]", peer.name, nb.peer_port.get())?;
-        if peer.kind == NodeKind::Terminal
-            && let Some(g) = peer.guid
-        {
-            write!(
-                out,
-                "({:x}) ",
-                g.wrapping_add(u64::from(nb.peer_port.get()))
-            )?;
+        if let Some(g) = peer.port_address(nb.peer_port).guid {
+            write!(out, "({g:x}) ")?;
         }
         out.write_str("\t\t# ")?;
         if n.kind == NodeKind::Terminal
-            && let Some(l) = n.lid
+            && let Some(l) = n.port_lid(nb.port)
         {
-            write!(out, "lid {l} lmc 0 ")?;
+            write!(out, "lid {l} ")?;
+            if let Some(m) = own.lmc {
+                write!(out, "lmc {m} ")?;
+            }
         }
         match (&peer.description, n.kind) {
             (Some(d), _) => write!(out, "\"{d}\" ")?,
@@ -87,7 +100,7 @@ fn write_node(f: &Fabric, id: NodeId, out: &mut impl Write) -> fmt::Result {
             (None, NodeKind::Terminal) => out.write_str("\"\" ")?,
             (None, NodeKind::Switch) => {}
         }
-        if let Some(l) = peer.lid {
+        if let Some(l) = peer.port_lid(nb.peer_port) {
             write!(out, "lid {l} ")?;
         }
         writeln!(out, "{rate}")?;
