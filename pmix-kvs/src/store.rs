@@ -53,6 +53,9 @@ struct ProcData {
 #[derive(Debug, Clone, Default)]
 struct JobData {
     registered: bool,
+    /// When the job was first registered (0 for the first job): orders the jobs for node
+    /// ranks.
+    registered_seq: u64,
     size: u32,
     job: BTreeMap<String, Value>,
     /// The job's ranks on this node, sorted, for walks in rank order.
@@ -409,6 +412,8 @@ pub struct NodeStore {
     jobs: Vec<JobData>,
     dmodex: bool,
     fence_epoch: u64,
+    /// How many jobs were ever registered: the next job's `registered_seq`.
+    registrations: u64,
 }
 
 impl NodeStore {
@@ -472,6 +477,9 @@ impl NodeStore {
 
     /// Registers a job's information (the resource manager's `register_nspace`): the job-level
     /// reserved keys under `WILDCARD` and the process-realm keys of each local process.
+    /// Node ranks (`pmix.nrank`) count the processes of every job on this node, the jobs in
+    /// the order of their first registration (a re-registration keeps the job's place), each
+    /// job's ranks in rank order.
     ///
     /// # Errors
     /// [`Error::BadNspaceLength`]; [`Error::BadRank`] for a local peer not below `size`, or a
@@ -498,8 +506,14 @@ impl NodeStore {
             });
         }
         let ns = self.nspace(nspace)?;
+        let seq = self.registrations;
         let job = self.job_mut(ns)?;
-        job.registered = true;
+        if !job.registered {
+            job.registered = true;
+            job.registered_seq = seq;
+            self.registrations += 1;
+        }
+        let job = self.job_mut(ns)?;
         job.size = info.size;
         job.local.clone_from(&info.local_peers);
         job.local.sort_unstable();
@@ -809,7 +823,13 @@ impl NodeStore {
             },
             keys::NODE_RANK => {
                 let i = job.local.binary_search(&r).ok()?;
-                owned(Value::U16(narrow_u16(i)))
+                let before: usize = self
+                    .jobs
+                    .iter()
+                    .filter(|j| j.registered && j.registered_seq < job.registered_seq)
+                    .map(|j| j.local.len())
+                    .sum();
+                owned(Value::U16(narrow_u16(before + i)))
             }
             keys::LOCALITY if job.registered && r.0 < job.size => {
                 let both = local && self.is_local(me);
@@ -967,7 +987,7 @@ impl Client {
     /// [`Error::BadKeyLength`] for an empty or over-long key.
     ///
     /// # Complexity
-    /// O(|key|) expected; O(ranks) for `Rank::UNDEF`.
+    /// O(|key|) expected; O(ranks) for `Rank::UNDEF`; O(jobs on the node) for `pmix.nrank`.
     pub fn get(
         &mut self,
         store: &NodeStore,

@@ -753,3 +753,40 @@ fn from_placement_answers_peer_host_names() {
         found(Value::String(want))
     );
 }
+
+/// Issue 18, defect 2: the node rank counts across every job on the node (jobs in the order
+/// they were first registered), where the local rank counts within one job.
+#[test]
+fn regress_node_rank_spans_the_jobs_on_the_node() {
+    let mut store = NodeStore::new();
+    let a = store
+        .register_job(
+            "a",
+            &JobInfo::new(3, "n").with_local_peers([Rank(0), Rank(2)]),
+        )
+        .unwrap();
+    let b = store.register_job("b", &JobInfo::new(2, "n")).unwrap();
+    let mut p = Client::new(ProcId::new(b, Rank(1)));
+    let mut g = |ns, r, key| {
+        p.get(&store, ProcId::new(ns, Rank(r)), key, &WAIT, Nanos::ZERO)
+            .unwrap()
+    };
+    assert_eq!(g(a, 0, keys::NODE_RANK), found(Value::U16(0)));
+    assert_eq!(g(a, 2, keys::NODE_RANK), found(Value::U16(1)));
+    assert_eq!(g(b, 0, keys::NODE_RANK), found(Value::U16(2)));
+    assert_eq!(g(b, 1, keys::NODE_RANK), found(Value::U16(3)));
+    assert_eq!(g(b, 1, keys::LOCAL_RANK), found(Value::U16(1)));
+    // Re-registering job `a` keeps its place; a third job follows both.
+    store
+        .register_job("a", &JobInfo::new(3, "n").with_local_peers([Rank(1)]))
+        .unwrap();
+    let c = store.register_job("c", &JobInfo::new(1, "n")).unwrap();
+    let mut p = Client::new(ProcId::new(b, Rank(1)));
+    let mut g = |ns, r, key| {
+        p.get(&store, ProcId::new(ns, Rank(r)), key, &WAIT, Nanos::ZERO)
+            .unwrap()
+    };
+    assert_eq!(g(a, 1, keys::NODE_RANK), found(Value::U16(0)));
+    assert_eq!(g(b, 0, keys::NODE_RANK), found(Value::U16(1)));
+    assert_eq!(g(c, 0, keys::NODE_RANK), found(Value::U16(3)));
+}
