@@ -30,6 +30,14 @@ impl Rank {
     pub const UNDEF: Self = Self(u32::MAX);
     /// `PMIX_RANK_WILDCARD`: job-level data, or every process of a namespace.
     pub const WILDCARD: Self = Self(u32::MAX - 1);
+    /// `PMIX_RANK_LOCAL_NODE`: every process of the namespace on the local node (a group, as
+    /// in a fence's process list); holds no data of its own.
+    pub const LOCAL_NODE: Self = Self(u32::MAX - 2);
+    /// `PMIX_RANK_INVALID`: no process.
+    pub const INVALID: Self = Self(u32::MAX - 3);
+    /// `PMIX_RANK_LOCAL_PEERS`: the local peers of the namespace (a group); holds no data of
+    /// its own.
+    pub const LOCAL_PEERS: Self = Self(u32::MAX - 4);
     /// `PMIX_RANK_VALID`: ranks below this are real processes.
     pub const VALID: Self = Self(u32::MAX - 50);
 
@@ -45,6 +53,9 @@ impl fmt::Display for Rank {
         match *self {
             Self::UNDEF => f.write_str("UNDEF"),
             Self::WILDCARD => f.write_str("WILDCARD"),
+            Self::LOCAL_NODE => f.write_str("LOCAL_NODE"),
+            Self::INVALID => f.write_str("INVALID"),
+            Self::LOCAL_PEERS => f.write_str("LOCAL_PEERS"),
             Self(r) => write!(f, "{r}"),
         }
     }
@@ -170,6 +181,15 @@ mod tests {
         assert!(Rank(u32::MAX - 51).is_valid());
         assert!(!Rank(u32::MAX - 50).is_valid());
         assert_eq!(Rank::WILDCARD.to_string(), "WILDCARD");
+        // The values of pmix_common.h (OpenPMIx 4.2).
+        assert_eq!(Rank::LOCAL_NODE.0, u32::MAX - 2);
+        assert_eq!(Rank::INVALID.0, u32::MAX - 3);
+        assert_eq!(Rank::LOCAL_PEERS.0, u32::MAX - 4);
+        for r in [Rank::LOCAL_NODE, Rank::INVALID, Rank::LOCAL_PEERS] {
+            assert!(!r.is_valid());
+        }
+        assert_eq!(Rank::LOCAL_PEERS.to_string(), "LOCAL_PEERS");
+        assert_eq!(Rank::VALID.to_string(), "4294967245");
     }
 
     #[test]

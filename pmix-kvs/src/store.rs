@@ -741,6 +741,29 @@ impl NodeStore {
         self.store_remote(&blob)
     }
 
+    /// Checks that `target` can hold data: its rank is a process below the job size (when
+    /// the job is registered), `WILDCARD` (job data) or `UNDEF` (any rank), not a group rank
+    /// such as [`Rank::LOCAL_PEERS`] or [`Rank::INVALID`], which no data is ever stored under.
+    fn check_target(&self, target: ProcId) -> Result<()> {
+        let r = target.rank;
+        if r == Rank::WILDCARD || r == Rank::UNDEF {
+            return Ok(());
+        }
+        if !r.is_valid() {
+            return Err(Error::BadRank {
+                rank: r,
+                reason: "a special rank holds no data: get from WILDCARD, UNDEF or a process",
+            });
+        }
+        match self.job(target.nspace) {
+            Some(j) if j.registered && r.0 >= j.size => Err(Error::BadRank {
+                rank: r,
+                reason: "not below the job size",
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Looks `key` up in the node store for `target`, as a process of this node sees it.
     fn lookup(&self, target: ProcId, key: &str, want: Option<Scope>) -> Lookup<'_> {
         let Some(job) = self.job(target.nspace) else {
@@ -984,7 +1007,10 @@ impl Client {
     /// data present only in another scope answers [`GetOutcome::ExistsOutsideScope`] at once.
     ///
     /// # Errors
-    /// [`Error::BadKeyLength`] for an empty or over-long key.
+    /// [`Error::BadKeyLength`] for an empty or over-long key; [`Error::BadRank`] for a target
+    /// that cannot hold data: a special rank other than `WILDCARD` and `UNDEF`
+    /// ([`Rank::LOCAL_PEERS`], [`Rank::LOCAL_NODE`], [`Rank::INVALID`], …) or a rank not below
+    /// its registered job's size.
     ///
     /// # Complexity
     /// O(|key|) expected; O(ranks) for `Rank::UNDEF`; O(jobs on the node) for `pmix.nrank`.
@@ -1033,6 +1059,7 @@ impl Client {
         f: impl FnOnce(&Value) -> R,
     ) -> Result<GetOutcome<R>> {
         keys::check_key(key)?;
+        store.check_target(target)?;
         if keys::is_reserved(key) {
             return Ok(match store.lookup_reserved(self.me, target, key) {
                 Some(v) => GetOutcome::Found(f(&v)),

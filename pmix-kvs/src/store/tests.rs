@@ -790,3 +790,38 @@ fn regress_node_rank_spans_the_jobs_on_the_node() {
     assert_eq!(g(b, 0, keys::NODE_RANK), found(Value::U16(1)));
     assert_eq!(g(c, 0, keys::NODE_RANK), found(Value::U16(3)));
 }
+
+/// Issue 18, defect 3: a get aimed at a rank that cannot hold data (a group rank, or one past
+/// the job) is an error at once, whatever the key, instead of pending forever.
+#[test]
+fn regress_get_on_a_rank_that_holds_no_data_is_an_error() {
+    let (a, _, ns, _) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    let forever = GetOptions::default();
+    for rank in [
+        Rank::LOCAL_PEERS,
+        Rank::LOCAL_NODE,
+        Rank::INVALID,
+        Rank::VALID,
+        Rank(4),
+    ] {
+        for key in ["addr", keys::HOSTNAME, keys::JOB_SIZE] {
+            let e = p0
+                .get(&a, ProcId::new(ns, rank), key, &forever, Nanos::ZERO)
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::BadRank { rank: r, .. } if r == rank),
+                "{rank} {key}"
+            );
+            assert_eq!(e.status(), status::ERR_BAD_PARAM);
+        }
+    }
+    // WILDCARD and UNDEF still wait for data that may come.
+    for rank in [Rank::WILDCARD, Rank::UNDEF, Rank(3)] {
+        let got = p0.get(&a, ProcId::new(ns, rank), "addr", &WAIT, Nanos::ZERO);
+        assert!(matches!(
+            got.unwrap(),
+            GetOutcome::Pending { .. } | GetOutcome::Forward(_)
+        ));
+    }
+}
