@@ -68,6 +68,13 @@ pub enum Error {
         /// Its name.
         nspace: String,
     },
+    /// An [`Nspace`](crate::Nspace) interned by another store: ids are meaningful only to the
+    /// store that made them.
+    #[error("namespace id #{index} was interned by another store")]
+    ForeignNspace {
+        /// Its index in the store that made it.
+        index: usize,
+    },
     /// A rank that is not valid where it was used (e.g. `put` for `WILDCARD`, or beyond the job size).
     #[error("rank {rank} is not valid here: {reason}")]
     BadRank {
@@ -229,6 +236,7 @@ impl Error {
             | Self::BadKeyLength { .. }
             | Self::BadNspaceLength { .. }
             | Self::BadRank { .. }
+            | Self::ForeignNspace { .. }
             | Self::BadScope { .. }
             | Self::NotLocal { .. }
             | Self::NoSlots

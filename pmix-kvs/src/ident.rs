@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::{Error, Result};
 
@@ -62,18 +63,28 @@ impl fmt::Display for Rank {
 }
 
 /// An interned namespace: a small integer handed out by a [`NodeStore`](crate::NodeStore)
-/// ([`NodeStore::nspace`](crate::NodeStore::nspace)); meaningful only to the store that made
-/// it.
+/// ([`NodeStore::nspace`](crate::NodeStore::nspace)), tagged with that store's identity;
+/// meaningful only to the store that made it (and its clones), which refuse it elsewhere
+/// ([`Error::ForeignNspace`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Nspace(pub(crate) u32);
+pub struct Nspace {
+    /// The identity of the table that interned it.
+    pub(crate) store: u32,
+    /// Its index in that table.
+    pub(crate) index: u32,
+}
 
 impl Nspace {
     /// The id's index in its table (0 for the first namespace interned).
     #[must_use]
     pub const fn index(self) -> usize {
-        self.0 as usize
+        self.index as usize
     }
 }
+
+/// The identity of the next namespace table made (each store has its own, so that an
+/// [`Nspace`] of one is told from an [`Nspace`] of another; wraps after 2^32 stores).
+static NEXT_TABLE: AtomicU32 = AtomicU32::new(0);
 
 /// A process identifier (`pmix_proc_t`) with its namespace interned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -88,7 +99,7 @@ impl Hash for ProcId {
     /// Hashes namespace and rank as one 64-bit word: one step of a word-at-a-time hasher
     /// instead of two on the `get` path.
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(u64::from(self.nspace.0) << 32 | u64::from(self.rank.0));
+        state.write_u64(u64::from(self.nspace.index) << 32 | u64::from(self.rank.0));
     }
 }
 
@@ -100,11 +111,23 @@ impl ProcId {
     }
 }
 
-/// Interns namespace strings to [`Nspace`] integers and back.
-#[derive(Debug, Clone, Default)]
+/// Interns namespace strings to [`Nspace`] integers and back. Each table made (not cloned)
+/// has its own identity, which its ids carry.
+#[derive(Debug, Clone)]
 pub(crate) struct NspaceTable {
+    table: u32,
     names: Vec<String>,
     ids: HashMap<String, Nspace>,
+}
+
+impl Default for NspaceTable {
+    fn default() -> Self {
+        Self {
+            table: NEXT_TABLE.fetch_add(1, Ordering::Relaxed),
+            names: Vec::new(),
+            ids: HashMap::new(),
+        }
+    }
 }
 
 impl NspaceTable {
@@ -113,6 +136,12 @@ impl NspaceTable {
     #[cfg(test)]
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether `id` was handed out by this table (or the table it was cloned from).
+    #[must_use]
+    pub(crate) fn owns(&self, id: Nspace) -> bool {
+        id.store == self.table && id.index() < self.names.len()
     }
 
     /// The id of `name`, interning it on first use.
@@ -127,10 +156,14 @@ impl NspaceTable {
         if let Some(&id) = self.ids.get(name) {
             return Ok(id);
         }
-        let id = Nspace(u32::try_from(self.names.len()).map_err(|_| Error::Encode {
+        let index = u32::try_from(self.names.len()).map_err(|_| Error::Encode {
             what: "namespace table",
             reason: "more than u32::MAX namespaces",
-        })?);
+        })?;
+        let id = Nspace {
+            store: self.table,
+            index,
+        };
         self.names.push(name.to_owned());
         self.ids.insert(name.to_owned(), id);
         Ok(id)
@@ -145,7 +178,10 @@ impl NspaceTable {
     /// The name of `id`, if this table handed it out.
     #[must_use]
     pub(crate) fn name(&self, id: Nspace) -> Option<&str> {
-        self.names.get(id.0 as usize).map(String::as_str)
+        if id.store != self.table {
+            return None;
+        }
+        self.names.get(id.index()).map(String::as_str)
     }
 
     /// How many namespaces are interned.

@@ -446,8 +446,8 @@ impl NodeStore {
     /// [`Error::BadNspaceLength`].
     pub fn nspace(&mut self, name: &str) -> Result<Nspace> {
         let id = self.nspaces.intern(name)?;
-        if self.jobs.len() <= id.0 as usize {
-            self.jobs.resize_with(id.0 as usize + 1, JobData::default);
+        if self.jobs.len() <= id.index() {
+            self.jobs.resize_with(id.index() + 1, JobData::default);
         }
         Ok(id)
     }
@@ -464,15 +464,32 @@ impl NodeStore {
         self.nspaces.name(id)
     }
 
+    /// The job of `ns`; `None` for an id of another store.
     fn job(&self, ns: Nspace) -> Option<&JobData> {
-        self.jobs.get(ns.0 as usize)
+        if !self.nspaces.owns(ns) {
+            return None;
+        }
+        self.jobs.get(ns.index())
     }
 
     fn job_mut(&mut self, ns: Nspace) -> Result<&mut JobData> {
+        self.check_owned(ns)?;
         let name = self.nspaces.name(ns).unwrap_or("?").to_owned();
         self.jobs
-            .get_mut(ns.0 as usize)
+            .get_mut(ns.index())
             .ok_or(Error::UnknownNspace { nspace: name })
+    }
+
+    /// Checks that `ns` was interned by this store (or the store it was cloned from).
+    ///
+    /// # Errors
+    /// [`Error::ForeignNspace`].
+    fn check_owned(&self, ns: Nspace) -> Result<()> {
+        if self.nspaces.owns(ns) {
+            Ok(())
+        } else {
+            Err(Error::ForeignNspace { index: ns.index() })
+        }
     }
 
     /// Registers a job's information (the resource manager's `register_nspace`): the job-level
@@ -570,6 +587,7 @@ impl NodeStore {
     }
 
     fn check_local_proc(&self, proc: ProcId) -> Result<()> {
+        self.check_owned(proc.nspace)?;
         if self.is_local(proc) {
             Ok(())
         } else {
@@ -602,7 +620,7 @@ impl NodeStore {
     /// contributes no data.
     ///
     /// # Errors
-    /// [`Error::UnknownNspace`].
+    /// [`Error::UnknownNspace`]; [`Error::ForeignNspace`] for an id of another store.
     ///
     /// # Complexity
     /// O(local processes × pairs × log).
@@ -629,11 +647,12 @@ impl NodeStore {
     }
 
     fn nspace_name_or_err(&self, ns: Nspace) -> Result<String> {
+        self.check_owned(ns)?;
         self.nspaces
             .name(ns)
             .map(str::to_owned)
             .ok_or_else(|| Error::UnknownNspace {
-                nspace: format!("#{}", ns.0),
+                nspace: format!("#{}", ns.index()),
             })
     }
 
@@ -741,10 +760,11 @@ impl NodeStore {
         self.store_remote(&blob)
     }
 
-    /// Checks that `target` can hold data: its rank is a process below the job size (when
+    /// Checks that `target` can hold data: its namespace is this store's, its rank is a process below the job size (when
     /// the job is registered), `WILDCARD` (job data) or `UNDEF` (any rank), not a group rank
     /// such as [`Rank::LOCAL_PEERS`] or [`Rank::INVALID`], which no data is ever stored under.
     fn check_target(&self, target: ProcId) -> Result<()> {
+        self.check_owned(target.nspace)?;
         let r = target.rank;
         if r == Rank::WILDCARD || r == Rank::UNDEF {
             return Ok(());
@@ -934,7 +954,7 @@ impl Cached {
 #[inline]
 fn cache_hash(target: ProcId, key: &str) -> u64 {
     hash_pair(
-        u64::from(target.nspace.0) << 32 | u64::from(target.rank.0),
+        u64::from(target.nspace.index) << 32 | u64::from(target.rank.0),
         key,
     )
 }
@@ -991,8 +1011,9 @@ impl Client {
     /// `PMIx_Commit`: publishes every staged pair to the node store; returns how many.
     ///
     /// # Errors
-    /// [`Error::NotLocal`] if this process is not registered as local in `store`; nothing is
-    /// published then and the pairs stay staged.
+    /// [`Error::NotLocal`] if this process is not registered as local in `store`
+    /// ([`Error::ForeignNspace`] if its namespace id is another store's); nothing is published
+    /// then and the pairs stay staged.
     pub fn commit(&mut self, store: &mut NodeStore) -> Result<usize> {
         store.check_local_proc(self.me)?;
         let staged = std::mem::take(&mut self.staged);
@@ -1007,7 +1028,8 @@ impl Client {
     /// data present only in another scope answers [`GetOutcome::ExistsOutsideScope`] at once.
     ///
     /// # Errors
-    /// [`Error::BadKeyLength`] for an empty or over-long key; [`Error::BadRank`] for a target
+    /// [`Error::BadKeyLength`] for an empty or over-long key; [`Error::ForeignNspace`] for a
+    /// target whose namespace `store` did not intern; [`Error::BadRank`] for a target
     /// that cannot hold data: a special rank other than `WILDCARD` and `UNDEF`
     /// ([`Rank::LOCAL_PEERS`], [`Rank::LOCAL_NODE`], [`Rank::INVALID`], …) or a rank not below
     /// its registered job's size.

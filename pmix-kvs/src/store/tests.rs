@@ -825,3 +825,49 @@ fn regress_get_on_a_rank_that_holds_no_data_is_an_error() {
         ));
     }
 }
+
+/// Issue 18, defect 4: an `Nspace` interned by another store is refused by every operation
+/// that takes one, instead of reading whatever job this store has at that index (or pending
+/// forever when it has none).
+#[test]
+fn regress_an_nspace_of_another_store_is_refused() {
+    let mut a = NodeStore::new();
+    let mut b = NodeStore::new();
+    a.nspace("first").unwrap();
+    let na = a.register_job("job", &JobInfo::new(2, "a")).unwrap();
+    let nb = b.register_job("job", &JobInfo::new(2, "b")).unwrap();
+    let foreign = ProcId::new(na, Rank(0));
+    let mut p = Client::new(ProcId::new(nb, Rank(1)));
+    let forever = GetOptions::default();
+    for key in ["addr", keys::HOSTNAME] {
+        let e = p.get(&b, foreign, key, &forever, Nanos::ZERO).unwrap_err();
+        assert!(matches!(e, Error::ForeignNspace { .. }), "{key}: {e}");
+        assert_eq!(e.status(), status::ERR_BAD_PARAM);
+    }
+    // The same index in a store that does have a job there: still refused.
+    let n0 = a.lookup_nspace("first").unwrap();
+    assert_eq!(n0.index(), nb.index());
+    let e = p.get(
+        &b,
+        ProcId::new(n0, Rank::WILDCARD),
+        keys::JOB_SIZE,
+        &forever,
+        Nanos::ZERO,
+    );
+    assert!(matches!(e, Err(Error::ForeignNspace { .. })));
+    let mut stranger = Client::new(foreign);
+    stranger.put(Scope::Global, "k", Value::U8(1)).unwrap();
+    assert!(matches!(
+        stranger.commit(&mut b),
+        Err(Error::ForeignNspace { .. })
+    ));
+    assert!(matches!(
+        b.fence_contribution(na, true),
+        Err(Error::ForeignNspace { .. })
+    ));
+    assert!(!b.is_local(foreign));
+    assert_eq!(b.nspace_name(na), None);
+    // Its own store still takes it; so does a clone of that store.
+    assert_eq!(a.nspace_name(na), Some("job"));
+    assert!(a.clone().is_local(foreign));
+}
