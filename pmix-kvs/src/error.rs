@@ -75,6 +75,22 @@ pub enum Error {
         /// Its index in the store that made it.
         index: usize,
     },
+    /// A node-store region whose header or shape is wrong.
+    #[error("bad region at offset {offset}: {reason}")]
+    BadRegion {
+        /// Byte offset of the bad field (0 for the region's base).
+        offset: usize,
+        /// What was wrong.
+        reason: &'static str,
+    },
+    /// A node-store region shorter than its layout needs.
+    #[error("region of {len} bytes is too small: the layout needs {needed}")]
+    RegionTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        len: usize,
+    },
     /// A rank that is not valid where it was used (e.g. `put` for `WILDCARD`, or beyond the job size).
     #[error("rank {rank} is not valid here: {reason}")]
     BadRank {
@@ -237,6 +253,8 @@ impl Error {
             | Self::BadNspaceLength { .. }
             | Self::BadRank { .. }
             | Self::ForeignNspace { .. }
+            | Self::BadRegion { .. }
+            | Self::RegionTooSmall { .. }
             | Self::BadScope { .. }
             | Self::NotLocal { .. }
             | Self::NoSlots
