@@ -3,11 +3,13 @@
 //! and a data area of 64-bit words that the writer updates and readers read through it.
 //!
 //! This is the first part of a shared-memory node store: the library stays no-I/O; the
-//! caller maps the memory (memfd, `shm_open`, a file) and hands it in. **What is tested
-//! today is threads of one process sharing a region**; the layout uses offsets only, never
-//! pointers, so that the same bytes mean the same at any address, but readers in other
-//! processes, dead-process recovery and the store's records on top of the words are not
-//! built yet.
+//! caller maps the memory (memfd, `shm_open`, a file) and hands it in. The layout uses
+//! offsets only, never pointers, so that the same bytes mean the same at any address.
+//! Tested: threads of one process sharing a region, and reader processes forked from the
+//! writer that attach to a shared anonymous mapping and read while it writes (the package's
+//! `region_processes` test). Not built yet: recovery from dead processes (a reader killed
+//! holding its slot wedges the writer today), growth, a wait hook, and the store's records
+//! on top of the words.
 //!
 //! # Layout (version [`LAYOUT_VERSION`])
 //!
