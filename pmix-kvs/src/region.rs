@@ -7,7 +7,8 @@
 //! offsets only, never pointers, so that the same bytes mean the same at any address.
 //! Tested: threads of one process sharing a region, and reader processes forked from the
 //! writer that attach to a shared anonymous mapping and read while it writes (the package's
-//! `region_processes` test). Not built yet: recovery from dead processes (a reader killed
+//! `region_processes` test); Miri runs the unit tests, the threaded one included
+//! (`cargo +nightly miri test -p pmix-kvs --lib region::`). Not built yet: recovery from dead processes (a reader killed
 //! holding its slot wedges the writer today), growth, a wait hook, and the store's records
 //! on top of the words.
 //!
@@ -131,8 +132,10 @@ fn atomic_bytes(buf: &mut [u8]) -> &[AtomicU8] {
 
 impl<'a> Region<'a> {
     /// Formats `buf` as a fresh region of `layout` (the writer's side): zero generation,
-    /// every lock free and every slot unclaimed, data words zero; the magic is written last,
-    /// so a concurrent [`Region::attach`] sees either no region or a complete header.
+    /// every lock free and every slot unclaimed, data words zero; the magic is written last
+    /// (with release ordering), so a concurrent [`Region::attach`] to fresh memory sees
+    /// either no region or a complete header. Re-formatting memory that readers are attached
+    /// to is not supported (they may see the old magic over a half-written header).
     ///
     /// # Errors
     /// [`Error::BadRegion`] for a `buf` not 8-byte aligned, zero slots, a layout whose
