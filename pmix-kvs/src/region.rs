@@ -9,7 +9,7 @@
 //! writer that attach to a shared anonymous mapping and read while it writes (the package's
 //! `region_processes` test); Miri runs the unit tests, the threaded one included
 //! (`cargo +nightly miri test -p pmix-kvs --lib region::`). Not built yet: recovery from dead processes (a reader killed
-//! holding its slot wedges the writer today), growth, a wait hook, and the store's records
+//! holding its slot wedges the writer today), growth, a shipped futex hook, and the store's records
 //! on top of the words.
 //!
 //! # Layout (version [`LAYOUT_VERSION`])
@@ -33,7 +33,8 @@
 //! Each slot has a 128-byte stride so that readers never share a cache line. The 2N-lock
 //! protocol is the one of [`crate::lock`]: a reader takes its slot's signal lock, then its
 //! main lock, releases the signal lock and reads; the writer takes every signal lock, then
-//! every main lock. The 2N locks are ticket locks whose waiters spin, then yield.
+//! every main lock. The 2N locks are ticket locks whose waiters spin, then yield, or wait as
+//! the embedder's [`RegionWait`] says.
 //!
 //! # Safety contract
 //!
@@ -114,6 +115,77 @@ pub struct Region<'a> {
     slots: usize,
     data: usize,
     words: usize,
+    wait: RegionWait,
+}
+
+/// How this process's threads wait for one of the region's locks: spin `spins` times, then
+/// call `idle` at every further check; every unlock calls `wake`. Process-local (kept in
+/// the [`Region`] handle, never in the shared bytes): each process attaching chooses its own.
+///
+/// The default spins 64 times, then yields the time slice, and `wake` does nothing, so no
+/// one sleeps in the kernel. An embedder may supply a process-shared futex instead: `idle`
+/// waits on the lock's `serving` word while it still holds the value seen (with a timeout,
+/// to be safe), `wake` wakes that word's waiters; `wake` then runs on every unlock, a
+/// system call each, which is the price of sleeping.
+///
+/// ```
+/// use std::sync::atomic::AtomicU32;
+/// use pmix_kvs::region::RegionWait;
+///
+/// fn nap(_word: &AtomicU32, _seen: u32) {
+///     std::thread::sleep(std::time::Duration::from_micros(50));
+/// }
+/// let wait = RegionWait::default().with_spins(16).with_idle(nap);
+/// assert_eq!(wait.spins, 16);
+/// ```
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct RegionWait {
+    /// Busy checks before `idle` is called.
+    pub spins: u32,
+    /// Called with the lock's `serving` word and the value last seen in it, after the spins.
+    pub idle: fn(&AtomicU32, u32),
+    /// Called with the lock's `serving` word after every unlock.
+    pub wake: fn(&AtomicU32),
+}
+
+fn yield_idle(_: &AtomicU32, _: u32) {
+    std::thread::yield_now();
+}
+
+fn no_wake(_: &AtomicU32) {}
+
+impl Default for RegionWait {
+    fn default() -> Self {
+        Self {
+            spins: SPINS,
+            idle: yield_idle,
+            wake: no_wake,
+        }
+    }
+}
+
+impl RegionWait {
+    /// Sets the busy checks before `idle`.
+    #[must_use]
+    pub fn with_spins(mut self, spins: u32) -> Self {
+        self.spins = spins;
+        self
+    }
+
+    /// Sets what a waiter does after its spins.
+    #[must_use]
+    pub fn with_idle(mut self, idle: fn(&AtomicU32, u32)) -> Self {
+        self.idle = idle;
+        self
+    }
+
+    /// Sets what every unlock does after releasing.
+    #[must_use]
+    pub fn with_wake(mut self, wake: fn(&AtomicU32)) -> Self {
+        self.wake = wake;
+        self
+    }
 }
 
 fn bad(offset: usize, reason: &'static str) -> Error {
@@ -162,6 +234,7 @@ impl<'a> Region<'a> {
             slots: layout.slots,
             data: HEADER + layout.slots * SLOT,
             words: layout.words,
+            wait: RegionWait::default(),
         };
         region.u64_at(OFF_MAGIC).store(0, Ordering::Relaxed);
         for (off, v) in [
@@ -215,6 +288,7 @@ impl<'a> Region<'a> {
             slots: 0,
             data: HEADER,
             words: 0,
+            wait: RegionWait::default(),
         };
         if region.u64_at(OFF_MAGIC).load(Ordering::Acquire) != MAGIC {
             return Err(bad(OFF_MAGIC, "no region here (bad magic)"));
@@ -279,8 +353,16 @@ impl<'a> Region<'a> {
         self.u64_at(self.data + 8 * i)
     }
 
+    /// This handle with waiters that wait as `wait` says (the default: [`RegionWait::default`]).
+    #[must_use]
+    pub fn with_wait(mut self, wait: RegionWait) -> Self {
+        self.wait = wait;
+        self
+    }
+
     fn lock_at(&self, off: usize) -> RegionTicket<'a> {
         RegionTicket {
+            wait: self.wait,
             next: self.u32_at(off),
             serving: self.u32_at(off + 4),
         }
@@ -358,6 +440,7 @@ impl<'a> Region<'a> {
 /// A ticket lock of two `u32`s inside a region.
 #[derive(Debug, Clone, Copy)]
 struct RegionTicket<'a> {
+    wait: RegionWait,
     next: &'a AtomicU32,
     serving: &'a AtomicU32,
 }
@@ -366,12 +449,16 @@ impl RegionTicket<'_> {
     fn lock(&self) {
         let ticket = self.next.fetch_add(1, Ordering::Relaxed);
         let mut spins = 0u32;
-        while self.serving.load(Ordering::Acquire) != ticket {
-            if spins < SPINS {
+        loop {
+            let seen = self.serving.load(Ordering::Acquire);
+            if seen == ticket {
+                return;
+            }
+            if spins < self.wait.spins {
                 spins += 1;
                 std::hint::spin_loop();
             } else {
-                std::thread::yield_now();
+                (self.wait.idle)(self.serving, seen);
             }
         }
     }
@@ -379,6 +466,7 @@ impl RegionTicket<'_> {
     fn unlock(&self) {
         let s = self.serving.load(Ordering::Relaxed);
         self.serving.store(s.wrapping_add(1), Ordering::Release);
+        (self.wait.wake)(self.serving);
     }
 }
 

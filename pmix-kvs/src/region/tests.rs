@@ -181,3 +181,52 @@ fn region_is_sync_and_errors_name_statuses() {
         "region of 1 bytes is too small: the layout needs 2"
     );
 }
+
+static IDLES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static WAKES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn counting_idle(word: &AtomicU32, seen: u32) {
+    IDLES.fetch_add(1, Ordering::Relaxed);
+    assert!(word.load(Ordering::Relaxed).wrapping_sub(seen) < 1 << 16);
+    std::thread::yield_now();
+}
+
+fn counting_wake(_: &AtomicU32) {
+    WAKES.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The embedder's wait hook runs instead of the yield once the spins are spent, and its wake
+/// hook after every unlock; the protocol stays whole.
+#[test]
+fn wait_hooks_are_called() {
+    let mut b = buf();
+    let wait = RegionWait::default()
+        .with_spins(0)
+        .with_idle(counting_idle)
+        .with_wake(counting_wake);
+    let r = Region::format(&mut b.0, RegionLayout::new(1, 1))
+        .unwrap()
+        .with_wait(wait);
+    let before = WAKES.load(Ordering::Relaxed);
+    r.write(|w| w.set(0, 1));
+    // One writer lock, one signal and one main lock released.
+    assert_eq!(WAKES.load(Ordering::Relaxed) - before, 3);
+    let mut rd = r.reader().unwrap();
+    let guard = std::sync::Barrier::new(2);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            rd.read(|w| {
+                guard.wait();
+                // Hold the main lock a while: the writer must idle on it.
+                while IDLES.load(Ordering::Relaxed) == 0 {
+                    std::thread::yield_now();
+                }
+                assert_eq!(w.get(0), Some(1));
+            });
+        });
+        guard.wait();
+        r.write(|w| w.set(0, 2));
+    });
+    assert!(IDLES.load(Ordering::Relaxed) > 0);
+    assert_eq!(rd.read(|w| w.get(0)), Some(2));
+}
