@@ -124,5 +124,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let GetOutcome::Found(v) = reader.get(store0, job, "pmix.num.nodes", &now, Nanos::ZERO)? {
         println!("pmix.num.nodes on node 0: {v:?}");
     }
+    // Per-rank reserved data, from the job's process map: rank 3's node, not this one.
+    for key in ["pmix.nodeid", "pmix.hname", "pmix.lrank"] {
+        if let GetOutcome::Found(v) = reader.get(store0, rank3, key, &now, Nanos::ZERO)? {
+            println!("{key} of rank 3, asked on node 0: {v:?}");
+        }
+    }
     Ok(())
 }

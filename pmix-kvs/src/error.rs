@@ -68,6 +68,29 @@ pub enum Error {
         /// Its name.
         nspace: String,
     },
+    /// An [`Nspace`](crate::Nspace) interned by another store: ids are meaningful only to the
+    /// store that made them.
+    #[error("namespace id #{index} was interned by another store")]
+    ForeignNspace {
+        /// Its index in the store that made it.
+        index: usize,
+    },
+    /// A node-store region whose header or shape is wrong.
+    #[error("bad region at offset {offset}: {reason}")]
+    BadRegion {
+        /// Byte offset of the bad field (0 for the region's base).
+        offset: usize,
+        /// What was wrong.
+        reason: &'static str,
+    },
+    /// A node-store region shorter than its layout needs.
+    #[error("region of {len} bytes is too small: the layout needs {needed}")]
+    RegionTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        len: usize,
+    },
     /// A rank that is not valid where it was used (e.g. `put` for `WILDCARD`, or beyond the job size).
     #[error("rank {rank} is not valid here: {reason}")]
     BadRank {
@@ -229,6 +252,9 @@ impl Error {
             | Self::BadKeyLength { .. }
             | Self::BadNspaceLength { .. }
             | Self::BadRank { .. }
+            | Self::ForeignNspace { .. }
+            | Self::BadRegion { .. }
+            | Self::RegionTooSmall { .. }
             | Self::BadScope { .. }
             | Self::NotLocal { .. }
             | Self::NoSlots

@@ -16,6 +16,10 @@
 //! * **Tree** (Slurm `pmixp_coll_tree.c`, radix 16 by default): gather up a radix-k tree to
 //!   node 0, which sends the whole set back down: 2·height rounds, 2(N−1) messages.
 //!
+//! [`Message::encode`] and [`Message::decode`] put a message on a wire (a versioned byte
+//! layout); [`BlobFence`] runs a fence whose inputs and outputs are [`FenceBlob`]s and
+//! whose messages are bytes.
+//!
 //! [`simulate`] runs N nodes in lock-step rounds and [`model`] gives each algorithm's α–β cost
 //! (up to 10⁵ nodes and beyond).
 
@@ -24,7 +28,12 @@ use std::fmt;
 
 use fabric_model::{BitsPerSec, Bytes, Nanos};
 
+#[cfg(doc)]
+use crate::FenceBlob;
 use crate::error::{Error, Result};
+
+mod wire;
+pub use wire::{BlobFence, WIRE_MAGIC, WIRE_VERSION, WireTransmit};
 
 /// Slurm's default tree width (`DEFAULT_TREE_WIDTH`).
 pub const DEFAULT_RADIX: usize = 16;

@@ -7,6 +7,7 @@
 //! for any input (panicking only when one is broken, which is what the fuzzer looks for).
 
 use crate::codec::{self, CompactOptions, IntEncoding, Layout};
+use crate::fence::{Algorithm, FenceNode, Message};
 
 /// Target `pmix_blob_decode`: decodes arbitrary bytes as a fence blob; whatever decodes must
 /// re-encode in every layout and decode back to the same blob.
@@ -31,6 +32,29 @@ pub fn blob_decode(data: &[u8]) {
     }
 }
 
+/// Target `pmix_fence_message`: decodes arbitrary bytes as a fence [`Message`]; whatever
+/// decodes must re-encode to exactly the same bytes (the layout is canonical), and handing it
+/// to a node of each fence algorithm must answer (accept or refuse), never panic.
+///
+/// # Panics
+/// Only when the re-encoding differs (a codec bug) or a fence state machine panics.
+pub fn fence_message_decode(data: &[u8]) {
+    let Ok(message) = Message::decode(data) else {
+        return;
+    };
+    assert_eq!(message.encode(), data, "decode then encode is the identity");
+    for alg in [Algorithm::TREE, Algorithm::Ring, Algorithm::Bruck] {
+        for (me, from) in [(0, 1), (1, 0), (2, 1)] {
+            let Ok(mut node) = FenceNode::new(alg, me, 4, vec![1, 2, 3], true) else {
+                continue;
+            };
+            if node.handle(from, message.clone()).is_ok() {
+                while node.poll_transmit().is_some() {}
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Replays every committed corpus file of the `pmix_blob_decode` target: hand-made valid
@@ -47,6 +71,32 @@ mod tests {
             let valid = !(name.starts_with("truncated") || name.starts_with("bad"));
             assert_eq!(
                 crate::codec::decode(&data).is_ok(),
+                valid,
+                "{}",
+                path.display()
+            );
+            files += 1;
+        }
+        assert!(files >= 5, "corpus at {dir} has {files} files");
+    }
+
+    /// Replays every committed corpus file of the `pmix_fence_message` target: the valid
+    /// messages must decode, the broken ones (`truncated*`, `bad*`) must not.
+    #[test]
+    fn replay_pmix_fence_message_corpus() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/corpus/pmix_fence_message"
+        );
+        let mut files = 0;
+        for entry in std::fs::read_dir(dir).expect("the corpus directory exists") {
+            let path = entry.expect("readable entry").path();
+            let data = std::fs::read(&path).expect("readable corpus file");
+            super::fence_message_decode(&data);
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let valid = !(name.starts_with("truncated") || name.starts_with("bad"));
+            assert_eq!(
+                super::Message::decode(&data).is_ok(),
                 valid,
                 "{}",
                 path.display()

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::error::{Error, Result};
 
@@ -30,6 +31,14 @@ impl Rank {
     pub const UNDEF: Self = Self(u32::MAX);
     /// `PMIX_RANK_WILDCARD`: job-level data, or every process of a namespace.
     pub const WILDCARD: Self = Self(u32::MAX - 1);
+    /// `PMIX_RANK_LOCAL_NODE`: every process of the namespace on the local node (a group, as
+    /// in a fence's process list); holds no data of its own.
+    pub const LOCAL_NODE: Self = Self(u32::MAX - 2);
+    /// `PMIX_RANK_INVALID`: no process.
+    pub const INVALID: Self = Self(u32::MAX - 3);
+    /// `PMIX_RANK_LOCAL_PEERS`: the local peers of the namespace (a group); holds no data of
+    /// its own.
+    pub const LOCAL_PEERS: Self = Self(u32::MAX - 4);
     /// `PMIX_RANK_VALID`: ranks below this are real processes.
     pub const VALID: Self = Self(u32::MAX - 50);
 
@@ -45,24 +54,37 @@ impl fmt::Display for Rank {
         match *self {
             Self::UNDEF => f.write_str("UNDEF"),
             Self::WILDCARD => f.write_str("WILDCARD"),
+            Self::LOCAL_NODE => f.write_str("LOCAL_NODE"),
+            Self::INVALID => f.write_str("INVALID"),
+            Self::LOCAL_PEERS => f.write_str("LOCAL_PEERS"),
             Self(r) => write!(f, "{r}"),
         }
     }
 }
 
 /// An interned namespace: a small integer handed out by a [`NodeStore`](crate::NodeStore)
-/// ([`NodeStore::nspace`](crate::NodeStore::nspace)); meaningful only to the store that made
-/// it.
+/// ([`NodeStore::nspace`](crate::NodeStore::nspace)), tagged with that store's identity;
+/// meaningful only to the store that made it (and its clones), which refuse it elsewhere
+/// ([`Error::ForeignNspace`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Nspace(pub(crate) u32);
+pub struct Nspace {
+    /// The identity of the table that interned it.
+    pub(crate) store: u32,
+    /// Its index in that table.
+    pub(crate) index: u32,
+}
 
 impl Nspace {
     /// The id's index in its table (0 for the first namespace interned).
     #[must_use]
     pub const fn index(self) -> usize {
-        self.0 as usize
+        self.index as usize
     }
 }
+
+/// The identity of the next namespace table made (each store has its own, so that an
+/// [`Nspace`] of one is told from an [`Nspace`] of another; wraps after 2^32 stores).
+static NEXT_TABLE: AtomicU32 = AtomicU32::new(0);
 
 /// A process identifier (`pmix_proc_t`) with its namespace interned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -77,7 +99,7 @@ impl Hash for ProcId {
     /// Hashes namespace and rank as one 64-bit word: one step of a word-at-a-time hasher
     /// instead of two on the `get` path.
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(u64::from(self.nspace.0) << 32 | u64::from(self.rank.0));
+        state.write_u64(u64::from(self.nspace.index) << 32 | u64::from(self.rank.0));
     }
 }
 
@@ -89,11 +111,23 @@ impl ProcId {
     }
 }
 
-/// Interns namespace strings to [`Nspace`] integers and back.
-#[derive(Debug, Clone, Default)]
+/// Interns namespace strings to [`Nspace`] integers and back. Each table made (not cloned)
+/// has its own identity, which its ids carry.
+#[derive(Debug, Clone)]
 pub(crate) struct NspaceTable {
+    table: u32,
     names: Vec<String>,
     ids: HashMap<String, Nspace>,
+}
+
+impl Default for NspaceTable {
+    fn default() -> Self {
+        Self {
+            table: NEXT_TABLE.fetch_add(1, Ordering::Relaxed),
+            names: Vec::new(),
+            ids: HashMap::new(),
+        }
+    }
 }
 
 impl NspaceTable {
@@ -102,6 +136,12 @@ impl NspaceTable {
     #[cfg(test)]
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// Whether `id` was handed out by this table (or the table it was cloned from).
+    #[must_use]
+    pub(crate) fn owns(&self, id: Nspace) -> bool {
+        id.store == self.table && id.index() < self.names.len()
     }
 
     /// The id of `name`, interning it on first use.
@@ -116,10 +156,14 @@ impl NspaceTable {
         if let Some(&id) = self.ids.get(name) {
             return Ok(id);
         }
-        let id = Nspace(u32::try_from(self.names.len()).map_err(|_| Error::Encode {
+        let index = u32::try_from(self.names.len()).map_err(|_| Error::Encode {
             what: "namespace table",
             reason: "more than u32::MAX namespaces",
-        })?);
+        })?;
+        let id = Nspace {
+            store: self.table,
+            index,
+        };
         self.names.push(name.to_owned());
         self.ids.insert(name.to_owned(), id);
         Ok(id)
@@ -134,7 +178,10 @@ impl NspaceTable {
     /// The name of `id`, if this table handed it out.
     #[must_use]
     pub(crate) fn name(&self, id: Nspace) -> Option<&str> {
-        self.names.get(id.0 as usize).map(String::as_str)
+        if id.store != self.table {
+            return None;
+        }
+        self.names.get(id.index()).map(String::as_str)
     }
 
     /// How many namespaces are interned.
@@ -170,6 +217,15 @@ mod tests {
         assert!(Rank(u32::MAX - 51).is_valid());
         assert!(!Rank(u32::MAX - 50).is_valid());
         assert_eq!(Rank::WILDCARD.to_string(), "WILDCARD");
+        // The values of pmix_common.h (OpenPMIx 4.2).
+        assert_eq!(Rank::LOCAL_NODE.0, u32::MAX - 2);
+        assert_eq!(Rank::INVALID.0, u32::MAX - 3);
+        assert_eq!(Rank::LOCAL_PEERS.0, u32::MAX - 4);
+        for r in [Rank::LOCAL_NODE, Rank::INVALID, Rank::LOCAL_PEERS] {
+            assert!(!r.is_valid());
+        }
+        assert_eq!(Rank::LOCAL_PEERS.to_string(), "LOCAL_PEERS");
+        assert_eq!(Rank::VALID.to_string(), "4294967245");
     }
 
     #[test]

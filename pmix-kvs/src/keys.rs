@@ -18,14 +18,35 @@ pub const LOCALLDR: &str = "pmix.lldr";
 pub const NUM_NODES: &str = "pmix.num.nodes";
 /// `PMIX_RANK` (process realm).
 pub const RANK: &str = "pmix.rank";
-/// `PMIX_LOCAL_RANK` (process realm, `u16`).
+/// `PMIX_LOCAL_RANK` (process realm, `u16`): the process's index among its job's processes on
+/// its node, in rank order.
 pub const LOCAL_RANK: &str = "pmix.lrank";
-/// `PMIX_NODE_RANK` (process realm, `u16`).
+/// `PMIX_NODE_RANK` (process realm, `u16`): the process's index among all processes on its
+/// node, of every job.
 pub const NODE_RANK: &str = "pmix.nrank";
-/// `PMIX_NODEID` (node realm, `u32`).
+/// `PMIX_NODEID` (node realm, `u32`); asked with a rank, the id of that rank's node.
 pub const NODE_ID: &str = "pmix.nodeid";
-/// `PMIX_HOSTNAME` (node realm, string).
+/// `PMIX_HOSTNAME` (node realm, string); asked with a rank, the host name of that rank's
+/// node.
 pub const HOSTNAME: &str = "pmix.hname";
+
+/// `PMIX_LOCALITY` (process realm, `u16` `pmix_locality_t`): where the target process runs
+/// relative to the process that asks, one of the [`locality`] bits. This store knows nodes,
+/// not hardware topology: it answers [`locality::SHARE_NODE`] for two processes on this node,
+/// [`locality::NONLOCAL`] for a target on another node, [`locality::UNKNOWN`] when the asker
+/// is not on this node. (The Standard deprecates the key in favour of
+/// `PMIx_Get_relative_locality`; OpenPMIx still answers it.)
+pub const LOCALITY: &str = "pmix.loc";
+
+/// The `pmix_locality_t` bits (`PMIX_LOCALITY_*` of `pmix_common.h`) this crate answers.
+pub mod locality {
+    /// `PMIX_LOCALITY_UNKNOWN`.
+    pub const UNKNOWN: u16 = 0x0000;
+    /// `PMIX_LOCALITY_NONLOCAL`: on another node.
+    pub const NONLOCAL: u16 = 0x8000;
+    /// `PMIX_LOCALITY_SHARE_NODE`: on the same node.
+    pub const SHARE_NODE: u16 = 0x4000;
+}
 
 /// Whether `key` is in the reserved namespace (starts with `"pmix"`).
 #[must_use]

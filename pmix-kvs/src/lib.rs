@@ -26,7 +26,11 @@
 //!   `fabric_model` fabric.
 //! * [`lock`]: the 2N-lock ([`lock::TwoNLock`]) and how its waiters wait ([`WaitStrategy`]:
 //!   spin, spin then yield, or spin then sleep until woken, for more threads than cores).
-//! * [`fence`]: tree, ring and Bruck allgatherv as state machines, and their α–β cost model.
+//! * [`fence`]: tree, ring and Bruck allgatherv as state machines, and their α–β cost model;
+//!   their messages on a wire and a fence of [`FenceBlob`]s over bytes ([`fence::BlobFence`]).
+//! * [`region`]: the start of a shared-memory node store: a position-independent, versioned
+//!   layout in a byte region the caller provides, with a 2N-lock of plain atomics inside it
+//!   (tested between threads of one process so far).
 //! * [`codec`]: naive and compact fence-blob layouts (LEB128 or flex128 integers).
 //! * [`keys`]: the reserved keys a resource manager registers; [`workload`]: synthetic modex
 //!   data of a chosen shape.
@@ -83,6 +87,8 @@ mod keymap;
 pub mod keys;
 #[allow(unsafe_code)]
 pub mod lock;
+#[allow(unsafe_code)]
+pub mod region;
 mod store;
 mod value;
 mod varint;

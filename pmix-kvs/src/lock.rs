@@ -25,7 +25,7 @@
 //! test-and-set lock let a tight reader loop keep `signal[i]` from the writer for
 //! milliseconds).
 //!
-//! This is the only module of the crate with `unsafe` code; each block says why it is sound,
+//! This module and [`crate::region`] are the only ones with `unsafe` code; each block says why it is sound,
 //! a loom model (`RUSTFLAGS="--cfg loom" cargo test -p pmix-kvs --release --test loom_lock`)
 //! checks the protocol under every wait strategy, and Miri runs the unit tests where the toolchain has it
 //! (`cargo +nightly miri test -p pmix-kvs --lib lock::`).

@@ -2,18 +2,21 @@
 //! terminals and each node's store registered from that placement (the fabric-model bridge);
 //! each node's contribution is encoded with the compact codec, exchanged by the fence state
 //! machines, decoded and applied; afterwards every process reads every other process's
-//! `Global`/`Remote` data without waiting, and never its `Local` data.
+//! `Global`/`Remote` data without waiting, and never its `Local` data. The same again with
+//! the fence's messages as bytes ([`BlobFence`]), and every rank's host name its node's.
 
 use fabric_model::bridge::NodeMap;
 use fabric_model::{LinkRate, Nanos, Placement, generators, place};
 use pmix_kvs::codec::{self, CompactOptions, Layout};
-use pmix_kvs::fence::{self, Algorithm};
-use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
+use pmix_kvs::fence::{self, Algorithm, BlobFence};
+use pmix_kvs::{
+    Client, GetOptions, GetOutcome, JobInfo, NodeStore, Nspace, ProcId, Rank, Scope, Value, keys,
+};
 
 const NODES: u32 = 5;
 const PPN: u32 = 3;
 
-fn run(alg: Algorithm, placement: Placement) {
+fn run(alg: Algorithm, placement: Placement, wire: bool) {
     let size = NODES * PPN;
     let fabric = generators::single_switch(NODES + 1, LinkRate::EDR_4X).unwrap();
     // One terminal of the six stays unused.
@@ -51,18 +54,22 @@ fn run(alg: Algorithm, placement: Placement) {
         }
         stores.push((store, ns));
     }
-    let blobs: Vec<Vec<u8>> = stores
-        .iter()
-        .map(|(s, ns)| {
-            let b = s.fence_contribution(*ns, true).unwrap();
-            codec::encode(&b, Layout::Compact(CompactOptions::default())).unwrap()
-        })
-        .collect();
-    let report = fence::simulate(alg, blobs.clone(), true).unwrap();
-    for (node, got) in report.blobs.iter().enumerate() {
-        assert_eq!(got, &blobs);
-        let decoded: Vec<_> = got.iter().map(|b| codec::decode(b).unwrap()).collect();
-        stores[node].0.apply_fence(&decoded).unwrap();
+    if wire {
+        fence_over_the_wire(alg, &mut stores);
+    } else {
+        let blobs: Vec<Vec<u8>> = stores
+            .iter()
+            .map(|(s, ns)| {
+                let b = s.fence_contribution(*ns, true).unwrap();
+                codec::encode(&b, Layout::Compact(CompactOptions::default())).unwrap()
+            })
+            .collect();
+        let report = fence::simulate(alg, blobs.clone(), true).unwrap();
+        for (node, got) in report.blobs.iter().enumerate() {
+            assert_eq!(got, &blobs);
+            let decoded: Vec<_> = got.iter().map(|b| codec::decode(b).unwrap()).collect();
+            stores[node].0.apply_fence(&decoded).unwrap();
+        }
     }
     let now = GetOptions::default().with_immediate(true);
     let t = Nanos::ZERO;
@@ -74,6 +81,12 @@ fn run(alg: Algorithm, placement: Placement) {
             assert_eq!(
                 c.get(store, target, "ucx.addr", &now, t).unwrap(),
                 GetOutcome::Found(Value::Bytes(vec![r as u8; 21]))
+            );
+            // Every rank's host name is its own node's, from the placement.
+            let host = fabric.node(node_map.terminal(map[r as usize] as usize).unwrap());
+            assert_eq!(
+                c.get(store, target, keys::HOSTNAME, &now, t).unwrap(),
+                GetOutcome::Found(Value::String(host.name.clone()))
             );
             let port = c.get(store, target, "net.port", &now, t).unwrap();
             let shm = c.get(store, target, "shm.seg", &now, t).unwrap();
@@ -95,6 +108,38 @@ fn run(alg: Algorithm, placement: Placement) {
     }
 }
 
+/// The fence as a runtime runs it: each node's contribution goes into a [`BlobFence`], whose
+/// messages travel only as bytes (delivered newest first), and what comes out is applied.
+fn fence_over_the_wire(alg: Algorithm, stores: &mut [(NodeStore, Nspace)]) {
+    let n = stores.len();
+    let layout = Layout::Compact(CompactOptions::default());
+    let mut nodes: Vec<BlobFence> = stores
+        .iter()
+        .enumerate()
+        .map(|(i, (s, ns))| {
+            let blob = s.fence_contribution(*ns, true).unwrap();
+            BlobFence::new(alg, i, n, &blob, layout).unwrap()
+        })
+        .collect();
+    while !nodes.iter().all(BlobFence::is_complete) {
+        let mut wire: Vec<(usize, usize, Vec<u8>)> = Vec::new();
+        for (from, node) in nodes.iter_mut().enumerate() {
+            while let Some(t) = node.poll_transmit() {
+                wire.push((from, t.to, t.bytes));
+            }
+        }
+        assert!(!wire.is_empty(), "{alg} stalls");
+        while let Some((from, to, bytes)) = wire.pop() {
+            nodes[to].handle(from, &bytes).unwrap();
+        }
+    }
+    for (node, f) in nodes.into_iter().enumerate() {
+        let blobs = f.into_blobs().unwrap();
+        assert_eq!(blobs.len(), n);
+        stores[node].0.apply_fence(&blobs).unwrap();
+    }
+}
+
 #[test]
 fn put_commit_fence_get_with_every_algorithm() {
     for alg in [
@@ -103,7 +148,9 @@ fn put_commit_fence_get_with_every_algorithm() {
         Algorithm::Ring,
         Algorithm::Bruck,
     ] {
-        run(alg, Placement::Block);
-        run(alg, Placement::RoundRobin);
+        for wire in [false, true] {
+            run(alg, Placement::Block, wire);
+            run(alg, Placement::RoundRobin, wire);
+        }
     }
 }

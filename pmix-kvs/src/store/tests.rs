@@ -11,6 +11,7 @@ fn job(size: u32, local: &[u32], node: u32, map: Vec<u32>) -> JobInfo {
         hostname: format!("node{node}"),
         num_nodes: 2,
         proc_nodes: Some(map),
+        node_hostnames: Some(vec!["node0".into(), "node1".into()]),
         extra: vec![("app.flavour".into(), Value::String("vanilla".into()))],
     }
 }
@@ -604,6 +605,11 @@ fn job_info_from_a_node_map_and_a_placement() {
     let last = JobInfo::from_placement(&fabric, &ranks, 2).unwrap();
     assert_eq!(last.local_peers, [Rank(4), Rank(5)]);
     assert_eq!(last.hostname, fabric.node(fabric.terminals()[2]).name);
+    let names: Vec<String> = fabric.terminals()[..3]
+        .iter()
+        .map(|&t| fabric.node(t).name.clone())
+        .collect();
+    assert_eq!(last.node_hostnames, Some(names));
     assert!(JobInfo::from_placement(&fabric, &ranks, 3).is_err());
     // A placement on a terminal this fabric does not have.
     let foreign = [t(1000)];
@@ -621,6 +627,7 @@ fn job_info_setters() {
         .with_hostname("h2")
         .with_num_nodes(5)
         .with_proc_nodes(vec![0, 1, 4])
+        .with_node_hostnames(vec!["a".into(), "b".into()])
         .with_extra("app.x", Value::U8(1));
     assert_eq!(
         info,
@@ -631,6 +638,7 @@ fn job_info_setters() {
             hostname: "h2".into(),
             num_nodes: 5,
             proc_nodes: Some(vec![0, 1, 4]),
+            node_hostnames: Some(vec!["a".into(), "b".into()]),
             extra: vec![("app.x".into(), Value::U8(1))],
         }
     );
@@ -676,4 +684,190 @@ fn local_peers_are_sorted_deduplicated_and_tested_by_rank() {
         .unwrap();
     assert!(store.is_local(ProcId::new(ns, Rank(0))));
     assert!(!store.is_local(ProcId::new(ns, Rank(7))));
+}
+
+/// Issue 18, defect 1: per-rank reserved keys of a rank on another node answer that rank's
+/// node (its id, host name and local rank), not this node's; node rank and locality too.
+#[test]
+fn regress_reserved_keys_of_a_remote_rank_answer_its_node() {
+    let (a, _, ns, _) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    let mut g = |r: u32, key: &str| {
+        p0.get(&a, ProcId::new(ns, Rank(r)), key, &WAIT, Nanos::ZERO)
+            .unwrap()
+    };
+    let s = |h: &str| found(Value::String(h.into()));
+    assert_eq!(g(2, keys::NODE_ID), found(Value::U32(1)));
+    assert_eq!(g(3, keys::HOSTNAME), s("node1"));
+    assert_eq!(g(1, keys::HOSTNAME), s("node0"));
+    assert_eq!(g(1, keys::NODE_ID), found(Value::U32(0)));
+    // Local ranks: the index on the rank's own node.
+    assert_eq!(g(2, keys::LOCAL_RANK), found(Value::U16(0)));
+    assert_eq!(g(3, keys::LOCAL_RANK), found(Value::U16(1)));
+    assert_eq!(g(1, keys::LOCAL_RANK), found(Value::U16(1)));
+    assert_eq!(g(3, keys::RANK), found(Value::Rank(Rank(3))));
+    // The node rank of a rank on another node spans jobs this node does not know.
+    assert_eq!(g(3, keys::NODE_RANK), GetOutcome::NotFound);
+    use keys::locality;
+    assert_eq!(
+        g(1, keys::LOCALITY),
+        found(Value::U16(locality::SHARE_NODE))
+    );
+    assert_eq!(g(2, keys::LOCALITY), found(Value::U16(locality::NONLOCAL)));
+    // Without a process map a rank on another node has no known node: not found, never
+    // this node's answer.
+    let mut c = NodeStore::new();
+    let info = JobInfo::new(4, "here").with_local_peers([Rank(0)]);
+    let nc = c.register_job("j", &info).unwrap();
+    let mut q = Client::new(ProcId::new(nc, Rank(0)));
+    for key in [keys::NODE_ID, keys::HOSTNAME, keys::LOCAL_RANK] {
+        let got = q.get(&c, ProcId::new(nc, Rank(2)), key, &WAIT, Nanos::ZERO);
+        assert_eq!(got.unwrap(), GetOutcome::NotFound, "{key}");
+    }
+    let got = q.get(
+        &c,
+        ProcId::new(nc, Rank(0)),
+        keys::HOSTNAME,
+        &WAIT,
+        Nanos::ZERO,
+    );
+    assert_eq!(got.unwrap(), s("here"));
+}
+
+/// `from_placement` fills every node's host name: a rank on another terminal answers that
+/// terminal's name.
+#[test]
+fn from_placement_answers_peer_host_names() {
+    use fabric_model::{LinkRate, Placement, generators, place};
+    let fabric = generators::single_switch(2, LinkRate::EDR_4X).unwrap();
+    let ranks = place(fabric.terminals(), 4, 2, Placement::Block).unwrap();
+    let mut store = NodeStore::new();
+    let info = JobInfo::from_placement(&fabric, &ranks, 0).unwrap();
+    let ns = store.register_job("j", &info).unwrap();
+    let mut p = Client::new(ProcId::new(ns, Rank(0)));
+    let peer = ProcId::new(ns, Rank(3));
+    let want = fabric.node(fabric.terminals()[1]).name.clone();
+    assert_eq!(
+        p.get(&store, peer, keys::HOSTNAME, &WAIT, Nanos::ZERO)
+            .unwrap(),
+        found(Value::String(want))
+    );
+}
+
+/// Issue 18, defect 2: the node rank counts across every job on the node (jobs in the order
+/// they were first registered), where the local rank counts within one job.
+#[test]
+fn regress_node_rank_spans_the_jobs_on_the_node() {
+    let mut store = NodeStore::new();
+    let a = store
+        .register_job(
+            "a",
+            &JobInfo::new(3, "n").with_local_peers([Rank(0), Rank(2)]),
+        )
+        .unwrap();
+    let b = store.register_job("b", &JobInfo::new(2, "n")).unwrap();
+    let mut p = Client::new(ProcId::new(b, Rank(1)));
+    let mut g = |ns, r, key| {
+        p.get(&store, ProcId::new(ns, Rank(r)), key, &WAIT, Nanos::ZERO)
+            .unwrap()
+    };
+    assert_eq!(g(a, 0, keys::NODE_RANK), found(Value::U16(0)));
+    assert_eq!(g(a, 2, keys::NODE_RANK), found(Value::U16(1)));
+    assert_eq!(g(b, 0, keys::NODE_RANK), found(Value::U16(2)));
+    assert_eq!(g(b, 1, keys::NODE_RANK), found(Value::U16(3)));
+    assert_eq!(g(b, 1, keys::LOCAL_RANK), found(Value::U16(1)));
+    // Re-registering job `a` keeps its place; a third job follows both.
+    store
+        .register_job("a", &JobInfo::new(3, "n").with_local_peers([Rank(1)]))
+        .unwrap();
+    let c = store.register_job("c", &JobInfo::new(1, "n")).unwrap();
+    let mut p = Client::new(ProcId::new(b, Rank(1)));
+    let mut g = |ns, r, key| {
+        p.get(&store, ProcId::new(ns, Rank(r)), key, &WAIT, Nanos::ZERO)
+            .unwrap()
+    };
+    assert_eq!(g(a, 1, keys::NODE_RANK), found(Value::U16(0)));
+    assert_eq!(g(b, 0, keys::NODE_RANK), found(Value::U16(1)));
+    assert_eq!(g(c, 0, keys::NODE_RANK), found(Value::U16(3)));
+}
+
+/// Issue 18, defect 3: a get aimed at a rank that cannot hold data (a group rank, or one past
+/// the job) is an error at once, whatever the key, instead of pending forever.
+#[test]
+fn regress_get_on_a_rank_that_holds_no_data_is_an_error() {
+    let (a, _, ns, _) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(ns, Rank(0)));
+    let forever = GetOptions::default();
+    for rank in [
+        Rank::LOCAL_PEERS,
+        Rank::LOCAL_NODE,
+        Rank::INVALID,
+        Rank::VALID,
+        Rank(4),
+    ] {
+        for key in ["addr", keys::HOSTNAME, keys::JOB_SIZE] {
+            let e = p0
+                .get(&a, ProcId::new(ns, rank), key, &forever, Nanos::ZERO)
+                .unwrap_err();
+            assert!(
+                matches!(e, Error::BadRank { rank: r, .. } if r == rank),
+                "{rank} {key}"
+            );
+            assert_eq!(e.status(), status::ERR_BAD_PARAM);
+        }
+    }
+    // WILDCARD and UNDEF still wait for data that may come.
+    for rank in [Rank::WILDCARD, Rank::UNDEF, Rank(3)] {
+        let got = p0.get(&a, ProcId::new(ns, rank), "addr", &WAIT, Nanos::ZERO);
+        assert!(matches!(
+            got.unwrap(),
+            GetOutcome::Pending { .. } | GetOutcome::Forward(_)
+        ));
+    }
+}
+
+/// Issue 18, defect 4: an `Nspace` interned by another store is refused by every operation
+/// that takes one, instead of reading whatever job this store has at that index (or pending
+/// forever when it has none).
+#[test]
+fn regress_an_nspace_of_another_store_is_refused() {
+    let mut a = NodeStore::new();
+    let mut b = NodeStore::new();
+    a.nspace("first").unwrap();
+    let na = a.register_job("job", &JobInfo::new(2, "a")).unwrap();
+    let nb = b.register_job("job", &JobInfo::new(2, "b")).unwrap();
+    let foreign = ProcId::new(na, Rank(0));
+    let mut p = Client::new(ProcId::new(nb, Rank(1)));
+    let forever = GetOptions::default();
+    for key in ["addr", keys::HOSTNAME] {
+        let e = p.get(&b, foreign, key, &forever, Nanos::ZERO).unwrap_err();
+        assert!(matches!(e, Error::ForeignNspace { .. }), "{key}: {e}");
+        assert_eq!(e.status(), status::ERR_BAD_PARAM);
+    }
+    // The same index in a store that does have a job there: still refused.
+    let n0 = a.lookup_nspace("first").unwrap();
+    assert_eq!(n0.index(), nb.index());
+    let e = p.get(
+        &b,
+        ProcId::new(n0, Rank::WILDCARD),
+        keys::JOB_SIZE,
+        &forever,
+        Nanos::ZERO,
+    );
+    assert!(matches!(e, Err(Error::ForeignNspace { .. })));
+    let mut stranger = Client::new(foreign);
+    stranger.put(Scope::Global, "k", Value::U8(1)).unwrap();
+    assert!(matches!(
+        stranger.commit(&mut b),
+        Err(Error::ForeignNspace { .. })
+    ));
+    assert!(matches!(
+        b.fence_contribution(na, true),
+        Err(Error::ForeignNspace { .. })
+    ));
+    assert!(!b.is_local(foreign));
+    assert_eq!(b.nspace_name(na), None);
+    // Its own store still takes it; so does a clone of that store.
+    assert_eq!(a.nspace_name(na), Some("job"));
+    assert!(a.clone().is_local(foreign));
 }
