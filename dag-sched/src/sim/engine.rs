@@ -35,6 +35,8 @@ pub(super) struct Flow {
     /// outside the LP.
     pub(super) lat_abs: f64,
     pub(super) channel: bool,
+    /// Whether the flow is its channel's head (the one transfer the channel sends now).
+    pub(super) head: bool,
 }
 
 /// A flow's resources: two on the big switch, six across a three-level fat tree, kept inline
@@ -64,6 +66,9 @@ pub(super) struct JobState {
     pub(super) lp_index: Vec<u32>,
     pub(super) lat_abs: Vec<f64>,
     pub(super) fifo: usize,
+    /// Whether the job has a compute task (a DAG job), computed once: [`Job::has_compute`](crate::Job::has_compute)
+    /// scans the job, and a coflow of 10⁴ flows asked it once per flow.
+    pub(super) dag: bool,
 }
 
 pub(super) const NONE: u32 = u32::MAX;
@@ -147,9 +152,10 @@ impl Sim<'_> {
                         (Some(p), Some(f)) => p.last_slot(f).unwrap_or(i64::MAX),
                         _ => i64::MAX,
                     };
-                    let channel = self.policy.as_ref().is_none_or(|p| {
-                        p.uses_channel(lp.is_some(), self.jobs[j].job.has_compute())
-                    });
+                    let channel = self
+                        .policy
+                        .as_ref()
+                        .is_none_or(|p| p.uses_channel(lp.is_some(), self.st[j].dag));
                     let lat_abs = self.st[j].lat_abs[n.index()];
                     let id = self.flows.len();
                     let mut path = Path::new();
@@ -167,6 +173,7 @@ impl Sim<'_> {
                         deadline_slot,
                         lat_abs,
                         channel,
+                        head: false,
                     });
                     let pos = self
                         .policy
@@ -179,6 +186,7 @@ impl Sim<'_> {
                         if let std::collections::btree_map::Entry::Vacant(e) = self.heads.entry(ch)
                         {
                             e.insert(id);
+                            self.flows[id].head = true;
                         } else {
                             self.queues.entry(ch).or_default().push(id);
                         }
@@ -223,6 +231,7 @@ impl Sim<'_> {
             match next {
                 Some(h) => {
                     self.heads.insert(ch, h);
+                    self.flows[h].head = true;
                 }
                 None => {
                     self.heads.remove(&ch);
@@ -237,8 +246,7 @@ impl Sim<'_> {
     }
 
     pub(super) fn is_head(&self, id: usize) -> bool {
-        let f = &self.flows[id];
-        self.heads.get(&(f.job, f.src, f.dst)) == Some(&id)
+        self.flows[id].head
     }
 
     /// Runs `f` on the policy, which is out of `self` meanwhile.
@@ -320,6 +328,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
             lp_index: vec![NONE; n],
             lat_abs: vec![f64::INFINITY; n],
             fifo: order.iter().position(|&o| o == j).unwrap_or(j),
+            dag: job.has_compute(),
         });
     }
     let mut sim = Sim {
@@ -415,7 +424,9 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         }
         sim.now = t_next;
         if !done.is_empty() {
-            sim.active.retain(|id| !done.contains(id));
+            // Finished flows have nothing left (one pass, not one per finished flow).
+            let flows = &sim.flows;
+            sim.active.retain(|&id| flows[id].remaining > 0.0);
             for id in done {
                 sim.finish_flow(id);
             }

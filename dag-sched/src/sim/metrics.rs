@@ -1,7 +1,7 @@
 //! What a run reports: per-job outcomes, JIT's LP bookkeeping, the result, and the per-port
 //! usage samples behind the remaining-bandwidth figures.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fmt;
 
 use fabric_model::Nanos;
@@ -183,34 +183,42 @@ impl Sim<'_> {
     pub(super) fn record_usage(&mut self, rate: &[f64], t0: f64, t1: f64) {
         let w = self.cfg.sample_window.as_secs_f64();
         let jit = matches!(self.cfg.scheduler, Scheduler::Jit(_));
-        // Per port: (scheduled DAG rate, all DAG rate).
-        let mut port_rate: BTreeMap<usize, (f64, f64)> = BTreeMap::new();
-        let mut util: BTreeMap<usize, f64> = BTreeMap::new();
+        // Per resource: (scheduled DAG rate, all DAG rate), and the total rate; dense vectors
+        // (a resource carries DAG traffic iff its all-DAG rate is positive, as every rate
+        // added is).
+        let n = self.cluster.capacities().len();
+        let mut port_rate = vec![(0.0f64, 0.0f64); n];
+        let mut util = vec![0.0f64; n];
         for (k, &id) in self.active.iter().enumerate() {
             let f = &self.flows[id];
             if rate[k] <= 0.0 {
                 continue;
             }
             for &p in &f.path {
-                *util.entry(p as usize).or_default() += rate[k];
+                util[p as usize] += rate[k];
             }
             if matches!(self.jobs[f.job].kind, JobKind::Dag(_)) {
                 let scheduled = if !jit || f.lp.is_some() { rate[k] } else { 0.0 };
                 for &p in &f.path {
-                    let e = port_rate.entry(p as usize).or_default();
+                    let e = &mut port_rate[p as usize];
                     e.0 += scheduled;
                     e.1 += rate[k];
                 }
             }
         }
-        for (&p, &u) in &util {
-            let cap = self.port_cap(p);
-            self.max_util = self.max_util.max(u / cap);
+        for (p, &u) in util.iter().enumerate() {
+            if u > 0.0 {
+                let cap = self.port_cap(p);
+                self.max_util = self.max_util.max(u / cap);
+            }
         }
         if t1 <= t0 {
             return;
         }
-        for (&p, &(r, r_all)) in &port_rate {
+        for (p, &(r, r_all)) in port_rate.iter().enumerate() {
+            if r_all <= 0.0 {
+                continue;
+            }
             let mut a = t0;
             while a < t1 {
                 let win = (a / w).floor() as i64;
