@@ -2,11 +2,11 @@
 //! textbook backward critical-path pass beside it.
 //!
 //! Terms (paper §2): transfer `j` is a *predecessor transfer* of `i` (`j ∈ pred(i)`) when a path
-//! leads from `j` to `i` or to a compute task that consumes `i`, and `j` comes before `i` in the
-//! job's topological order. The paper's example has one transfer per compute task, where the
-//! order condition is implied; when two transfers feed the same task (a layer's weights and
-//! biases) each would otherwise precede the other, and the topological order breaks the tie,
-//! which keeps `pred` acyclic (the earlier one is counted first on the shared link). `comp(j→i)` is the longest
+//! leads from `j` to `i` or to a compute task that consumes `i`. Which transfers these are does
+//! not depend on how the job's nodes are numbered. The paper's example has one transfer per
+//! compute task; when two transfers feed the same task (a layer's weights and biases) each
+//! would otherwise precede the other, and the larger is counted first (on equal sizes, the one
+//! first in topological order), which keeps `pred` acyclic. `comp(j→i)` is the longest
 //! compute time on such a path (compute tasks strictly between the two ends), and
 //! `trans(i) = S_i / C_i` is `i`'s transfer time at full rate, with `C_i` the smallest capacity
 //! on its route ([`Cluster::path_capacity`]: `min(egress(src), ingress(dst))` on the big
@@ -93,8 +93,48 @@ fn forward(job: &Job, cluster: &Cluster) -> (Vec<f64>, f64) {
     (ef, makespan)
 }
 
+/// The order in which Algorithm 1 counts transfers that reach each other's consumers: by the
+/// depth of the first consumer (a sink transfer counts as consuming itself one level below),
+/// then the larger transfer first, then the topological position. For transfers with one
+/// consumer each, a strict path between their consumers always agrees with the first key, so
+/// only transfers that share a consumer (a layer's weights and biases) are ordered by size, and
+/// only equal-sized ones sharing a consumer fall back to the numbering.
+fn count_order(job: &Job, pos: &[usize]) -> Vec<(usize, f64, usize)> {
+    let n = job.len();
+    let mut level = vec![0usize; n];
+    for &v in job.topo_order() {
+        level[v.index()] = job
+            .preds(v)
+            .iter()
+            .map(|p| level[p.index()] + 1)
+            .max()
+            .unwrap_or(0);
+    }
+    (0..n)
+        .map(|v| {
+            let id = TaskId::new(v as u32);
+            let first = job
+                .succs(id)
+                .iter()
+                .map(|s| level[s.index()])
+                .min()
+                .unwrap_or(level[v] + 1);
+            let size = match job.node(id) {
+                NodeKind::Transfer { size, .. } => size,
+                NodeKind::Compute { .. } => 0.0,
+            };
+            (first, size, pos[v])
+        })
+        .collect()
+}
+
 /// Predecessor transfers of every transfer with `comp(j→i)` (Algorithm 1's `pred(i)`), and
 /// `head(i)`, the longest compute path that must finish before `i` can be sent.
+///
+/// `j ∈ pred(i)` when a path leads from `j` to `i` or to a compute task consuming `i` (the
+/// paper's definition, which does not depend on how the nodes are numbered), and `j` comes
+/// first in [`count_order`]: that order only breaks the tie between transfers that reach each
+/// other's consumers, which keeps `pred` acyclic.
 ///
 /// O(T · (V + E)) time for T transfers, O(V + T²) space.
 fn pred_transfers(job: &Job) -> (Vec<Vec<(TaskId, f64)>>, Vec<f64>) {
@@ -104,9 +144,17 @@ fn pred_transfers(job: &Job) -> (Vec<Vec<(TaskId, f64)>>, Vec<f64>) {
     for (k, v) in topo.iter().enumerate() {
         pos[v.index()] = k;
     }
+    let key = count_order(job, &pos);
+    let before = |j: TaskId, i: TaskId| {
+        let (a, b) = (key[j.index()], key[i.index()]);
+        a.0.cmp(&b.0)
+            .then(b.1.total_cmp(&a.1))
+            .then(a.2.cmp(&b.2))
+            .is_lt()
+    };
     let mut preds: Vec<Vec<(TaskId, f64)>> = vec![Vec::new(); n];
     let mut best = vec![f64::NEG_INFINITY; n];
-    for (jpos, &j) in job.transfers().iter().enumerate() {
+    for &j in job.transfers() {
         best.iter_mut().for_each(|b| *b = f64::NEG_INFINITY);
         best[j.index()] = 0.0;
         for &v in &topo[pos[j.index()] + 1..] {
@@ -120,7 +168,10 @@ fn pred_transfers(job: &Job) -> (Vec<Vec<(TaskId, f64)>>, Vec<f64>) {
             }
             best[v.index()] = b;
         }
-        for &i in &job.transfers()[jpos + 1..] {
+        for &i in job.transfers() {
+            if i == j || !before(j, i) {
+                continue;
+            }
             // Targets: i itself and the compute tasks consuming i (a path into i's consumer
             // passes through i's own compute predecessor, never through i's load, which is 0).
             let mut c = best[i.index()];
@@ -402,8 +453,159 @@ mod tests {
         assert_eq!(a1.lat(bias), Some(3.0));
     }
 
+    /// A chain C1→C2→C3 fed by T1, T2, T3, its nodes created in `order` (indices into
+    /// [C1, C2, C3, T1, T2, T3]); returns the job and the ids of T1..T3.
+    fn chain(order: [usize; 6]) -> (Job, Cluster, [TaskId; 3]) {
+        let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
+        let mut b = JobBuilder::new();
+        let mut id = [TaskId::new(0); 6];
+        for k in order {
+            id[k] = if k < 3 {
+                b.compute_secs(1.0)
+            } else {
+                b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1))
+            };
+        }
+        b.edge(id[0], id[1]).edge(id[1], id[2]);
+        for k in 0..3 {
+            b.edge(id[3 + k], id[k]);
+        }
+        (b.build(&cluster).unwrap(), cluster, [id[3], id[4], id[5]])
+    }
+
+    #[test]
+    fn chain_listed_in_reverse_keeps_its_predecessors() {
+        // Regression: pred(i) was limited to transfers before i in topological order, which
+        // for transfers (no predecessors) is their id order: listing T3, T2, T1 first dropped
+        // every predecessor and each LAT collapsed to the transfer's own time.
+        let (fwd, cluster, tf) = chain([0, 1, 2, 3, 4, 5]);
+        let (rev, _, tr) = chain([5, 4, 3, 2, 1, 0]);
+        let (pf, _) = pred_transfers(&fwd);
+        let (pr, _) = pred_transfers(&rev);
+        assert_eq!(pf[tf[2].index()], vec![(tf[0], 2.0), (tf[1], 1.0)]);
+        let mut p3 = pr[tr[2].index()].clone();
+        p3.sort_by(|a, b| b.1.total_cmp(&a.1));
+        assert_eq!(p3, vec![(tr[0], 2.0), (tr[1], 1.0)]);
+        let a = estimate(&fwd, &cluster, LatMethod::Algorithm1);
+        let b = estimate(&rev, &cluster, LatMethod::Algorithm1);
+        // l1 = 1; l2 = 1 + 1 + 1 = 3; l3 = max(1 + 2 + 1, 3 + 1 + 1) = 5.
+        for k in 0..3 {
+            assert_eq!(a.lat(tf[k]), Some([1.0, 3.0, 5.0][k]));
+            assert_eq!(b.lat(tr[k]), a.lat(tf[k]), "T{}", k + 1);
+        }
+    }
+
+    #[test]
+    fn shared_consumer_order_does_not_depend_on_ids() {
+        // The biases created before the weights: the larger (weights) is still counted first.
+        let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
+        let mut b = JobBuilder::new();
+        let bias = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        let w = b.transfer_bits(2.0, MachineId::new(0), MachineId::new(1));
+        let c = b.compute_secs(1.0);
+        b.edge(w, c).edge(bias, c);
+        let job = b.build(&cluster).unwrap();
+        let a1 = estimate(&job, &cluster, LatMethod::Algorithm1);
+        assert_eq!(a1.lat(w), Some(2.0));
+        assert_eq!(a1.lat(bias), Some(3.0));
+    }
+
+    /// One abstract node of a random job: a compute load or a transfer `(size, src, dst)`.
+    #[derive(Clone, Copy)]
+    enum Spec {
+        Compute(f64),
+        Transfer(f64, u32, u32),
+    }
+
+    /// Builds `specs` with `edges` (spec indices), creating the nodes in the order of `keys`
+    /// (a renumbering); returns the job and each spec's id.
+    fn build_renumbered(
+        specs: &[Spec],
+        edges: &[(usize, usize)],
+        keys: &[u32],
+        cluster: &Cluster,
+    ) -> (Job, Vec<TaskId>) {
+        let mut order: Vec<usize> = (0..specs.len()).collect();
+        order.sort_by_key(|&k| (keys[k % keys.len()], k));
+        let mut b = JobBuilder::new();
+        let mut id = vec![TaskId::new(0); specs.len()];
+        for k in order {
+            id[k] = match specs[k] {
+                Spec::Compute(l) => b.compute_secs(l),
+                Spec::Transfer(s, from, to) => {
+                    b.transfer_bits(s, MachineId::new(from), MachineId::new(to))
+                }
+            };
+        }
+        for &(x, y) in edges {
+            b.edge(id[x], id[y]);
+        }
+        (b.build(cluster).unwrap(), id)
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+        /// Renumbering the nodes of a random job changes neither a transfer's LAT (both
+        /// methods) nor the LP optimum over the LAT windows. Transfer sizes are distinct, so
+        /// no tie is left to the numbering.
+        #[test]
+        fn renumbering_changes_no_lat_nor_the_lp_optimum(
+            loads in proptest::collection::vec(0u32..4, 2..7),
+            transfers in 1usize..6,
+            cedges in proptest::collection::vec((0usize..8, 0usize..8), 0..10),
+            feeds in proptest::collection::vec((0usize..8, proptest::option::of(0usize..8), 0u32..3), 6),
+            keys_a in proptest::collection::vec(proptest::prelude::any::<u32>(), 16),
+            keys_b in proptest::collection::vec(proptest::prelude::any::<u32>(), 16),
+        ) {
+            let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
+            let nc = loads.len();
+            let mut specs: Vec<Spec> = loads.iter().map(|&l| Spec::Compute(f64::from(l))).collect();
+            let mut edges = Vec::new();
+            for &(x, y) in &cedges {
+                let (x, y) = (x % nc, y % nc);
+                if x < y {
+                    edges.push((x, y));
+                }
+            }
+            for (k, &(feed, pre, m)) in feeds.iter().take(transfers).enumerate() {
+                let t = specs.len();
+                // Distinct sizes 1.5, 2.5, ... so that no tie is broken by the numbering.
+                specs.push(Spec::Transfer(k as f64 + 1.5, m, (m + 1) % 3));
+                let feed = feed % nc;
+                edges.push((t, feed));
+                if let Some(p) = pre.map(|p| p % nc).filter(|&p| p < feed) {
+                    edges.push((p, t));
+                }
+            }
+            let (ja, ia) = build_renumbered(&specs, &edges, &keys_a, &cluster);
+            let (jb, ib) = build_renumbered(&specs, &edges, &keys_b, &cluster);
+            let mut lp_in = [Vec::new(), Vec::new()];
+            for method in [LatMethod::Algorithm1, LatMethod::BackwardCpm] {
+                let la = estimate(&ja, &cluster, method);
+                let lb = estimate(&jb, &cluster, method);
+                proptest::prop_assert_eq!(la.makespan(), lb.makespan());
+                for (k, spec) in specs.iter().enumerate() {
+                    proptest::prop_assert_eq!(la.lat(ia[k]), lb.lat(ib[k]), "spec {}", k);
+                    if let (Spec::Transfer(s, from, to), LatMethod::Algorithm1) = (*spec, method) {
+                        for (side, (lat, id)) in [(&la, &ia), (&lb, &ib)].into_iter().enumerate() {
+                            let deadline = lat.lat(id[k]).unwrap();
+                            lp_in[side].push(crate::lp::LpTransfer::new(
+                                MachineId::new(from), MachineId::new(to), s, 0.0, deadline));
+                        }
+                    }
+                }
+            }
+            let solve = |ts: &[crate::lp::LpTransfer]| crate::lp::solve(
+                &cluster, ts, &crate::lp::Reservations::new(), fabric_model::Nanos::from_millis(500),
+                crate::lp::Objective::MinMax, crate::lp::Backend::Microlp,
+            ).map(|s| s.min_max);
+            match (solve(&lp_in[0]), solve(&lp_in[1])) {
+                (Ok(a), Ok(b)) => proptest::prop_assert!((a - b).abs() < 1e-9, "{} vs {}", a, b),
+                (a, b) => proptest::prop_assert_eq!(a.is_ok(), b.is_ok()),
+            }
+        }
+
 
         /// On random layered DAGs: the backward LAT is never before the earliest arrival, some
         /// transfer on the critical path has no slack when a transfer ends it, and Algorithm 1's

@@ -262,14 +262,20 @@ pub const MAX_SLOTS_PER_TRANSFER: i64 = 100_000;
 /// The most rate variables the LP may have (70 VGG16 jobs need 12,461).
 pub const MAX_LP_VARIABLES: usize = 2_000_000;
 
-/// The slot window `[first, last]` of a transfer for slot length `slot`.
+/// The slot window `[first, last]` of a transfer for slot length `slot` (s).
 ///
-/// `first = ⌊release/τ⌋`, `last = max(first, ⌈deadline/τ⌉ − 1)`.
+/// `first = ⌊release/τ⌋`, `last = max(first, ⌈deadline/τ⌉ − 1)`, computed exactly in integer
+/// nanoseconds (the shared model's time unit, [`Nanos`]): the times and the slot are first
+/// rounded to the nearest nanosecond, so a transfer released at 0.3 s with 0.1 s slots starts in
+/// slot 3 (in `f64`, `0.3 / 0.1` is 2.999…96 and its floor would start it a slot early).
 #[must_use]
 pub fn window(t: &LpTransfer, slot: f64) -> (i64, i64) {
-    let first = (t.release / slot).floor() as i64;
-    let last = ((t.deadline / slot).ceil() as i64 - 1).max(first);
-    (first, last)
+    let ns = |secs: f64| (secs * 1e9).round() as i128; // saturating, NaN → 0
+    let tau = ns(slot).max(1);
+    let first = ns(t.release).div_euclid(tau);
+    let last = (-(-ns(t.deadline)).div_euclid(tau) - 1).max(first);
+    let clamp = |k: i128| k.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+    (clamp(first), clamp(last))
 }
 
 struct Built {

@@ -474,3 +474,40 @@ fn determinant_helper_detects_non_unimodular() {
     );
     assert_eq!(det(vec![vec![1, 0], vec![0, 1]]), 1);
 }
+
+/// Regression: slot indices were `floor(release / τ)` and `ceil(deadline / τ)` in `f64`, where
+/// `0.3 / 0.1 = 2.999…96` started a transfer released at 0.3 s in slot 2, before its release, and
+/// a deadline computed as `3 × 0.1 = 0.30000000000000004` s ended a window a slot late. Indices are now exact in integer nanoseconds.
+#[test]
+fn windows_are_exact_at_slot_boundaries() {
+    let (a, b) = (MachineId::new(0), MachineId::new(1));
+    let w = |release: f64, deadline: f64| {
+        lp::window(&LpTransfer::new(a, b, 1.0, release, deadline), 0.1)
+    };
+    assert_eq!(w(0.3, 0.4), (3, 3));
+    assert_eq!(w(0.7, 0.8), (7, 7));
+    assert_eq!(w(0.0, 0.1), (0, 0));
+    assert_eq!(w(0.2, 3.0 * 0.1), (2, 2));
+    assert_eq!(w(0.25, 0.35), (2, 3));
+    assert_eq!(w(0.3, 0.30000001), (3, 3));
+    assert_eq!(w(0.29999999, 0.6), (2, 5));
+    // The old float computation for comparison: slot 2 for the release, 4 for the ceiling.
+    assert_eq!(
+        ((0.3f64 / 0.1).floor(), (3.0f64 * 0.1 / 0.1).ceil()),
+        (2.0, 4.0)
+    );
+    // Slot 3 alone must carry the whole transfer: the optimum is a full port, not a third.
+    let cluster = Cluster::uniform(2, CAP_BPS).unwrap();
+    let t = [LpTransfer::new(a, b, CAP * 0.1, 0.3, 0.4)];
+    let s = lp::solve(
+        &cluster,
+        &t,
+        &Reservations::new(),
+        Nanos::from_millis(100),
+        Objective::MinMax,
+        Backend::Microlp,
+    )
+    .unwrap();
+    assert!((s.min_max - 1.0).abs() < 1e-9, "optimum {}", s.min_max);
+    assert_eq!(s.rates(0).map(|(k, _)| k).collect::<Vec<_>>(), vec![3]);
+}

@@ -1,0 +1,254 @@
+//! What a run reports: per-job outcomes, JIT's LP bookkeeping, the result, and the per-port
+//! usage samples behind the remaining-bandwidth figures.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use fabric_model::Nanos;
+
+use super::Scheduler;
+use super::engine::Sim;
+use crate::workload::JobKind;
+
+/// What happened to one job. Times are `f64` seconds of simulated time (the simulator's own
+/// clock, not rounded to nanoseconds, so that ratios of them are exact).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct JobOutcome {
+    /// Its kind.
+    pub kind: JobKind,
+    /// Arrival (s).
+    pub arrival: f64,
+    /// Completion of its last node (s).
+    pub finish: f64,
+    /// Completion time of the job alone on an empty cluster: the critical path at full rate
+    /// (s).
+    pub alone: f64,
+    /// Mean data waiting time of its transfers (s): from a transfer's arrival to the start of
+    /// its first consumer (paper Fig. 2, 6); `None` when no transfer has a consumer.
+    pub mean_wait: Option<f64>,
+}
+
+impl JobOutcome {
+    /// Job completion time (s).
+    #[must_use]
+    pub fn jct(&self) -> f64 {
+        self.finish - self.arrival
+    }
+
+    /// Job completion time, to the nearest nanosecond.
+    #[must_use]
+    pub fn jct_nanos(&self) -> Nanos {
+        Nanos::from_secs_f64(self.jct()).unwrap_or(Nanos::MAX)
+    }
+}
+
+impl fmt::Display for JobOutcome {
+    /// `dag vgg16: arrival 0.100 s, JCT 1.234 s (1.50x alone), wait 12.3 ms`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind {
+            JobKind::Dag(m) => write!(f, "dag {}", m.name())?,
+            JobKind::File => f.write_str("file")?,
+            JobKind::Coflow => f.write_str("coflow")?,
+        }
+        write!(
+            f,
+            ": arrival {:.3} s, JCT {:.3} s ({:.2}x alone)",
+            self.arrival,
+            self.jct(),
+            self.jct() / self.alone
+        )?;
+        if let Some(w) = self.mean_wait {
+            write!(f, ", wait {:.1} ms", w * 1e3)?;
+        }
+        Ok(())
+    }
+}
+
+/// JIT's LP bookkeeping over a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct LpStats {
+    /// Jobs planned by the LP.
+    pub planned: usize,
+    /// LP solves in all (including infeasible attempts and levels).
+    pub solves: usize,
+    /// Jobs whose windows had to be widened at least once.
+    pub relaxed: usize,
+    /// Jobs left unplanned after `max_relax` widenings.
+    pub unplanned: usize,
+    /// Variables of the largest LP.
+    pub max_variables: usize,
+}
+
+impl fmt::Display for LpStats {
+    /// `12 planned (3 widened, 1 unplanned), 40 LP solves, largest 2381 variables`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} planned ({} widened, {} unplanned), {} LP solves, largest {} variables",
+            self.planned, self.relaxed, self.unplanned, self.solves, self.max_variables
+        )
+    }
+}
+
+/// The result of a run. Ratios are fractions; bits are `f64` bits.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SimResult {
+    /// One outcome per input job, in input order.
+    pub jobs: Vec<JobOutcome>,
+    /// Remaining-bandwidth ratios (paper (18), Fig. 8: the bandwidth left "after the scheduler
+    /// has allocated the DAG jobs' resources"): for every port and window in which the
+    /// scheduler allocated bandwidth to DAG transfers it schedules,
+    /// `1 − those bits / (capacity × window)`; sorted ascending. The baselines schedule every
+    /// DAG transfer; JIT schedules the LP's transfers, and the rest of a job's transfers use
+    /// what is left (paper §3.4 1)), like the file jobs, in the order its [`RestPolicy`](super::RestPolicy) gives.
+    /// This is the reading under which the paper's α sweep (Fig. 10: more transfers in the LP,
+    /// less remaining bandwidth) holds; see `remaining_all_dag` for all DAG traffic.
+    pub remaining: Vec<f64>,
+    /// The same ratio over all DAG traffic, scheduled or background (for JIT, LP and non-LP
+    /// transfers together; for the baselines equal to `remaining`); sorted ascending.
+    pub remaining_all_dag: Vec<f64>,
+    /// LP statistics (JIT only).
+    pub lp: LpStats,
+    /// Largest port utilisation seen at any event (≤ 1 when capacities are kept).
+    pub max_port_utilisation: f64,
+    /// JIT only: bits the LP's transfers moved at their planned rate of the current slot.
+    pub lp_bits_on_plan: f64,
+    /// JIT only: bits the LP's transfers moved beyond their plan while catching up with it
+    /// (released after their first planned slot began, or past their last one). Together with
+    /// `lp_bits_on_plan` this is all the LP transfers' bits: they never take spare capacity
+    /// ahead of their plan.
+    pub lp_bits_catch_up: f64,
+    /// JIT only: the LP optimum `U*` (peak planned port load, reservations of earlier jobs
+    /// included, as a fraction of capacity) of every planned job, in planning order.
+    pub lp_peaks: Vec<f64>,
+    /// Largest relative difference between the bits a flow was credited and its size.
+    pub max_conservation_error: f64,
+    /// Number of events processed.
+    pub events: usize,
+}
+
+impl SimResult {
+    /// Mean JCT (s) of the jobs of `kind` (`None` for every job); NaN when there is none.
+    #[must_use]
+    pub fn mean_jct(&self, kind: Option<JobKind>) -> f64 {
+        let v: Vec<f64> = self
+            .jobs
+            .iter()
+            .filter(|j| kind.is_none_or(|k| k == j.kind))
+            .map(JobOutcome::jct)
+            .collect();
+        if v.is_empty() {
+            f64::NAN
+        } else {
+            v.iter().sum::<f64>() / v.len() as f64
+        }
+    }
+}
+
+impl fmt::Display for SimResult {
+    /// One paragraph: jobs, mean JCT, last finish, remaining bandwidth, events and (JIT) the
+    /// LP statistics.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dag = self
+            .jobs
+            .iter()
+            .filter(|j| matches!(j.kind, JobKind::Dag(_)))
+            .count();
+        let last = self.jobs.iter().map(|j| j.finish).fold(0.0, f64::max);
+        write!(
+            f,
+            "{} jobs ({dag} with a DAG), mean JCT {:.3} s, last finish {:.3} s",
+            self.jobs.len(),
+            self.mean_jct(None),
+            last
+        )?;
+        if let (Some(min), Some(med)) = (
+            self.remaining.first(),
+            self.remaining.get(self.remaining.len() / 2),
+        ) {
+            write!(f, ", remaining bandwidth min {min:.3} median {med:.3}")?;
+        }
+        write!(f, ", {} events", self.events)?;
+        if self.lp.solves > 0 {
+            write!(f, "; LP: {}", self.lp)?;
+        }
+        Ok(())
+    }
+}
+
+impl Sim<'_> {
+    pub(super) fn record_usage(&mut self, rate: &[f64], t0: f64, t1: f64) {
+        let w = self.cfg.sample_window.as_secs_f64();
+        let jit = matches!(self.cfg.scheduler, Scheduler::Jit(_));
+        // Per resource: (scheduled DAG rate, all DAG rate), and the total rate; dense vectors
+        // (a resource carries DAG traffic iff its all-DAG rate is positive, as every rate
+        // added is).
+        let n = self.cluster.capacities().len();
+        let mut port_rate = vec![(0.0f64, 0.0f64); n];
+        let mut util = vec![0.0f64; n];
+        for (k, &id) in self.active.iter().enumerate() {
+            let f = &self.flows[id];
+            if rate[k] <= 0.0 {
+                continue;
+            }
+            for &p in &f.path {
+                util[p as usize] += rate[k];
+            }
+            if matches!(self.jobs[f.job].kind, JobKind::Dag(_)) {
+                let scheduled = if !jit || f.lp.is_some() { rate[k] } else { 0.0 };
+                for &p in &f.path {
+                    let e = &mut port_rate[p as usize];
+                    e.0 += scheduled;
+                    e.1 += rate[k];
+                }
+            }
+        }
+        for (p, &u) in util.iter().enumerate() {
+            if u > 0.0 {
+                let cap = self.port_cap(p);
+                self.max_util = self.max_util.max(u / cap);
+            }
+        }
+        if t1 <= t0 {
+            return;
+        }
+        for (p, &(r, r_all)) in port_rate.iter().enumerate() {
+            if r_all <= 0.0 {
+                continue;
+            }
+            let mut a = t0;
+            while a < t1 {
+                let win = (a / w).floor() as i64;
+                let b = ((win + 1) as f64 * w).min(t1);
+                if r > 0.0 {
+                    *self.usage.entry((p, win)).or_default() += r * (b - a);
+                }
+                if jit {
+                    *self.usage_all.entry((p, win)).or_default() += r_all * (b - a);
+                }
+                if b <= a {
+                    break;
+                }
+                a = b;
+            }
+        }
+    }
+
+    /// `1 − bits / (capacity × window)` per (port, window) of `usage`, sorted ascending.
+    pub(super) fn remaining_ratios(&self, usage: &HashMap<(usize, i64), f64>) -> Vec<f64> {
+        let w = self.cfg.sample_window.as_secs_f64();
+        let mut v: Vec<f64> = usage
+            .iter()
+            .map(|(&(p, _), &bits)| (1.0 - bits / (self.port_cap(p) * w)).max(0.0))
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v
+    }
+
+    fn port_cap(&self, p: usize) -> f64 {
+        self.cluster.capacities()[p]
+    }
+}

@@ -1,0 +1,250 @@
+//! A deterministic flow-level simulator of DAG jobs on a [`Cluster`](crate::Cluster) (the paper's non-blocking
+//! core, §4.1, or a fabric's links), with JIT and the baselines as rate-allocation policies.
+//!
+//! Time is simulated seconds (`f64`). Rates change only at events: a job arrival, a compute
+//! task finishing, a flow finishing, a JIT slot boundary, or a JIT flow catching up with its
+//! plan. Compute tasks do not contend (each job has its own devices); flows share the capacity
+//! of every link they cross (on the big switch: each machine's egress and ingress).
+//!
+//! Policies:
+//! - [`Scheduler::TensorFlow`]: every (job, sender, receiver) channel sends one transfer at a
+//!   time in a random order drawn per job (gRPC's arbitrary order, paper §4.1 ①); channels
+//!   share ports max-min fairly, as TCP flows do.
+//! - [`Scheduler::TicTac`]: FIFO over jobs, TAC priority inside a job, strict priority.
+//! - [`Scheduler::Sincronia`]: each job's released, unfinished transfers form one coflow;
+//!   BSSI over remaining demand, recomputed whenever a flow arrives or leaves; coflows served
+//!   in that order, each with MADD rates (its flows finish together: the paper's account of
+//!   why Sincronia loses on DAG jobs, §4.2), then leftover capacity handed out greedily in the
+//!   same order (work conservation). Sincronia does not look inside a coflow, so the
+//!   leftover goes to a coflow's flows in the job's arbitrary (random) order.
+//! - [`Scheduler::Varys`]: the same coflows, data plane and recomputation, ordered by SEBF
+//!   (smallest effective bottleneck first: a coflow's largest remaining bits on one port over
+//!   that port's capacity, recomputed on remaining bits: the dynamic variant of Chowdhury,
+//!   Zhong and Stoica's SEBF, "Efficient Coflow Scheduling with Varys", SIGCOMM 2014), ties by arrival.
+//! - [`Scheduler::Jit`]: at a DAG job's arrival, LAT estimation, α-selection and the LP are run
+//!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
+//!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline
+//!   order (the gap to the plan counted continuously, so a flow at its planned rate is never
+//!   behind); by default ([`RestPolicy::LatPriority`]) the DAG transfers outside the LP come
+//!   next by strict priority in order of absolute LAT, and the flows without a DAG (files,
+//!   coflows) share what is left as in the TensorFlow policy; [`RestPolicy::Background`] lets
+//!   the transfers outside the LP share with the files instead.
+//!
+//! Layout: the engine (events, flows, channels) drives a rate policy, one file per
+//! scheduler (`tensorflow`, `tictac`, `sincronia`, `varys`, `jit`, behind the crate's
+//! `RatePolicy` trait in `policy`); `metrics` keeps what a run reports.
+
+mod coflow;
+mod engine;
+mod jit;
+mod metrics;
+mod policy;
+mod sincronia;
+mod tensorflow;
+#[cfg(test)]
+mod tests;
+mod tictac;
+mod varys;
+
+use fabric_model::Nanos;
+
+use crate::lat::LatMethod;
+use crate::lp::{Backend, Objective};
+
+pub use engine::simulate;
+pub use metrics::{JobOutcome, LpStats, SimResult};
+
+/// transfer of a job the LP could not plan).
+///
+/// The paper leaves this to the administrator: the transfers outside the LP and the jobs
+/// without a DAG "use the remaining bandwidth", with a scheduling algorithm the data-centre
+/// administrator chooses (§3.1), and its model shows that "transfers with a smaller LAT should
+/// have a higher priority" (§3.4 1)). Both policies below send them after the LP's plans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum RestPolicy {
+    /// The default: strict priority in order of absolute LAT (job arrival + LAT) across all
+    /// jobs, ahead of the flows without a DAG (which have no LAT), which share what is left
+    /// max-min fairly. This is the policy under which JIT reaches the paper's speedup
+    /// (`reproduce dag --scale paper`); like every priority to DAG jobs it slows the files
+    /// somewhat more than TensorFlow's fair sharing does.
+    #[default]
+    LatPriority,
+    /// The transfers outside the LP are background traffic exactly like the files: every
+    /// (job, sender, receiver) channel shares what the plans leave max-min fairly with the
+    /// files' channels, each channel sending its transfers one at a time in LAT order.
+    Background,
+}
+
+/// JIT's parameters: [`JitConfig::default`] is the paper's (α = 0.4, 100 ms slots, Algorithm 1,
+/// P1's min-max objective, microlp), changed with the `with_*` setters.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct JitConfig {
+    /// Share of each job's transfers, in topological order, that enter the LP (paper: 0.4):
+    /// the first `⌈α·n⌉` of its `n` transfers ([`lp::alpha_prefix`](crate::lp::alpha_prefix)).
+    pub alpha: f64,
+    /// Slot length `τ` of the LP.
+    pub slot: Nanos,
+    /// LAT estimate.
+    pub lat: LatMethod,
+    /// LP objective.
+    pub objective: Objective,
+    /// LP backend.
+    pub backend: Backend,
+    /// How many times to double the LAT windows when the LP is infeasible before giving up
+    /// on planning the job (its transfers then use what is left, like background traffic).
+    pub max_relax: u32,
+    /// How the transfers outside the LP are sent.
+    pub rest: RestPolicy,
+}
+
+impl Default for JitConfig {
+    fn default() -> Self {
+        Self {
+            alpha: 0.4,
+            slot: Nanos::from_millis(100),
+            lat: LatMethod::Algorithm1,
+            objective: Objective::MinMax,
+            backend: Backend::Microlp,
+            max_relax: 4,
+            rest: RestPolicy::LatPriority,
+        }
+    }
+}
+
+impl JitConfig {
+    /// This configuration with `α = alpha`.
+    #[must_use]
+    pub fn with_alpha(mut self, alpha: f64) -> Self {
+        self.alpha = alpha;
+        self
+    }
+
+    /// This configuration with slot length `slot`.
+    #[must_use]
+    pub fn with_slot(mut self, slot: Nanos) -> Self {
+        self.slot = slot;
+        self
+    }
+
+    /// This configuration with LAT estimate `lat`.
+    #[must_use]
+    pub fn with_lat(mut self, lat: LatMethod) -> Self {
+        self.lat = lat;
+        self
+    }
+
+    /// This configuration with LP objective `objective`.
+    #[must_use]
+    pub fn with_objective(mut self, objective: Objective) -> Self {
+        self.objective = objective;
+        self
+    }
+
+    /// This configuration with LP backend `backend`.
+    #[must_use]
+    pub fn with_backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// This configuration with at most `max_relax` doublings of the LAT windows.
+    #[must_use]
+    pub fn with_max_relax(mut self, max_relax: u32) -> Self {
+        self.max_relax = max_relax;
+        self
+    }
+
+    /// This configuration with the transfers outside the LP sent by `rest`.
+    #[must_use]
+    pub fn with_rest(mut self, rest: RestPolicy) -> Self {
+        self.rest = rest;
+        self
+    }
+}
+
+/// The rate-allocation policy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum Scheduler {
+    /// TensorFlow v1.13: random order per channel, max-min fair sharing.
+    TensorFlow,
+    /// FIFO across jobs + TicTac (TAC) inside a job.
+    TicTac,
+    /// Sincronia BSSI over jobs as coflows.
+    Sincronia,
+    /// Varys SEBF + MADD over jobs as coflows.
+    Varys,
+    /// JIT.
+    Jit(JitConfig),
+}
+
+impl Scheduler {
+    /// Short name (`tensorflow`, `tictac`, `sincronia`, `varys`, `jit`).
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::TensorFlow => "tensorflow",
+            Self::TicTac => "tictac",
+            Self::Sincronia => "sincronia",
+            Self::Varys => "varys",
+            Self::Jit(_) => "jit",
+        }
+    }
+}
+
+/// Simulation parameters: [`SimConfig::default`] is TensorFlow order, seed 1 and 1 s windows;
+/// [`SimConfig::new`] sets the scheduler, the `with_*` setters the rest.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct SimConfig {
+    /// The policy.
+    pub scheduler: Scheduler,
+    /// Seed of the TensorFlow random orders (ChaCha8, [`fabric_model::rng::seeded`]).
+    pub seed: u64,
+    /// Window over which the remaining-bandwidth ratio (paper (18)) is sampled.
+    pub sample_window: Nanos,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        Self {
+            scheduler: Scheduler::TensorFlow,
+            seed: 1,
+            sample_window: Nanos::from_secs(1),
+        }
+    }
+}
+
+impl SimConfig {
+    /// The defaults with `scheduler`.
+    #[must_use]
+    pub fn new(scheduler: Scheduler) -> Self {
+        Self {
+            scheduler,
+            ..Self::default()
+        }
+    }
+
+    /// This configuration with scheduler `scheduler`.
+    #[must_use]
+    pub fn with_scheduler(mut self, scheduler: Scheduler) -> Self {
+        self.scheduler = scheduler;
+        self
+    }
+
+    /// This configuration with seed `seed`.
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// This configuration with remaining-bandwidth windows of `window`.
+    #[must_use]
+    pub fn with_sample_window(mut self, window: Nanos) -> Self {
+        self.sample_window = window;
+        self
+    }
+}

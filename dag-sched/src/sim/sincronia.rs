@@ -1,0 +1,41 @@
+//! Sincronia (Agarwal et al., "Sincronia: Near-Optimal Network Design for Coflows", SIGCOMM
+//! 2018): the coflows of [`super::coflow`] ordered by BSSI over their remaining demand,
+//! recomputed whenever a flow arrives or leaves.
+
+use super::coflow;
+use super::engine::Sim;
+use super::policy::RatePolicy;
+use crate::baselines::bssi_order;
+
+/// The Sincronia baseline: the current BSSI rank of every job.
+pub(crate) struct Sincronia {
+    rank: Vec<usize>,
+}
+
+impl Sincronia {
+    /// For a run over `jobs` jobs.
+    pub(crate) fn new(jobs: usize) -> Self {
+        Self {
+            rank: vec![usize::MAX; jobs],
+        }
+    }
+}
+
+impl RatePolicy for Sincronia {
+    fn uses_channel(&self, _lp: bool, _dag: bool) -> bool {
+        false
+    }
+
+    fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
+        if sim.dirty {
+            let (jobs, d) = coflow::demands(sim);
+            let order = bssi_order(&d, &vec![1.0; jobs.len()], sim.cluster.capacities().len());
+            for (pos, &k) in order.iter().enumerate() {
+                self.rank[jobs[k]] = pos;
+            }
+            sim.dirty = false;
+        }
+        coflow::rates(sim, &self.rank, rate, free);
+        f64::INFINITY
+    }
+}

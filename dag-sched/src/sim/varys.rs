@@ -1,0 +1,59 @@
+//! Varys (Chowdhury, Zhong and Stoica, "Efficient Coflow Scheduling with Varys", SIGCOMM
+//! 2014): the coflows of [`super::coflow`] ordered by SEBF (smallest effective bottleneck
+//! first: a coflow's largest remaining bits on one port over that port's capacity, recomputed
+//! on remaining bits whenever a flow arrives or leaves, the dynamic variant), ties by arrival.
+
+use std::collections::BTreeMap;
+
+use super::coflow;
+use super::engine::Sim;
+use super::policy::RatePolicy;
+
+/// The Varys baseline: the current SEBF rank of every job.
+pub(crate) struct Varys {
+    rank: Vec<usize>,
+}
+
+impl Varys {
+    /// For a run over `jobs` jobs.
+    pub(crate) fn new(jobs: usize) -> Self {
+        Self {
+            rank: vec![usize::MAX; jobs],
+        }
+    }
+}
+
+impl RatePolicy for Varys {
+    fn uses_channel(&self, _lp: bool, _dag: bool) -> bool {
+        false
+    }
+
+    fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
+        if sim.dirty {
+            let (jobs, d) = coflow::demands(sim);
+            // Γ over full capacities: per port, the coflow's remaining seconds there.
+            let gamma: Vec<f64> = d
+                .iter()
+                .map(|dj| {
+                    let mut per_port: BTreeMap<usize, f64> = BTreeMap::new();
+                    for &(p, x) in dj {
+                        *per_port.entry(p).or_default() += x;
+                    }
+                    per_port.values().copied().fold(0.0, f64::max)
+                })
+                .collect();
+            let mut o: Vec<usize> = (0..jobs.len()).collect();
+            o.sort_by(|&a, &b| {
+                gamma[a]
+                    .total_cmp(&gamma[b])
+                    .then(sim.st[jobs[a]].fifo.cmp(&sim.st[jobs[b]].fifo))
+            });
+            for (pos, &k) in o.iter().enumerate() {
+                self.rank[jobs[k]] = pos;
+            }
+            sim.dirty = false;
+        }
+        coflow::rates(sim, &self.rank, rate, free);
+        f64::INFINITY
+    }
+}
