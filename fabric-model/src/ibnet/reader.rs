@@ -445,7 +445,12 @@ fn port_line(t: &str, line: usize) -> Result<PortLine<'_>, Error> {
                 Token::Word(n) if k == 1 && own_lid == Some(None) => {
                     own_lid = Some(n.parse().ok());
                 }
-                Token::Word("lmc") if k == 2 && own_lid.is_some() => own_lmc = Some(None),
+                // An LMC means something only beside the LID it masks: after a `lid` word
+                // whose value is not a number it is not the port's (and the writer, which
+                // prints an LMC only after a LID, could not give it back).
+                Token::Word("lmc") if k == 2 && matches!(own_lid, Some(Some(_))) => {
+                    own_lmc = Some(None);
+                }
                 Token::Word(n) if k == 3 && own_lmc == Some(None) => {
                     own_lmc = Some(n.parse().ok());
                 }
