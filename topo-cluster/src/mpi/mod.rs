@@ -185,3 +185,81 @@ pub(crate) fn rules_for(
         .copied()
         .collect()
 }
+
+/// What the three formats' round-trip property tests share: random rules over the trees a
+/// library has, the table built from them, and the check that a table read back answers as
+/// the one written.
+#[cfg(test)]
+pub(crate) mod testing {
+    use fabric_model::Bytes;
+    use proptest::prelude::*;
+
+    use crate::decision::Rule;
+    use crate::{Algorithm, Collective, DecisionTable, Level};
+
+    /// A rule of one of `trees` on either level, for 1 to 199 processes; a third of them from
+    /// size 0, the others from a size below `max_size`; segmented trees get a segment.
+    pub(crate) fn rule(
+        trees: &'static [(Collective, Algorithm)],
+        max_size: u64,
+    ) -> impl Strategy<Value = Rule> {
+        (
+            0..trees.len(),
+            0_usize..2,
+            1_usize..200,
+            0_u64..3,
+            0..max_size,
+            1_u64..(1 << 31),
+        )
+            .prop_map(move |(k, l, procs, bucket, m, seg)| {
+                let (c, a) = trees[k];
+                let level = [Level::IntraMachine, Level::IntraCluster][l];
+                Rule::new(
+                    c,
+                    level,
+                    procs,
+                    Bytes::new(if bucket == 0 { 0 } else { m }),
+                    a,
+                )
+                .segment(a.is_segmented().then(|| Bytes::new(seg)))
+            })
+    }
+
+    /// The table of `rules`, each with its twin from size 0 (so that every size is covered),
+    /// all on the intra-cluster level unless `two_levels`.
+    pub(crate) fn table(rules: Vec<Rule>, two_levels: bool) -> DecisionTable {
+        let mut t = DecisionTable::new();
+        for r in rules {
+            let r = if two_levels {
+                r
+            } else {
+                Rule {
+                    level: Level::IntraCluster,
+                    ..r
+                }
+            };
+            t.insert(r).unwrap();
+            t.insert(Rule {
+                min_size: Bytes::new(0),
+                ..r
+            })
+            .unwrap();
+        }
+        t
+    }
+
+    /// Every rule read `back` chooses what `written` chooses for its collective, level, size
+    /// and communicator size.
+    pub(crate) fn same_choices(
+        written: &DecisionTable,
+        back: &DecisionTable,
+    ) -> Result<(), TestCaseError> {
+        for r in back.rules() {
+            let orig = written
+                .lookup(r.collective, r.level, r.procs, r.min_size)
+                .unwrap();
+            prop_assert_eq!((orig.algorithm, orig.segment), (r.algorithm, r.segment));
+        }
+        Ok(())
+    }
+}

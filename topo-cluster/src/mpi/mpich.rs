@@ -756,57 +756,28 @@ mod tests {
         }
     }
 
-    fn rule() -> impl Strategy<Value = Rule> {
-        let trees: [(Collective, Algorithm); 7] = [
-            (Collective::Broadcast, Algorithm::Chain),
-            (Collective::Broadcast, Algorithm::SegmentedChain),
-            (Collective::Broadcast, Algorithm::Binary),
-            (Collective::Broadcast, Algorithm::Binomial),
-            (Collective::Scatter, Algorithm::Binomial),
-            (Collective::Gather, Algorithm::Binomial),
-            (Collective::AllToAll, Algorithm::Direct),
-        ];
-        (
-            0_usize..7,
-            0_usize..2,
-            1_usize..200,
-            0_u64..3,
-            0_u64..(1 << 30),
-            1_u64..(1 << 31),
-        )
-            .prop_map(move |(k, l, procs, bucket, m, seg)| {
-                let (c, a) = trees[k];
-                let level = [Level::IntraMachine, Level::IntraCluster][l];
-                Rule::new(
-                    c,
-                    level,
-                    procs,
-                    Bytes::new(if bucket == 0 { 0 } else { m }),
-                    a,
-                )
-                .segment(a.is_segmented().then(|| Bytes::new(seg)))
-            })
-    }
+    /// The trees the format has.
+    const TREES: [(Collective, Algorithm); 7] = [
+        (Collective::Broadcast, Algorithm::Chain),
+        (Collective::Broadcast, Algorithm::SegmentedChain),
+        (Collective::Broadcast, Algorithm::Binary),
+        (Collective::Broadcast, Algorithm::Binomial),
+        (Collective::Scatter, Algorithm::Binomial),
+        (Collective::Gather, Algorithm::Binomial),
+        (Collective::AllToAll, Algorithm::Direct),
+    ];
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// write → read → write is the identity on the text, for one and two levels, and what
         /// is read back answers every lookup as the table did.
         #[test]
-        fn write_read_write(rules in proptest::collection::vec(rule(), 0..24), two in any::<bool>()) {
-            let mut t = DecisionTable::new();
-            for r in rules {
-                let r = if two { r } else { Rule { level: Level::IntraCluster, ..r } };
-                t.insert(r).unwrap();
-                t.insert(Rule { min_size: Bytes::new(0), ..r }).unwrap();
-            }
+        fn write_read_write(rules in proptest::collection::vec(crate::mpi::testing::rule(&TREES, 1 << 30), 0..24), two in any::<bool>()) {
+            let t = crate::mpi::testing::table(rules, two);
             let o = if two { two_level() } else { Options::default() };
             let json = write(&t, &o).unwrap();
             let back = read(&json, &o).unwrap();
-            for r in back.rules() {
-                let orig = t.lookup(r.collective, r.level, r.procs, r.min_size).unwrap();
-                prop_assert_eq!((orig.algorithm, orig.segment), (r.algorithm, r.segment));
-            }
+            crate::mpi::testing::same_choices(&t, &back)?;
             prop_assert_eq!(write(&back, &o).unwrap(), json);
         }
     }
