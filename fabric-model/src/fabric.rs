@@ -598,10 +598,14 @@ impl FabricBuilder {
             .ok_or(Error::TooLarge { what: "nodes" })?;
         let end = u32::try_from(self.slots.len() + usize::from(info.ports))
             .map_err(|_| Error::TooLarge { what: "ports" })?;
-        if self.by_name.contains_key(&info.name) {
-            return Err(Error::DuplicateName { name: info.name });
+        match self.by_name.entry(info.name.clone()) {
+            std::collections::hash_map::Entry::Occupied(_) => {
+                return Err(Error::DuplicateName { name: info.name });
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(NodeId::new(id));
+            }
         }
-        self.by_name.insert(info.name.clone(), NodeId::new(id));
         self.slots
             .extend(std::iter::repeat_n(EMPTY_SLOT, usize::from(info.ports)));
         self.port_start.push(end);

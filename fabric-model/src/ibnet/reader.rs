@@ -53,7 +53,7 @@ impl<'a> Cursor<'a> {
 
     fn skip_ws(&mut self) {
         let r = self.rest();
-        self.pos += r.len() - r.trim_start().len();
+        self.pos += ws_len(r);
     }
 
     fn eat(&mut self, c: char) -> bool {
@@ -80,7 +80,7 @@ impl<'a> Cursor<'a> {
             return Ok(None);
         }
         let r = self.rest();
-        let end = r.find('"').ok_or(Error::UnterminatedQuote { line })?;
+        let end = byte_pos(r, b'"').ok_or(Error::UnterminatedQuote { line })?;
         self.pos += end + 1;
         Ok(Some(&r[..end]))
     }
@@ -91,7 +91,7 @@ impl<'a> Cursor<'a> {
             return Ok(None);
         }
         let r = self.rest();
-        let end = r.find(')').ok_or_else(|| Error::MalformedGuid {
+        let end = byte_pos(r, b')').ok_or_else(|| Error::MalformedGuid {
             line,
             text: r.to_owned(),
         })?;
@@ -103,7 +103,7 @@ impl<'a> Cursor<'a> {
     /// `[ext N]`, discarded.
     fn ext(&mut self) {
         if self.rest().starts_with("[ext")
-            && let Some(end) = self.rest().find(']')
+            && let Some(end) = byte_pos(self.rest(), b']')
         {
             self.pos += end + 1;
         }
@@ -124,6 +124,50 @@ impl<'a> Cursor<'a> {
         d.parse::<u32>()
             .map_err(|_| bad(format!("the {what} {d} is too large")))
     }
+}
+
+/// The index of the first `b` (an ASCII byte) in `s`: what `s.find(b as char)` gives, by a
+/// plain loop, which beats `memchr`'s setup on the short spans between a port line's fields.
+fn byte_pos(s: &str, b: u8) -> Option<usize> {
+    debug_assert!(b.is_ascii());
+    s.as_bytes().iter().position(|&c| c == b)
+}
+
+/// Whether an ASCII byte is white space as [`char::is_whitespace`] says (which, unlike
+/// [`u8::is_ascii_whitespace`], counts the vertical tab).
+fn ascii_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0B | 0x0C | b'\r')
+}
+
+/// The length in bytes of the white space (as [`char::is_whitespace`] says) that `s` starts
+/// with: what `s.trim_start()` removes, byte by byte while the text is ASCII (it nearly always
+/// is), char by char past the first non-ASCII byte.
+fn ws_len(s: &str) -> usize {
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if !b.is_ascii() {
+            return i + (s[i..].len() - s[i..].trim_start().len());
+        }
+        if !ascii_ws(b) {
+            return i;
+        }
+    }
+    s.len()
+}
+
+/// The length in bytes of the word that `s` starts with: up to the first white space (as
+/// [`char::is_whitespace`] says) or `"`, byte by byte while the text is ASCII.
+fn word_len(s: &str) -> usize {
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        if !b.is_ascii() {
+            return i + s[i..]
+                .find(|ch: char| ch.is_whitespace() || ch == '"')
+                .unwrap_or(s.len() - i);
+        }
+        if ascii_ws(b) || b == b'"' {
+            return i;
+        }
+    }
+    s.len()
 }
 
 fn parse_guid(text: &str, line: usize) -> Result<u64, Error> {
@@ -179,22 +223,12 @@ impl<'a> Iterator for Tokens<'a> {
             Ok(Some(q)) => Some(Ok(Token::Quoted(q))),
             Ok(None) => {
                 let r = self.c.rest();
-                let n = r
-                    .find(|ch: char| ch.is_whitespace() || ch == '"')
-                    .unwrap_or(r.len());
+                let n = word_len(r);
                 self.c.pos += n;
                 Some(Ok(Token::Word(&r[..n])))
             }
         }
     }
-}
-
-/// The value after the first `key` word (`lid`, `lmc`), when it is a number.
-fn number_after<T: std::str::FromStr>(tokens: &[Token<'_>], key: &str) -> Option<T> {
-    tokens.windows(2).find_map(|w| match w {
-        [Token::Word(k), Token::Word(n)] if *k == key => n.parse().ok(),
-        _ => None,
-    })
 }
 
 /// A word that parses as a link rate (`4xEDR`); cheap refusal of the other words.
@@ -241,17 +275,34 @@ fn header<'a>(keyword: &str, line_text: &'a str, line: usize) -> Result<Record<'
     let mut description = None;
     let mut lid = None;
     let mut lmc = None;
-    if let Some(hash) = c.rest().find('#') {
-        let tokens: Vec<Token<'_>> =
-            tail_tokens(&c.rest()[hash + 1..], line).collect::<Result<_, _>>()?;
-        if let Some(Token::Quoted(d)) = tokens.first() {
-            if !valid_text(d) {
-                return Err(bad("the description holds a control character"));
+    if let Some(hash) = byte_pos(c.rest(), b'#') {
+        // One pass over the tail's tokens: the description is the first if quoted; `lid`
+        // and `lmc` take the first number that follows a word of that name. A malformed
+        // token anywhere in the tail is reported before a bad description.
+        let mut previous: Option<&str> = None;
+        let mut bad_description = false;
+        for (k, token) in tail_tokens(&c.rest()[hash + 1..], line).enumerate() {
+            match token? {
+                Token::Quoted(d) => {
+                    if k == 0 {
+                        bad_description = !valid_text(d);
+                        description = (!d.is_empty()).then_some(d);
+                    }
+                    previous = None;
+                }
+                Token::Word(w) => {
+                    match previous {
+                        Some("lid") if lid.is_none() => lid = w.parse().ok(),
+                        Some("lmc") if lmc.is_none() => lmc = w.parse().ok(),
+                        _ => {}
+                    }
+                    previous = Some(w);
+                }
             }
-            description = (!d.is_empty()).then_some(*d);
         }
-        lid = number_after(&tokens, "lid");
-        lmc = number_after(&tokens, "lmc");
+        if bad_description {
+            return Err(bad("the description holds a control character"));
+        }
     }
     Ok(Record {
         name,
@@ -711,4 +762,58 @@ fn link_up(
         });
     }
     b.build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{byte_pos, word_len, ws_len};
+    use proptest::prelude::*;
+
+    /// Text mixing ASCII, the vertical tab, and the non-ASCII white space and letters that
+    /// the byte-wise scanners hand over to `char` methods.
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just(" "),
+                Just("\t"),
+                Just("\u{0B}"),
+                Just("\u{0C}"),
+                Just("\r"),
+                Just("\u{85}"),
+                Just("\u{a0}"),
+                Just("\u{2003}"),
+                Just("é"),
+                Just("\""),
+                Just("#"),
+                Just("]"),
+                Just(")"),
+                Just("lid"),
+                Just("4xEDR"),
+            ],
+            0..12,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    #[test]
+    fn the_vertical_tab_is_white_space_as_char_says() {
+        assert_eq!(ws_len("\u{0B} x"), 2);
+        assert_eq!(word_len("ab\u{0B}c"), 2);
+        assert_eq!(ws_len(" \u{a0}x"), 3);
+        assert_eq!(word_len("é\u{2003}"), 2);
+    }
+
+    proptest! {
+        #[test]
+        fn byte_scanners_agree_with_the_char_methods(s in text()) {
+            prop_assert_eq!(ws_len(&s), s.len() - s.trim_start().len());
+            prop_assert_eq!(
+                word_len(&s),
+                s.find(|ch: char| ch.is_whitespace() || ch == '"').unwrap_or(s.len())
+            );
+            for b in [b'"', b'#', b']', b')'] {
+                prop_assert_eq!(byte_pos(&s, b), s.find(char::from(b)));
+            }
+        }
+    }
 }
