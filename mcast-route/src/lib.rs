@@ -113,6 +113,7 @@
 
 mod baseline;
 mod bits;
+pub mod coloring;
 mod colors;
 mod config;
 mod delta;
@@ -130,6 +131,7 @@ mod merge;
 pub mod mft;
 pub mod patterns;
 mod portset;
+mod recolor;
 mod roots;
 mod router;
 mod stats;
@@ -150,6 +152,7 @@ pub use config::{
 pub use error::Error;
 pub use mft::MftBlock;
 pub use portset::PortSet;
+pub use recolor::Recolored;
 pub use router::{GroupView, Router, TreeView};
 pub use stats::Stats;
 pub use types::{Color, CreateOutcome, GroupId, MLID_BASE, Method, TreeId};
