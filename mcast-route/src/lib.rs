@@ -123,7 +123,6 @@ mod fctb;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_harness;
-mod graph;
 mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;
@@ -134,7 +133,10 @@ mod portset;
 mod recolor;
 mod roots;
 mod router;
+mod search;
 mod stats;
+/// The searches' old path, still used by the router's files (`crate::graph::Scratch`).
+use search as graph;
 #[cfg(test)]
 mod tests;
 mod tree;
