@@ -76,16 +76,30 @@ impl Router<'_> {
     /// [`take_mft_delta`](Self::take_mft_delta) once tracking has started.
     ///
     /// # Complexity
-    /// Building the conflict graph O(Σ over trees of Σ over their switches of the entries in
-    /// use there); DSatur O((T + E) log T) for T trees and E conflicts; each TabuCol count
+    /// O(S) when the most trees on one switch already use every color; otherwise building
+    /// the conflict graph O(Σ over trees of Σ over their switches of the entries in use
+    /// there), its greedy clique O(T · ω · Δ); DSatur O((T + E) log T) for T trees and E conflicts; each TabuCol count
     /// tried up to `tabu.moves()` moves of O(T / 64 + conflicting trees · colors); the
     /// reinstall O(switches of the recolored trees).
     pub fn recolor_with(&mut self, tabu: &Tabu) -> Recolored {
-        let (ids, g) = self.tree_conflicts();
         let used: Vec<u32> = (0..self.colors.trees_per_color.len() as u32)
             .filter(|&c| self.colors.trees_per_color[c as usize] > 0)
             .collect();
         let before = used.len();
+        let most = (0..self.g.len() as u32)
+            .map(|sw| self.colors.in_use(sw))
+            .max()
+            .unwrap_or(0);
+        if most >= before {
+            // The trees on one switch already need every color: nothing to gain.
+            return Recolored {
+                colors_before: before,
+                colors_after: before,
+                floor: most,
+                ..Recolored::default()
+            };
+        }
+        let (ids, g) = self.tree_conflicts();
         let mut rank = vec![0u32; self.colors.trees_per_color.len()];
         for (r, &c) in used.iter().enumerate() {
             rank[c as usize] = r as u32;
@@ -95,11 +109,7 @@ impl Router<'_> {
                 .map(|&t| rank[self.tree_ref(t).color as usize])
                 .collect(),
         );
-        let floor = (0..self.g.len() as u32)
-            .map(|sw| self.colors.in_use(sw))
-            .max()
-            .unwrap_or(0)
-            .max(greedy_clique(&g).len());
+        let floor = most.max(greedy_clique(&g).len());
         let unchanged = Recolored {
             colors_before: before,
             colors_after: before,
