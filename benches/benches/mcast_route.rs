@@ -2,12 +2,14 @@
 //! with the paper's recommended entries) against MINIHOP-MC and SSSP-MC in the same run, on
 //! `fat_tree(40)`, the 30×20×20 torus and the random regular fabric; a whole pattern of
 //! 5,000 groups on `fat_tree(40)`; and the hand-written bit sets and per-switch lists of the
-//! hot paths against bitvec and smallvec (`bitvec`, `smallvec` groups).
+//! hot paths against bitvec and smallvec (`bitvec`, `smallvec` groups); offline recoloring
+//! (`recolor` group).
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use fabric_model::{Fabric, HopTable, NodeId, generators};
+use mcast_route::coloring::Tabu;
 use mcast_route::{Algorithm, Config, Entries, Router, patterns};
 
 fn configs(n_colors: u32) -> [(&'static str, Config); 4] {
@@ -319,12 +321,55 @@ fn smallvec_lists(c: &mut Criterion) {
     g.finish();
 }
 
+/// `Router::recolor` (ours) on MR4LMS's trees of two `fat_tree(40)` patterns of
+/// `reproduce mcast-colors`: the conflict graph, DSatur, TabuCol and the reinstall, on a
+/// router routed afresh per batch (not timed).
+fn recolor(c: &mut Criterion) {
+    let f = generators::fat_tree(40).expect("valid");
+    let hops = HopTable::new(&f).expect("hop table");
+    let mut g = c.benchmark_group("recolor/fat_tree(40)");
+    g.sample_size(10);
+    let cases = [
+        (
+            "2d-128x125",
+            patterns::grid(&f, &[128, 125], 1).expect("fits"),
+            Tabu::default(),
+        ),
+        (
+            "random-1000x16-tabu20k",
+            patterns::random_groups(&f, 1000, 16, 7).expect("fits"),
+            Tabu::default().with_moves(20_000),
+        ),
+    ];
+    for (name, groups, tabu) in &cases {
+        g.bench_function(*name, |b| {
+            b.iter_batched(
+                || {
+                    let mut r = Router::new(&f, &hops, Config::mr4lms(Entries::Unlimited))
+                        .expect("valid config");
+                    for m in groups {
+                        r.create_group(m).expect("routable");
+                    }
+                    r
+                },
+                |mut r| {
+                    black_box(r.recolor_with(tabu));
+                    r
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     fat_tree,
     pattern_5000,
     torus_and_random,
     bitvec_ops,
-    smallvec_lists
+    smallvec_lists,
+    recolor
 );
 criterion_main!(benches);

@@ -113,6 +113,7 @@
 
 mod baseline;
 mod bits;
+pub mod coloring;
 mod colors;
 mod config;
 mod delta;
@@ -122,7 +123,6 @@ mod fctb;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_harness;
-mod graph;
 mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;
@@ -130,9 +130,13 @@ mod merge;
 pub mod mft;
 pub mod patterns;
 mod portset;
+mod recolor;
 mod roots;
 mod router;
+mod search;
 mod stats;
+/// The searches' old path, still used by the router's files (`crate::graph::Scratch`).
+use search as graph;
 #[cfg(test)]
 mod tests;
 mod tree;
@@ -150,6 +154,7 @@ pub use config::{
 pub use error::Error;
 pub use mft::MftBlock;
 pub use portset::PortSet;
+pub use recolor::Recolored;
 pub use router::{GroupView, Router, TreeView};
 pub use stats::Stats;
 pub use types::{Color, CreateOutcome, GroupId, MLID_BASE, Method, TreeId};

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use fabric_model::{Fabric, HopTable, NodeId, generators, ibnet};
+use mcast_route::coloring::{self, Capacity, Graph, Tabu};
 use mcast_route::{Algorithm, Config, Entries, Router, Stats, patterns};
 
 use crate::svg::BarChart;
@@ -447,30 +448,19 @@ impl Experiment for Mcast {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct McastColors;
 
-/// Moves TabuCol may make for each color count it tries.
-const TABU_MOVES: usize = 200_000;
+/// TabuCol's budget and seed, for the forced conflicts and for recoloring: the crate's
+/// default ([`coloring::DEFAULT_TABU_MOVES`] moves per color count).
+const TABU: Tabu = Tabu::DEFAULT;
 
 /// The CSV header of `reproduce mcast-colors`.
-pub const COLORS_HEADER: &str = "topology,pattern,groups,color_lower_bound,forced_first_fit,forced_dsatur,forced_tabu,capacity_first_fit,capacity_dsatur,mr4lms_colors,mr4lms_dsatur_order,mr4lms_over_bound,best_forced_over_bound";
-
-/// Per-color capacities every routing obeys: `caps[x]` is the size of the `x`-th distinct
-/// switch-neighbour set `X` of a member switch, and `needs[g]` the sets group `g` must cross.
-/// A group with two or more member switches holds, on every tree spanning it, a neighbour of
-/// each member switch `s` (the tree joins `s` to another switch), so a switch of `X = N(s)`;
-/// trees of one color are switch-disjoint, so at most `|X|` of them cross `X`. On a fat tree
-/// the `X` of a leaf is its pod's aggregation switches.
-#[derive(Debug, Clone, Default)]
-struct Capacity {
-    caps: Vec<u32>,
-    needs: Vec<Vec<u32>>,
-}
+pub const COLORS_HEADER: &str = "topology,pattern,groups,color_lower_bound,forced_first_fit,forced_dsatur,forced_tabu,capacity_first_fit,capacity_dsatur,mr4lms_colors,mr4lms_dsatur_order,mr4lms_over_bound,best_forced_over_bound,mr4lms_recolored,recolored_over_tabu,recolor_floor,recolor_blocks_changed,recolor_entries";
 
 /// The forced-conflict graph (per group, the groups sharing a member switch with it), the
 /// most groups on one switch, and the [`Capacity`] constraints of `groups`.
 fn forced_conflicts_and_capacity(
     f: &Fabric,
     groups: &[Vec<NodeId>],
-) -> (usize, Vec<Vec<u32>>, Capacity) {
+) -> Result<(usize, Graph, Capacity), String> {
     let member_sw: Vec<Vec<usize>> = groups
         .iter()
         .map(|g| {
@@ -490,22 +480,16 @@ fn forced_conflicts_and_capacity(
         }
     }
     let bound = on.iter().map(Vec::len).max().unwrap_or(0);
-    let adj = member_sw
-        .iter()
-        .enumerate()
-        .map(|(i, sw)| {
-            let mut v: Vec<u32> = sw
-                .iter()
-                .flat_map(|&s| on[s].iter().copied())
-                .filter(|&j| j as usize != i)
-                .collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        })
-        .collect();
+    let adj = Graph::from_edges(
+        member_sw.len(),
+        member_sw.iter().enumerate().flat_map(|(i, sw)| {
+            let on = &on;
+            sw.iter()
+                .flat_map(move |&s| on[s].iter().map(move |&j| (i as u32, j)))
+        }),
+    );
     let mut class_of: std::collections::HashMap<Vec<usize>, u32> = std::collections::HashMap::new();
-    let mut cap = Capacity::default();
+    let (mut caps, mut all_needs) = (Vec::new(), Vec::new());
     for sw in &member_sw {
         let mut needs = Vec::new();
         if sw.len() >= 2 {
@@ -520,200 +504,18 @@ fn forced_conflicts_and_capacity(
                 let next = class_of.len() as u32;
                 let x = *class_of.entry(n).or_insert(next);
                 if x == next {
-                    cap.caps.push(size);
+                    caps.push(size);
                 }
                 needs.push(x);
             }
             needs.sort_unstable();
             needs.dedup();
         }
-        cap.needs.push(needs);
+        all_needs.push(needs);
     }
-    (bound, adj, cap)
-}
-
-/// The smallest color for `v` that no colored neighbour has and, with `cap`, that leaves
-/// room in every set `v` must cross (`load[x][c]`: groups of color `c` crossing set `x`).
-fn least_color(
-    v: usize,
-    adj: &[Vec<u32>],
-    color: &[u32],
-    cap: Option<&Capacity>,
-    load: &[Vec<u32>],
-    used: &mut Vec<bool>,
-) -> usize {
-    used.clear();
-    for &u in &adj[v] {
-        let c = color[u as usize];
-        if c != u32::MAX {
-            if used.len() <= c as usize {
-                used.resize(c as usize + 1, false);
-            }
-            used[c as usize] = true;
-        }
-    }
-    (0..)
-        .find(|&c| {
-            !used.get(c).copied().unwrap_or(false)
-                && cap.is_none_or(|cap| {
-                    cap.needs[v].iter().all(|&x| {
-                        load[x as usize].get(c).copied().unwrap_or(0) < cap.caps[x as usize]
-                    })
-                })
-        })
-        .unwrap_or(0)
-}
-
-/// Records color `c` of `v` in the capacity loads.
-fn add_load(v: usize, c: usize, cap: Option<&Capacity>, load: &mut [Vec<u32>]) {
-    if let Some(cap) = cap {
-        for &x in &cap.needs[v] {
-            let l = &mut load[x as usize];
-            if l.len() <= c {
-                l.resize(c + 1, 0);
-            }
-            l[c] += 1;
-        }
-    }
-}
-
-/// Colors used by first fit over `order` (the smallest color no colored neighbour has and,
-/// with `cap`, with room in every set the group must cross).
-fn first_fit(
-    adj: &[Vec<u32>],
-    order: impl Iterator<Item = usize>,
-    cap: Option<&Capacity>,
-) -> usize {
-    let mut color = vec![u32::MAX; adj.len()];
-    let mut load = vec![Vec::new(); cap.map_or(0, |c| c.caps.len())];
-    let mut used: Vec<bool> = Vec::new();
-    for v in order {
-        let c = least_color(v, adj, &color, cap, &load, &mut used);
-        color[v] = c as u32;
-        add_load(v, c, cap, &mut load);
-    }
-    color
-        .iter()
-        .filter(|&&c| c != u32::MAX)
-        .max()
-        .map_or(0, |&c| c as usize + 1)
-}
-
-/// Colors used by DSatur (Brélaz 1979): repeatedly color, with its smallest free color (with
-/// `cap`, one with room in every set it must cross), the uncolored vertex with the most
-/// distinct neighbour colors (ties: most neighbours, then lowest index). Returns the colors
-/// used and the order colored. O(n² + Σ degree · colors).
-fn dsatur(adj: &[Vec<u32>], cap: Option<&Capacity>) -> (usize, Vec<usize>) {
-    let n = adj.len();
-    let mut color = vec![u32::MAX; n];
-    // Per vertex, a bit set of the colors its neighbours have, and how many.
-    let mut seen: Vec<Vec<u64>> = vec![Vec::new(); n];
-    let mut sat = vec![0u32; n];
-    let mut load = vec![Vec::new(); cap.map_or(0, |c| c.caps.len())];
-    let mut used: Vec<bool> = Vec::new();
-    let mut colors = 0;
-    let mut order = Vec::with_capacity(n);
-    for _ in 0..n {
-        let Some(v) = (0..n)
-            .filter(|&v| color[v] == u32::MAX)
-            .max_by_key(|&v| (sat[v], adj[v].len(), std::cmp::Reverse(v)))
-        else {
-            break;
-        };
-        let c = least_color(v, adj, &color, cap, &load, &mut used);
-        color[v] = c as u32;
-        order.push(v);
-        add_load(v, c, cap, &mut load);
-        colors = colors.max(c + 1);
-        for &u in &adj[v] {
-            let w = &mut seen[u as usize];
-            if w.len() <= c / 64 {
-                w.resize(c / 64 + 1, 0);
-            }
-            if w[c / 64] >> (c % 64) & 1 == 0 {
-                w[c / 64] |= 1 << (c % 64);
-                sat[u as usize] += 1;
-            }
-        }
-    }
-    (colors, order)
-}
-
-/// Whether tabu search (TabuCol, Hertz and de Werra 1987) finds a `k`-coloring of `adj`
-/// within `iters` moves, starting from first fit with the colors past `k` folded onto the
-/// least conflicting ones. Deterministic (a fixed xorshift generator breaks ties).
-fn tabucol(adj: &[Vec<u32>], k: usize, iters: usize) -> bool {
-    let n = adj.len();
-    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
-    // gamma[v * k + c]: neighbours of v with color c.
-    let mut gamma = vec![0u32; n * k];
-    let mut color = vec![0usize; n];
-    for v in 0..n {
-        let row = &gamma[v * k..(v + 1) * k];
-        let c = (0..k).min_by_key(|&c| row[c]).unwrap_or(0);
-        color[v] = c;
-        for &u in &adj[v] {
-            gamma[u as usize * k + c] += 1;
-        }
-    }
-    let mut conflicts: i64 = (0..n)
-        .map(|v| i64::from(gamma[v * k + color[v]]))
-        .sum::<i64>()
-        / 2;
-    let mut tabu = vec![0usize; n * k];
-    for iter in 0..iters {
-        if conflicts == 0 {
-            return true;
-        }
-        let mut best: Option<(i64, u64, usize, usize)> = None;
-        for v in 0..n {
-            let own = i64::from(gamma[v * k + color[v]]);
-            if own == 0 {
-                continue;
-            }
-            for c in 0..k {
-                if c == color[v] {
-                    continue;
-                }
-                let delta = i64::from(gamma[v * k + c]) - own;
-                if tabu[v * k + c] > iter && conflicts + delta > 0 {
-                    continue;
-                }
-                let tie = next();
-                if best.is_none_or(|b| (delta, tie) < (b.0, b.1)) {
-                    best = Some((delta, tie, v, c));
-                }
-            }
-        }
-        let Some((delta, _, v, c)) = best else {
-            continue;
-        };
-        let old = color[v];
-        color[v] = c;
-        conflicts += delta;
-        tabu[v * k + old] = iter + 1 + (conflicts as usize * 6) / 10 + (next() % 10) as usize;
-        for &u in &adj[v] {
-            gamma[u as usize * k + old] -= 1;
-            gamma[u as usize * k + c] += 1;
-        }
-    }
-    conflicts == 0
-}
-
-/// The fewest colors TabuCol reaches going down from `start`, one color at a time, until a
-/// `k` fails within `iters` moves (at least `floor`, a lower bound).
-fn tabu_colors(adj: &[Vec<u32>], start: usize, floor: usize, iters: usize) -> usize {
-    let mut k = start;
-    while k > floor.max(1) && tabucol(adj, k - 1, iters) {
-        k -= 1;
-    }
-    k
+    let cap = Capacity::new(caps, all_needs)
+        .ok_or("a member switch without a switch neighbour: no capacity set")?;
+    Ok((bound, adj, cap))
 }
 
 impl Experiment for McastColors {
@@ -742,12 +544,15 @@ impl Experiment for McastColors {
                 let pname = pattern.name();
                 ctx.progress(&format!("mcast-colors: {} {pname}", topo.name));
                 let groups = pattern.groups(&fabric)?;
-                let (bound, adj, cap) = forced_conflicts_and_capacity(&fabric, &groups);
-                let ff = first_fit(&adj, 0..adj.len(), None);
-                let (ds, ds_order) = dsatur(&adj, None);
-                let cap_ff = first_fit(&adj, 0..adj.len(), Some(&cap));
-                let cap_ds = dsatur(&adj, Some(&cap)).0;
-                let tabu = tabu_colors(&adj, ds, bound, TABU_MOVES);
+                let (bound, adj, cap) = forced_conflicts_and_capacity(&fabric, &groups)?;
+                let ff = coloring::first_fit(&adj, None).count();
+                let ds = coloring::dsatur(&adj, None);
+                let ds_order = ds.order;
+                let ds = ds.coloring;
+                let cap_ff = coloring::first_fit(&adj, Some(&cap)).count();
+                let cap_ds = coloring::dsatur(&adj, Some(&cap)).coloring.count();
+                let tabu = coloring::tabu_descend(&adj, ds.clone(), bound, &TABU).count();
+                let ds = ds.count();
                 let mut r = Router::new(&fabric, &hops, Config::mr4lms(Entries::Unlimited))
                     .map_err(|e| e.to_string())?;
                 for g in &groups {
@@ -755,11 +560,20 @@ impl Experiment for McastColors {
                         .map_err(|e| format!("{}: {e}", topo.name))?;
                 }
                 let st = r.stats();
+                // The same trees recolored offline (ours).
+                r.take_mft_delta();
+                let recolored = r.recolor_with(&TABU);
+                let blocks = r.take_mft_delta().len();
+                let full: usize = fabric
+                    .switches()
+                    .iter()
+                    .map(|&s| r.entries(s).map_or(0, |e| e.len()))
+                    .sum();
                 // The same routing with the groups created in DSatur's order (offline).
                 let mut r = Router::new(&fabric, &hops, Config::mr4lms(Entries::Unlimited))
                     .map_err(|e| e.to_string())?;
                 for &g in &ds_order {
-                    r.create_group(&groups[g])
+                    r.create_group(&groups[g as usize])
                         .map_err(|e| format!("{}: {e}", topo.name))?;
                 }
                 let offline = r.stats().colors_used;
@@ -778,14 +592,20 @@ impl Experiment for McastColors {
                     Cell::count(offline),
                     Cell::float(ratio(st.colors_used), 2),
                     Cell::float(ratio(tabu), 2),
+                    Cell::count(recolored.colors_after),
+                    Cell::float(recolored.colors_after as f64 / tabu.max(1) as f64, 2),
+                    Cell::count(recolored.floor),
+                    Cell::count(blocks),
+                    Cell::count(full),
                 ]);
             }
         }
         t.note("forced conflicts: two groups with a member on one switch (every tree spanning either holds that switch, so their colors differ). Colorings of that graph ignore the conflicts trees add at aggregation and core switches: they are references, not lower bounds.");
-        t.note(format!("forced_first_fit: first fit in arrival order (online, as MR4LMS colors); forced_dsatur: DSatur over the whole pattern (offline); forced_tabu: TabuCol from forced_dsatur down, {TABU_MOVES} moves per color count (offline)."));
+        t.note(format!("forced_first_fit: first fit in arrival order (online, as MR4LMS colors); forced_dsatur: DSatur over the whole pattern (offline); forced_tabu: TabuCol from forced_dsatur down, {} moves per color count (offline).", TABU.moves()));
+        t.note("mr4lms_recolored: MR4LMS's trees (mr4lms_colors) recolored offline by Router::recolor (ours: DSatur then TabuCol over the trees' conflict graph, two trees conflicting when they share a switch; trees unchanged); recolored_over_tabu: it over forced_tabu (target <= 1.10); recolor_floor: no recoloring of these trees needs fewer colors (the most trees on one switch, or a larger clique of their conflict graph found greedily), so the trees, not the coloring, keep recolored_over_tabu above 1.10 where recolor_floor is near mr4lms_recolored; recolor_blocks_changed: the (switch, MFT block) pairs it changed (take_mft_delta), against recolor_entries, the entries in use.");
         t.note("capacity_*: the same with a second necessary condition: a group with two or more member switches crosses N(s) of each member switch s (on a fat tree, the pod's aggregation switches), and one color holds at most |N(s)| such trees. Neither captures that a fat-tree tree spanning several pods uses the same aggregation position in each.");
         t.note("mr4lms_dsatur_order: MR4LMS (default configuration) with the groups created in forced_dsatur's order instead of arrival order (offline).");
-        t.note("color_lower_bound: the most groups with a member on one switch (a clique of the forced-conflict graph); the target is mr4lms_colors <= 1.25x it.");
+        t.note("color_lower_bound: the most groups with a member on one switch (a clique of the forced-conflict graph). The online colors (mr4lms_colors, Alg. 1 first fit in arrival order) have no target; the target is on the recolored trees: mr4lms_recolored <= 1.10x forced_tabu.");
         Ok(vec![t])
     }
 }
@@ -793,31 +613,6 @@ impl Experiment for McastColors {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The 5-cycle (chromatic number 3) and `K_4` (4), as adjacency lists.
-    fn cycle5() -> Vec<Vec<u32>> {
-        (0..5u32).map(|v| vec![(v + 4) % 5, (v + 1) % 5]).collect()
-    }
-
-    fn k4() -> Vec<Vec<u32>> {
-        (0..4u32)
-            .map(|v| (0..4).filter(|&u| u != v).collect())
-            .collect()
-    }
-
-    #[test]
-    fn colorings_of_small_graphs() {
-        assert_eq!(first_fit(&cycle5(), 0..5, None), 3);
-        assert_eq!(dsatur(&cycle5(), None).0, 3);
-        assert_eq!(dsatur(&k4(), None).0, 4);
-        assert!(tabucol(&cycle5(), 3, 100) && !tabucol(&cycle5(), 2, 100));
-        assert!(!tabucol(&k4(), 3, 100));
-        assert_eq!(tabu_colors(&cycle5(), 5, 2, 100), 3);
-        // First fit depends on the order: the path 0-2, 2-3, 3-1 in order 0, 1, 2, 3 needs 3.
-        let path: Vec<Vec<u32>> = vec![vec![2], vec![3], vec![0, 3], vec![2, 1]];
-        assert_eq!(first_fit(&path, 0..4, None), 3);
-        assert_eq!(dsatur(&path, None).0, 2);
-    }
 
     #[test]
     fn timed_runs_keep_the_first_router_and_a_median_time() {
@@ -846,24 +641,119 @@ mod tests {
         let t = f.terminals();
         // Terminals 0 and 1 share a leaf switch; terminal 4 is in another pod.
         let groups = vec![vec![t[0], t[4]], vec![t[1]], vec![t[5]], vec![t[12]]];
-        let (bound, adj, cap) = forced_conflicts_and_capacity(&f, &groups);
+        let (bound, adj, cap) = forced_conflicts_and_capacity(&f, &groups).unwrap();
         assert_eq!(bound, 2);
-        assert_eq!(adj, vec![vec![1, 2], vec![0], vec![0], vec![]]);
+        let rows: Vec<&[u32]> = (0..adj.len()).map(|v| adj.neighbours(v)).collect();
+        assert_eq!(rows, vec![&[1, 2][..], &[0], &[0], &[]]);
         // Group 0 spans two pods: it crosses both pods' two aggregation switches.
-        assert_eq!(cap.caps, vec![2, 2]);
-        assert_eq!(cap.needs, vec![vec![0, 1], vec![], vec![], vec![]]);
+        assert_eq!(cap.caps(), &[2, 2]);
+        let needs: Vec<&[u32]> = (0..4).map(|v| cap.needs(v)).collect();
+        assert_eq!(needs, vec![&[0, 1][..], &[], &[], &[]]);
+    }
+}
+
+/// `reproduce mcast-recolor`: with a limited table, the merges offline recoloring
+/// ([`Router::recolor`], ours) saves on patterns that fill the table.
+///
+/// Each pattern is created in arrival order twice on a fresh MR4LMS router (default
+/// configuration, `n_colors` entries): once as the paper does, then with a recoloring at
+/// each of `c` evenly spaced checkpoints (for each `c` of [`RECOLOR_CHECKPOINTS`]) where
+/// every color is in use, as a subnet manager might run it between bursts of joins.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct McastRecolor;
+
+/// The CSV header of `reproduce mcast-recolor`.
+pub const RECOLOR_HEADER: &str = "topology,pattern,groups,n_colors,checkpoints,merged_groups,merged_groups_recolored,recolors,colors_freed,blocks_changed,max_efi,max_efi_recolored";
+
+/// Recoloring checkpoints per pattern: each pattern runs with each count.
+pub const RECOLOR_CHECKPOINTS: [usize; 2] = [8, 32];
+
+/// TabuCol's budget for each recoloring of `reproduce mcast-recolor`.
+const RECOLOR_TABU: Tabu = Tabu::DEFAULT.with_moves(20_000);
+
+impl Experiment for McastRecolor {
+    fn name(&self) -> &'static str {
+        "mcast-recolor"
     }
 
-    #[test]
-    fn capacity_opens_a_color_when_a_set_is_full() {
-        // Three groups with no forced conflict, all crossing one set of two switches.
-        let adj = vec![Vec::new(); 3];
-        let cap = Capacity {
-            caps: vec![2],
-            needs: vec![vec![0]; 3],
-        };
-        assert_eq!(first_fit(&adj, 0..3, None), 1);
-        assert_eq!(first_fit(&adj, 0..3, Some(&cap)), 2);
-        assert_eq!(dsatur(&adj, Some(&cap)).0, 2);
+    fn description(&self) -> &'static str {
+        "limited MFT: merges with and without offline recoloring (ours) at checkpoints"
+    }
+
+    fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
+        let mut t = Table::new(
+            "mcast-recolor",
+            "Limited MFT: MR4LMS merges without and with offline recoloring at checkpoints",
+            RECOLOR_HEADER,
+        );
+        let cases: [(&str, Build, Pattern, u32); 3] = [
+            (
+                "tapered_fat_tree-32x64-up2",
+                || generators::tapered_fat_tree(32, 64, 2),
+                grid(&[16, 16, 8], 1),
+                128,
+            ),
+            (
+                "dragonfly-a6-p3-h3",
+                || generators::dragonfly(6, 3, 3),
+                Pattern::Random { count: 64, size: 8 },
+                16,
+            ),
+            (
+                "random_regular-256-r16-t8-seed1",
+                || generators::random_regular(256, 16, 8, 1),
+                grid(&[16, 16, 8], 1),
+                96,
+            ),
+        ];
+        for (name, build, pattern, n) in cases {
+            let pname = pattern.name();
+            ctx.progress(&format!("mcast-recolor: {name} {pname} n_colors={n}"));
+            let fabric = build().map_err(|e| e.to_string())?;
+            let hops = HopTable::new(&fabric).map_err(|e| e.to_string())?;
+            let groups = pattern.groups(&fabric)?;
+            let cfg = Config::mr4lms(Entries::Limit(n));
+            let mut plain = Router::new(&fabric, &hops, cfg).map_err(|e| e.to_string())?;
+            for g in &groups {
+                plain.create_group(g).map_err(|e| e.to_string())?;
+            }
+            let a = plain.stats();
+            for checkpoints in RECOLOR_CHECKPOINTS {
+                let mut r = Router::new(&fabric, &hops, cfg).map_err(|e| e.to_string())?;
+                r.take_mft_delta();
+                let every = groups.len().div_ceil(checkpoints).max(1);
+                let (mut recolors, mut freed, mut blocks) = (0usize, 0usize, 0usize);
+                for (i, g) in groups.iter().enumerate() {
+                    if i > 0 && i % every == 0 && r.stats().colors_used >= n as usize {
+                        // The blocks the groups created since the last checkpoint changed
+                        // are not recoloring's: take them first.
+                        r.take_mft_delta();
+                        let out = r.recolor_with(&RECOLOR_TABU);
+                        recolors += 1;
+                        freed += out.colors_before - out.colors_after;
+                        blocks += out.delta.len();
+                    }
+                    r.create_group(g).map_err(|e| e.to_string())?;
+                }
+                let b = r.stats();
+                t.push(vec![
+                    Cell::text(name),
+                    Cell::text(pname.clone()),
+                    Cell::count(groups.len()),
+                    Cell::count(n),
+                    Cell::count(checkpoints),
+                    Cell::count(a.merged_groups),
+                    Cell::count(b.merged_groups),
+                    Cell::count(recolors),
+                    Cell::count(freed),
+                    Cell::count(blocks),
+                    Cell::count(a.max_efi),
+                    Cell::count(b.max_efi),
+                ]);
+            }
+        }
+        t.note(format!("merged_groups: MR4LMS (default configuration) in arrival order, as in reproduce mcast; merged_groups_recolored: the same with Router::recolor (ours; TabuCol {} moves per color count) at each of `checkpoints` evenly spaced points of the pattern where every color is in use; recolors, colors_freed and blocks_changed (the (switch, MFT block) pairs the recolorings changed) sum over those checkpoints.", RECOLOR_TABU.moves()));
+        t.note("n_colors: the paper's 128 on the tapered fat tree (reproduce mcast's row); 16 and 96 elsewhere, below what first fit needs there, so that the table fills.");
+        Ok(vec![t])
     }
 }

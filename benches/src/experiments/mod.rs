@@ -19,6 +19,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(fabric::FabricSizes),
         Box::new(mcast::Mcast),
         Box::new(mcast::McastColors),
+        Box::new(mcast::McastRecolor),
         Box::new(topo::TopoClusters),
         Box::new(topo::TopoBcast),
         Box::new(rdma::Rdma),
