@@ -393,13 +393,18 @@ impl<'a> Region<'a> {
     /// dead ones) and hands `f` the data words: a copy of the live words that readers do not
     /// see, published when `f` returns, by one store of the next even generation. If the
     /// writer dies (or `f` panics) before that, readers keep the previous words.
+    ///
+    /// A reader found dead while the writer waits on it (by the [`RegionLiveness`] check,
+    /// asked every few idle rounds) has its slot seized and freed; a dead writer holding the
+    /// writers' lock is taken over from.
     pub fn write<R>(&self, f: impl FnOnce(&WordsMut<'_, 'a>) -> R) -> R {
         protocol::write(self, |copy| f(&WordsMut { region: self, copy }))
     }
 
     /// Frees every reader slot whose owner the liveness check finds dead (whether it died
     /// holding a lock or between reads), under the writers' lock: the writer's maintenance,
-    /// e.g. when a client process is reported gone. Returns how many slots it freed.
+    /// e.g. when a client process is reported gone. Returns how many slots it freed. Not
+    /// from inside [`Region::write`]'s closure (the writers' lock is not reentrant).
     pub fn reclaim(&self) -> usize {
         protocol::reclaim(self)
     }
