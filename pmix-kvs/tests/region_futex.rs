@@ -8,7 +8,10 @@
 //!    writer completes all its writes within a deadline; a reader that holds its read for a
 //!    while makes the writer sleep on the futex (it marks the reader's flag), and the
 //!    reader's unlock wakes it;
-//! 3. every read is whole (all words equal) and never goes back.
+//! 3. every read is whole (all words equal) and never goes back, and no write publishes
+//!    while a reader is inside a read (the generation A sees at the start of a 200 µs read
+//!    is the one it sees at its end: exclusion itself, which the double-buffered data alone
+//!    would hide).
 //!
 //! A plain `main` (no harness): the process is single-threaded when it forks. Run with
 //! `cargo test -p pmix-kvs --features futex --test region_futex`.
@@ -31,6 +34,10 @@ mod linux {
         b_reads: AtomicU64,
         bad: AtomicU64,
         ready: AtomicU32,
+        /// A's reads after its first.
+        a_reads: AtomicU64,
+        /// A's reads during which the generation moved.
+        overlapped: AtomicU64,
     }
 
     fn map(len: usize) -> *mut u8 {
@@ -121,9 +128,15 @@ mod linux {
             ctl.ready.fetch_add(1, Ordering::AcqRel);
             while ctl.stop.load(Ordering::Acquire) == 0 {
                 me.read(|w| {
+                    let before = r.generation();
                     check(&read_all(w), &mut last, ctl);
                     std::thread::sleep(Duration::from_micros(200));
+                    // No write may publish while a reader holds its main lock.
+                    if r.generation() != before {
+                        ctl.overlapped.fetch_add(1, Ordering::Relaxed);
+                    }
                 });
+                ctl.a_reads.fetch_add(1, Ordering::AcqRel);
             }
             0
         });
@@ -156,6 +169,7 @@ mod linux {
             std::thread::sleep(Duration::from_millis(1));
         }
         let readers_ran_side_by_side = ctl.ready.load(Ordering::Acquire) == 2;
+        let a_before = ctl.a_reads.load(Ordering::Acquire);
         let start = Instant::now();
         for k in 1..=writes {
             region.write(|w| {
@@ -165,13 +179,15 @@ mod linux {
             });
         }
         let took = start.elapsed();
+        let a_during = ctl.a_reads.load(Ordering::Acquire) - a_before;
         ctl.stop.store(1, Ordering::Release);
         let (a_ok, b_ok) = (reap(a), reap(b));
         let bad = ctl.bad.load(Ordering::Acquire);
         println!(
             "region_futex ({name}): B read {} times while A held a read; {writes} writes in \
-             {took:?} beside looping readers; bad reads {bad}",
-            ctl.b_reads.load(Ordering::Acquire)
+             {took:?} beside looping readers (A read {a_during} times meanwhile); bad reads {bad}, writes inside a read {}",
+            ctl.b_reads.load(Ordering::Acquire),
+            ctl.overlapped.load(Ordering::Acquire),
         );
         assert!(
             readers_ran_side_by_side,
@@ -179,6 +195,11 @@ mod linux {
         );
         assert!(a_ok && b_ok, "a reader process failed");
         assert_eq!(bad, 0, "torn or backward reads");
+        assert_eq!(
+            ctl.overlapped.load(Ordering::Acquire),
+            0,
+            "a write published while a reader held its read"
+        );
         assert!(took < DEADLINE, "the writer starved");
         assert_eq!(region.generation(), 2 * writes);
     }
