@@ -9,7 +9,8 @@
 //! from a live one, so the queue behind it wedges. Here each lock is Peterson's two-party
 //! lock (G. L. Peterson, "Myths about the mutual exclusion problem", Information Processing
 //! Letters 12(3), 1981), in the form whose only read-modify-write is the exchange of `turn`
-//! (flags stored relaxed, the exchange acquire-release, the waiter's loads acquire), so each
+//! (flags stored relaxed, the exchange at least acquire-release, the waiter's loads at least
+//! acquire; `SeqCst` where a sleeper's wake-up depends on it), so each
 //! party's intent is a word of its own: `flag[reader]` belongs to whoever owns the slot's
 //! claim, `flag[writer]` to whoever holds the writers' lock. It is starvation-free for both
 //! parties (a reader that unlocks and comes back sets `turn` against itself, so a waiting
@@ -33,7 +34,7 @@
 //! idles.
 
 use std::sync::atomic::Ordering;
-use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 
 /// A claim word's value for a free slot.
 pub(crate) const FREE: u64 = 0;
@@ -162,8 +163,15 @@ fn wait<S: Shared>(s: &S, word: &S::A32, mut step: impl FnMut(bool) -> bool) {
             continue;
         }
         idles = idles.wrapping_add(1);
-        match word.cas(1, 2, Relaxed, Relaxed) {
-            Ok(_) | Err(2) => s.idle(word, 2),
+        match word.cas(1, 2, SeqCst, Relaxed) {
+            // Marked: look once more before sleeping (the other party may have given the
+            // turn away between the look above and the mark; see `acquire`).
+            Ok(_) | Err(2) => {
+                if step(false) {
+                    return;
+                }
+                s.idle(word, 2);
+            }
             // Released meanwhile (0): look again at once.
             Err(_) => s.spin(),
         }
@@ -174,12 +182,18 @@ fn wait<S: Shared>(s: &S, word: &S::A32, mut step: impl FnMut(bool) -> bool) {
 fn acquire<S: Shared>(s: &S, pair: Pair<'_, S::A32>, p: usize, mut on_check: impl FnMut()) {
     let o = 1 - p;
     pair.flag[p].store(1, Relaxed);
-    pair.turn.swap(o as u32, AcqRel);
+    pair.turn.swap(o as u32, SeqCst);
+    // The other party may have marked our flag and gone to sleep on it after seeing the flag
+    // but before our turn swap gave it the turn: wake it. (Its mark and its look at `turn`,
+    // and our swap and this load, are sequentially consistent, so one of us sees the other.)
+    if pair.flag[p].load(SeqCst) == 2 {
+        s.wake(pair.flag[p]);
+    }
     wait(s, pair.flag[o], |check| {
         if check {
             on_check();
         }
-        pair.flag[o].load(Acquire) == 0 || pair.turn.load(Acquire) != o as u32
+        pair.flag[o].load(Acquire) == 0 || pair.turn.load(SeqCst) != o as u32
     });
 }
 
