@@ -22,8 +22,12 @@
 //! a known owner; why, and the recovery steps, are in the protocol's notes
 //! (`region/protocol.rs`). Tested: threads of one process, reader processes forked from the
 //! writer (`region_processes`), readers and writers killed with `SIGKILL` at random points
-//! (`region_kill`), a loom model of the protocol with dead parties (`loom_lock`), and Miri
-//! on the unit tests (`cargo +nightly miri test -p pmix-kvs --lib region::`).
+//! (`region_kill`; `PMIX_KILL_EVENTS=300` for a longer run), the futex hook across
+//! processes, with readers side by side and a writer that finishes beside looping readers
+//! (`cargo test -p pmix-kvs --features futex --test region_futex`), loom models of the
+//! protocol with dead parties (`RUSTFLAGS="--cfg loom" cargo test -p pmix-kvs --release
+//! --test loom_lock`), and Miri on the unit tests
+//! (`cargo +nightly miri test -p pmix-kvs --lib region::`).
 //!
 //! # Layout (version [`LAYOUT_VERSION`])
 //!
@@ -540,6 +544,13 @@ impl Words<'_, '_> {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.region.words == 0
+    }
+
+    /// The byte offset from the region's start of word `i` of the copy being read (for
+    /// error reports naming where a bad record lies), or `None` past the data area.
+    #[must_use]
+    pub fn byte_offset(&self, i: usize) -> Option<usize> {
+        (i < self.region.words).then(|| self.region.data + 8 * (self.copy * self.region.words + i))
     }
 }
 

@@ -271,6 +271,12 @@ fn writer_seizes_a_dead_readers_slot() {
     let mut rd = writer.reader().unwrap();
     assert_eq!(rd.read(|w| (w.get(0), w.get(1))), (Some(5), Some(5)));
     assert_eq!(r.generation(), 2);
+    // Generation 2 lives in copy 1: after the header, 2 slots and copy 0's 2 words.
+    let data = 128 + 2 * 128;
+    assert_eq!(
+        rd.read(|w| (w.byte_offset(1), w.byte_offset(2))),
+        (Some(data + 8 * (2 + 1)), None)
+    );
 }
 
 /// A reader that dies while waiting for its signal lock (its flag set, behind the writer)

@@ -17,7 +17,7 @@ const SPINS: u32 = 64;
 /// took a 2 out, calls `wake(word)`. The default spins 64 times, then yields the time slice,
 /// and `wake` does nothing, so no one sleeps in the kernel. An embedder may supply a
 /// process-shared futex instead (the `futex` feature ships one:
-/// [`futex_wait`](super::futex_wait)): `idle` waits while the word still holds the value
+/// `region::futex_wait`): `idle` waits while the word still holds the value
 /// seen, with a timeout (needed: a waiter checks the other party's liveness only between
 /// idles, and a dead party never wakes anyone), `wake` wakes the word's sleepers.
 ///
