@@ -13,7 +13,9 @@
 //!   write ends; a new reader that finds no free slot takes over a dead owner's; and
 //!   [`Region::reclaim`] frees every dead owner's slot. Nobody wedges.
 //! * **A writer killed** mid-update never exposes a torn record: a write goes to the copy of
-//!   the data that readers do not read, and one store of the generation publishes it; the
+//!   the data that readers do not read ([`Buffering::Double`], the default; a caller that
+//!   publishes by its own flip chooses [`Buffering::Single`]), and one store of the
+//!   generation publishes it; the
 //!   next writer (or a reader waiting on the dead one) takes the writers' lock over, rolls
 //!   the unfinished generation back and releases what the dead writer held. Readers see the
 //!   previous generation or the new one, never a mix.
@@ -44,8 +46,9 @@
 //! | 48     | offset of the data area `u64`                                  |
 //! | 56     | data words `u64` (per copy)                                    |
 //! | 64     | writers' lock: holder's token `u64`, sleep word `u32`          |
+//! | 80     | copies of the data words `u64`: 2 ([`Buffering::Double`]) or 1 |
 //! | 128 + 128·i | slot *i*: claim `u64` (owner token), signal and main locks: reader flag, writer flag, turn (`u32` each) |
-//! | data   | two copies of `data words` × `u64`                             |
+//! | data   | `copies` × `data words` × `u64`                                |
 //!
 //! Each slot has a 128-byte stride so that readers never share a cache line. The 2N-lock
 //! protocol is the one of [`crate::lock`]: a reader takes its slot's signal lock, then its
@@ -101,6 +104,7 @@ const OFF_DATA: usize = 48;
 const OFF_WORDS: usize = 56;
 const OFF_WRITER: usize = 64;
 const OFF_WRITER_HELD: usize = 72;
+const OFF_COPIES: usize = 80;
 /// Bytes of the header (the first slot starts here).
 const HEADER: usize = 128;
 /// Bytes per reader slot.
@@ -111,36 +115,77 @@ const SLOT_MAIN: usize = 20;
 /// Bytes of a slot in use (claim and two locks of three `u32`s).
 const SLOT_USED: usize = 32;
 
-/// The shape of a region: how many reader slots and data words it has.
+/// How a region keeps its data words safe from a writer that dies mid-update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Buffering {
+    /// Two copies (the default): a write fills the copy readers do not read, starting from
+    /// a copy of the live one (O(words) per write), and one store publishes it, so a writer
+    /// killed mid-update exposes nothing, whatever words it wrote.
+    #[default]
+    Double,
+    /// One copy, written in place: for a caller that publishes by its own flip (it writes
+    /// into words no reader follows yet and switches them in with one word written last, as
+    /// `shm::ShmWriter` does with its two image halves). A writer killed mid-update leaves
+    /// the words it wrote as they are; the region still recovers its locks and generation.
+    Single,
+}
+
+impl Buffering {
+    fn copies(self) -> usize {
+        match self {
+            Self::Double => 2,
+            Self::Single => 1,
+        }
+    }
+}
+
+/// The shape of a region: how many reader slots and data words it has, and how the words
+/// are buffered.
 ///
 /// ```
-/// use pmix_kvs::region::RegionLayout;
+/// use pmix_kvs::region::{Buffering, RegionLayout};
 ///
 /// let layout = RegionLayout::new(4, 16);
 /// // A header, 4 slots of 128 bytes, and two copies of 16 words.
 /// assert_eq!(layout.region_len(), Some(128 + 4 * 128 + 2 * 16 * 8));
+/// let single = layout.with_buffering(Buffering::Single);
+/// assert_eq!(single.region_len(), Some(128 + 4 * 128 + 16 * 8));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RegionLayout {
     /// Reader slots (at least 1).
     pub slots: usize,
-    /// 64-bit data words (the region holds two copies).
+    /// 64-bit data words (in each copy).
     pub words: usize,
+    /// Copies of the words ([`Buffering::Double`] by default).
+    pub buffering: Buffering,
 }
 
 impl RegionLayout {
-    /// A layout of `slots` reader slots and `words` data words.
+    /// A layout of `slots` reader slots and `words` data words, double-buffered.
     #[must_use]
     pub const fn new(slots: usize, words: usize) -> Self {
-        Self { slots, words }
+        Self {
+            slots,
+            words,
+            buffering: Buffering::Double,
+        }
+    }
+
+    /// Sets how the words are buffered.
+    #[must_use]
+    pub const fn with_buffering(mut self, buffering: Buffering) -> Self {
+        self.buffering = buffering;
+        self
     }
 
     /// Bytes a region of this layout needs; `None` if that overflows `usize`.
     #[must_use]
     pub fn region_len(&self) -> Option<usize> {
         let slots = self.slots.checked_mul(SLOT)?;
-        let data = self.words.checked_mul(16)?;
+        let data = self.words.checked_mul(8 * self.buffering.copies())?;
         HEADER.checked_add(slots)?.checked_add(data)
     }
 }
@@ -155,6 +200,7 @@ pub struct Region<'a> {
     slots: usize,
     data: usize,
     words: usize,
+    copies: usize,
     wait: RegionWait,
     liveness: RegionLiveness,
 }
@@ -206,6 +252,7 @@ impl<'a> Region<'a> {
             slots: layout.slots,
             data: HEADER + layout.slots * SLOT,
             words: layout.words,
+            copies: layout.buffering.copies(),
             wait: RegionWait::default(),
             liveness: RegionLiveness::default(),
         };
@@ -219,6 +266,7 @@ impl<'a> Region<'a> {
             (OFF_DATA, region.data as u64),
             (OFF_WORDS, layout.words as u64),
             (OFF_WRITER, protocol::FREE),
+            (OFF_COPIES, region.copies as u64),
         ] {
             region.u64_at(off).store(v, Ordering::Relaxed);
         }
@@ -232,7 +280,7 @@ impl<'a> Region<'a> {
                 region.u32_at(base + off).store(0, Ordering::Relaxed);
             }
         }
-        for c in 0..2 {
+        for c in 0..region.copies {
             for w in 0..layout.words {
                 region.word(c, w).store(0, Ordering::Relaxed);
             }
@@ -265,6 +313,7 @@ impl<'a> Region<'a> {
             slots: 0,
             data: HEADER,
             words: 0,
+            copies: 1,
             wait: RegionWait::default(),
             liveness: RegionLiveness::default(),
         };
@@ -293,7 +342,12 @@ impl<'a> Region<'a> {
             ));
         }
         let words = field(OFF_WORDS).map_err(|_| bad(OFF_WORDS, "data words beyond usize"))?;
-        let layout = RegionLayout::new(slots, words);
+        let buffering = match field(OFF_COPIES) {
+            Ok(2) => Buffering::Double,
+            Ok(1) => Buffering::Single,
+            _ => return Err(bad(OFF_COPIES, "copies must be 1 or 2")),
+        };
+        let layout = RegionLayout::new(slots, words).with_buffering(buffering);
         if layout.region_len() != Some(recorded) {
             return Err(bad(OFF_LEN, "length disagrees with slots and data words"));
         }
@@ -304,6 +358,7 @@ impl<'a> Region<'a> {
         region.slots = slots;
         region.data = data;
         region.words = words;
+        region.copies = buffering.copies();
         Ok(region)
     }
 
@@ -461,6 +516,10 @@ impl Shared for Region<'_> {
 
     fn data(&self, c: usize, i: usize) -> &AtomicU64 {
         self.word(c, i)
+    }
+
+    fn copies(&self) -> usize {
+        self.copies
     }
 
     fn spins(&self) -> u32 {

@@ -161,6 +161,10 @@ impl Shared for Party<'_> {
         &self.m.data[c][i]
     }
 
+    fn copies(&self) -> usize {
+        2
+    }
+
     fn spins(&self) -> u32 {
         0
     }

@@ -127,6 +127,8 @@ pub(crate) trait Shared {
     fn words(&self) -> usize;
     /// Word `i` of copy `c` (0 or 1).
     fn data(&self, c: usize, i: usize) -> &Self::A64;
+    /// Copies of the data words: 2, or 1 for a caller that publishes by its own flip.
+    fn copies(&self) -> usize;
     /// Busy checks before idling.
     fn spins(&self) -> u32;
     /// One busy check's pause.
@@ -141,9 +143,14 @@ pub(crate) trait Shared {
     fn alive(&self, token: u64) -> bool;
 }
 
-/// The copy readers read at generation `g` (even).
+/// The copy readers read at generation `g` (even) of a double-buffered region.
 pub(crate) fn live_copy(g: u64) -> usize {
     usize::from((g >> 1) & 1 == 1)
+}
+
+/// The copy readers read at generation `g` of `s`.
+fn live<S: Shared>(s: &S, g: u64) -> usize {
+    if s.copies() == 2 { live_copy(g) } else { 0 }
 }
 
 /// Waits until `step(check)` says ready; `check` is true every [`CHECK_EVERY`] idles (the
@@ -392,7 +399,7 @@ pub(crate) fn read<S: Shared, R>(s: &S, i: usize, f: impl FnOnce(usize) -> R) ->
     let _guard = ReadGuard { s, slot: i };
     // Under the main lock the generation is even (odd only while the writer role holds
     // every main lock).
-    f(live_copy(s.generation().load(Acquire)))
+    f(live(s, s.generation().load(Acquire)))
 }
 
 /// Releases the write side even if the writer's closure unwinds; an unfinished write (odd
@@ -414,17 +421,23 @@ impl<S: Shared> Drop for WriteGuard<'_, S> {
 /// A write: takes the write side, marks the generation odd, copies the live copy into the
 /// other one, hands `f` that other copy's index, then publishes it with one store of the
 /// next even generation. A writer killed before that store leaves the live copy untouched.
+/// With one copy, `f` writes it in place.
 pub(crate) fn write<S: Shared, R>(s: &S, f: impl FnOnce(usize) -> R) -> R {
     write_lock(s);
     let guard = WriteGuard { s };
     let g = s.generation().load(Acquire);
     s.generation().store(g.wrapping_add(1), Release);
-    let (live, shadow) = (live_copy(g), 1 - live_copy(g));
-    for w in 0..s.words() {
-        s.data(shadow, w)
-            .store(s.data(live, w).load(Relaxed), Relaxed);
-    }
-    let out = f(shadow);
+    let target = if s.copies() == 2 {
+        let (live, shadow) = (live_copy(g), 1 - live_copy(g));
+        for w in 0..s.words() {
+            s.data(shadow, w)
+                .store(s.data(live, w).load(Relaxed), Relaxed);
+        }
+        shadow
+    } else {
+        0
+    };
+    let out = f(target);
     s.generation().store(g.wrapping_add(2), Release);
     drop(guard);
     out
