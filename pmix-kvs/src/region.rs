@@ -1,16 +1,35 @@
 //! A node-store region: a position-independent, versioned layout built inside a byte region
 //! the caller provides, holding a 2N-lock made of plain atomics (no heap, no std `Mutex`)
-//! and a data area of 64-bit words that the writer updates and readers read through it.
+//! and a double-buffered data area of 64-bit words that the writer updates and readers read
+//! through it, robust against processes that die at any point.
 //!
-//! This is the first part of a shared-memory node store: the library stays no-I/O; the
-//! caller maps the memory (memfd, `shm_open`, a file) and hands it in. The layout uses
-//! offsets only, never pointers, so that the same bytes mean the same at any address.
-//! Tested: threads of one process sharing a region, and reader processes forked from the
-//! writer that attach to a shared anonymous mapping and read while it writes (the package's
-//! `region_processes` test); Miri runs the unit tests, the threaded one included
-//! (`cargo +nightly miri test -p pmix-kvs --lib region::`). Not built yet: recovery from dead processes (a reader killed
-//! holding its slot wedges the writer today), growth, a shipped futex hook, and the store's records
-//! on top of the words.
+//! This is the base of a shared-memory node store: the library stays no-I/O; the caller maps
+//! the memory (memfd, `shm_open`, a file) and hands it in. The layout uses offsets only,
+//! never pointers, so that the same bytes mean the same at any address.
+//!
+//! # Robust against dead processes
+//! * **A reader killed** while it holds its slot, reads, or waits: the writer that waits on
+//!   it asks the embedder's [`RegionLiveness`] check, seizes the slot and frees it when its
+//!   write ends; a new reader that finds no free slot takes over a dead owner's; and
+//!   [`Region::reclaim`] frees every dead owner's slot. Nobody wedges.
+//! * **A writer killed** mid-update never exposes a torn record: a write goes to the copy of
+//!   the data that readers do not read ([`Buffering::Double`], the default; a caller that
+//!   publishes by its own flip chooses [`Buffering::Single`]), and one store of the
+//!   generation publishes it; the
+//!   next writer (or a reader waiting on the dead one) takes the writers' lock over, rolls
+//!   the unfinished generation back and releases what the dead writer held. Readers see the
+//!   previous generation or the new one, never a mix.
+//!
+//! The locks are two-party (Peterson) locks rather than ticket locks so that every flag has
+//! a known owner; why, and the recovery steps, are in the protocol's notes
+//! (`region/protocol.rs`). Tested: threads of one process, reader processes forked from the
+//! writer (`region_processes`), readers and writers killed with `SIGKILL` at random points
+//! (`region_kill`; `PMIX_KILL_EVENTS=300` for a longer run), the futex hook across
+//! processes, with readers side by side and a writer that finishes beside looping readers
+//! (`cargo test -p pmix-kvs --features futex --test region_futex`), loom models of the
+//! protocol with dead parties (`RUSTFLAGS="--cfg loom" cargo test -p pmix-kvs --release
+//! --test loom_lock`), and Miri on the unit tests
+//! (`cargo +nightly miri test -p pmix-kvs --lib region::`).
 //!
 //! # Layout (version [`LAYOUT_VERSION`])
 //!
@@ -20,21 +39,26 @@
 //! |--------|----------------------------------------------------------------|
 //! | 0      | magic `u64` ([`MAGIC`], written last by [`Region::format`])    |
 //! | 8      | layout version `u64`                                           |
-//! | 16     | generation `u64`: writes completed (odd while one is underway)  |
+//! | 16     | generation `u64`: +2 per write; odd while one is underway; the live copy is bit 1 |
 //! | 24     | region length `u64` (bytes formatted)                          |
 //! | 32     | reader slots `u64`                                             |
 //! | 40     | offset of the first slot `u64` (128)                           |
 //! | 48     | offset of the data area `u64`                                  |
-//! | 56     | data words `u64`                                               |
-//! | 64     | writers' ticket lock: next, serving (`u32`, `u32`)             |
-//! | 128 + 128·i | slot *i*: claim, signal next/serving, main next/serving (`u32` each) |
-//! | data   | `data words` × `u64`                                           |
+//! | 56     | data words `u64` (per copy)                                    |
+//! | 64     | writers' lock: holder's token `u64`, sleep word `u32`          |
+//! | 80     | copies of the data words `u64`: 2 ([`Buffering::Double`]) or 1 |
+//! | 128 + 128·i | slot *i*: claim `u64` (owner token), signal and main locks: reader flag, writer flag, turn (`u32` each) |
+//! | data   | `copies` × `data words` × `u64`                                |
 //!
 //! Each slot has a 128-byte stride so that readers never share a cache line. The 2N-lock
 //! protocol is the one of [`crate::lock`]: a reader takes its slot's signal lock, then its
 //! main lock, releases the signal lock and reads; the writer takes every signal lock, then
-//! every main lock. The 2N locks are ticket locks whose waiters spin, then yield, or wait as
-//! the embedder's [`RegionWait`] says.
+//! every main lock. Waiters spin, then yield, or wait as the embedder's [`RegionWait`] says.
+//!
+//! # Complexity
+//! A read: two lock acquisitions and two releases on the reader's own slot, O(1). A write:
+//! 2N acquisitions and releases, plus a copy of the data words into the other copy,
+//! O(N + words).
 //!
 //! # Safety contract
 //!
@@ -46,14 +70,29 @@
 //! to the bytes, in any process, goes through this module (atomic operations), never plain
 //! reads or writes. The region must be 8-byte aligned (page-aligned mappings are).
 
+#[cfg(all(feature = "futex", target_os = "linux"))]
+mod futex;
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod loom_model;
+mod protocol;
+mod wait;
+
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
+use self::protocol::{Lock, Pair, Shared};
 use crate::error::{Error, Result};
+
+#[cfg(all(feature = "futex", target_os = "linux"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "futex", target_os = "linux"))))]
+pub use self::futex::futex_wait;
+pub use self::wait::{RegionLiveness, RegionWait};
 
 /// The region's magic, `b"PMIXSHM1"` as a native-endian `u64`.
 pub const MAGIC: u64 = u64::from_ne_bytes(*b"PMIXSHM1");
-/// The layout version this crate formats and attaches to.
-pub const LAYOUT_VERSION: u64 = 1;
+/// The layout version this crate formats and attaches to (2: two-party locks with owner
+/// tokens and a double-buffered data area; version 1 had ticket locks and one copy).
+pub const LAYOUT_VERSION: u64 = 2;
 
 const OFF_MAGIC: usize = 0;
 const OFF_VERSION: usize = 8;
@@ -64,128 +103,106 @@ const OFF_SLOT_AREA: usize = 40;
 const OFF_DATA: usize = 48;
 const OFF_WORDS: usize = 56;
 const OFF_WRITER: usize = 64;
+const OFF_WRITER_HELD: usize = 72;
+const OFF_COPIES: usize = 80;
 /// Bytes of the header (the first slot starts here).
 const HEADER: usize = 128;
 /// Bytes per reader slot.
 const SLOT: usize = 128;
 const SLOT_CLAIM: usize = 0;
-const SLOT_SIGNAL: usize = 4;
-const SLOT_MAIN: usize = 12;
-/// Spins before a waiter starts yielding its time slice.
-const SPINS: u32 = 64;
+const SLOT_SIGNAL: usize = 8;
+const SLOT_MAIN: usize = 20;
+/// Bytes of a slot in use (claim and two locks of three `u32`s).
+const SLOT_USED: usize = 32;
 
-/// The shape of a region: how many reader slots and data words it has.
+/// How a region keeps its data words safe from a writer that dies mid-update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Buffering {
+    /// Two copies (the default): a write fills the copy readers do not read, starting from
+    /// a copy of the live one (O(words) per write), and one store publishes it, so a writer
+    /// killed mid-update exposes nothing, whatever words it wrote.
+    #[default]
+    Double,
+    /// One copy, written in place: for a caller that publishes by its own flip (it writes
+    /// into words no reader follows yet and switches them in with one word written last, as
+    /// `shm::ShmWriter` does with its two image halves). A writer killed mid-update leaves
+    /// the words it wrote as they are; the region still recovers its locks and generation.
+    Single,
+}
+
+impl Buffering {
+    fn copies(self) -> usize {
+        match self {
+            Self::Double => 2,
+            Self::Single => 1,
+        }
+    }
+}
+
+/// The shape of a region: how many reader slots and data words it has, and how the words
+/// are buffered.
 ///
 /// ```
-/// use pmix_kvs::region::RegionLayout;
+/// use pmix_kvs::region::{Buffering, RegionLayout};
 ///
 /// let layout = RegionLayout::new(4, 16);
-/// assert_eq!(layout.region_len(), Some(128 + 4 * 128 + 16 * 8));
+/// // A header, 4 slots of 128 bytes, and two copies of 16 words.
+/// assert_eq!(layout.region_len(), Some(128 + 4 * 128 + 2 * 16 * 8));
+/// let single = layout.with_buffering(Buffering::Single);
+/// assert_eq!(single.region_len(), Some(128 + 4 * 128 + 16 * 8));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RegionLayout {
     /// Reader slots (at least 1).
     pub slots: usize,
-    /// 64-bit data words.
+    /// 64-bit data words (in each copy).
     pub words: usize,
+    /// Copies of the words ([`Buffering::Double`] by default).
+    pub buffering: Buffering,
 }
 
 impl RegionLayout {
-    /// A layout of `slots` reader slots and `words` data words.
+    /// A layout of `slots` reader slots and `words` data words, double-buffered.
     #[must_use]
     pub const fn new(slots: usize, words: usize) -> Self {
-        Self { slots, words }
+        Self {
+            slots,
+            words,
+            buffering: Buffering::Double,
+        }
+    }
+
+    /// Sets how the words are buffered.
+    #[must_use]
+    pub const fn with_buffering(mut self, buffering: Buffering) -> Self {
+        self.buffering = buffering;
+        self
     }
 
     /// Bytes a region of this layout needs; `None` if that overflows `usize`.
     #[must_use]
     pub fn region_len(&self) -> Option<usize> {
         let slots = self.slots.checked_mul(SLOT)?;
-        let data = self.words.checked_mul(8)?;
+        let data = self.words.checked_mul(8 * self.buffering.copies())?;
         HEADER.checked_add(slots)?.checked_add(data)
     }
 }
 
 /// A formatted region, as the writer or a reader sees it. `Sync`: share it by reference
-/// between threads (each reader claims its own slot with [`Region::reader`]).
-#[derive(Debug)]
+/// between threads (each reader claims its own slot with [`Region::reader`]). A clone is
+/// another handle on the same bytes (every access is atomic), e.g. to give one thread
+/// another [`RegionWait`] or [`RegionLiveness`].
+#[derive(Debug, Clone)]
 pub struct Region<'a> {
     bytes: &'a [AtomicU8],
     slots: usize,
     data: usize,
     words: usize,
+    copies: usize,
     wait: RegionWait,
-}
-
-/// How this process's threads wait for one of the region's locks: spin `spins` times, then
-/// call `idle` at every further check; every unlock calls `wake`. Process-local (kept in
-/// the [`Region`] handle, never in the shared bytes): each process attaching chooses its own.
-///
-/// The default spins 64 times, then yields the time slice, and `wake` does nothing, so no
-/// one sleeps in the kernel. An embedder may supply a process-shared futex instead: `idle`
-/// waits on the lock's `serving` word while it still holds the value seen (with a timeout,
-/// to be safe), `wake` wakes that word's waiters; `wake` then runs on every unlock, a
-/// system call each, which is the price of sleeping.
-///
-/// ```
-/// use std::sync::atomic::AtomicU32;
-/// use pmix_kvs::region::RegionWait;
-///
-/// fn nap(_word: &AtomicU32, _seen: u32) {
-///     std::thread::sleep(std::time::Duration::from_micros(50));
-/// }
-/// let wait = RegionWait::default().with_spins(16).with_idle(nap);
-/// assert_eq!(wait.spins, 16);
-/// ```
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub struct RegionWait {
-    /// Busy checks before `idle` is called.
-    pub spins: u32,
-    /// Called with the lock's `serving` word and the value last seen in it, after the spins.
-    pub idle: fn(&AtomicU32, u32),
-    /// Called with the lock's `serving` word after every unlock.
-    pub wake: fn(&AtomicU32),
-}
-
-fn yield_idle(_: &AtomicU32, _: u32) {
-    std::thread::yield_now();
-}
-
-fn no_wake(_: &AtomicU32) {}
-
-impl Default for RegionWait {
-    fn default() -> Self {
-        Self {
-            spins: SPINS,
-            idle: yield_idle,
-            wake: no_wake,
-        }
-    }
-}
-
-impl RegionWait {
-    /// Sets the busy checks before `idle`.
-    #[must_use]
-    pub fn with_spins(mut self, spins: u32) -> Self {
-        self.spins = spins;
-        self
-    }
-
-    /// Sets what a waiter does after its spins.
-    #[must_use]
-    pub fn with_idle(mut self, idle: fn(&AtomicU32, u32)) -> Self {
-        self.idle = idle;
-        self
-    }
-
-    /// Sets what every unlock does after releasing.
-    #[must_use]
-    pub fn with_wake(mut self, wake: fn(&AtomicU32)) -> Self {
-        self.wake = wake;
-        self
-    }
+    liveness: RegionLiveness,
 }
 
 fn bad(offset: usize, reason: &'static str) -> Error {
@@ -204,7 +221,8 @@ fn atomic_bytes(buf: &mut [u8]) -> &[AtomicU8] {
 
 impl<'a> Region<'a> {
     /// Formats `buf` as a fresh region of `layout` (the writer's side): zero generation,
-    /// every lock free and every slot unclaimed, data words zero; the magic is written last
+    /// every lock free and every slot unclaimed, both copies of the data words zero; the
+    /// magic is written last
     /// (with release ordering), so a concurrent [`Region::attach`] to fresh memory sees
     /// either no region or a complete header. Re-formatting memory that readers are attached
     /// to is not supported (they may see the old magic over a half-written header).
@@ -234,7 +252,9 @@ impl<'a> Region<'a> {
             slots: layout.slots,
             data: HEADER + layout.slots * SLOT,
             words: layout.words,
+            copies: layout.buffering.copies(),
             wait: RegionWait::default(),
+            liveness: RegionLiveness::default(),
         };
         region.u64_at(OFF_MAGIC).store(0, Ordering::Relaxed);
         for (off, v) in [
@@ -245,20 +265,25 @@ impl<'a> Region<'a> {
             (OFF_SLOT_AREA, HEADER as u64),
             (OFF_DATA, region.data as u64),
             (OFF_WORDS, layout.words as u64),
+            (OFF_WRITER, protocol::FREE),
+            (OFF_COPIES, region.copies as u64),
         ] {
             region.u64_at(off).store(v, Ordering::Relaxed);
         }
-        region.u32_at(OFF_WRITER).store(0, Ordering::Relaxed);
-        region.u32_at(OFF_WRITER + 4).store(0, Ordering::Relaxed);
+        region.u32_at(OFF_WRITER_HELD).store(0, Ordering::Relaxed);
         for i in 0..layout.slots {
-            for w in 0..5 {
-                region
-                    .u32_at(HEADER + i * SLOT + 4 * w)
-                    .store(0, Ordering::Relaxed);
+            let base = HEADER + i * SLOT;
+            region
+                .u64_at(base + SLOT_CLAIM)
+                .store(protocol::FREE, Ordering::Relaxed);
+            for off in (SLOT_SIGNAL..SLOT_USED).step_by(4) {
+                region.u32_at(base + off).store(0, Ordering::Relaxed);
             }
         }
-        for w in 0..layout.words {
-            region.word(w).store(0, Ordering::Relaxed);
+        for c in 0..region.copies {
+            for w in 0..layout.words {
+                region.word(c, w).store(0, Ordering::Relaxed);
+            }
         }
         region.u64_at(OFF_MAGIC).store(MAGIC, Ordering::Release);
         Ok(region)
@@ -288,7 +313,9 @@ impl<'a> Region<'a> {
             slots: 0,
             data: HEADER,
             words: 0,
+            copies: 1,
             wait: RegionWait::default(),
+            liveness: RegionLiveness::default(),
         };
         if region.u64_at(OFF_MAGIC).load(Ordering::Acquire) != MAGIC {
             return Err(bad(OFF_MAGIC, "no region here (bad magic)"));
@@ -315,7 +342,12 @@ impl<'a> Region<'a> {
             ));
         }
         let words = field(OFF_WORDS).map_err(|_| bad(OFF_WORDS, "data words beyond usize"))?;
-        let layout = RegionLayout::new(slots, words);
+        let buffering = match field(OFF_COPIES) {
+            Ok(2) => Buffering::Double,
+            Ok(1) => Buffering::Single,
+            _ => return Err(bad(OFF_COPIES, "copies must be 1 or 2")),
+        };
+        let layout = RegionLayout::new(slots, words).with_buffering(buffering);
         if layout.region_len() != Some(recorded) {
             return Err(bad(OFF_LEN, "length disagrees with slots and data words"));
         }
@@ -326,6 +358,7 @@ impl<'a> Region<'a> {
         region.slots = slots;
         region.data = data;
         region.words = words;
+        region.copies = buffering.copies();
         Ok(region)
     }
 
@@ -349,8 +382,9 @@ impl<'a> Region<'a> {
         unsafe { &*b.as_ptr().cast::<AtomicU32>() }
     }
 
-    fn word(&self, i: usize) -> &'a AtomicU64 {
-        self.u64_at(self.data + 8 * i)
+    /// Word `i` of copy `c` (0 or 1).
+    fn word(&self, c: usize, i: usize) -> &'a AtomicU64 {
+        self.u64_at(self.data + 8 * (c * self.words + i))
     }
 
     /// This handle with waiters that wait as `wait` says (the default: [`RegionWait::default`]).
@@ -360,20 +394,14 @@ impl<'a> Region<'a> {
         self
     }
 
-    fn lock_at(&self, off: usize) -> RegionTicket<'a> {
-        RegionTicket {
-            wait: self.wait,
-            next: self.u32_at(off),
-            serving: self.u32_at(off + 4),
-        }
-    }
-
-    fn slot_locks(&self, i: usize) -> (RegionTicket<'a>, RegionTicket<'a>) {
-        let base = HEADER + i * SLOT;
-        (
-            self.lock_at(base + SLOT_SIGNAL),
-            self.lock_at(base + SLOT_MAIN),
-        )
+    /// This handle with this process's owner token and the check that tells a dead process's
+    /// token (the default never reclaims: [`RegionLiveness::default`]). Set it before the
+    /// first [`Region::reader`] or [`Region::write`]: slot claims and the writers' lock
+    /// record the token.
+    #[must_use]
+    pub fn with_liveness(mut self, liveness: RegionLiveness) -> Self {
+        self.liveness = liveness;
+        self
     }
 
     /// How many reader slots the region has.
@@ -382,91 +410,140 @@ impl<'a> Region<'a> {
         self.slots
     }
 
-    /// How many data words the region has.
+    /// How many data words the region has (in each of its two copies).
     #[must_use]
     pub fn words(&self) -> usize {
         self.words
     }
 
-    /// Writes completed so far (odd while a write is underway).
+    /// The generation: even when stable, odd while a write is underway; each write
+    /// advances it by 2, and a write abandoned by a dead (or panicking) writer is rolled back
+    /// by moving it from its odd value on by 3, so it never goes back.
     #[must_use]
     pub fn generation(&self) -> u64 {
         self.u64_at(OFF_GENERATION).load(Ordering::Acquire)
     }
 
-    /// Claims a free reader slot, released when the returned reader drops.
+    /// The token recorded in slot `i`'s claim: 0 free, `u64::MAX` seized by the writer from a
+    /// dead owner, else the owner's token; `None` past the slots.
+    #[must_use]
+    pub fn slot_owner(&self, i: usize) -> Option<u64> {
+        (i < self.slots).then(|| self.claim(i).load(Ordering::Acquire))
+    }
+
+    /// The writers' lock's holder's token, 0 when free.
+    #[must_use]
+    pub fn writer_owner(&self) -> u64 {
+        self.u64_at(OFF_WRITER).load(Ordering::Acquire)
+    }
+
+    /// Claims a free reader slot, released when the returned reader drops; when none is
+    /// free, takes over a slot whose owner the liveness check finds dead.
     ///
     /// # Errors
-    /// [`Error::NoFreeSlot`] when every slot is claimed.
+    /// [`Error::NoFreeSlot`] when every slot is claimed by a live owner.
     pub fn reader(&self) -> Result<RegionReader<'_, 'a>> {
-        for slot in 0..self.slots {
-            if self
-                .u32_at(HEADER + slot * SLOT + SLOT_CLAIM)
-                .compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-            {
-                return Ok(RegionReader { region: self, slot });
-            }
-        }
-        Err(Error::NoFreeSlot { slots: self.slots })
+        protocol::claim_slot(self)
+            .map(|slot| RegionReader { region: self, slot })
+            .ok_or(Error::NoFreeSlot { slots: self.slots })
     }
 
-    /// Takes the write side (waits out other writers, then every reader) and hands `f` the
-    /// data words; the generation is odd while `f` runs and advances to the next even value
-    /// after.
+    /// Takes the write side (waits out other writers, then every reader, taking over from
+    /// dead ones) and hands `f` the data words: a copy of the live words that readers do not
+    /// see, published when `f` returns, by one store of the next even generation. If the
+    /// writer dies (or `f` panics) before that, readers keep the previous words.
+    ///
+    /// A reader found dead while the writer waits on it (by the [`RegionLiveness`] check,
+    /// asked every few idle rounds) has its slot seized and freed; a dead writer holding the
+    /// writers' lock is taken over from.
     pub fn write<R>(&self, f: impl FnOnce(&WordsMut<'_, 'a>) -> R) -> R {
-        let writers = self.lock_at(OFF_WRITER);
-        writers.lock();
-        for i in 0..self.slots {
-            self.slot_locks(i).0.lock();
-        }
-        for i in 0..self.slots {
-            self.slot_locks(i).1.lock();
-        }
-        let generation = self.u64_at(OFF_GENERATION);
-        generation.fetch_add(1, Ordering::AcqRel);
-        let out = f(&WordsMut { region: self });
-        generation.fetch_add(1, Ordering::AcqRel);
-        for i in 0..self.slots {
-            let (signal, main) = self.slot_locks(i);
-            main.unlock();
-            signal.unlock();
-        }
-        writers.unlock();
-        out
+        protocol::write(self, |copy| f(&WordsMut { region: self, copy }))
+    }
+
+    /// Frees every reader slot whose owner the liveness check finds dead (whether it died
+    /// holding a lock or between reads), under the writers' lock: the writer's maintenance,
+    /// e.g. when a client process is reported gone. Returns how many slots it freed. Not
+    /// from inside [`Region::write`]'s closure (the writers' lock is not reentrant).
+    pub fn reclaim(&self) -> usize {
+        protocol::reclaim(self)
+    }
+
+    fn claim(&self, i: usize) -> &'a AtomicU64 {
+        self.u64_at(HEADER + i * SLOT + SLOT_CLAIM)
     }
 }
 
-/// A ticket lock of two `u32`s inside a region.
-#[derive(Debug, Clone, Copy)]
-struct RegionTicket<'a> {
-    wait: RegionWait,
-    next: &'a AtomicU32,
-    serving: &'a AtomicU32,
-}
+impl Shared for Region<'_> {
+    type A32 = AtomicU32;
+    type A64 = AtomicU64;
 
-impl RegionTicket<'_> {
-    fn lock(&self) {
-        let ticket = self.next.fetch_add(1, Ordering::Relaxed);
-        let mut spins = 0u32;
-        loop {
-            let seen = self.serving.load(Ordering::Acquire);
-            if seen == ticket {
-                return;
-            }
-            if spins < self.wait.spins {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                (self.wait.idle)(self.serving, seen);
-            }
+    fn slots(&self) -> usize {
+        self.slots
+    }
+
+    fn claim(&self, i: usize) -> &AtomicU64 {
+        Region::claim(self, i)
+    }
+
+    fn pair(&self, i: usize, l: Lock) -> Pair<'_, AtomicU32> {
+        let base = HEADER
+            + i * SLOT
+            + match l {
+                Lock::Signal => SLOT_SIGNAL,
+                Lock::Main => SLOT_MAIN,
+            };
+        Pair {
+            flag: [self.u32_at(base), self.u32_at(base + 4)],
+            turn: self.u32_at(base + 8),
         }
     }
 
-    fn unlock(&self) {
-        let s = self.serving.load(Ordering::Relaxed);
-        self.serving.store(s.wrapping_add(1), Ordering::Release);
-        (self.wait.wake)(self.serving);
+    fn writer_owner(&self) -> &AtomicU64 {
+        self.u64_at(OFF_WRITER)
+    }
+
+    fn writer_held(&self) -> &AtomicU32 {
+        self.u32_at(OFF_WRITER_HELD)
+    }
+
+    fn generation(&self) -> &AtomicU64 {
+        self.u64_at(OFF_GENERATION)
+    }
+
+    fn words(&self) -> usize {
+        self.words
+    }
+
+    fn data(&self, c: usize, i: usize) -> &AtomicU64 {
+        self.word(c, i)
+    }
+
+    fn copies(&self) -> usize {
+        self.copies
+    }
+
+    fn spins(&self) -> u32 {
+        self.wait.spins
+    }
+
+    fn spin(&self) {
+        std::hint::spin_loop();
+    }
+
+    fn idle(&self, word: &AtomicU32, seen: u32) {
+        (self.wait.idle)(word, seen);
+    }
+
+    fn wake(&self, word: &AtomicU32) {
+        (self.wait.wake)(word);
+    }
+
+    fn me(&self) -> u64 {
+        self.liveness.owner()
+    }
+
+    fn alive(&self, token: u64) -> bool {
+        self.liveness.is_alive(token)
     }
 }
 
@@ -484,26 +561,21 @@ impl<'a> RegionReader<'_, 'a> {
         self.slot
     }
 
-    /// Reads under the lock: `f` sees the data words as one writer left them, never half of
-    /// a write.
+    /// Reads under the lock: `f` sees the data words as one writer published them, never
+    /// half of a write (the lock is released even if `f` panics).
     pub fn read<R>(&mut self, f: impl FnOnce(&Words<'_, 'a>) -> R) -> R {
-        let (signal, main) = self.region.slot_locks(self.slot);
-        signal.lock();
-        main.lock();
-        signal.unlock();
-        let out = f(&Words {
-            region: self.region,
-        });
-        main.unlock();
-        out
+        protocol::read(self.region, self.slot, |copy| {
+            f(&Words {
+                region: self.region,
+                copy,
+            })
+        })
     }
 }
 
 impl Drop for RegionReader<'_, '_> {
     fn drop(&mut self) {
-        self.region
-            .u32_at(HEADER + self.slot * SLOT + SLOT_CLAIM)
-            .store(0, Ordering::Release);
+        protocol::release_slot(self.region, self.slot);
     }
 }
 
@@ -511,13 +583,14 @@ impl Drop for RegionReader<'_, '_> {
 #[derive(Debug)]
 pub struct Words<'r, 'a> {
     region: &'r Region<'a>,
+    copy: usize,
 }
 
 impl Words<'_, '_> {
     /// Word `i`, or `None` past the data area.
     #[must_use]
     pub fn get(&self, i: usize) -> Option<u64> {
-        (i < self.region.words).then(|| self.region.word(i).load(Ordering::Relaxed))
+        (i < self.region.words).then(|| self.region.word(self.copy, i).load(Ordering::Relaxed))
     }
 
     /// How many words there are.
@@ -531,12 +604,20 @@ impl Words<'_, '_> {
     pub fn is_empty(&self) -> bool {
         self.region.words == 0
     }
+
+    /// The byte offset from the region's start of word `i` of the copy being read (for
+    /// error reports naming where a bad record lies), or `None` past the data area.
+    #[must_use]
+    pub fn byte_offset(&self, i: usize) -> Option<usize> {
+        (i < self.region.words).then(|| self.region.data + 8 * (self.copy * self.region.words + i))
+    }
 }
 
-/// The data words as the writer sees them (under the write side).
+/// The data words as the writer sees them (under the write side): the copy it publishes.
 #[derive(Debug)]
 pub struct WordsMut<'r, 'a> {
     region: &'r Region<'a>,
+    copy: usize,
 }
 
 impl WordsMut<'_, '_> {
@@ -545,6 +626,7 @@ impl WordsMut<'_, '_> {
     pub fn get(&self, i: usize) -> Option<u64> {
         Words {
             region: self.region,
+            copy: self.copy,
         }
         .get(i)
     }
@@ -553,9 +635,21 @@ impl WordsMut<'_, '_> {
     pub fn set(&self, i: usize, v: u64) -> bool {
         let inside = i < self.region.words;
         if inside {
-            self.region.word(i).store(v, Ordering::Relaxed);
+            self.region.word(self.copy, i).store(v, Ordering::Relaxed);
         }
         inside
+    }
+
+    /// How many words there are.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.region.words
+    }
+
+    /// Whether there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.region.words == 0
     }
 }
 
