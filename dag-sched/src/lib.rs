@@ -27,7 +27,8 @@
 //! - [`models`]: per-layer tensors and MACs of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152.
 //! - [`workload`]: parameter-server training iterations as job DAGs, file jobs, Poisson mixes.
 //! - [`trace`]: the coflow-benchmark trace format, from `&str`, with line-numbered errors.
-//! - [`instance`]: JSON job sets (machines, capacity, DAG jobs, slot, α) for the LP, from `&str`.
+//! - `instance` (feature `json`, on by default): JSON job sets (machines, capacity, DAG jobs,
+//!   slot, α) for the LP, from `&str`.
 //!
 //! The crate does no I/O and reads no clock; every randomised part takes a seed (ChaCha8 from
 //! [`fabric_model::rng::seeded`]).
@@ -89,6 +90,8 @@ mod error;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_harness;
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub mod instance;
 pub mod job;
 pub mod lat;

@@ -13,7 +13,7 @@ use super::{JitConfig, RestPolicy};
 use crate::Error;
 use crate::job::TaskId;
 use crate::lat;
-use crate::lp::{self, LpTransfer};
+use crate::lp;
 use crate::rates::{FlowDemand, priority_greedy};
 
 /// The JIT policy with its parameters.
@@ -45,25 +45,37 @@ impl RatePolicy for Jit {
     fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
         let jit = self.cfg;
         let mut next = f64::INFINITY;
-        let slot = jit.slot.as_secs_f64();
-        let k_now = (sim.now / slot + 1e-9).floor() as i64;
+        let now = sim.now;
         let mut lp_idx: Vec<usize> = (0..sim.active.len())
             .filter(|&k| sim.flows[sim.active[k]].lp.is_some())
             .collect();
-        lp_idx.sort_by_key(|&k| {
+        // Earliest planned end first (its last slot, then the end inside it: its LAT, or its
+        // widened deadline).
+        let end = |sim: &Sim<'_>, k: usize| {
             let f = &sim.flows[sim.active[k]];
-            (f.deadline_slot, f.job, f.node.index())
+            sim.st[f.job]
+                .plan
+                .as_ref()
+                .and_then(|p| p.window_secs(f.lp.unwrap_or(0)))
+                .map_or(f64::INFINITY, |w| w.1)
+        };
+        lp_idx.sort_by(|&a, &b| {
+            let (fa, fb) = (&sim.flows[sim.active[a]], &sim.flows[sim.active[b]]);
+            fa.deadline_slot
+                .cmp(&fb.deadline_slot)
+                .then(end(sim, a).total_cmp(&end(sim, b)))
+                .then((fa.job, fa.node.index()).cmp(&(fb.job, fb.node.index())))
         });
-        if !lp_idx.is_empty() {
-            next = next.min((k_now + 1) as f64 * slot);
-        }
-        // Pass 1: planned rates.
+        // Pass 1: planned rates, each slot's bits over the part of the slot inside the window.
         let planned: Vec<FlowDemand<'_>> = lp_idx
             .iter()
             .map(|&k| {
                 let f = &sim.flows[sim.active[k]];
-                let plan = sim.st[f.job].plan.as_ref();
-                let r = plan.map_or(0.0, |p| p.rate(f.lp.unwrap_or(0), k_now));
+                let fi = f.lp.unwrap_or(0);
+                let r = sim.st[f.job].plan.as_ref().map_or(0.0, |p| {
+                    next = next.min(p.next_change(fi, now));
+                    p.rate_at(fi, now)
+                });
                 f.demand(r)
             })
             .collect();
@@ -71,7 +83,7 @@ impl RatePolicy for Jit {
             rate[k] = r;
             sim.on_plan[k] = r;
         }
-        // Pass 2: flows behind their plan catch up, earliest deadline first.
+        // Pass 2: flows behind their plan catch up, earliest planned end first.
         let mut behind = Vec::new();
         let mut owed = Vec::new();
         for &k in &lp_idx {
@@ -80,24 +92,13 @@ impl RatePolicy for Jit {
                 continue;
             };
             let fi = f.lp.unwrap_or(0);
-            // Bits planned up to now: whole slots before the current one, and the
-            // current slot's rate for the part of it already elapsed (a flow that
-            // moves at its planned rate is never behind).
-            let into_slot = (sim.now - k_now as f64 * slot).clamp(0.0, slot);
-            let cum: f64 = plan
-                .rates(fi)
-                .take_while(|&(s, _)| s <= k_now)
-                .map(|(s, r)| r * if s < k_now { slot } else { into_slot })
-                .sum();
-            let late = k_now > f.deadline_slot;
+            // Bits planned up to now (a flow that moves at its planned rate is never behind).
+            let cum = plan.planned_bits(fi, now).min(f.size);
+            let late = plan.next_change(fi, now).is_infinite();
             let tol = 1e-9 * f.size.max(1.0);
-            if late || f.sent + tol < cum.min(f.size) {
+            if late || f.sent + tol < cum {
                 behind.push(k);
-                owed.push(if late {
-                    f.remaining
-                } else {
-                    cum.min(f.size) - f.sent
-                });
+                owed.push(if late { f.remaining } else { cum - f.sent });
             }
         }
         let d: Vec<FlowDemand<'_>> = behind
@@ -113,13 +114,13 @@ impl RatePolicy for Jit {
             // The gap to the plan closes at the catch-up rate on top of the plan. A
             // gap too small to move the clock closes within the next step anyway
             // (and an event at `now` would repeat forever).
-            let at = sim.now + o / r;
-            if r > 0.0 && at > sim.now {
+            let at = now + o / r;
+            if r > 0.0 && at > now {
                 next = next.min(at);
             }
         }
-        // Pass 3 (RestPolicy::LatPriority, the default): the DAG transfers outside the
-        // LP by absolute LAT, strict priority.
+        // Pass 3 (RestPolicy::LatPriority, ours): the DAG transfers outside the LP by
+        // absolute LAT, strict priority, ahead of the files.
         if jit.rest == RestPolicy::LatPriority {
             let mut rest: Vec<usize> = (0..sim.active.len())
                 .filter(|&k| {
@@ -141,7 +142,8 @@ impl RatePolicy for Jit {
                 rate[k] = r;
             }
         }
-        // Pass 4: everything else shares what is left, channel by channel.
+        // Pass 4: everything else (with RestPolicy::Background, the paper's reading, the
+        // transfers outside the LP and the files) shares what is left, channel by channel.
         sim.share_channels(rate, free);
         next
     }
@@ -165,51 +167,42 @@ impl Sim<'_> {
             self.st[j].tf_rank[t.index()] = rank as u32;
             self.st[j].lat_abs[t.index()] = arrival + est.lat(t).unwrap_or(0.0);
         }
+        let selected = lp::alpha_selection(job, &est, n_lp);
         let base = lp::job_transfers(job, self.cluster, &est, n_lp, arrival);
         if base.is_empty() {
             return Ok(());
         }
         self.reserved
             .forget_before((self.now / jit.slot.as_secs_f64()).floor() as i64);
-        let mut relaxed = false;
-        for attempt in 0..=jit.max_relax {
-            let scale = f64::from(1u32 << attempt.min(20));
-            let ts: Vec<LpTransfer> = base
-                .iter()
-                .map(|t| LpTransfer {
-                    deadline: t.release + (t.deadline - t.release) * scale,
-                    ..*t
-                })
-                .collect();
-            match lp::solve(
-                self.cluster,
-                &ts,
-                &self.reserved,
-                jit.slot,
-                jit.objective,
-                jit.backend,
-            ) {
-                Ok(s) => {
-                    self.lp.solves += s.solves.max(1);
-                    self.lp.planned += 1;
-                    self.lp.relaxed += usize::from(relaxed);
-                    self.lp.max_variables = self.lp.max_variables.max(s.variables);
-                    self.lp_peaks.push(s.min_max);
-                    self.reserved.add_schedule(self.cluster, &ts, &s);
-                    for (f, &t) in self.jobs[j].job.transfers()[..n_lp].iter().enumerate() {
-                        self.st[j].lp_index[t.index()] = f as u32;
-                    }
-                    self.st[j].plan = Some(s);
-                    return Ok(());
+        match lp::solve_relaxed(
+            self.cluster,
+            &base,
+            &self.reserved,
+            jit.slot,
+            jit.objective,
+            jit.backend,
+            jit.max_relax,
+        ) {
+            Ok(r) => {
+                self.lp.solves += r.solves;
+                self.lp.planned += 1;
+                self.lp.relaxed += usize::from(r.widenings > 0);
+                self.lp.max_variables = self.lp.max_variables.max(r.schedule.variables);
+                self.lp_peaks.push(r.schedule.min_max);
+                self.reserved
+                    .add_schedule(self.cluster, &r.transfers, &r.schedule);
+                for (f, &t) in selected.iter().enumerate() {
+                    self.st[j].lp_index[t.index()] = f as u32;
                 }
-                Err(Error::Infeasible { .. }) => {
-                    self.lp.solves += 1;
-                    relaxed = true;
-                }
-                Err(e) => return Err(e),
+                self.st[j].plan = Some(r.schedule);
+                Ok(())
             }
+            Err(Error::Infeasible { .. }) => {
+                self.lp.solves += jit.max_relax as usize + 1;
+                self.lp.unplanned += 1;
+                Ok(())
+            }
+            Err(e) => Err(e),
         }
-        self.lp.unplanned += 1;
-        Ok(())
     }
 }
