@@ -1020,3 +1020,135 @@ pub fn solve_relaxed(
         transfers: transfers.len(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::JobBuilder;
+    use crate::lat::LatMethod;
+    use fabric_model::BitsPerSec;
+
+    fn unit(n: usize) -> Cluster {
+        Cluster::uniform(n, BitsPerSec::new(1)).unwrap()
+    }
+
+    fn solve1(c: &Cluster, ts: &[LpTransfer], slot: Nanos) -> Result<Schedule, Error> {
+        solve(
+            c,
+            ts,
+            &Reservations::new(),
+            slot,
+            Objective::MinMax,
+            Backend::Microlp,
+        )
+    }
+
+    #[test]
+    fn a_plan_ends_by_its_deadline_inside_a_cut_slot() {
+        // 1.5 bits from 0.25 s to 1.75 s on unit ports, 1 s slots: the window cuts both slots
+        // in half... of [0, 1) it holds 0.75 s, of [1, 2) 0.75 s. Each slot carries at most
+        // 0.75 bits; the plan needs them all: U* = 0.75 and nothing after 1.75 s.
+        let c = unit(2);
+        let t = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.5, 0.25, 1.75);
+        let s = solve1(&c, &[t], Nanos::from_secs(1)).unwrap();
+        assert!((s.rate(0, 0) - 0.75).abs() < 1e-6 && (s.rate(0, 1) - 0.75).abs() < 1e-6);
+        assert!((s.min_max - 0.75).abs() < 1e-6, "{s:?}");
+        assert_eq!(s.rate_at(0, 0.2), 0.0);
+        assert!((s.rate_at(0, 0.5) - 1.0).abs() < 1e-6);
+        assert!((s.rate_at(0, 1.7) - 1.0).abs() < 1e-6);
+        assert_eq!(s.rate_at(0, 1.75), 0.0);
+        assert!((s.planned_bits(0, 1.0) - 0.75).abs() < 1e-6);
+        assert!((s.planned_bits(0, 1.75) - 1.5).abs() < 1e-6);
+        assert_eq!(s.window_secs(0), Some((0.25, 1.75)));
+        // Its rate changes at the window's start, the slot boundary and the window's end.
+        assert_eq!(s.next_change(0, 0.0), 0.25);
+        assert_eq!(s.next_change(0, 0.25), 1.0);
+        assert_eq!(s.next_change(0, 1.0), 1.75);
+        assert!(s.next_change(0, 1.75).is_infinite());
+        // 1.6 bits do not fit before 1.75 s (windows rounded outward let them: 2 slots of 1 s).
+        let t = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.6, 0.25, 1.75);
+        assert_eq!(
+            solve1(&c, &[t], Nanos::from_secs(1)),
+            Err(Error::Infeasible { transfers: 1 })
+        );
+    }
+
+    #[test]
+    fn relaxation_doubles_the_windows_until_feasible() {
+        // Two 2-bit transfers into one unit port, both due by 2 s: 4 bits cannot arrive in
+        // 2 s. Doubled once (deadline 4 s), they fit.
+        let c = unit(3);
+        let ts = [
+            LpTransfer::new(MachineId::new(0), MachineId::new(2), 2.0, 0.0, 2.0),
+            LpTransfer::new(MachineId::new(1), MachineId::new(2), 2.0, 0.0, 2.0),
+        ];
+        let slot = Nanos::from_secs(1);
+        assert_eq!(
+            solve1(&c, &ts, slot),
+            Err(Error::Infeasible { transfers: 2 })
+        );
+        let r = solve_relaxed(
+            &c,
+            &ts,
+            &Reservations::new(),
+            slot,
+            Objective::MinMax,
+            Backend::Microlp,
+            4,
+        )
+        .unwrap();
+        assert_eq!(r.widenings, 1);
+        assert_eq!(r.solves, 2);
+        assert_eq!(r.transfers[0].deadline, 4.0);
+        assert_eq!(r.transfers[1], ts[1].widened(2.0));
+        assert!((r.schedule.min_max - 1.0).abs() < 1e-9);
+        assert_eq!(
+            solve_relaxed(
+                &c,
+                &ts,
+                &Reservations::new(),
+                slot,
+                Objective::MinMax,
+                Backend::Microlp,
+                0
+            ),
+            Err(Error::Infeasible { transfers: 2 })
+        );
+        // A feasible LP is solved as given.
+        let one = solve_relaxed(
+            &c,
+            &ts[..1],
+            &Reservations::new(),
+            slot,
+            Objective::MinMax,
+            Backend::Microlp,
+            4,
+        )
+        .unwrap();
+        assert_eq!((one.widenings, one.transfers[0]), (0, ts[0]));
+    }
+
+    #[test]
+    fn alpha_takes_the_smallest_lats_whatever_the_topological_order() {
+        // C1 (4 s) -> C2 (0 s); T_late (1 bit) feeds C2 and is listed first in topological
+        // order, T_early (1 bit) feeds C1. LATs: T_early 1 s, T_late 1 + 4 + 1 = 6 s. α = 0.5
+        // takes T_early, where the first transfer in topological order would be T_late.
+        let c = unit(2);
+        let mut b = JobBuilder::new();
+        let late = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        let early = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        let c1 = b.compute_secs(4.0);
+        let c2 = b.compute_secs(0.0);
+        b.edge(early, c1).edge(c1, c2).edge(late, c2);
+        let job = b.build(&c).unwrap();
+        assert_eq!(job.transfers()[0], late);
+        let est = lat::estimate(&job, &c, LatMethod::Algorithm1);
+        assert_eq!((est.lat(early), est.lat(late)), (Some(1.0), Some(6.0)));
+        let n = alpha_prefix(2, 0.5).unwrap();
+        assert_eq!(alpha_selection(&job, &est, n), vec![early]);
+        assert_eq!(alpha_selection(&job, &est, 5), vec![early, late]);
+        let ts = job_transfers(&job, &c, &est, n, 10.0);
+        assert_eq!(ts.len(), 1);
+        assert_eq!((ts[0].release, ts[0].deadline), (10.0, 11.0));
+    }
+}
