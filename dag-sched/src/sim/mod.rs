@@ -27,8 +27,9 @@
 //!   order (the gap to the plan counted continuously, so a flow at its planned rate is never
 //!   behind); by default ([`RestPolicy::Background`], the paper's reading) the DAG transfers
 //!   outside the LP share what the plans leave with the flows without a DAG (files, coflows),
-//!   as background traffic; our option [`RestPolicy::LatPriority`] sends them first by strict
-//!   priority in order of absolute LAT.
+//!   as background traffic; our option [`RestPolicy::LatPriority`] sends them and the files
+//!   by earliest deadline (a transfer's absolute LAT, a file's arrival plus twice its time
+//!   alone).
 //!
 //! Layout: the engine (events, flows, channels) drives a rate policy, one file per
 //! scheduler (`tensorflow`, `tictac`, `sincronia`, `varys`, `jit`, behind the crate's
@@ -64,10 +65,10 @@ pub use metrics::{JobOutcome, LpStats, SimResult};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum RestPolicy {
-    /// Ours, not the paper's: strict priority in order of absolute LAT (job arrival + LAT)
-    /// across all jobs, ahead of the flows without a DAG (which have no LAT), which share what
-    /// is left max-min fairly. Like every priority to DAG jobs it can slow the files more than
-    /// TensorFlow's fair sharing does.
+    /// Ours, not the paper's: earliest deadline first, strict priority, over the DAG
+    /// transfers outside the LP (due at their absolute LAT, job arrival + LAT, across all
+    /// jobs) and the files' channels (due at their arrival plus twice their time alone at
+    /// line rate); what is left is shared max-min fairly.
     LatPriority,
     /// The default, the paper's reading (§3.4 1): "transfers with a larger LAT can be treated
     /// as background traffic, sent in the remaining bandwidth"): the transfers outside the LP
