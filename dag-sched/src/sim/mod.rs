@@ -28,8 +28,7 @@
 //!   behind); by default ([`RestPolicy::Background`], the paper's reading) the DAG transfers
 //!   outside the LP share what the plans leave with the flows without a DAG (files, coflows),
 //!   as background traffic; our option [`RestPolicy::LatPriority`] sends them and the files
-//!   by earliest deadline (a transfer's absolute LAT, a file's arrival plus twice its time
-//!   alone).
+//!   by strict priority, the job with the fewest bits left first, a job's transfers by LAT.
 //!
 //! Layout: the engine (events, flows, channels) drives a rate policy, one file per
 //! scheduler (`tensorflow`, `tictac`, `sincronia`, `varys`, `jit`, behind the crate's
@@ -65,10 +64,10 @@ pub use metrics::{JobOutcome, LpStats, SimResult};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum RestPolicy {
-    /// Ours, not the paper's: earliest deadline first, strict priority, over the DAG
-    /// transfers outside the LP (due at their absolute LAT, job arrival + LAT, across all
-    /// jobs) and the files' channels (due at their arrival plus twice their time alone at
-    /// line rate); what is left is shared max-min fairly.
+    /// Ours, not the paper's: strict priority over the DAG transfers outside the LP and the
+    /// files' channels, the job with the fewest bits left in its released transfers first
+    /// (as Varys serves the smallest coflow first), a job's transfers in order of LAT; what
+    /// is left is shared max-min fairly.
     LatPriority,
     /// The default, the paper's reading (§3.4 1): "transfers with a larger LAT can be treated
     /// as background traffic, sent in the remaining bandwidth"): the transfers outside the LP
