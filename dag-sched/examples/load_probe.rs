@@ -60,11 +60,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
         println!(
-            "{name:10} speedup {:.3} files {:.3} min_rem {:.3} min_rem_all {:.3} ({secs:.1} s)",
+            "{name:10} speedup {:.3} files {:.3} min_rem {:.3} min_rem_planned {:.3} ({secs:.1} s)",
             sp / n,
             fr / nf,
             res.remaining.first().copied().unwrap_or(f64::NAN),
-            res.remaining_all_dag.first().copied().unwrap_or(f64::NAN),
+            res.remaining_planned.first().copied().unwrap_or(f64::NAN),
         );
     }
     Ok(())

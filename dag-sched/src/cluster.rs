@@ -129,6 +129,7 @@ impl Cluster {
     }
 
     /// `n` machines of `capacity` bits/s (a JSON instance's capacity may be fractional).
+    #[cfg(any(test, feature = "json"))]
     pub(crate) fn uniform_f64(n: usize, capacity: f64) -> Result<Self, Error> {
         Self::new(vec![Machine::from_f64(capacity, capacity); n])
     }

@@ -23,6 +23,16 @@ pub enum Error {
         /// The id that does not exist.
         unknown: TaskId,
     },
+    /// A node id that is not a node of the job it was given with (an id of another job,
+    /// larger than this job's node count): [`crate::Job::get`] and the functions that take a
+    /// job's node id check it instead of indexing out of bounds.
+    #[error("node {node} is not a node of this job ({nodes} nodes): an id from another job?")]
+    ForeignNode {
+        /// The id given.
+        node: TaskId,
+        /// Number of nodes of the job.
+        nodes: usize,
+    },
     /// A transfer names a machine that the cluster does not have.
     #[error("transfer {node} names machine {machine}, but the cluster has {machines} machines")]
     UnknownMachine {

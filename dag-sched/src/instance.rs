@@ -11,7 +11,7 @@
 //! | `machines` | integer, 0 to [`MAX_MACHINES`] | number of machines, ids `0 .. machines` |
 //! | `capacity` | number > 0 | ingress and egress capacity of every machine port (bits/s) |
 //! | `slot` | number > 0 | slot length `τ` of the time-indexed LP (s) |
-//! | `alpha` | number in `[0, 1]`, optional (default 0.4) | share of each job's transfers, in topological order, that enter the LP |
+//! | `alpha` | number in `[0, 1]`, optional (default 0.4) | share of each job's transfers, those of smallest LAT, that enter the LP |
 //! | `jobs` | array of jobs | the job set |
 //!
 //! A job is an object with `nodes` (an array; a node's id is its index in it), `edges`
@@ -50,9 +50,9 @@
 //! // α = 1: all three transfers enter the LP.
 //! assert_eq!(inst.lp_transfers()?.len(), 3);
 //! let plan = inst.solve(Backend::Microlp)?;
-//! // Job 0's first transfer (1 Gb, LAT 1 s) may use slots 0-2 (1.2 s): the optimal maximum
-//! // link load is 1/1.2 of a port, 0.833 Gb/s, and every other transfer fits under it.
-//! assert!((plan.min_max - 1.0 / 1.2).abs() < 1e-9);
+//! // Job 0's first transfer (1 Gb, LAT 1 s) must arrive by 1 s: it needs a whole port from
+//! // its release to its LAT, so the optimal maximum link load is 1 (1 Gb/s).
+//! assert!((plan.min_max - 1.0).abs() < 1e-8);
 //! # Ok::<(), dag_sched::Error>(())
 //! ```
 
@@ -247,8 +247,8 @@ impl Instance {
     }
 
     /// The LP's transfers, as JIT plans a job at its arrival `a` (the same rule as
-    /// [`crate::sim`]): for each job, LATs by Algorithm 1 (paper §2), the first `⌈α·n⌉` of
-    /// its `n` transfers in topological order (§3.4), each with release
+    /// [`crate::sim`]): for each job, LATs by Algorithm 1 (paper §2), the `⌈α·n⌉` of its `n`
+    /// transfers of smallest LAT ([`lp::alpha_selection`], §3.4), each with release
     /// `a + max(0, EAT − trans)` and deadline `max(a + LAT, release + trans)`, where `trans`
     /// is the transfer's time alone on its path. Jobs in file order.
     ///

@@ -13,7 +13,10 @@ use crate::cluster::{Cluster, MachineId};
 fabric_model::dense_id! {
     /// A task of one job: a compute task or a transfer (dense index in insertion order). Named
     /// `TaskId`, not `NodeId`, so that it does not clash with [`fabric_model::NodeId`], a node
-    /// of a fabric.
+    /// of a fabric. An id is an index into its own job: one of another job is refused where
+    /// it falls outside this job ([`Job::get`], [`Error::ForeignNode`]; [`JobBuilder::build`]
+    /// refuses such an edge with [`Error::UnknownNode`]), but one that happens to be in range
+    /// cannot be told from this job's own.
     pub struct TaskId(u32);
     display = "n{}";
 }
@@ -270,10 +273,30 @@ impl Job {
     /// The node `id`.
     ///
     /// # Panics
-    /// If `id` is not a node of this job.
+    /// If `id` is not a node of this job; [`Job::get`] returns an error instead.
     #[must_use]
     pub fn node(&self, id: TaskId) -> NodeKind {
         self.nodes[id.index()]
+    }
+
+    /// The node `id`, checked.
+    ///
+    /// # Errors
+    /// [`Error::ForeignNode`] when `id` is not a node of this job (an id of another job).
+    pub fn get(&self, id: TaskId) -> Result<NodeKind, Error> {
+        self.nodes
+            .get(id.index())
+            .copied()
+            .ok_or(Error::ForeignNode {
+                node: id,
+                nodes: self.nodes.len(),
+            })
+    }
+
+    /// Whether `id` is a node of this job.
+    #[must_use]
+    pub fn contains(&self, id: TaskId) -> bool {
+        id.index() < self.nodes.len()
     }
 
     /// All nodes by id.
@@ -283,12 +306,18 @@ impl Job {
     }
 
     /// Direct predecessors of `id` (sorted).
+    ///
+    /// # Panics
+    /// If `id` is not a node of this job (check with [`Job::get`] or [`Job::contains`]).
     #[must_use]
     pub fn preds(&self, id: TaskId) -> &[TaskId] {
         &self.preds[id.index()]
     }
 
     /// Direct successors of `id` (sorted).
+    ///
+    /// # Panics
+    /// If `id` is not a node of this job (check with [`Job::get`] or [`Job::contains`]).
     #[must_use]
     pub fn succs(&self, id: TaskId) -> &[TaskId] {
         &self.succs[id.index()]
@@ -393,6 +422,43 @@ mod tests {
                 unknown: TaskId::new(7)
             }
         );
+    }
+
+    #[test]
+    fn node_of_another_job_is_an_error() {
+        // A job of 2 nodes and one of 4: the larger job's last id is not the smaller's.
+        let mut small = JobBuilder::new();
+        let a = small.compute_secs(1.0);
+        let t = small.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        small.edge(t, a);
+        let small = small.build(&cluster()).unwrap();
+        let mut big = JobBuilder::new();
+        let ids: Vec<TaskId> = (0..4).map(|_| big.compute_secs(1.0)).collect();
+        let big = big.build(&cluster()).unwrap();
+        assert!(big.contains(ids[3]) && !small.contains(ids[3]));
+        assert_eq!(
+            small.get(ids[3]),
+            Err(Error::ForeignNode {
+                node: ids[3],
+                nodes: 2
+            })
+        );
+        assert_eq!(
+            small.get(ids[3]).unwrap_err().to_string(),
+            "node n3 is not a node of this job (2 nodes): an id from another job?"
+        );
+        assert_eq!(small.get(t), Ok(small.node(t)));
+        // Estimating LATs never asks for it: a foreign id has no LAT.
+        let lat = crate::lat::estimate(&small, &cluster(), crate::LatMethod::Algorithm1);
+        assert_eq!(lat.lat(ids[3]), None);
+        // An edge to another job's id is refused when the job is built.
+        let mut b = JobBuilder::new();
+        let c = b.compute_secs(1.0);
+        b.edge(c, ids[3]);
+        assert!(matches!(
+            b.build(&cluster()),
+            Err(Error::UnknownNode { unknown, .. }) if unknown == ids[3]
+        ));
     }
 
     #[test]

@@ -8,9 +8,10 @@
 //!
 //! A job is a DAG of compute tasks and network transfers. JIT estimates each transfer's
 //! *latest arrival time* (LAT, paper §2, Algorithm 1 and formula (1)), the latest it may
-//! arrive without delaying the job, and plans the rates of the first `α` of each job's
-//! transfers with a time-indexed LP (paper §3, P1) that minimises the peak link load, so
-//! that transfers arrive just in time and leave bandwidth to the jobs that have no DAG.
+//! arrive without delaying the job, and plans the rates of the share `α` of each job's
+//! transfers of smallest LAT with a time-indexed LP (paper §3: P1's peak link load, refined
+//! lexicographically as in P2–P4), so that transfers arrive just in time (by their LAT) and
+//! leave bandwidth to the rest, which is background traffic like the jobs that have no DAG.
 //!
 //! - [`Cluster`]: machines and the links between them: the paper's non-blocking switch
 //!   ([`Cluster::uniform`]) or any [`fabric_model::Fabric`] with its links' rates and min-hop
@@ -19,7 +20,8 @@
 //! - [`lat`]: Algorithm 1 with formula (1), and the backward critical-path pass beside it.
 //! - [`lp`]: P1 with `good_lp` (pure-Rust `microlp` by default, HiGHS with the `highs`
 //!   feature), its lexicographic levels refinement and the literal λ-representation where
-//!   representable; α-selection of the transfers that enter it.
+//!   representable; α-selection of the transfers that enter it (smallest LAT first), and the
+//!   deadline relaxation for an infeasible plan ([`lp::solve_relaxed`]).
 //! - [`sim`]: the flow-level simulator with JIT, TensorFlow order, FIFO + TicTac, Sincronia
 //!   and Varys; its rate allocations (max-min fairness, strict priority, MADD) run over the
 //!   links each flow crosses.
@@ -27,7 +29,8 @@
 //! - [`models`]: per-layer tensors and MACs of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152.
 //! - [`workload`]: parameter-server training iterations as job DAGs, file jobs, Poisson mixes.
 //! - [`trace`]: the coflow-benchmark trace format, from `&str`, with line-numbered errors.
-//! - [`instance`]: JSON job sets (machines, capacity, DAG jobs, slot, α) for the LP, from `&str`.
+//! - `instance` (feature `json`, on by default): JSON job sets (machines, capacity, DAG jobs,
+//!   slot, α) for the LP, from `&str`.
 //!
 //! The crate does no I/O and reads no clock; every randomised part takes a seed (ChaCha8 from
 //! [`fabric_model::rng::seeded`]).
@@ -89,6 +92,8 @@ mod error;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_harness;
+#[cfg(feature = "json")]
+#[cfg_attr(docsrs, doc(cfg(feature = "json")))]
 pub mod instance;
 pub mod job;
 pub mod lat;

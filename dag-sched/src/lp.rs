@@ -31,7 +31,7 @@ use fabric_model::Nanos;
 
 use crate::Error;
 use crate::cluster::{Cluster, MachineId};
-use crate::job::{Job, NodeKind};
+use crate::job::{Job, NodeKind, TaskId};
 use crate::lat;
 
 /// Largest objective coefficient accepted for the literal λ-representation: solvers advise
@@ -67,6 +67,16 @@ impl LpTransfer {
             size,
             release,
             deadline,
+        }
+    }
+
+    /// This transfer with its window `deadline − release` stretched `factor` times from its
+    /// release (the deadline relaxation of [`solve_relaxed`]; `factor ≥ 1`).
+    #[must_use]
+    pub fn widened(self, factor: f64) -> Self {
+        Self {
+            deadline: self.release + (self.deadline - self.release) * factor,
+            ..self
         }
     }
 }
@@ -186,8 +196,12 @@ impl Backend {
 #[non_exhaustive]
 pub struct Schedule {
     slot: f64,
+    /// The slot length in nanoseconds (≥ 1).
+    slot_ns: i128,
     first: Vec<i64>,
     rates: Vec<Vec<f64>>,
+    /// Per transfer, its window `[release, deadline)` in nanoseconds (rounded to the nearest).
+    windows: Vec<(i128, i128)>,
     /// The largest port load of the final solution as a fraction of the largest capacity,
     /// reservations included.
     pub peak: f64,
@@ -253,6 +267,98 @@ impl Schedule {
     pub fn last_slot(&self, f: usize) -> Option<i64> {
         Some(self.first.get(f)? + self.rates.get(f)?.len() as i64 - 1)
     }
+
+    /// Transfer `f`'s window `(release, deadline)` in seconds, as the LP kept it (to the
+    /// nearest nanosecond): the plan sends nothing outside it.
+    #[must_use]
+    pub fn window_secs(&self, f: usize) -> Option<(f64, f64)> {
+        let &(r, d) = self.windows.get(f)?;
+        Some((r as f64 * 1e-9, d as f64 * 1e-9))
+    }
+
+    /// The part of slot `slot` inside transfer `f`'s window, in nanoseconds.
+    fn overlap_ns(&self, f: usize, slot: i64) -> i128 {
+        let Some(&(r, d)) = self.windows.get(f) else {
+            return 0;
+        };
+        let a = i128::from(slot) * self.slot_ns;
+        (d.min(a + self.slot_ns) - r.max(a)).max(0)
+    }
+
+    /// The planned rate (bits/s) of transfer `f` at time `t` (seconds, taken to the nearest
+    /// nanosecond): in slot `k`, the slot's bits (`rate(f, k)·τ`) sent evenly over the part of
+    /// the slot inside the window, so a plan starts at its release and ends by its deadline
+    /// exactly; 0 outside the window.
+    #[must_use]
+    pub fn rate_at(&self, f: usize, t: f64) -> f64 {
+        let Some(&(r, d)) = self.windows.get(f) else {
+            return 0.0;
+        };
+        let t = ns(t);
+        if t < r || t >= d {
+            return 0.0;
+        }
+        let k = t.div_euclid(self.slot_ns);
+        let k = k.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+        let o = self.overlap_ns(f, k);
+        if o <= 0 {
+            return 0.0;
+        }
+        self.rate(f, k) * self.slot_ns as f64 / o as f64
+    }
+
+    /// Bits transfer `f`'s plan has sent by time `t` (seconds, to the nearest nanosecond): the
+    /// integral of [`Schedule::rate_at`] from the window's start; its size from the deadline on.
+    ///
+    /// # Complexity
+    /// O(slots of the window before `t`).
+    #[must_use]
+    pub fn planned_bits(&self, f: usize, t: f64) -> f64 {
+        let t = ns(t);
+        let tau = self.slot_ns as f64 * 1e-9;
+        let mut bits = 0.0;
+        for (k, r) in self.rates(f) {
+            let a = i128::from(k) * self.slot_ns;
+            if t >= a + self.slot_ns {
+                bits += r * tau;
+            } else {
+                let Some(&(rel, d)) = self.windows.get(f) else {
+                    break;
+                };
+                let part = (t.min(d) - rel.max(a)).max(0);
+                let o = self.overlap_ns(f, k);
+                if o > 0 {
+                    bits += r * tau * part as f64 / o as f64;
+                }
+                break;
+            }
+        }
+        bits
+    }
+
+    /// The first time after `t` (seconds) at which [`Schedule::rate_at`] of transfer `f` may
+    /// change: its window's start or end or the next slot boundary inside the window;
+    /// `f64::INFINITY` once the window is over. Always later than `t`.
+    #[must_use]
+    pub fn next_change(&self, f: usize, t: f64) -> f64 {
+        let Some(&(r, d)) = self.windows.get(f) else {
+            return f64::INFINITY;
+        };
+        let tn = ns(t);
+        let next = if tn < r {
+            r
+        } else if tn >= d {
+            return f64::INFINITY;
+        } else {
+            ((tn.div_euclid(self.slot_ns) + 1) * self.slot_ns).min(d)
+        };
+        (next as f64 * 1e-9).max(t + f64::EPSILON * t.abs().max(1.0))
+    }
+}
+
+/// `secs` to the nearest nanosecond (saturating; NaN gives 0).
+fn ns(secs: f64) -> i128 {
+    (secs * 1e9).round() as i128
 }
 
 /// The most slots one transfer's window may span in the LP: a bound on what a bad slot length
@@ -262,15 +368,19 @@ pub const MAX_SLOTS_PER_TRANSFER: i64 = 100_000;
 /// The most rate variables the LP may have (70 VGG16 jobs need 12,461).
 pub const MAX_LP_VARIABLES: usize = 2_000_000;
 
-/// The slot window `[first, last]` of a transfer for slot length `slot` (s).
+/// The slots `[first, last]` a transfer's window touches for slot length `slot` (s).
 ///
 /// `first = ⌊release/τ⌋`, `last = max(first, ⌈deadline/τ⌉ − 1)`, computed exactly in integer
 /// nanoseconds (the shared model's time unit, [`Nanos`]): the times and the slot are first
 /// rounded to the nearest nanosecond, so a transfer released at 0.3 s with 0.1 s slots starts in
 /// slot 3 (in `f64`, `0.3 / 0.1` is 2.999…96 and its floor would start it a slot early).
+///
+/// The first and last slots may be cut by the window: the LP lets a transfer send in slot `k`
+/// at most what its route's capacity carries in the part of the slot inside its window
+/// (`x_{f,k}·τ ≤ C_f·|[kτ, (k+1)τ) ∩ [release, deadline)|`), and [`Schedule::rate_at`] sends it
+/// there, so a plan starts at its release and ends by its deadline (its LAT) exactly.
 #[must_use]
 pub fn window(t: &LpTransfer, slot: f64) -> (i64, i64) {
-    let ns = |secs: f64| (secs * 1e9).round() as i128; // saturating, NaN → 0
     let tau = ns(slot).max(1);
     let first = ns(t.release).div_euclid(tau);
     let last = (-(-ns(t.deadline)).div_euclid(tau) - 1).max(first);
@@ -282,6 +392,7 @@ struct Built {
     vars: ProblemVariables,
     x: Vec<Vec<Variable>>,
     first: Vec<i64>,
+    windows: Vec<(i128, i128)>,
     /// port-slot → (variables on it, reserved fraction, capacity fraction)
     ports: Vec<(Vec<Variable>, f64, f64)>,
     rows: usize,
@@ -302,6 +413,7 @@ fn build(
     let mut ports: BTreeMap<(u64, i64), (u32, Vec<Variable>)> = BTreeMap::new();
     let mut path: Vec<u32> = Vec::new();
     let mut total_vars = 0usize;
+    let mut windows = Vec::with_capacity(transfers.len());
     for (index, t) in transfers.iter().enumerate() {
         if !(t.release.is_finite() && t.deadline.is_finite())
             || t.deadline < t.release
@@ -347,7 +459,23 @@ fn build(
                 reason: "gives the LP more than MAX_LP_VARIABLES rate variables",
             });
         }
-        let xs = vars.add_vector(variable().min(0.0), n);
+        // Each slot's share of the window bounds the rate: a cut slot carries at most what
+        // the route carries in the part of it inside the window.
+        let (r_ns, d_ns) = (ns(t.release), ns(t.deadline));
+        let tau = ns(slot).max(1);
+        let c_f = cluster.path_capacity(t.src, t.dst) / c_ref;
+        let xs: Vec<Variable> = (0..n)
+            .map(|k| {
+                let s0 = i128::from(a + k as i64) * tau;
+                let o = (d_ns.min(s0 + tau) - r_ns.max(s0)).max(0);
+                // One nanosecond of slack in a cut slot absorbs the rounding of the window's
+                // ends to whole nanoseconds (a window exactly as long as the transfer's time
+                // at line rate stays feasible).
+                let frac = if o < tau { (o + 1) as f64 } else { o as f64 } / tau as f64;
+                vars.add(variable().min(0.0).max(c_f * frac))
+            })
+            .collect();
+        windows.push((r_ns, d_ns));
         path.clear();
         cluster.route(t.src.index(), t.dst.index(), &mut path);
         for (k, &v) in xs.iter().enumerate() {
@@ -375,6 +503,7 @@ fn build(
         vars,
         x,
         first,
+        windows,
         ports,
         rows,
     })
@@ -434,6 +563,7 @@ where
         mut vars,
         x,
         first: _,
+        windows: _,
         ports,
         mut rows,
     } = build(cluster, transfers, reserved, slot, c_ref)?;
@@ -637,6 +767,7 @@ where
     // Validate windows once and learn the port-slot count for the Flutter guard.
     let built = build(cluster, transfers, reserved, slot, c_ref)?;
     let first = built.first.clone();
+    let windows = built.windows.clone();
     let n_ports = built.ports.len();
     let finish = |res: StageResult,
                   min_max: f64,
@@ -647,7 +778,9 @@ where
         let peak = res.loads.iter().copied().fold(0.0, f64::max);
         Schedule {
             slot,
+            slot_ns: ns(slot).max(1),
             first: first.clone(),
+            windows: windows.clone(),
             rates: res
                 .rates
                 .iter()
@@ -755,8 +888,8 @@ where
     }
 }
 
-/// `α`-selection (paper §3.4 (1)): the first `⌈α·n⌉` of `n` transfers in topological order
-/// enter the LP. Returns how many.
+/// `α`-selection (paper §3.4 (1)): how many of a job's `n` transfers enter the LP,
+/// `⌈α·n⌉`; [`alpha_selection`] says which.
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] when `α` is not in `[0, 1]`.
@@ -771,14 +904,32 @@ pub fn alpha_prefix(n: usize, alpha: f64) -> Result<usize, Error> {
     Ok(((alpha * n as f64) - 1e-9).ceil().max(0.0) as usize)
 }
 
-/// The LP's transfers for one job as JIT plans it at its arrival `arrival` (paper §3.4): the
-/// first `n` of the job's transfers in topological order (see [`alpha_prefix`]), each with
-/// release `arrival + max(0, EAT − trans)` and deadline `max(arrival + LAT, release + trans)`
-/// from `est`, where `trans` is the transfer's time alone on its path ([`lat::trans`]).
-/// `n` past the job's transfer count takes them all.
+/// The transfers of `job` that enter the LP (paper §3.4 (1)): the `n` with the smallest LAT
+/// in `est` ("transfers with a smaller LAT should have a higher priority"; the paper's
+/// "first 40 % in topological order" are the transfers of smallest LAT), ties broken by
+/// topological position, so the result does not depend on how the nodes are numbered. In
+/// LP order (smallest LAT first); `n` past the job's transfer count takes them all.
 ///
 /// # Complexity
-/// O(n) time and space.
+/// O(T log T) for T transfers.
+#[must_use]
+pub fn alpha_selection(job: &Job, est: &lat::Lat, n: usize) -> Vec<TaskId> {
+    let mut ids: Vec<(usize, TaskId)> = job.transfers().iter().copied().enumerate().collect();
+    ids.sort_by(|&(pa, a), &(pb, b)| {
+        let (la, lb) = (est.lat(a).unwrap_or(0.0), est.lat(b).unwrap_or(0.0));
+        la.total_cmp(&lb).then(pa.cmp(&pb))
+    });
+    ids.truncate(n);
+    ids.into_iter().map(|(_, id)| id).collect()
+}
+
+/// The LP's transfers for one job as JIT plans it at its arrival `arrival` (paper §3.4): the
+/// `n` of [`alpha_selection`], in its order, each with release `arrival + max(0, EAT − trans)`
+/// and deadline `max(arrival + LAT, release + trans)` from `est`, where `trans` is the
+/// transfer's time alone on its path ([`lat::trans`]).
+///
+/// # Complexity
+/// O(T log T) time, O(T) space for T transfers.
 #[must_use]
 pub fn job_transfers(
     job: &Job,
@@ -787,10 +938,9 @@ pub fn job_transfers(
     n: usize,
     arrival: f64,
 ) -> Vec<LpTransfer> {
-    let ids = job.transfers();
-    ids[..n.min(ids.len())]
-        .iter()
-        .filter_map(|&id| {
+    alpha_selection(job, est, n)
+        .into_iter()
+        .filter_map(|id| {
             let NodeKind::Transfer { size, src, dst } = job.node(id) else {
                 return None;
             };
@@ -806,4 +956,199 @@ pub fn job_transfers(
             })
         })
         .collect()
+}
+
+/// A plan that may have needed wider windows: what [`solve_relaxed`] returns.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Relaxed {
+    /// The plan.
+    pub schedule: Schedule,
+    /// The transfers as solved (their deadlines widened `2^widenings` times from release).
+    pub transfers: Vec<LpTransfer>,
+    /// How many times the windows were doubled before the LP became feasible (0: as given).
+    pub widenings: u32,
+    /// LP solves in all, the infeasible attempts included.
+    pub solves: usize,
+}
+
+/// [`solve`], and when the LP is infeasible, the deadline relaxation JIT's simulator applies:
+/// every window `deadline − release` doubled from its release ([`LpTransfer::widened`]), up to
+/// `max_widenings` times, until the LP is feasible.
+///
+/// The paper gives no rule for an infeasible instance (its LATs are estimates, and a transfer
+/// that misses its LAT must still be sent, §1.2); this one is ours. Algorithm 1's LATs assume a
+/// transfer alone on its route, so plans of several jobs on one port (through `reserved`), or
+/// transfers that share a port inside one job, can leave the LP infeasible; doubling every
+/// window of the job keeps their order and stretches the job's plan uniformly. A user calls it
+/// instead of [`solve`], or after [`solve`] returned [`Error::Infeasible`].
+///
+/// # Errors
+/// [`Error::Infeasible`] when the LP is still infeasible after `max_widenings` doublings; any
+/// other error of [`solve`] at once.
+///
+/// # Complexity
+/// Up to `max_widenings + 1` times [`solve`].
+pub fn solve_relaxed(
+    cluster: &Cluster,
+    transfers: &[LpTransfer],
+    reserved: &Reservations,
+    slot: Nanos,
+    objective: Objective,
+    backend: Backend,
+    max_widenings: u32,
+) -> Result<Relaxed, Error> {
+    let mut solves = 0;
+    for widenings in 0..=max_widenings {
+        let factor = f64::from(1u32 << widenings.min(20));
+        let ts: Vec<LpTransfer> = transfers.iter().map(|t| t.widened(factor)).collect();
+        match solve(cluster, &ts, reserved, slot, objective, backend) {
+            Ok(schedule) => {
+                solves += schedule.solves.max(1);
+                return Ok(Relaxed {
+                    schedule,
+                    transfers: ts,
+                    widenings,
+                    solves,
+                });
+            }
+            Err(Error::Infeasible { .. }) => solves += 1,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(Error::Infeasible {
+        transfers: transfers.len(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::JobBuilder;
+    use crate::lat::LatMethod;
+    use fabric_model::BitsPerSec;
+
+    fn unit(n: usize) -> Cluster {
+        Cluster::uniform(n, BitsPerSec::new(1)).unwrap()
+    }
+
+    fn solve1(c: &Cluster, ts: &[LpTransfer], slot: Nanos) -> Result<Schedule, Error> {
+        solve(
+            c,
+            ts,
+            &Reservations::new(),
+            slot,
+            Objective::MinMax,
+            Backend::Microlp,
+        )
+    }
+
+    #[test]
+    fn a_plan_ends_by_its_deadline_inside_a_cut_slot() {
+        // 1.5 bits from 0.25 s to 1.75 s on unit ports, 1 s slots: the window cuts both slots
+        // in half... of [0, 1) it holds 0.75 s, of [1, 2) 0.75 s. Each slot carries at most
+        // 0.75 bits; the plan needs them all: U* = 0.75 and nothing after 1.75 s.
+        let c = unit(2);
+        let t = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.5, 0.25, 1.75);
+        let s = solve1(&c, &[t], Nanos::from_secs(1)).unwrap();
+        assert!((s.rate(0, 0) - 0.75).abs() < 1e-6 && (s.rate(0, 1) - 0.75).abs() < 1e-6);
+        assert!((s.min_max - 0.75).abs() < 1e-6, "{s:?}");
+        assert_eq!(s.rate_at(0, 0.2), 0.0);
+        assert!((s.rate_at(0, 0.5) - 1.0).abs() < 1e-6);
+        assert!((s.rate_at(0, 1.7) - 1.0).abs() < 1e-6);
+        assert_eq!(s.rate_at(0, 1.75), 0.0);
+        assert!((s.planned_bits(0, 1.0) - 0.75).abs() < 1e-6);
+        assert!((s.planned_bits(0, 1.75) - 1.5).abs() < 1e-6);
+        assert_eq!(s.window_secs(0), Some((0.25, 1.75)));
+        // Its rate changes at the window's start, the slot boundary and the window's end.
+        assert_eq!(s.next_change(0, 0.0), 0.25);
+        assert_eq!(s.next_change(0, 0.25), 1.0);
+        assert_eq!(s.next_change(0, 1.0), 1.75);
+        assert!(s.next_change(0, 1.75).is_infinite());
+        // 1.6 bits do not fit before 1.75 s (windows rounded outward let them: 2 slots of 1 s).
+        let t = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.6, 0.25, 1.75);
+        assert_eq!(
+            solve1(&c, &[t], Nanos::from_secs(1)),
+            Err(Error::Infeasible { transfers: 1 })
+        );
+    }
+
+    #[test]
+    fn relaxation_doubles_the_windows_until_feasible() {
+        // Two 2-bit transfers into one unit port, both due by 2 s: 4 bits cannot arrive in
+        // 2 s. Doubled once (deadline 4 s), they fit.
+        let c = unit(3);
+        let ts = [
+            LpTransfer::new(MachineId::new(0), MachineId::new(2), 2.0, 0.0, 2.0),
+            LpTransfer::new(MachineId::new(1), MachineId::new(2), 2.0, 0.0, 2.0),
+        ];
+        let slot = Nanos::from_secs(1);
+        assert_eq!(
+            solve1(&c, &ts, slot),
+            Err(Error::Infeasible { transfers: 2 })
+        );
+        let r = solve_relaxed(
+            &c,
+            &ts,
+            &Reservations::new(),
+            slot,
+            Objective::MinMax,
+            Backend::Microlp,
+            4,
+        )
+        .unwrap();
+        assert_eq!(r.widenings, 1);
+        assert_eq!(r.solves, 2);
+        assert_eq!(r.transfers[0].deadline, 4.0);
+        assert_eq!(r.transfers[1], ts[1].widened(2.0));
+        assert!((r.schedule.min_max - 1.0).abs() < 1e-9);
+        assert_eq!(
+            solve_relaxed(
+                &c,
+                &ts,
+                &Reservations::new(),
+                slot,
+                Objective::MinMax,
+                Backend::Microlp,
+                0
+            ),
+            Err(Error::Infeasible { transfers: 2 })
+        );
+        // A feasible LP is solved as given.
+        let one = solve_relaxed(
+            &c,
+            &ts[..1],
+            &Reservations::new(),
+            slot,
+            Objective::MinMax,
+            Backend::Microlp,
+            4,
+        )
+        .unwrap();
+        assert_eq!((one.widenings, one.transfers[0]), (0, ts[0]));
+    }
+
+    #[test]
+    fn alpha_takes_the_smallest_lats_whatever_the_topological_order() {
+        // C1 (4 s) -> C2 (0 s); T_late (1 bit) feeds C2 and is listed first in topological
+        // order, T_early (1 bit) feeds C1. LATs: T_early 1 s, T_late 1 + 4 + 1 = 6 s. α = 0.5
+        // takes T_early, where the first transfer in topological order would be T_late.
+        let c = unit(2);
+        let mut b = JobBuilder::new();
+        let late = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        let early = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        let c1 = b.compute_secs(4.0);
+        let c2 = b.compute_secs(0.0);
+        b.edge(early, c1).edge(c1, c2).edge(late, c2);
+        let job = b.build(&c).unwrap();
+        assert_eq!(job.transfers()[0], late);
+        let est = lat::estimate(&job, &c, LatMethod::Algorithm1);
+        assert_eq!((est.lat(early), est.lat(late)), (Some(1.0), Some(6.0)));
+        let n = alpha_prefix(2, 0.5).unwrap();
+        assert_eq!(alpha_selection(&job, &est, n), vec![early]);
+        assert_eq!(alpha_selection(&job, &est, 5), vec![early, late]);
+        let ts = job_transfers(&job, &c, &est, n, 10.0);
+        assert_eq!(ts.len(), 1);
+        assert_eq!((ts[0].release, ts[0].deadline), (10.0, 11.0));
+    }
 }

@@ -266,12 +266,32 @@ fn pick_distinct(rng: &mut SeededRng, machines: &[MachineId], k: usize) -> Vec<M
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum JobKind {
-    /// A DL training iteration with its DAG.
+    /// A DL training iteration of one of the paper's models, with its DAG.
     Dag(Model),
+    /// A job with a DAG of the user's own (built with [`JobBuilder`]), not one of the paper's
+    /// models: scheduled and measured as a DAG job, reported without a model.
+    CustomDag,
     /// A file transfer without DAG (background).
     File,
     /// A coflow from a trace (no DAG; background).
     Coflow,
+}
+
+impl JobKind {
+    /// Whether the job is a DAG job ([`JobKind::Dag`] or [`JobKind::CustomDag`]).
+    #[must_use]
+    pub fn is_dag(&self) -> bool {
+        matches!(self, Self::Dag(_) | Self::CustomDag)
+    }
+
+    /// The paper's model the job runs, if it is one.
+    #[must_use]
+    pub fn model(&self) -> Option<Model> {
+        match self {
+            Self::Dag(m) => Some(*m),
+            Self::CustomDag | Self::File | Self::Coflow => None,
+        }
+    }
 }
 
 /// A job and when it arrives.
@@ -566,7 +586,7 @@ pub fn generate(cluster: &Cluster, cfg: &WorkloadConfig) -> Result<Vec<SimJob>, 
                     cluster,
                 )?
             }
-            JobKind::File | JobKind::Coflow => {
+            JobKind::CustomDag | JobKind::File | JobKind::Coflow => {
                 let chosen: Vec<MachineId> = pick_distinct(&mut rng, &machines, 2);
                 let size = cfg.file_sizes[rng.random_range(0..cfg.file_sizes.len())];
                 file_job(size, chosen[0], chosen[1], cluster)?

@@ -31,7 +31,7 @@ pub(super) struct Flow {
     pub(super) sent: f64,
     pub(super) lp: Option<usize>,
     pub(super) deadline_slot: i64,
-    /// JIT with [`RestPolicy::LatPriority`] (the default): absolute LAT (s) of a DAG transfer
+    /// JIT with [`RestPolicy::LatPriority`] (ours): absolute LAT (s) of a DAG transfer
     /// outside the LP.
     pub(super) lat_abs: f64,
     pub(super) channel: bool,
@@ -93,9 +93,9 @@ pub(super) struct Sim<'a> {
     pub(super) lp: LpStats,
     /// Whether a flow arrived or left since the coflow policies last ranked the jobs.
     pub(super) dirty: bool,
-    /// Bits per (port, window) of the DAG transfers the scheduler schedules.
+    /// Bits per (port, window) of JIT's planned (LP) transfers; empty for the baselines.
     pub(super) usage: HashMap<(usize, i64), f64>,
-    /// The same over all DAG transfers; kept for JIT only (for the baselines it equals `usage`).
+    /// The same over all DAG transfers (every scheduler).
     pub(super) usage_all: HashMap<(usize, i64), f64>,
     pub(super) max_util: f64,
     pub(super) unfinished: usize,
@@ -436,9 +436,9 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
     for f in &sim.flows {
         max_err = max_err.max((f.sent - f.size).abs() / f.size.max(1.0));
     }
-    let remaining = sim.remaining_ratios(&sim.usage);
-    let remaining_all_dag = if matches!(cfg.scheduler, Scheduler::Jit(_)) {
-        sim.remaining_ratios(&sim.usage_all)
+    let remaining = sim.remaining_ratios(&sim.usage_all);
+    let remaining_planned = if matches!(cfg.scheduler, Scheduler::Jit(_)) {
+        sim.remaining_ratios(&sim.usage)
     } else {
         remaining.clone()
     };
@@ -474,7 +474,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
     Ok(SimResult {
         jobs: outcomes,
         remaining,
-        remaining_all_dag,
+        remaining_planned,
         lp: sim.lp,
         max_port_utilisation: sim.max_util,
         lp_bits_on_plan: sim.lp_bits_on_plan,

@@ -2,10 +2,11 @@
 //! run once; the LP's flows get their planned rate for the current slot first, then flows
 //! behind their plan (released late, or past their LAT) catch up greedily in deadline order
 //! (the gap to the plan counted continuously, so a flow at its planned rate is never behind);
-//! with [`RestPolicy::LatPriority`] the DAG transfers outside the LP come next by strict
-//! priority in order of absolute LAT, and the flows left (files, coflows, and with
-//! [`RestPolicy::Background`] the transfers outside the LP) share what is left as in the
-//! TensorFlow policy.
+//! with [`RestPolicy::Background`] (the default, the paper's reading) the transfers outside the
+//! LP and the flows without a DAG (files, coflows) share what is left as in the TensorFlow
+//! policy; with [`RestPolicy::LatPriority`] (ours) the DAG transfers outside the LP and the
+//! files' channel heads come next by strict priority, the job with the fewest bits left first
+//! and a job's transfers in LAT order, and what is left is shared as in the TensorFlow policy.
 
 use super::engine::Sim;
 use super::policy::RatePolicy;
@@ -13,7 +14,7 @@ use super::{JitConfig, RestPolicy};
 use crate::Error;
 use crate::job::TaskId;
 use crate::lat;
-use crate::lp::{self, LpTransfer};
+use crate::lp;
 use crate::rates::{FlowDemand, priority_greedy};
 
 /// The JIT policy with its parameters.
@@ -45,25 +46,37 @@ impl RatePolicy for Jit {
     fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
         let jit = self.cfg;
         let mut next = f64::INFINITY;
-        let slot = jit.slot.as_secs_f64();
-        let k_now = (sim.now / slot + 1e-9).floor() as i64;
+        let now = sim.now;
         let mut lp_idx: Vec<usize> = (0..sim.active.len())
             .filter(|&k| sim.flows[sim.active[k]].lp.is_some())
             .collect();
-        lp_idx.sort_by_key(|&k| {
+        // Earliest planned end first (its last slot, then the end inside it: its LAT, or its
+        // widened deadline).
+        let end = |sim: &Sim<'_>, k: usize| {
             let f = &sim.flows[sim.active[k]];
-            (f.deadline_slot, f.job, f.node.index())
+            sim.st[f.job]
+                .plan
+                .as_ref()
+                .and_then(|p| p.window_secs(f.lp.unwrap_or(0)))
+                .map_or(f64::INFINITY, |w| w.1)
+        };
+        lp_idx.sort_by(|&a, &b| {
+            let (fa, fb) = (&sim.flows[sim.active[a]], &sim.flows[sim.active[b]]);
+            fa.deadline_slot
+                .cmp(&fb.deadline_slot)
+                .then(end(sim, a).total_cmp(&end(sim, b)))
+                .then((fa.job, fa.node.index()).cmp(&(fb.job, fb.node.index())))
         });
-        if !lp_idx.is_empty() {
-            next = next.min((k_now + 1) as f64 * slot);
-        }
-        // Pass 1: planned rates.
+        // Pass 1: planned rates, each slot's bits over the part of the slot inside the window.
         let planned: Vec<FlowDemand<'_>> = lp_idx
             .iter()
             .map(|&k| {
                 let f = &sim.flows[sim.active[k]];
-                let plan = sim.st[f.job].plan.as_ref();
-                let r = plan.map_or(0.0, |p| p.rate(f.lp.unwrap_or(0), k_now));
+                let fi = f.lp.unwrap_or(0);
+                let r = sim.st[f.job].plan.as_ref().map_or(0.0, |p| {
+                    next = next.min(p.next_change(fi, now));
+                    p.rate_at(fi, now)
+                });
                 f.demand(r)
             })
             .collect();
@@ -71,7 +84,7 @@ impl RatePolicy for Jit {
             rate[k] = r;
             sim.on_plan[k] = r;
         }
-        // Pass 2: flows behind their plan catch up, earliest deadline first.
+        // Pass 2: flows behind their plan catch up, earliest planned end first.
         let mut behind = Vec::new();
         let mut owed = Vec::new();
         for &k in &lp_idx {
@@ -80,24 +93,13 @@ impl RatePolicy for Jit {
                 continue;
             };
             let fi = f.lp.unwrap_or(0);
-            // Bits planned up to now: whole slots before the current one, and the
-            // current slot's rate for the part of it already elapsed (a flow that
-            // moves at its planned rate is never behind).
-            let into_slot = (sim.now - k_now as f64 * slot).clamp(0.0, slot);
-            let cum: f64 = plan
-                .rates(fi)
-                .take_while(|&(s, _)| s <= k_now)
-                .map(|(s, r)| r * if s < k_now { slot } else { into_slot })
-                .sum();
-            let late = k_now > f.deadline_slot;
+            // Bits planned up to now (a flow that moves at its planned rate is never behind).
+            let cum = plan.planned_bits(fi, now).min(f.size);
+            let late = plan.next_change(fi, now).is_infinite();
             let tol = 1e-9 * f.size.max(1.0);
-            if late || f.sent + tol < cum.min(f.size) {
+            if late || f.sent + tol < cum {
                 behind.push(k);
-                owed.push(if late {
-                    f.remaining
-                } else {
-                    cum.min(f.size) - f.sent
-                });
+                owed.push(if late { f.remaining } else { cum - f.sent });
             }
         }
         let d: Vec<FlowDemand<'_>> = behind
@@ -113,36 +115,66 @@ impl RatePolicy for Jit {
             // The gap to the plan closes at the catch-up rate on top of the plan. A
             // gap too small to move the clock closes within the next step anyway
             // (and an event at `now` would repeat forever).
-            let at = sim.now + o / r;
-            if r > 0.0 && at > sim.now {
+            let at = now + o / r;
+            if r > 0.0 && at > now {
                 next = next.min(at);
             }
         }
-        // Pass 3 (RestPolicy::LatPriority, the default): the DAG transfers outside the
-        // LP by absolute LAT, strict priority.
+        // Pass 3 (RestPolicy::LatPriority, ours): the DAG transfers outside the LP and the
+        // files' channel heads by strict priority, the job with the fewest bits left in its
+        // released transfers first (its LP transfers included), a job's transfers in order of
+        // LAT (on a tie a DAG job before a file, which has no LAT). Measured against strict LAT priority ahead of every file, and against earliest
+        // deadline first (a file due at its arrival plus twice its time alone), with 150 DAG
+        // jobs and 40 files at load 0.9 (`examples/load_probe`): DAG speedup 1.441 and files
+        // 1.375x alone here, 1.353 and 1.690 for LAT priority, 1.349 and 1.390 for EDF
+        // (TensorFlow's order: files 1.621; Varys 1.332).
+        let mut first: Vec<(usize, f64)> = Vec::new();
         if jit.rest == RestPolicy::LatPriority {
-            let mut rest: Vec<usize> = (0..sim.active.len())
-                .filter(|&k| {
-                    let f = &sim.flows[sim.active[k]];
-                    f.lp.is_none() && !f.channel
+            let mut job_rem = vec![0.0f64; sim.jobs.len()];
+            for &id in &sim.active {
+                let f = &sim.flows[id];
+                job_rem[f.job] += f.remaining;
+            }
+            let mut rest: Vec<(f64, f64, usize, usize)> = (0..sim.active.len())
+                .filter_map(|k| {
+                    let id = sim.active[k];
+                    let f = &sim.flows[id];
+                    if f.lp.is_some() {
+                        None
+                    } else if !f.channel {
+                        Some((job_rem[f.job], f.lat_abs, id, k))
+                    } else if !sim.st[f.job].dag && sim.is_head(id) {
+                        Some((job_rem[f.job], f64::INFINITY, id, k))
+                    } else {
+                        None
+                    }
                 })
                 .collect();
-            rest.sort_by(|&a, &b| {
-                let (fa, fb) = (&sim.flows[sim.active[a]], &sim.flows[sim.active[b]]);
-                fa.lat_abs
-                    .total_cmp(&fb.lat_abs)
-                    .then(sim.active[a].cmp(&sim.active[b]))
+            rest.sort_by(|a, b| {
+                a.0.total_cmp(&b.0)
+                    .then(a.1.total_cmp(&b.1))
+                    .then(a.2.cmp(&b.2))
             });
+            let rest: Vec<(f64, usize, usize)> =
+                rest.into_iter().map(|(_, l, id, k)| (l, id, k)).collect();
             let d: Vec<FlowDemand<'_>> = rest
                 .iter()
-                .map(|&k| sim.flows[sim.active[k]].demand(f64::INFINITY))
+                .map(|&(_, id, _)| sim.flows[id].demand(f64::INFINITY))
                 .collect();
-            for (r, &k) in priority_greedy(&d, free).into_iter().zip(&rest) {
-                rate[k] = r;
+            for (r, &(_, id, k)) in priority_greedy(&d, free).into_iter().zip(&rest) {
+                if sim.flows[id].channel {
+                    first.push((k, r));
+                } else {
+                    rate[k] = r;
+                }
             }
         }
-        // Pass 4: everything else shares what is left, channel by channel.
+        // Pass 4: everything else (with RestPolicy::Background, the paper's reading, the
+        // transfers outside the LP and the files) shares what is left, channel by channel.
         sim.share_channels(rate, free);
+        for (k, r) in first {
+            rate[k] += r;
+        }
         next
     }
 }
@@ -165,51 +197,145 @@ impl Sim<'_> {
             self.st[j].tf_rank[t.index()] = rank as u32;
             self.st[j].lat_abs[t.index()] = arrival + est.lat(t).unwrap_or(0.0);
         }
+        let selected = lp::alpha_selection(job, &est, n_lp);
         let base = lp::job_transfers(job, self.cluster, &est, n_lp, arrival);
         if base.is_empty() {
             return Ok(());
         }
         self.reserved
             .forget_before((self.now / jit.slot.as_secs_f64()).floor() as i64);
-        let mut relaxed = false;
-        for attempt in 0..=jit.max_relax {
-            let scale = f64::from(1u32 << attempt.min(20));
-            let ts: Vec<LpTransfer> = base
-                .iter()
-                .map(|t| LpTransfer {
-                    deadline: t.release + (t.deadline - t.release) * scale,
-                    ..*t
-                })
-                .collect();
-            match lp::solve(
-                self.cluster,
-                &ts,
-                &self.reserved,
-                jit.slot,
-                jit.objective,
-                jit.backend,
-            ) {
-                Ok(s) => {
-                    self.lp.solves += s.solves.max(1);
-                    self.lp.planned += 1;
-                    self.lp.relaxed += usize::from(relaxed);
-                    self.lp.max_variables = self.lp.max_variables.max(s.variables);
-                    self.lp_peaks.push(s.min_max);
-                    self.reserved.add_schedule(self.cluster, &ts, &s);
-                    for (f, &t) in self.jobs[j].job.transfers()[..n_lp].iter().enumerate() {
-                        self.st[j].lp_index[t.index()] = f as u32;
-                    }
-                    self.st[j].plan = Some(s);
-                    return Ok(());
+        match lp::solve_relaxed(
+            self.cluster,
+            &base,
+            &self.reserved,
+            jit.slot,
+            jit.objective,
+            jit.backend,
+            jit.max_relax,
+        ) {
+            Ok(r) => {
+                self.lp.solves += r.solves;
+                self.lp.planned += 1;
+                self.lp.relaxed += usize::from(r.widenings > 0);
+                self.lp.max_variables = self.lp.max_variables.max(r.schedule.variables);
+                self.lp_peaks.push(r.schedule.min_max);
+                self.reserved
+                    .add_schedule(self.cluster, &r.transfers, &r.schedule);
+                for (f, &t) in selected.iter().enumerate() {
+                    self.st[j].lp_index[t.index()] = f as u32;
                 }
-                Err(Error::Infeasible { .. }) => {
-                    self.lp.solves += 1;
-                    relaxed = true;
-                }
-                Err(e) => return Err(e),
+                self.st[j].plan = Some(r.schedule);
+                Ok(())
             }
+            Err(Error::Infeasible { .. }) => {
+                self.lp.solves += jit.max_relax as usize + 1;
+                self.lp.unplanned += 1;
+                Ok(())
+            }
+            Err(e) => Err(e),
         }
-        self.lp.unplanned += 1;
-        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::job::JobBuilder;
+    use crate::sim::{JitConfig, RestPolicy, Scheduler, SimConfig, simulate};
+    use crate::workload::{JobKind, SimJob};
+    use crate::{Cluster, MachineId};
+    use fabric_model::{BitsPerSec, Nanos};
+
+    /// A chain T1 → C1 (2 s) → C2 ← T2 of unit ports, built by the user (no paper model).
+    fn custom(cluster: &Cluster) -> crate::Job {
+        let mut b = JobBuilder::new();
+        let t1 = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(2));
+        let t2 = b.transfer_bits(2.0, MachineId::new(1), MachineId::new(2));
+        let c1 = b.compute_secs(2.0);
+        let c2 = b.compute_secs(1.0);
+        b.edge(t1, c1).edge(c1, c2).edge(t2, c2);
+        b.build(cluster).unwrap()
+    }
+
+    #[test]
+    fn a_custom_dag_is_planned_and_measured_as_a_dag_job() {
+        let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
+        // Arriving inside a slot: the plan starts at the arrival, not at the slot's start.
+        let jobs = [SimJob::at_secs(0.25, custom(&cluster), JobKind::CustomDag)];
+        let jit = JitConfig::default()
+            .with_alpha(1.0)
+            .with_slot(Nanos::from_millis(500));
+        let r = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Jit(jit))).unwrap();
+        assert_eq!(r.lp.planned, 1);
+        assert_eq!(r.jobs[0].kind, JobKind::CustomDag);
+        assert!(r.jobs[0].kind.is_dag() && r.jobs[0].kind.model().is_none());
+        // Algorithm 1's LATs: T1 1 s, T2 l1 + C1 + trans(T2) = 1 + 2 + 2 = 5 s, past C1's end
+        // (3 s): the lexicographic plan spreads T2 to its LAT, C2 starts at 5 s, and the job
+        // takes 6 s where its critical path is 4 s (the paper's formula (1), followed).
+        let bits = r.lp_bits_on_plan + r.lp_bits_catch_up;
+        assert!((bits - 3.0).abs() < 1e-9);
+        assert!((r.jobs[0].finish - 6.25).abs() < 1e-6, "{}", r.jobs[0]);
+        assert!((r.jobs[0].alone - 4.0).abs() < 1e-9);
+        // The plans keep each port's capacity per slot on average (P1's (4)-(5)): in the cut
+        // first slot [0.25, 0.5) T1 needs the whole ingress and T2's share of that slot
+        // waits, then catches up (0.125 bits); everything else moves on plan.
+        assert!((r.lp_bits_catch_up - 0.125).abs() < 1e-6, "{r:?}");
+        // Both definitions of remaining bandwidth see the custom job's traffic.
+        assert!(!r.remaining.is_empty() && !r.remaining_planned.is_empty());
+        assert!(r.jobs[0].to_string().starts_with("dag: arrival 0.250 s"));
+    }
+
+    #[test]
+    fn planned_transfers_arrive_by_their_lat_and_the_rest_is_background() {
+        // T2 (outside the LP at α = 0.5) and a 4-bit file share machine 2's ingress: by default
+        // as background traffic, fairly; under our LatPriority T2 goes first.
+        let cluster = Cluster::uniform(4, BitsPerSec::new(1)).unwrap();
+        let file =
+            crate::workload::file_job_bits(4.0, MachineId::new(3), MachineId::new(2), &cluster)
+                .unwrap();
+        let jobs = [
+            SimJob::at_secs(0.0, custom(&cluster), JobKind::CustomDag),
+            SimJob::at_secs(0.0, file, JobKind::File),
+        ];
+        let run = |rest| {
+            let jit = JitConfig::default()
+                .with_alpha(0.5)
+                .with_slot(Nanos::from_millis(500))
+                .with_rest(rest);
+            simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Jit(jit))).unwrap()
+        };
+        let bg = run(RestPolicy::Background);
+        let ours = run(RestPolicy::LatPriority);
+        assert_eq!(JitConfig::default().rest, RestPolicy::Background);
+        // T1 (LAT 1 s) is planned at line rate over [0, 1): the file waits for it under both.
+        // Then T2 (2 bits) and the file (4 bits) from 1 s: fair, T2 lands at 5 and the file
+        // at 7; LAT priority, T2 at 3 and the file at 7.
+        assert!((bg.jobs[0].finish - 6.0).abs() < 1e-6, "{}", bg.jobs[0]);
+        assert!((ours.jobs[0].finish - 4.0).abs() < 1e-6, "{}", ours.jobs[0]);
+        assert!((bg.jobs[1].finish - 7.0).abs() < 1e-6 && (ours.jobs[1].finish - 7.0).abs() < 1e-6);
+        // One definition of remaining bandwidth: all DAG traffic, T2 included, leaves less
+        // than the planned T1 alone.
+        assert!(bg.remaining[0] <= bg.remaining_planned[0]);
+    }
+
+    #[test]
+    fn lat_priority_sends_the_job_with_fewer_bits_left_first() {
+        // A 1-bit file against T2 (2 bits left in its job once T1 is done) on machine 2's
+        // ingress, after the planned T1 [0, 1): the file goes first (1 to 2 s), T2 after it
+        // (2 to 4 s), and C2 starts at 4 s (C1 ends at 3 s).
+        let cluster = Cluster::uniform(4, BitsPerSec::new(1)).unwrap();
+        let file =
+            crate::workload::file_job_bits(1.0, MachineId::new(3), MachineId::new(2), &cluster)
+                .unwrap();
+        let jobs = [
+            SimJob::at_secs(0.0, custom(&cluster), JobKind::CustomDag),
+            SimJob::at_secs(0.0, file, JobKind::File),
+        ];
+        let jit = JitConfig::default()
+            .with_alpha(0.5)
+            .with_slot(Nanos::from_millis(500))
+            .with_rest(RestPolicy::LatPriority);
+        let r = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Jit(jit))).unwrap();
+        assert!((r.jobs[1].finish - 2.0).abs() < 1e-6, "{}", r.jobs[1]);
+        assert!((r.jobs[0].finish - 5.0).abs() < 1e-6, "{}", r.jobs[0]);
     }
 }

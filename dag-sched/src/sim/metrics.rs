@@ -48,6 +48,7 @@ impl fmt::Display for JobOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.kind {
             JobKind::Dag(m) => write!(f, "dag {}", m.name())?,
+            JobKind::CustomDag => f.write_str("dag")?,
             JobKind::File => f.write_str("file")?,
             JobKind::Coflow => f.write_str("coflow")?,
         }
@@ -99,17 +100,15 @@ pub struct SimResult {
     /// One outcome per input job, in input order.
     pub jobs: Vec<JobOutcome>,
     /// Remaining-bandwidth ratios (paper (18), Fig. 8: the bandwidth left "after the scheduler
-    /// has allocated the DAG jobs' resources"): for every port and window in which the
-    /// scheduler allocated bandwidth to DAG transfers it schedules,
-    /// `1 − those bits / (capacity × window)`; sorted ascending. The baselines schedule every
-    /// DAG transfer; JIT schedules the LP's transfers, and the rest of a job's transfers use
-    /// what is left (paper §3.4 1)), like the file jobs, in the order its [`RestPolicy`](super::RestPolicy) gives.
-    /// This is the reading under which the paper's α sweep (Fig. 10: more transfers in the LP,
-    /// less remaining bandwidth) holds; see `remaining_all_dag` for all DAG traffic.
+    /// has allocated the DAG jobs' resources"), one definition for every scheduler: for every
+    /// port and window in which DAG transfers moved bits, `1 − those bits / (capacity ×
+    /// window)`, all of the DAG jobs' transfers counted (for JIT, the LP's and the rest);
+    /// sorted ascending.
     pub remaining: Vec<f64>,
-    /// The same ratio over all DAG traffic, scheduled or background (for JIT, LP and non-LP
-    /// transfers together; for the baselines equal to `remaining`); sorted ascending.
-    pub remaining_all_dag: Vec<f64>,
+    /// JIT only: the same ratio over the LP's planned transfers alone (the rest of a job's
+    /// transfers and the files use what is left, paper §3.4 1)), for the ports and windows in
+    /// which they moved bits; sorted ascending. For the baselines, equal to `remaining`.
+    pub remaining_planned: Vec<f64>,
     /// LP statistics (JIT only).
     pub lp: LpStats,
     /// Largest port utilisation seen at any event (≤ 1 when capacities are kept).
@@ -152,11 +151,7 @@ impl fmt::Display for SimResult {
     /// One paragraph: jobs, mean JCT, last finish, remaining bandwidth, events and (JIT) the
     /// LP statistics.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let dag = self
-            .jobs
-            .iter()
-            .filter(|j| matches!(j.kind, JobKind::Dag(_)))
-            .count();
+        let dag = self.jobs.iter().filter(|j| j.kind.is_dag()).count();
         let last = self.jobs.iter().map(|j| j.finish).fold(0.0, f64::max);
         write!(
             f,
@@ -183,7 +178,7 @@ impl Sim<'_> {
     pub(super) fn record_usage(&mut self, rate: &[f64], t0: f64, t1: f64) {
         let w = self.cfg.sample_window.as_secs_f64();
         let jit = matches!(self.cfg.scheduler, Scheduler::Jit(_));
-        // Per resource: (scheduled DAG rate, all DAG rate), and the total rate; dense vectors
+        // Per resource: (JIT's planned DAG rate, all DAG rate), and the total rate; dense vectors
         // (a resource carries DAG traffic iff its all-DAG rate is positive, as every rate
         // added is).
         let n = self.cluster.capacities().len();
@@ -197,8 +192,8 @@ impl Sim<'_> {
             for &p in &f.path {
                 util[p as usize] += rate[k];
             }
-            if matches!(self.jobs[f.job].kind, JobKind::Dag(_)) {
-                let scheduled = if !jit || f.lp.is_some() { rate[k] } else { 0.0 };
+            if self.st[f.job].dag {
+                let scheduled = if jit && f.lp.is_some() { rate[k] } else { 0.0 };
                 for &p in &f.path {
                     let e = &mut port_rate[p as usize];
                     e.0 += scheduled;
@@ -223,12 +218,12 @@ impl Sim<'_> {
             while a < t1 {
                 let win = (a / w).floor() as i64;
                 let b = ((win + 1) as f64 * w).min(t1);
+                // `usage_all`: all DAG traffic (every scheduler); `usage`: JIT's planned
+                // transfers only.
                 if r > 0.0 {
                     *self.usage.entry((p, win)).or_default() += r * (b - a);
                 }
-                if jit {
-                    *self.usage_all.entry((p, win)).or_default() += r_all * (b - a);
-                }
+                *self.usage_all.entry((p, win)).or_default() += r_all * (b - a);
                 if b <= a {
                     break;
                 }

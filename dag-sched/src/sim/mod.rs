@@ -25,10 +25,10 @@
 //!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
 //!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline
 //!   order (the gap to the plan counted continuously, so a flow at its planned rate is never
-//!   behind); by default ([`RestPolicy::LatPriority`]) the DAG transfers outside the LP come
-//!   next by strict priority in order of absolute LAT, and the flows without a DAG (files,
-//!   coflows) share what is left as in the TensorFlow policy; [`RestPolicy::Background`] lets
-//!   the transfers outside the LP share with the files instead.
+//!   behind); by default ([`RestPolicy::Background`], the paper's reading) the DAG transfers
+//!   outside the LP share what the plans leave with the flows without a DAG (files, coflows),
+//!   as background traffic; our option [`RestPolicy::LatPriority`] sends them and the files
+//!   by strict priority, the job with the fewest bits left first, a job's transfers by LAT.
 //!
 //! Layout: the engine (events, flows, channels) drives a rate policy, one file per
 //! scheduler (`tensorflow`, `tictac`, `sincronia`, `varys`, `jit`, behind the crate's
@@ -54,6 +54,7 @@ use crate::lp::{Backend, Objective};
 pub use engine::simulate;
 pub use metrics::{JobOutcome, LpStats, SimResult};
 
+/// How JIT sends the DAG transfers outside its LP (those beyond the α-selection, and every
 /// transfer of a job the LP could not plan).
 ///
 /// The paper leaves this to the administrator: the transfers outside the LP and the jobs
@@ -63,21 +64,24 @@ pub use metrics::{JobOutcome, LpStats, SimResult};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum RestPolicy {
-    /// The default: strict priority in order of absolute LAT (job arrival + LAT) across all
-    /// jobs, ahead of the flows without a DAG (which have no LAT), which share what is left
-    /// max-min fairly. This is the policy under which JIT reaches the paper's speedup
-    /// (`reproduce dag --scale paper`); like every priority to DAG jobs it slows the files
-    /// somewhat more than TensorFlow's fair sharing does.
-    #[default]
+    /// Ours, not the paper's: strict priority over the DAG transfers outside the LP and the
+    /// files' channels, the job with the fewest bits left in its released transfers first
+    /// (as Varys serves the smallest coflow first), a job's transfers in order of LAT; what
+    /// is left is shared max-min fairly.
     LatPriority,
-    /// The transfers outside the LP are background traffic exactly like the files: every
-    /// (job, sender, receiver) channel shares what the plans leave max-min fairly with the
-    /// files' channels, each channel sending its transfers one at a time in LAT order.
+    /// The default, the paper's reading (§3.4 1): "transfers with a larger LAT can be treated
+    /// as background traffic, sent in the remaining bandwidth"): the transfers outside the LP
+    /// are background traffic exactly like the files: every (job, sender, receiver) channel
+    /// shares what the plans leave max-min fairly with the files' channels, each channel
+    /// sending its transfers one at a time in LAT order.
+    #[default]
     Background,
 }
 
 /// JIT's parameters: [`JitConfig::default`] is the paper's (α = 0.4, 100 ms slots, Algorithm 1,
-/// P1's min-max objective, microlp), changed with the `with_*` setters.
+/// the lexicographic objective of P2–P4 in levels form with 3 levels (the level count is ours),
+/// the transfers outside the LP as background traffic, microlp), changed with the `with_*`
+/// setters.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct JitConfig {
@@ -105,10 +109,10 @@ impl Default for JitConfig {
             alpha: 0.4,
             slot: Nanos::from_millis(100),
             lat: LatMethod::Algorithm1,
-            objective: Objective::MinMax,
+            objective: Objective::LexLevels { levels: 3 },
             backend: Backend::Microlp,
             max_relax: 4,
-            rest: RestPolicy::LatPriority,
+            rest: RestPolicy::Background,
         }
     }
 }
