@@ -29,7 +29,7 @@
 //! - [`models`]: per-layer tensors and MACs of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152.
 //! - [`workload`]: parameter-server training iterations as job DAGs, file jobs, Poisson mixes.
 //! - [`trace`]: the coflow-benchmark trace format, from `&str`, with line-numbered errors.
-//! - `instance` (feature `json`, on by default): JSON job sets (machines, capacity, DAG jobs,
+//! - `instance` (feature `json`, off by default): JSON job sets (machines, capacity, DAG jobs,
 //!   slot, α) for the LP, from `&str`.
 //!
 //! The crate does no I/O and reads no clock; every randomised part takes a seed (ChaCha8 from
