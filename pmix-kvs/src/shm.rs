@@ -53,7 +53,7 @@ mod reader;
 mod writer;
 
 pub use reader::{ShmAnswer, ShmNspace, ShmReader};
-pub use writer::{Published, ShmWriter};
+pub use writer::{LockEvent, Published, ShmWriter};
 
 #[cfg(test)]
 mod tests;

@@ -16,6 +16,15 @@ use super::layout::{
     half_words, pack, proc_word, record_hash,
 };
 
+/// Where [`ShmWriter::publish_noting_lock`] stands when it calls back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockEvent {
+    /// The image is built; the write lock is asked for next.
+    Taking,
+    /// The write lock is held (every reader is out); the copy comes next.
+    Held,
+}
+
 /// What one [`ShmWriter::publish`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -233,6 +242,22 @@ impl ShmWriter {
     /// # Complexity
     /// O(image words) for the copy, under the lock, plus [`ShmWriter::build`].
     pub fn publish(&mut self, region: &Region<'_>, store: &NodeStore) -> Result<Published> {
+        self.publish_noting_lock(region, store, |_| {})
+    }
+
+    /// As [`ShmWriter::publish`], calling `on_lock` with [`LockEvent::Taking`] just before
+    /// asking for the write lock (the image is built) and with [`LockEvent::Held`] once it
+    /// is held, before the copy: a caller timing the writer's wait for its readers reads its
+    /// clock there (this crate reads none).
+    ///
+    /// # Errors
+    /// As [`ShmWriter::publish`] (`on_lock` is not called when the image does not fit).
+    pub fn publish_noting_lock(
+        &mut self,
+        region: &Region<'_>,
+        store: &NodeStore,
+        mut on_lock: impl FnMut(LockEvent),
+    ) -> Result<Published> {
         let used = self.build(store)?;
         let capacity = half_words(region.words());
         if used > capacity {
@@ -247,7 +272,9 @@ impl ShmWriter {
         let records = self.index.len();
         let image = &mut self.image;
         let words = region.words();
+        on_lock(LockEvent::Taking);
         region.write(|w| {
+            on_lock(LockEvent::Held);
             let current = w.get(W_CURRENT).unwrap_or(0);
             if current & 0xFF == MOVED {
                 return Err(Error::StoreMoved {
