@@ -103,12 +103,21 @@ pub(crate) fn byte_words(len: usize) -> usize {
 }
 
 /// Word `i` of `bytes` packed little-endian, zero-padded at the end.
+#[inline]
 pub(crate) fn chunk(bytes: &[u8], i: usize) -> u64 {
-    let start = (i * 8).min(bytes.len());
-    let end = (start + 8).min(bytes.len());
-    let mut w = [0u8; 8];
-    w[..end - start].copy_from_slice(&bytes[start..end]);
-    u64::from_le_bytes(w)
+    let start = i.saturating_mul(8);
+    if let Some(w) = bytes.get(start..start.saturating_add(8)) {
+        // A whole word: a fixed-size copy, one load (no `memcpy` call).
+        let mut a = [0u8; 8];
+        a.copy_from_slice(w);
+        return u64::from_le_bytes(a);
+    }
+    bytes
+        .get(start..)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .fold(0, |w, (k, &b)| w | u64::from(b) << (8 * k))
 }
 
 /// Appends `bytes` packed into words.

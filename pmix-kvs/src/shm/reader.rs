@@ -82,7 +82,20 @@ fn bad(at: usize, reason: &'static str) -> Error {
     Error::BadRegion { offset: at, reason }
 }
 
+/// A record's descriptor fields: key length, type code, scope code, flags.
+type Descriptor = (usize, u16, u8, u64);
+
 impl View<'_, '_, '_> {
+    /// Whether the words from `at` hold the bytes `kb` (packed as the writer packs them).
+    fn key_is(&self, at: usize, kb: &[u8]) -> Result<bool> {
+        for j in 0..byte_words(kb.len()) {
+            if self.at(at + j)? != chunk(kb, j) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
     /// Word `i` of the image.
     fn at(&self, i: usize) -> Result<u64> {
         let off = self.data_base + 8 * (self.base + i);
@@ -123,8 +136,9 @@ impl View<'_, '_, '_> {
         Ok(((w0 & 0xFFFF_FFFF) as u32, w0 & NS_REGISTERED != 0))
     }
 
-    /// The record of (`ns`, `rank`, `key`): descriptor fields and offset; `None` if absent.
-    fn probe(&self, ns: u32, rank: Rank, key: &str) -> Result<Option<(usize, u64, u8, u64)>> {
+    /// The record of (`ns`, `rank`, `key`): its offset and descriptor fields (key length,
+    /// type code, scope code, flags); `None` if absent.
+    fn probe(&self, ns: u32, rank: Rank, key: &str) -> Result<Option<(usize, Descriptor)>> {
         let buckets = self.at(H_BUCKETS)?;
         let tab = self.offset(H_BUCKTAB)?;
         let n = usize::try_from(buckets)
@@ -144,14 +158,9 @@ impl View<'_, '_, '_> {
                 return Ok(None);
             }
             if self.at(off)? == want {
-                let d = self.at(off + 1)?;
-                let (len, code, scope, flags) = split_descriptor(d);
-                if len == kb.len()
-                    && (0..byte_words(len)).try_fold(true, |eq, j| {
-                        Ok::<_, Error>(eq && self.at(off + REC_HEAD + j)? == chunk(kb, j))
-                    })?
-                {
-                    return Ok(Some((off, u64::from(code), scope, flags)));
+                let d = split_descriptor(self.at(off + 1)?);
+                if d.0 == kb.len() && self.key_is(off + REC_HEAD, kb)? {
+                    return Ok(Some((off, d)));
                 }
             }
             i = (i + 1) & mask;
@@ -295,24 +304,24 @@ impl<'r, 'a> ShmReader<'r, 'a> {
                     reason: "not below the job size",
                 });
             }
-            let Some((off, code, stored_scope, flags)) = v.probe(ns.index, probe_rank, key)? else {
+            let Some((off, (len, code, stored_scope, flags))) =
+                v.probe(ns.index, probe_rank, key)?
+            else {
                 return Ok(ShmAnswer::Missing);
             };
             if flags & REC_OUTSIDE != 0 {
                 return Ok(ShmAnswer::OutsideScope);
             }
             if !reserved
-                && let (Some(want), Ok(stored)) = (scope, Scope::from_code(stored_scope))
+                && let Some(want) = scope
+                && let Ok(stored) = Scope::from_code(stored_scope)
                 && !covers(want, stored, flags & REC_ON_NODE != 0)
             {
                 return Ok(ShmAnswer::OutsideScope);
             }
             let at = v.data_base + 8 * (v.base + off + 1);
-            let ty = u16::try_from(code)
-                .ok()
-                .and_then(|c| DataType::from_code(c).ok())
-                .ok_or(bad(at, "record of an unknown data type"))?;
-            let (len, ..) = split_descriptor(v.at(off + 1)?);
+            let ty =
+                DataType::from_code(code).map_err(|_| bad(at, "record of an unknown data type"))?;
             let hit = Hit {
                 ty,
                 bits: v.at(off + 2)?,
