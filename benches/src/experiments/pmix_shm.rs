@@ -553,6 +553,8 @@ struct KillTally {
 enum Victim {
     Reader,
     Writer,
+    /// The control: the same runs and checks, no kill (counts the checker's false wedges).
+    Nobody,
 }
 
 /// Kill runs: a writer process publishing every [`GAP`] and `readers` reader processes;
@@ -570,7 +572,7 @@ fn kill_runs(
     let board = board_map.atomics();
     let mut tally = KillTally::default();
     let kills = match victim {
-        Victim::Reader => t.kills_per_run,
+        Victim::Reader | Victim::Nobody => t.kills_per_run,
         Victim::Writer => 1,
     };
     for _ in 0..t.kill_runs {
@@ -618,8 +620,9 @@ fn kill_runs(
                     kill(writer);
                     writer = spawn_writer(1_000_000 * (k as u64 + 1))?;
                 }
+                Victim::Nobody => {}
             }
-            tally.kills += 1;
+            tally.kills += usize::from(victim != Victim::Nobody);
             wedged = !moving(board, &live.iter().map(|l| l.0).collect::<Vec<_>>());
         }
         tally.wedged += usize::from(wedged);
@@ -710,6 +713,7 @@ impl Experiment for PmixShm {
         let mut rng = SplitMix64::new(0x5EED_0018);
         let kill_readers = 2;
         for (name, victim) in [
+            ("shm-kill-none", Victim::Nobody),
             ("shm-kill-reader", Victim::Reader),
             ("shm-kill-writer", Victim::Writer),
         ] {
@@ -731,7 +735,7 @@ impl Experiment for PmixShm {
             "get_ns: the mean of a batch of {BATCH} gets (a clock read costs about a get), p50 and p99 over every batch of every reader; shm readers are processes forked from this one reading a {RANKS}-rank job's U64s with ShmReader::get_fixed (value_bytes 8) or a {BLOB_BYTES}-byte value with get_bytes_into, through the region's 2N-lock, while this process commits and publishes every 200 us; in-process readers are threads calling Client::get_with (refresh_cache) through the crate's TwoNLock<NodeStore>."
         ));
         table.note(format!(
-            "writer_p99_wait_ns: from the publish call to holding the write lock (in-process: to holding the TwoNLock's write guard). torn: reads of the self-checking value that were not one publish's whole value (every round of every reader checks one). Kill runs: {} runs per row, a writer process and {kill_readers} readers, SIGKILL at random moments 0.5-5.5 ms apart ({} kills per reader run, a new reader or a new writer attaching after each); wedged counts runs where the writer or a live reader made no progress for {} ms after a kill.",
+            "writer_p99_wait_ns: from the publish call to holding the write lock (in-process: to holding the TwoNLock's write guard). torn: reads of the self-checking value that were not one publish's whole value (every round of every reader checks one). Kill runs: {} runs per row, a writer process and {kill_readers} readers, SIGKILL at random moments 0.5-5.5 ms apart ({} kills per reader run, a new reader or a new writer attaching after each); wedged counts runs where the writer or a live reader made no progress for {} ms after a kill; shm-kill-none runs the same schedule and checks without killing (the checker's false wedges).",
             t.kill_runs,
             t.kills_per_run,
             WEDGE.as_millis()

@@ -451,6 +451,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     /// After any puts, commits and fences, the shared store answers every (rank, key, scope)
     /// as the node store answers a local process that re-reads it.
+    #[cfg_attr(miri, ignore = "thousands of lookups per case: too slow under Miri")]
     #[test]
     fn the_shared_store_answers_as_the_node_store(ops in proptest::collection::vec(op(), 0..30)) {
         let (mut s, ns) = store();
@@ -501,6 +502,7 @@ proptest! {
 
     /// Whatever the data words hold, a lookup ends (no panic, no endless probe) with an
     /// answer or an error.
+    #[cfg_attr(miri, ignore = "proptest cases are too slow under Miri")]
     #[test]
     fn garbage_images_never_panic(words in proptest::collection::vec(any::<u64>(), 0..200), half in 0u64..4, small in 0u64..64) {
         let (s, _) = store();
