@@ -527,3 +527,34 @@ proptest! {
         let _ = r.get_bytes_into(ns, Rank::new(1), "k1", None, &mut buf);
     }
 }
+
+#[test]
+fn publish_noting_lock_reports_asking_then_holding() {
+    let (s, _) = store();
+    let layout = RegionLayout::new(1, 4096);
+    let mut m = mem_for(layout);
+    let region = Region::format(m.bytes(), layout).unwrap();
+    let mut events = Vec::new();
+    let generation = region.generation();
+    ShmWriter::new()
+        .publish_noting_lock(&region, &s, |e| events.push((e, region.generation())))
+        .unwrap();
+    // Asked before the write began (generation even), held inside it (odd).
+    assert_eq!(
+        events,
+        [
+            (LockEvent::Taking, generation),
+            (LockEvent::Held, generation + 1)
+        ]
+    );
+    // Refused (too small): no event.
+    let tiny = RegionLayout::new(1, 8);
+    let mut m2 = mem_for(tiny);
+    let small = Region::format(m2.bytes(), tiny).unwrap();
+    let mut called = false;
+    assert!(matches!(
+        ShmWriter::new().publish_noting_lock(&small, &s, |_| called = true),
+        Err(Error::RegionTooSmall { .. })
+    ));
+    assert!(!called);
+}
