@@ -331,8 +331,7 @@ fn a_full_region_refuses_precisely_then_the_store_moves() {
         Ok(ShmAnswer::Missing)
     );
     // A region of exactly the length asked for holds it.
-    let words = (needed - RegionLayout::new(2, 0).region_len().unwrap()) / 8;
-    let big = RegionLayout::new(2, words);
+    let big = RegionLayout::new(2, w.words_needed());
     assert_eq!(big.region_len(), Some(needed));
     let mut m2 = mem_for(big);
     let region2 = Region::format(m2.bytes(), big).unwrap();

@@ -218,13 +218,19 @@ impl ShmWriter {
         Ok(used)
     }
 
-    /// The bytes a region of `slots` reader slots needs to hold the image last built (two
-    /// halves of it and the control words): what to map when [`ShmWriter::publish`]
-    /// refuses with [`Error::RegionTooSmall`].
+    /// The data words a region needs to hold the image last built: two halves of it and
+    /// the control words.
+    #[must_use]
+    pub fn words_needed(&self) -> usize {
+        self.image.len().saturating_mul(2).saturating_add(CONTROL)
+    }
+
+    /// The bytes a region of `slots` reader slots ([`RegionLayout::new`]) needs to hold the
+    /// image last built ([`ShmWriter::words_needed`] data words): what to map when
+    /// [`ShmWriter::publish`] refuses with [`Error::RegionTooSmall`].
     #[must_use]
     pub fn region_len_needed(&self, slots: usize) -> Option<usize> {
-        let words = self.image.len().checked_mul(2)?.checked_add(CONTROL)?;
-        RegionLayout::new(slots, words).region_len()
+        RegionLayout::new(slots, self.words_needed()).region_len()
     }
 
     /// Builds the image of `store` and publishes it into `region`: copies it into the half
