@@ -4,6 +4,7 @@
 //! on the paper's blob (128 ranks × 8 keys); reads through the 2N-lock (default and parking
 //! waits) beside `std::sync::RwLock`, `parking_lot::RwLock` and crossbeam's `ShardedLock` for
 //! 1–16 reader threads (`iter_custom`, wall time of the slowest thread, throughput in reads);
+//! the shared-memory store's reader (`get_fixed`, `get_bytes_into`, a miss) and a publish;
 //! and the fence state machines at 64 nodes.
 
 use std::collections::HashMap;
@@ -19,6 +20,8 @@ use fabric_model::Nanos;
 use pmix_kvs::codec;
 use pmix_kvs::fence::{self, Algorithm};
 use pmix_kvs::lock::{TwoNLock, WaitStrategy};
+use pmix_kvs::region::{Region, RegionLayout};
+use pmix_kvs::shm::{ShmAnswer, ShmReader, ShmWriter};
 use pmix_kvs::workload::{ModexShape, modex_blob};
 use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
 
@@ -87,6 +90,59 @@ fn get(c: &mut Criterion) {
     baseline.insert(HIT_KEY.into(), Value::U64(0xdead_beef));
     g.bench_function("baseline_hashmap", |b| {
         b.iter(|| baseline.get(black_box(HIT_KEY)).cloned());
+    });
+    g.finish();
+}
+
+/// The shared-memory store (issue 18) in this process: a `get_fixed` hit, a 64-byte
+/// `get_bytes_into` and a miss through a region's reader slot, beside the node store read
+/// through the 2N-lock (the `pmix_get_hit` group's `node_store_refresh_2n_locked`), and a
+/// whole publish of the store. Across processes: `reproduce pmix-shm`.
+fn shm_get(c: &mut Criterion) {
+    let (mut store, target, _) = get_hit_store().expect("valid job and key");
+    let mut p0 = Client::new(target);
+    p0.put(Scope::Local, "blob", Value::Bytes(vec![7; 64]))
+        .expect("valid key");
+    p0.commit(&mut store).expect("rank 0 is local");
+    let layout = RegionLayout::new(2, 1 << 14);
+    let len = layout.region_len().expect("small layout");
+    let mut mem = vec![0u8; len + 8];
+    let off = mem.as_ptr().align_offset(8);
+    let region = Region::format(&mut mem[off..off + len], layout).expect("aligned, large enough");
+    let mut writer = ShmWriter::new();
+    writer.publish(&region, &store).expect("fits");
+    let mut r = ShmReader::new(&region).expect("a free slot");
+    let ns = r
+        .nspace("slurm.pmix.1234567.0")
+        .expect("image")
+        .expect("published");
+    let rank = target.rank;
+    let mut g = c.benchmark_group("pmix_shm_get");
+    g.bench_function("get_fixed_hit", |b| {
+        b.iter(|| {
+            let a = r
+                .get_fixed(ns, rank, black_box(HIT_KEY), None)
+                .expect("valid");
+            assert!(matches!(a, ShmAnswer::Found(Value::U64(_))));
+            a
+        });
+    });
+    let mut buf = [0u8; 64];
+    g.bench_function("get_bytes_into_64", |b| {
+        b.iter(|| {
+            r.get_bytes_into(ns, rank, black_box("blob"), None, &mut buf)
+                .expect("valid")
+        });
+    });
+    g.bench_function("get_fixed_miss", |b| {
+        b.iter(|| {
+            r.get_fixed(ns, rank, black_box("absent.key"), None)
+                .expect("valid")
+        });
+    });
+    drop(r);
+    g.bench_function("publish", |b| {
+        b.iter(|| writer.publish(&region, black_box(&store)).expect("fits"));
     });
     g.finish();
 }
@@ -200,5 +256,5 @@ fn fences(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, get, codec_bench, locks, fences);
+criterion_group!(benches, get, shm_get, codec_bench, locks, fences);
 criterion_main!(benches);

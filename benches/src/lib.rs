@@ -18,7 +18,7 @@
 //! let _ctx = Context::new(Scale::Small, None);
 //! let _ = Format::Csv;
 //! ```
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod experiments;
 pub mod report;

@@ -234,6 +234,15 @@ pub enum Error {
         /// What was wrong.
         reason: &'static str,
     },
+    /// The shared-memory store left this region for a larger one (it grew): the writer
+    /// retired it, naming where it went.
+    #[error("the shared store moved to region {successor} of {len} bytes")]
+    StoreMoved {
+        /// The successor's identity, as the writer's embedder named it.
+        successor: u64,
+        /// The successor region's length in bytes.
+        len: usize,
+    },
     /// A direct-modex answer that matches no outstanding request.
     #[error("direct-modex answer {seq} matches no outstanding request")]
     UnknownDmodex {
@@ -261,9 +270,10 @@ impl Error {
             | Self::BadFenceShape { .. }
             | Self::BadRadix { .. }
             | Self::UnknownNode { .. } => ERR_BAD_PARAM,
-            Self::UnknownNspace { .. } | Self::NoFreeSlot { .. } | Self::UnknownDmodex { .. } => {
-                ERR_NOT_FOUND
-            }
+            Self::UnknownNspace { .. }
+            | Self::NoFreeSlot { .. }
+            | Self::UnknownDmodex { .. }
+            | Self::StoreMoved { .. } => ERR_NOT_FOUND,
             Self::UnsupportedType { .. } => ERR_NOT_SUPPORTED,
             Self::Truncated { .. } => ERR_UNPACK_READ_PAST_END_OF_BUFFER,
             Self::Overlong { .. }

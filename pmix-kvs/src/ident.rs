@@ -184,6 +184,16 @@ impl NspaceTable {
         self.names.get(id.index()).map(String::as_str)
     }
 
+    /// The id at `index` in this table, if there is one (for walks over every namespace).
+    #[must_use]
+    pub(crate) fn id_at(&self, index: usize) -> Option<Nspace> {
+        let index = u32::try_from(index).ok()?;
+        ((index as usize) < self.names.len()).then_some(Nspace {
+            store: self.table,
+            index,
+        })
+    }
+
     /// How many namespaces are interned.
     #[must_use]
     #[cfg(test)]

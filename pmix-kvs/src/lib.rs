@@ -31,6 +31,9 @@
 //! * [`region`]: the start of a shared-memory node store: a position-independent, versioned
 //!   layout in a byte region the caller provides, with a 2N-lock of plain atomics inside it
 //!   (tested between threads of one process so far).
+//! * [`shm`]: the node store in such a region: the server publishes its [`NodeStore`]
+//!   ([`shm::ShmWriter`]), processes attached to the region look values up through its
+//!   2N-lock ([`shm::ShmReader`]), fixed-size values without allocating.
 //! * [`codec`]: naive and compact fence-blob layouts (LEB128 or flex128 integers).
 //! * [`keys`]: the reserved keys a resource manager registers; [`workload`]: synthetic modex
 //!   data of a chosen shape.
@@ -89,6 +92,7 @@ pub mod keys;
 pub mod lock;
 #[allow(unsafe_code)]
 pub mod region;
+pub mod shm;
 mod store;
 mod value;
 mod varint;

@@ -911,7 +911,7 @@ fn local_ranks(nodes: &[u32]) -> Vec<u16> {
 }
 
 /// Whether a `get` restricted to scope `want` may see data stored with scope `stored`.
-fn covers(want: Scope, stored: Scope, on_node: bool) -> bool {
+pub(crate) fn covers(want: Scope, stored: Scope, on_node: bool) -> bool {
     match want {
         Scope::Global => true,
         Scope::Local => on_node && matches!(stored, Scope::Local | Scope::Global),
@@ -1155,6 +1155,108 @@ impl Client {
         Ok(GetOutcome::Pending {
             deadline: opts.deadline,
         })
+    }
+}
+
+/// What the shared-memory image ([`crate::shm`]) is told about a store: called once per
+/// namespace, then once per pair a process of this node can look up.
+pub(crate) trait ImageSink {
+    /// Namespace `index` (its interned index), `name`, job `size`, whether registered.
+    fn nspace(&mut self, index: u32, name: &str, size: u32, registered: bool);
+    /// A pair of `index`'s `rank` (`WILDCARD` for job-level data): `scope` is `None` for
+    /// job-level and reserved values (no scope filter applies), `on_node` whether the rank is
+    /// on this node, `visible` false for a key that exists only in the data this node's
+    /// processes cannot see (a get answers "exists outside scope").
+    #[allow(clippy::too_many_arguments)]
+    fn pair(
+        &mut self,
+        index: u32,
+        rank: Rank,
+        key: &str,
+        value: &Value,
+        scope: Option<Scope>,
+        on_node: bool,
+        visible: bool,
+    ) -> Result<()>;
+}
+
+/// The per-rank reserved keys a process map answers (besides `pmix.loc`).
+const PER_RANK_KEYS: [&str; 5] = [
+    keys::RANK,
+    keys::NODE_ID,
+    keys::HOSTNAME,
+    keys::LOCAL_RANK,
+    keys::NODE_RANK,
+];
+
+impl NodeStore {
+    /// Hands `sink` everything a process of this node can look up in the store, as
+    /// [`Client::get`] answers it for a local asker: every namespace, its job-level pairs,
+    /// the per-rank reserved values of every rank below the job size (locality as seen from
+    /// this node) and each process's pairs (reserved keys in process data are skipped: a get
+    /// never reaches them).
+    ///
+    /// # Errors
+    /// What `sink` returns.
+    ///
+    /// # Complexity
+    /// O(pairs + job sizes × jobs on the node).
+    pub(crate) fn visit_image(&self, sink: &mut impl ImageSink) -> Result<()> {
+        let me = self.jobs.iter().enumerate().find_map(|(i, j)| {
+            let ns = self.nspaces.id_at(i)?;
+            j.local.first().map(|&r| ProcId::new(ns, r))
+        });
+        for (i, job) in self.jobs.iter().enumerate() {
+            let Some(ns) = self.nspaces.id_at(i) else {
+                break;
+            };
+            let index = ns.index;
+            let Some(name) = self.nspaces.name(ns) else {
+                continue;
+            };
+            sink.nspace(index, name, job.size, job.registered);
+            for (k, v) in &job.job {
+                sink.pair(index, Rank::WILDCARD, k, v, None, false, true)?;
+            }
+            if job.registered {
+                for r in (0..job.size).map(Rank) {
+                    let target = ProcId::new(ns, r);
+                    let on_node = job.is_local(r);
+                    // Locality is relative to the asker: a process of this node, as every
+                    // reader of the node's shared store is (none yet: no locality).
+                    let locality = me.map(|_| keys::LOCALITY);
+                    for key in PER_RANK_KEYS.into_iter().chain(locality) {
+                        let me = me.unwrap_or(target);
+                        if let Some(v) = self.lookup_reserved(me, target, key) {
+                            sink.pair(index, r, key, &v, None, on_node, true)?;
+                        }
+                    }
+                }
+            }
+            let mut ranks: Vec<&Rank> = job.procs.keys().collect();
+            ranks.sort();
+            for &r in ranks {
+                let Some(p) = job.procs.get(&r) else {
+                    continue;
+                };
+                let (visible, other) = if p.on_node {
+                    (&p.local, &p.remote)
+                } else {
+                    (&p.remote, &p.local)
+                };
+                for (k, (scope, v)) in visible.iter() {
+                    if !keys::is_reserved(k) {
+                        sink.pair(index, r, k, v, Some(*scope), p.on_node, true)?;
+                    }
+                }
+                for (k, (scope, v)) in other.iter() {
+                    if !keys::is_reserved(k) && !visible.contains_key(k) {
+                        sink.pair(index, r, k, v, Some(*scope), p.on_node, false)?;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 }
 

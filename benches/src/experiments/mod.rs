@@ -9,6 +9,7 @@ pub mod dag;
 pub mod fabric;
 pub mod mcast;
 pub mod pmix;
+pub mod pmix_shm;
 pub mod rdma;
 pub mod topo;
 
@@ -29,6 +30,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(pmix::PmixCodec),
         Box::new(pmix::PmixLock),
         Box::new(pmix::PmixFence),
+        Box::new(pmix_shm::PmixShm),
     ]
 }
 
