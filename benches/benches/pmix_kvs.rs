@@ -20,7 +20,7 @@ use fabric_model::Nanos;
 use pmix_kvs::codec;
 use pmix_kvs::fence::{self, Algorithm};
 use pmix_kvs::lock::{TwoNLock, WaitStrategy};
-use pmix_kvs::region::{Region, RegionLayout};
+use pmix_kvs::region::Region;
 use pmix_kvs::shm::{ShmAnswer, ShmReader, ShmWriter};
 use pmix_kvs::workload::{ModexShape, modex_blob};
 use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
@@ -104,7 +104,7 @@ fn shm_get(c: &mut Criterion) {
     p0.put(Scope::Local, "blob", Value::Bytes(vec![7; 64]))
         .expect("valid key");
     p0.commit(&mut store).expect("rank 0 is local");
-    let layout = RegionLayout::new(2, 1 << 14);
+    let layout = ShmWriter::layout(2, 1 << 14);
     let len = layout.region_len().expect("small layout");
     let mut mem = vec![0u8; len + 8];
     let off = mem.as_ptr().align_offset(8);

@@ -9,7 +9,7 @@
 
 #[cfg(target_os = "linux")]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    use pmix_kvs::region::{Region, RegionLayout};
+    use pmix_kvs::region::Region;
     use pmix_kvs::shm::ShmWriter;
     use pmix_kvs::{Client, FenceBlob, JobInfo, NodeStore, ProcEntry, ProcId, Rank, Scope, Value};
 
@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut store = NodeStore::new();
     let ns = store.register_job("app", &info)?;
 
-    let layout = RegionLayout::new(LOCAL as usize, 16 * 1024);
+    let layout = ShmWriter::layout(LOCAL as usize, 16 * 1024);
     let len = layout.region_len().ok_or("layout too large")?;
     // SAFETY: a NUL-terminated name; valid flags.
     let fd = unsafe { libc::memfd_create(c"pmix-node-store".as_ptr(), libc::MFD_CLOEXEC) };

@@ -28,9 +28,11 @@
 //!   spin, spin then yield, or spin then sleep until woken, for more threads than cores).
 //! * [`fence`]: tree, ring and Bruck allgatherv as state machines, and their α–β cost model;
 //!   their messages on a wire and a fence of [`FenceBlob`]s over bytes ([`fence::BlobFence`]).
-//! * [`region`]: the start of a shared-memory node store: a position-independent, versioned
-//!   layout in a byte region the caller provides, with a 2N-lock of plain atomics inside it
-//!   (tested between threads of one process so far).
+//! * [`region`]: the base of a shared-memory node store: a position-independent, versioned
+//!   layout in a byte region the caller provides, with a 2N-lock of plain atomics inside it,
+//!   robust against dead readers and writers (owner tokens with the embedder's liveness
+//!   check, double-buffered words), and a process-shared futex wait behind the `futex`
+//!   feature.
 //! * [`shm`]: the node store in such a region: the server publishes its [`NodeStore`]
 //!   ([`shm::ShmWriter`]), processes attached to the region look values up through its
 //!   2N-lock ([`shm::ShmReader`]), fixed-size values without allocating.

@@ -404,13 +404,20 @@ impl<'a> Region<'a> {
         self
     }
 
+    /// The bytes the region's layout covers: the header, the slots and every copy of the
+    /// data words (what [`RegionLayout::region_len`] gave when it was formatted).
+    #[must_use]
+    pub fn byte_len(&self) -> usize {
+        self.data + 8 * self.words * self.copies
+    }
+
     /// How many reader slots the region has.
     #[must_use]
     pub fn slots(&self) -> usize {
         self.slots
     }
 
-    /// How many data words the region has (in each of its two copies).
+    /// How many data words the region has (in each copy).
     #[must_use]
     pub fn words(&self) -> usize {
         self.words

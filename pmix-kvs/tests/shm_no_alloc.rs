@@ -5,7 +5,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use pmix_kvs::region::{Region, RegionLayout};
+use pmix_kvs::region::Region;
 use pmix_kvs::shm::{ShmAnswer, ShmReader, ShmWriter};
 use pmix_kvs::{Client, DataType, JobInfo, NodeStore, ProcId, Rank, Scope, Value, keys};
 
@@ -54,7 +54,7 @@ fn fixed_size_hits_and_copies_into_a_buffer_do_not_allocate() {
     p3.put(Scope::Local, "addr", Value::String("10.0.0.3".into()))
         .expect("put");
     p3.commit(&mut store).expect("commit");
-    let layout = RegionLayout::new(2, 8192);
+    let layout = ShmWriter::layout(2, 8192);
     let mut mem = vec![0u8; layout.region_len().expect("small") + 8];
     let off = mem.as_ptr().align_offset(8);
     let len = mem.len() - 8;

@@ -10,13 +10,13 @@
 
 #[cfg(target_os = "linux")]
 fn main() {
-    use pmix_kvs::region::{Region, RegionLayout};
+    use pmix_kvs::region::Region;
     use pmix_kvs::shm::ShmWriter;
     use pmix_kvs::{Client, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
 
     const READERS: usize = 3;
     const PUBLISHES: u64 = 300;
-    let layout = RegionLayout::new(READERS, 4096);
+    let layout = ShmWriter::layout(READERS, 4096);
     let len = layout.region_len().expect("small layout");
     // SAFETY: a name without NUL inside, NUL-terminated; flags valid.
     let fd = unsafe { libc::memfd_create(c"pmix-shm-test".as_ptr(), libc::MFD_CLOEXEC) };

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use fabric_model::Nanos;
 use fabric_model::rng::SplitMix64;
 use pmix_kvs::lock::TwoNLock;
-use pmix_kvs::region::{Region, RegionLayout};
+use pmix_kvs::region::{Region, RegionLiveness};
 use pmix_kvs::shm::{LockEvent, ShmAnswer, ShmReader, ShmWriter};
 use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
 
@@ -197,6 +197,25 @@ fn put_blob(store: &mut NodeStore, p0: &mut Client, k: u64) -> Result<(), String
         .map_err(|e| e.to_string())
 }
 
+/// Whether the process whose pid is `token` still exists (`kill(pid, 0)` fails with
+/// `ESRCH` only for a dead one): the liveness check the region's locks call when they wait
+/// on a slot or the writers' lock, so that a killed process's claim is taken over.
+fn pid_alive(token: u64) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(token) else {
+        return true;
+    };
+    // SAFETY: signal 0 only checks that the process exists; no signal is sent.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
+/// This process's owner token (its pid) with [`pid_alive`], evaluated in the process that
+/// attaches (a forked child gets its own pid).
+fn liveness() -> RegionLiveness {
+    // A pid is never the reserved token 0.
+    RegionLiveness::new(u64::from(std::process::id()), pid_alive).unwrap_or_default()
+}
+
 /// Whether a blob's bytes are one publish's (its counter, then the counter's low byte).
 fn blob_whole(b: &[u8]) -> bool {
     b.len() == BLOB_BYTES && b[8..].iter().all(|&x| x == b[0])
@@ -206,7 +225,7 @@ fn blob_whole(b: &[u8]) -> bool {
 /// reads `U64`s with `get_fixed`, else the blob with `get_bytes_into`. Each round is a
 /// timed batch (kept while measuring) and one self-check of the blob.
 fn reader(region_map: &Mapping, board: &[AtomicU64], me: usize, fixed: bool) -> i32 {
-    let Ok(region) = Region::attach(region_map.bytes()) else {
+    let Ok(region) = Region::attach(region_map.bytes()).map(|r| r.with_liveness(liveness())) else {
         return 10;
     };
     let Ok(mut r) = ShmReader::new(&region) else {
@@ -342,8 +361,10 @@ fn shm_run(
 ) -> Result<Row, String> {
     let board = board_map.atomics();
     reset(board);
-    let layout = RegionLayout::new(readers, 1 << 16);
-    let region = Region::format(region_map.bytes(), layout).map_err(|e| e.to_string())?;
+    let layout = ShmWriter::layout(readers, 1 << 16);
+    let region = Region::format(region_map.bytes(), layout)
+        .map_err(|e| e.to_string())?
+        .with_liveness(liveness());
     let (mut store, mut p0) = fixture()?;
     ShmWriter::new()
         .publish(&region, &store)
@@ -577,10 +598,12 @@ fn kill_runs(
     };
     for _ in 0..t.kill_runs {
         reset(board);
-        // Slots for every reader a run may start: a dead reader's slot is never reclaimed
-        // today, and this counts the lock's wedges, not slot exhaustion.
-        let layout = RegionLayout::new(readers + kills, 1 << 16);
-        let region = Region::format(region_map.bytes(), layout).map_err(|e| e.to_string())?;
+        // Slots for every reader a run may start, so that this counts the lock's wedges, not
+        // slot exhaustion (a dead reader's slot is reclaimed only when someone waits on it).
+        let layout = ShmWriter::layout(readers + kills, 1 << 16);
+        let region = Region::format(region_map.bytes(), layout)
+            .map_err(|e| e.to_string())?
+            .with_liveness(liveness());
         let (store, p0) = fixture()?;
         ShmWriter::new()
             .publish(&region, &store)
@@ -588,7 +611,9 @@ fn kill_runs(
         let spawn_writer = |first: u64| {
             let (mut store, mut p0) = (store.clone(), p0.clone());
             fork(move || {
-                let Ok(region) = Region::attach(region_map.bytes()) else {
+                let Ok(region) =
+                    Region::attach(region_map.bytes()).map(|r| r.with_liveness(liveness()))
+                else {
                     return 20;
                 };
                 match writer_loop(&region, board, &mut store, &mut p0, first) {
@@ -685,7 +710,7 @@ impl Experiment for PmixShm {
             },
         };
         let load = std::fs::read_to_string("/proc/loadavg").ok();
-        let region_len = RegionLayout::new(MAX_READERS, 1 << 16)
+        let region_len = ShmWriter::layout(MAX_READERS, 1 << 16)
             .region_len()
             .ok_or("region layout overflows")?;
         let region_map = Mapping::new(region_len)?;
@@ -741,7 +766,7 @@ impl Experiment for PmixShm {
             WEDGE.as_millis()
         ));
         table.note(
-            "Target: a hit on a fixed-size value from another process in at most 100 ns. The region's lock does not recover from dead processes yet (a reader killed holding its slot, or a writer killed inside a publish, leaves its locks taken): the kill rows measure that.",
+            "Target: a hit on a fixed-size value from another process in at most 100 ns. Every process attaches with a liveness check (kill(pid, 0)): a waiter that finds a dead reader's slot or a dead writer's lock takes it over (the region's recovery), and the kill rows measure whether anything still wedges or tears.",
         );
         if let Some(load) = load {
             table.note(format!(

@@ -32,6 +32,23 @@ fn format_then_attach_sees_the_same_region() {
 }
 
 #[test]
+fn byte_len_is_the_formatted_layouts_length() {
+    for buffering in [Buffering::Double, Buffering::Single] {
+        let mut b = buf();
+        let layout = RegionLayout::new(3, 10).with_buffering(buffering);
+        let len = layout.region_len().unwrap();
+        assert_eq!(Region::format(&mut b.0, layout).unwrap().byte_len(), len);
+        assert_eq!(Region::attach(&mut b.0).unwrap().byte_len(), len);
+    }
+    assert_ne!(
+        RegionLayout::new(3, 10).region_len(),
+        RegionLayout::new(3, 10)
+            .with_buffering(Buffering::Single)
+            .region_len()
+    );
+}
+
+#[test]
 fn attach_names_the_bad_field() {
     let mut b = buf();
     let at = |b: &mut Aligned| Region::attach(&mut b.0).map(|r| r.slots());

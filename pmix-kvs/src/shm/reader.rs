@@ -5,7 +5,7 @@ use crate::codec;
 use crate::error::{Error, Result};
 use crate::ident::Rank;
 use crate::keys;
-use crate::region::{Region, RegionLayout, RegionReader, Words};
+use crate::region::{Region, RegionReader, Words};
 use crate::store::covers;
 use crate::value::{DataType, Scope, Value};
 
@@ -55,8 +55,6 @@ pub enum ShmAnswer<V> {
 #[derive(Debug)]
 pub struct ShmReader<'r, 'a> {
     slot: RegionReader<'r, 'a>,
-    /// Byte offset of the data area in the region (for error offsets).
-    data_base: usize,
     words: usize,
 }
 
@@ -176,14 +174,9 @@ impl<'r, 'a> ShmReader<'r, 'a> {
     /// # Errors
     /// [`Error::NoFreeSlot`] when every slot is claimed.
     pub fn new(region: &'r Region<'a>) -> Result<Self> {
-        let words = region.words();
-        let data_base = RegionLayout::new(region.slots(), words)
-            .region_len()
-            .map_or(0, |len| len - 8 * words);
         Ok(Self {
             slot: region.reader()?,
-            data_base,
-            words,
+            words: region.words(),
         })
     }
 
@@ -193,8 +186,11 @@ impl<'r, 'a> ShmReader<'r, 'a> {
         &mut self,
         f: impl FnOnce(&View<'_, '_, '_>) -> Result<R>,
     ) -> Result<Option<R>> {
-        let (data_base, words) = (self.data_base, self.words);
+        let words = self.words;
         self.slot.read(|w| {
+            // Where the copy being read starts (it moves under double buffering), for the
+            // offsets that errors name.
+            let data_base = w.byte_offset(0).unwrap_or(0);
             let magic = w.get(W_MAGIC).unwrap_or(0);
             let current = w.get(W_CURRENT).unwrap_or(0);
             if magic == 0 && current == 0 {

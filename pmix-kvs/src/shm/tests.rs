@@ -75,7 +75,7 @@ fn every_value_type_round_trips_through_the_region() {
         p0.put(Scope::Global, &format!("k{i}"), v).unwrap();
     }
     p0.commit(&mut s).unwrap();
-    let layout = RegionLayout::new(2, 8192);
+    let layout = ShmWriter::layout(2, 8192);
     let mut m = mem_for(layout);
     let region = Region::format(m.bytes(), layout).unwrap();
     let mut w = ShmWriter::new();
@@ -128,7 +128,7 @@ fn every_value_type_round_trips_through_the_region() {
 #[test]
 fn reserved_keys_answer_per_rank_and_from_the_job() {
     let (s, _) = store();
-    let layout = RegionLayout::new(1, 4096);
+    let layout = ShmWriter::layout(1, 4096);
     let mut m = mem_for(layout);
     let region = Region::format(m.bytes(), layout).unwrap();
     ShmWriter::new().publish(&region, &s).unwrap();
@@ -211,7 +211,7 @@ fn scopes_and_fence_data_answer_as_the_store_does() {
         kvs: vec![("addr".into(), Value::U64(77))],
     });
     s.apply_fence(&[blob]).unwrap();
-    let layout = RegionLayout::new(1, 4096);
+    let layout = ShmWriter::layout(1, 4096);
     let mut m = mem_for(layout);
     let region = Region::format(m.bytes(), layout).unwrap();
     ShmWriter::new().publish(&region, &s).unwrap();
@@ -250,7 +250,7 @@ fn scopes_and_fence_data_answer_as_the_store_does() {
 
 #[test]
 fn before_the_first_publish_nothing_is_there() {
-    let layout = RegionLayout::new(1, 64);
+    let layout = ShmWriter::layout(1, 64);
     let mut m = mem_for(layout);
     let region = Region::format(m.bytes(), layout).unwrap();
     let mut r = ShmReader::new(&region).unwrap();
@@ -261,7 +261,7 @@ fn before_the_first_publish_nothing_is_there() {
 #[test]
 fn publishes_alternate_halves_and_a_torn_copy_is_never_seen() {
     let (mut s, ns) = store();
-    let layout = RegionLayout::new(1, 2048);
+    let layout = ShmWriter::layout(1, 2048);
     let mut m = mem_for(layout);
     let region = Region::format(m.bytes(), layout).unwrap();
     let mut w = ShmWriter::new();
@@ -305,7 +305,7 @@ fn a_full_region_refuses_precisely_then_the_store_moves() {
     let mut p0 = Client::new(ProcId::new(ns, Rank::new(0)));
     p0.put(Scope::Local, "small", Value::U32(1)).unwrap();
     p0.commit(&mut s).unwrap();
-    let small = RegionLayout::new(2, 512);
+    let small = ShmWriter::layout(2, 512);
     let mut m = mem_for(small);
     let region = Region::format(m.bytes(), small).unwrap();
     let mut w = ShmWriter::new();
@@ -331,7 +331,7 @@ fn a_full_region_refuses_precisely_then_the_store_moves() {
         Ok(ShmAnswer::Missing)
     );
     // A region of exactly the length asked for holds it.
-    let big = RegionLayout::new(2, w.words_needed());
+    let big = ShmWriter::layout(2, w.words_needed());
     assert_eq!(big.region_len(), Some(needed));
     let mut m2 = mem_for(big);
     let region2 = Region::format(m2.bytes(), big).unwrap();
@@ -361,7 +361,7 @@ fn a_full_region_refuses_precisely_then_the_store_moves() {
 #[test]
 fn readers_in_threads_see_whole_images_while_the_writer_publishes() {
     let (mut s, ns) = store();
-    let layout = RegionLayout::new(3, 4096);
+    let layout = ShmWriter::layout(3, 4096);
     let mut m = mem_for(layout);
     let region = Region::format(m.bytes(), layout).unwrap();
     let mut w = ShmWriter::new();
@@ -471,7 +471,7 @@ proptest! {
                 }
             }
         }
-        let layout = RegionLayout::new(1, 8192);
+        let layout = ShmWriter::layout(1, 8192);
         let mut m = mem_for(layout);
         let region = Region::format(m.bytes(), layout).unwrap();
         ShmWriter::new().publish(&region, &s).unwrap();
@@ -505,7 +505,7 @@ proptest! {
     #[test]
     fn garbage_images_never_panic(words in proptest::collection::vec(any::<u64>(), 0..200), half in 0u64..4, small in 0u64..64) {
         let (s, _) = store();
-        let layout = RegionLayout::new(1, 512);
+        let layout = ShmWriter::layout(1, 512);
         let mut m = mem_for(layout);
         let region = Region::format(m.bytes(), layout).unwrap();
         ShmWriter::new().publish(&region, &s).unwrap();
@@ -530,7 +530,7 @@ proptest! {
 #[test]
 fn publish_noting_lock_reports_asking_then_holding() {
     let (s, _) = store();
-    let layout = RegionLayout::new(1, 4096);
+    let layout = ShmWriter::layout(1, 4096);
     let mut m = mem_for(layout);
     let region = Region::format(m.bytes(), layout).unwrap();
     let mut events = Vec::new();
@@ -547,7 +547,7 @@ fn publish_noting_lock_reports_asking_then_holding() {
         ]
     );
     // Refused (too small): no event.
-    let tiny = RegionLayout::new(1, 8);
+    let tiny = ShmWriter::layout(1, 8);
     let mut m2 = mem_for(tiny);
     let small = Region::format(m2.bytes(), tiny).unwrap();
     let mut called = false;

@@ -5,7 +5,7 @@ use crate::blob::{FenceBlob, ProcEntry};
 use crate::codec::{self, CompactOptions, Layout};
 use crate::error::{Error, Result};
 use crate::ident::Rank;
-use crate::region::{Region, RegionLayout};
+use crate::region::{Buffering, Region, RegionLayout};
 use crate::store::{ImageSink, NodeStore};
 use crate::value::{Scope, Value};
 
@@ -64,7 +64,7 @@ pub struct Published {
 /// #[repr(C, align(64))]
 /// struct Mem([u8; 1 << 16]);
 /// let mut mem = Box::new(Mem([0; 1 << 16]));
-/// let region = Region::format(&mut mem.0, RegionLayout::new(2, 4096))?;
+/// let region = Region::format(&mut mem.0, ShmWriter::layout(2, 4096))?;
 /// let mut writer = ShmWriter::new();
 /// writer.publish(&region, &store)?;
 ///
@@ -230,7 +230,16 @@ impl ShmWriter {
     /// [`ShmWriter::publish`] refuses with [`Error::RegionTooSmall`].
     #[must_use]
     pub fn region_len_needed(&self, slots: usize) -> Option<usize> {
-        RegionLayout::new(slots, self.words_needed()).region_len()
+        Self::layout(slots, self.words_needed()).region_len()
+    }
+
+    /// The layout to format a store's region with: `slots` reader slots and `words` data
+    /// words, single-buffered ([`Buffering::Single`]), since the store keeps two halves of
+    /// its own and publishes by flipping one word; the region's default double buffering
+    /// would copy every data word again on each publish for nothing.
+    #[must_use]
+    pub fn layout(slots: usize, words: usize) -> RegionLayout {
+        RegionLayout::new(slots, words).with_buffering(Buffering::Single)
     }
 
     /// Builds the image of `store` and publishes it into `region`: copies it into the half
@@ -267,9 +276,7 @@ impl ShmWriter {
         let used = self.build(store)?;
         let capacity = half_words(region.words());
         if used > capacity {
-            let len = RegionLayout::new(region.slots(), region.words())
-                .region_len()
-                .unwrap_or(usize::MAX);
+            let len = region.byte_len();
             return Err(Error::RegionTooSmall {
                 needed: self.region_len_needed(region.slots()).unwrap_or(usize::MAX),
                 len,
