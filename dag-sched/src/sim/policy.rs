@@ -2,7 +2,7 @@
 //! [`RatePolicy`] in a file of its own (as quinn-proto's congestion controllers implement one
 //! `Controller` trait each), chosen from a [`Scheduler`] by [`for_scheduler`].
 
-use super::engine::Sim;
+use super::engine::{Moving, Sim};
 use super::{Scheduler, jit, sincronia, tensorflow, tictac, varys};
 use crate::Error;
 
@@ -18,21 +18,37 @@ pub(crate) trait RatePolicy {
     /// time (gRPC's channels), given whether it is in an LP plan and whether its job has a DAG.
     fn uses_channel(&self, lp: bool, dag: bool) -> bool;
 
-    /// Where new flow `id` goes in `sim.active` (the end, unless the policy keeps it sorted).
-    fn active_position(&self, sim: &Sim<'_>, _id: usize) -> usize {
-        sim.active.len()
+    /// Whether the policy reads every active flow at every event (`sim.active` and
+    /// [`RatePolicy::rates`]); an incremental policy returns false, follows the flow changes in
+    /// `sim.log` and sets rates with [`RatePolicy::sparse_rates`].
+    fn dense(&self) -> bool {
+        true
     }
 
-    /// Sets `rate[k]` for every active flow `sim.active[k]` (all 0 on entry) from the free
-    /// capacity `free` of every resource (decreased by what it hands out); returns the time of
-    /// the next event the policy itself needs (`f64::INFINITY` for none).
-    fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64;
+    /// Dense policies: sets `rate[k]` for every active flow `sim.active[k]` (all 0 on entry)
+    /// from the free capacity `free` of every resource (decreased by what it hands out);
+    /// returns the time of the next event the policy itself needs (`f64::INFINITY` for none).
+    fn rates(&mut self, _sim: &mut Sim<'_>, _rate: &mut [f64], _free: &mut [f64]) -> f64 {
+        f64::INFINITY
+    }
+
+    /// Incremental policies: reads the flow changes in `sim.log` (cleared after the call),
+    /// pushes every flow with a positive rate onto `out` (empty on entry), decreasing `free`
+    /// by what it hands out; returns the time of the next event the policy itself needs.
+    fn sparse_rates(
+        &mut self,
+        _sim: &mut Sim<'_>,
+        _out: &mut Vec<Moving>,
+        _free: &mut [f64],
+    ) -> f64 {
+        f64::INFINITY
+    }
 }
 
 /// The policy of `scheduler` for a run over `jobs` jobs.
 pub(crate) fn for_scheduler(scheduler: Scheduler, jobs: usize) -> Box<dyn RatePolicy> {
     match scheduler {
-        Scheduler::TensorFlow => Box::new(tensorflow::TensorFlow),
+        Scheduler::TensorFlow => Box::new(tensorflow::TensorFlow::default()),
         Scheduler::TicTac => Box::new(tictac::TicTac::default()),
         Scheduler::Sincronia => Box::new(sincronia::Sincronia::new(jobs)),
         Scheduler::Varys => Box::new(varys::Varys::new(jobs)),

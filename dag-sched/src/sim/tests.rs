@@ -384,6 +384,23 @@ fn tictac_is_fifo_across_jobs_and_tac_inside() {
 }
 
 #[test]
+fn tac_is_the_transfer_order_without_compute() {
+    // What the TicTac policy relies on to skip `tictac_order` for a job without compute.
+    let cluster = Cluster::uniform(4, BitsPerSec::new(1)).unwrap();
+    let mut b = JobBuilder::new();
+    for (k, (s, d)) in [(0, 1), (2, 1), (3, 0), (1, 2), (0, 3)]
+        .into_iter()
+        .enumerate()
+    {
+        b.transfer_bits(1.0 + (5 - k) as f64, MachineId::new(s), MachineId::new(d));
+    }
+    let job = b.build(&cluster).unwrap();
+    assert!(!job.has_compute());
+    let order = crate::baselines::tictac_order(&job, &cluster, true);
+    assert_eq!(order, (0..5).collect::<Vec<u32>>());
+}
+
+#[test]
 fn bad_parameters() {
     let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
     let cfg = SimConfig {
