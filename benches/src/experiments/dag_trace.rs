@@ -27,7 +27,7 @@ use crate::{Cell, Context, Experiment, Scale, Table};
 pub const HEADER: &str = "trace,coflows,scheduler,mean_cct_s,median_cct_s,p95_cct_s,p99_cct_s,mean_vs_fair,mean_vs_varys,wall_s";
 
 /// Coflows of the trace at `--scale small`.
-pub const SMALL_COFLOWS: usize = 25;
+pub const SMALL_COFLOWS: usize = 8;
 
 /// Every scheduler on a coflow trace, big switch and fat tree.
 #[derive(Debug, Clone, Copy, Default)]

@@ -52,17 +52,21 @@ pub(super) fn demands(sim: &Sim<'_>) -> (Vec<usize>, Vec<Vec<(usize, f64)>>) {
 /// first): MADD coflow by coflow, then work conservation in the same order.
 pub(super) fn rates(sim: &Sim<'_>, rank: &[usize], rate: &mut [f64], free: &mut [f64]) {
     // Keys gathered once, then one unstable sort (keys are unique through `k`).
-    let mut keyed: Vec<(usize, u32, usize)> = sim
+    // (rank, tf_rank) packed in one word: the same order (ranks count jobs, below 2³²), and
+    // unique, so the unstable sort is deterministic.
+    let mut keyed: Vec<(u64, u32)> = sim
         .active
         .iter()
         .enumerate()
         .map(|(k, &id)| {
             let f = &sim.flows[id];
-            (rank[f.job], sim.st[f.job].tf_rank[f.node.index()], k)
+            let key = (rank[f.job].min(u32::MAX as usize) as u64) << 32
+                | u64::from(sim.st[f.job].tf_rank[f.node.index()]);
+            (key, k as u32)
         })
         .collect();
     keyed.sort_unstable();
-    let idx: Vec<usize> = keyed.into_iter().map(|(_, _, k)| k).collect();
+    let idx: Vec<usize> = keyed.into_iter().map(|(_, k)| k as usize).collect();
     let d: Vec<FlowDemand<'_>> = idx
         .iter()
         .map(|&k| sim.flows[sim.active[k]].demand(f64::INFINITY))

@@ -384,6 +384,25 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
     )
 }
 
+/// Runs `jobs` under `cfg` with a user's rate policy instead of `cfg.scheduler`'s (which
+/// still names the run; JIT's LP is not run): see [`Policy`](super::Policy).
+///
+/// # Errors
+/// As [`simulate`]; [`Error::Stalled`] when the policy gives no flow a rate while flows wait
+/// and no other event is due.
+///
+/// # Complexity
+/// O(E · (F + M)) time for E events, F active flows and M machines, plus the policy's.
+pub fn simulate_with(
+    cluster: &Cluster,
+    jobs: &[SimJob],
+    cfg: &SimConfig,
+    policy: Box<dyn super::Policy>,
+) -> Result<SimResult, Error> {
+    validate(cfg)?;
+    run(cluster, jobs, cfg, Box::new(policy::UserPolicy(policy)))
+}
+
 /// The checks of `cfg` that [`simulate`] makes before it runs.
 fn validate(cfg: &SimConfig) -> Result<(), Error> {
     if cfg.sample_window == Nanos::ZERO {
