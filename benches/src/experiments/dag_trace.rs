@@ -64,11 +64,11 @@ fn paper(name: &str) -> [Cell; 2] {
         // abstract: communication stages complete up to 3.16x faster on average than with
         // per-flow fairness (EC2 deployments and trace-driven simulations on the Facebook
         // trace): a mean CCT down to 1/3.16 = 0.32 of fair sharing's.
-        "varys" => [Cell::text("≥0.32 (3.16x)"), Cell::float(1.0, 2)],
+        "varys" => [Cell::text("0.32 (up to 3.16x)"), Cell::float(1.0, 2)],
         // Agarwal et al., "Sincronia: Near-Optimal Network Design for Coflows", SIGCOMM 2018,
         // abstract: improves upon the state of the art (Varys among it) sometimes by as much
         // as 8x: a mean CCT down to 1/8 of Varys's on some workloads.
-        "sincronia" => [Cell::Empty, Cell::text("≥0.125 (8x)")],
+        "sincronia" => [Cell::Empty, Cell::text("0.125 (up to 8x)")],
         "fair" => [Cell::float(1.0, 2), Cell::Empty],
         _ => [Cell::Empty, Cell::Empty],
     }
@@ -201,7 +201,7 @@ impl Experiment for DagTrace {
         ));
         t.note("Big switch: one 1 Gbit/s port per trace port (coflowsim's model). Fat tree: XGFT(3; 10, 4, k; 1, 10, 2), aggregation switches 2:1 oversubscribed, min-hop routes, sizes scaled by its link rate over 1 Gbit/s.");
         t.note("Paper columns: Varys (Chowdhury, Zhong, Stoica, SIGCOMM 2014) abstract, up to 3.16x faster than per-flow fairness on average; Sincronia (Agarwal et al., SIGCOMM 2018) abstract, up to 8x over the state of the art. Neither abstract gives the FB2010 mean alone.");
-        t.note("Sincronia and Varys here recompute their order at every flow arrival and departure over the coflows' remaining bits (the online variant the Sincronia simulator's authors compare with), without Sincronia's epochs.");
+        t.note("Sincronia and Varys here recompute their order at every flow arrival and departure over the coflows' remaining bits (the online variant many re-implementations use), not in Sincronia's growing epochs.");
         Ok(vec![t])
     }
 }

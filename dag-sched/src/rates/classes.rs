@@ -20,7 +20,7 @@ use smallvec::SmallVec;
 const NONE: u32 = u32::MAX;
 
 /// Classes a sender's walk in key order tries before it scans the open receivers instead.
-const SKIPS: usize = 16;
+const SKIPS: usize = 4;
 
 /// The resources of one route, inline up to a three-level fat tree's six.
 type Route = SmallVec<[u32; 6]>;

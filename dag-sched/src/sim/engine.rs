@@ -372,8 +372,11 @@ impl Sim<'_> {
 /// can progress (a bug guard).
 ///
 /// # Complexity
-/// O(E · (F log F + M)) time for E events, F active flows and M machines, plus one LP per DAG
-/// job under JIT and one TAC ordering per job under TicTac.
+/// Per event, for F active flows, M machines and F′ flows with a rate: O(F log F + M) under
+/// Sincronia, Varys and JIT (they read every active flow); O(K · h + R · L + F′) under the
+/// TensorFlow order (K routes with channel heads, L resources in use, R filling rounds); and
+/// O((S + F′) log F + skips) under FIFO + TicTac (S senders; see its priority classes). Plus
+/// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.
 pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
     validate(cfg)?;
     run(
