@@ -128,5 +128,30 @@ fn simulation(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, lat_estimation, lp_solve, tictac, simulation);
+/// FIFO + TicTac and fair sharing over the first 12 coflows of the synthetic FB2010-shaped
+/// trace (about 400 events, 10⁴ flows): the incremental policies at trace scale.
+fn trace_prefix(c: &mut Criterion) {
+    let mut trace = dag_sched::trace::synthesize(&dag_sched::trace::SynthConfig::default())
+        .expect("the default synthetic trace");
+    trace.coflows.truncate(12);
+    let cl = Cluster::uniform(trace.ports as usize, BitsPerSec::from_gbps(1)).expect("cluster");
+    let jobs = trace.to_jobs(&cl).expect("trace jobs");
+    let mut g = c.benchmark_group("dag_trace_prefix");
+    g.sample_size(10);
+    for s in [Scheduler::TensorFlow, Scheduler::TicTac] {
+        g.bench_function(BenchmarkId::from_parameter(s.name()), |b| {
+            b.iter(|| simulate(&cl, black_box(&jobs), &SimConfig::new(s)).expect("runs"));
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    lat_estimation,
+    lp_solve,
+    tictac,
+    simulation,
+    trace_prefix
+);
 criterion_main!(benches);

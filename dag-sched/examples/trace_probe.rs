@@ -4,7 +4,7 @@
 //! at the size of real traces.
 //!
 //! `cargo run --release -p dag-sched --example trace_probe -- FILE [COFLOWS] [SCHEDULERS]`
-//! where COFLOWS keeps the first that many coflows (default all) and SCHEDULERS is a comma
+//! (FILE `synthetic` for [`dag_sched::trace::synthesize`]'s trace) where COFLOWS keeps the first that many coflows (default all) and SCHEDULERS is a comma
 //! list of `tf`, `tictac`, `sincronia`, `varys`, `jit` (default all).
 
 use std::time::Instant;
@@ -19,7 +19,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args
         .first()
         .ok_or("usage: trace_probe FILE [COFLOWS] [SCHEDULERS]")?;
-    let mut trace = Trace::parse(&std::fs::read_to_string(path)?)?;
+    // `synthetic`: the seeded trace with FB2010's shape.
+    let mut trace = if path == "synthetic" {
+        dag_sched::trace::synthesize(&dag_sched::trace::SynthConfig::default())?
+    } else {
+        Trace::parse(&std::fs::read_to_string(path)?)?
+    };
     if let Some(n) = args.get(1) {
         trace.coflows.truncate(n.parse()?);
     }

@@ -3,6 +3,10 @@
 //! priority greedy walk (TicTac, FIFO, work conservation) and MADD, the coflow allocation that
 //! makes a coflow's flows finish together (Varys; Sincronia's coflows).
 
+mod classes;
+
+pub(crate) use classes::{FairClasses, PriorityClasses};
+
 /// One flow to allocate: the resources it crosses (indices into the free-capacity slice) and
 /// an optional rate cap.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -20,7 +24,10 @@ pub(crate) struct FlowDemand<'a> {
 /// Every unfrozen flow has received the same increments since 0, so they share one rate
 /// (`level`, the same sum in the same order as a per-flow rate), the per-resource counts of
 /// unfrozen flows are kept as flows freeze, and a round touches only the resources in use and
-/// the flows of those that saturate: the arithmetic of the textbook per-flow loop, exactly.
+/// the flows of those that saturate. A round takes `count × increment` off a resource in one
+/// subtraction, where the textbook per-flow loop subtracts the increment once per flow: the
+/// rates agree to rounding, and past 10³ flows on a resource the per-flow loop's roundings
+/// exceed the saturation tolerance.
 ///
 /// # Complexity
 /// O(F · h + R · (L + C) + Σ_r c_r) time for F flows of at most h resources, L resources, C
@@ -68,8 +75,12 @@ pub(crate) fn max_min_fair(flows: &[FlowDemand<'_>], free: &mut [f64]) -> Vec<f6
         }
         level += inc;
         for (r, &c) in cnt.iter().enumerate() {
-            for _ in 0..c {
-                free[r] -= inc;
+            if c > 0 {
+                // Once, not `c` times: `c` subtractions of the increment leave up to `c`
+                // roundings on the resource, enough past 10³ flows to miss the saturation
+                // test below and freeze every flow at a level too low
+                // (`many_flows_on_a_port_fill_it`).
+                free[r] -= inc * c as f64;
             }
         }
         let tol = 1e-12;
@@ -268,10 +279,32 @@ mod tests {
         rate
     }
 
+    /// Whether `rate` is max-min fair for `flows` on capacities `cap`: within capacity, and
+    /// every flow crosses a resource that is full (to `tol` of its capacity) on which no flow
+    /// has a larger rate.
+    fn is_max_min_fair(flows: &[FlowDemand<'_>], rate: &[f64], cap: &[f64], tol: f64) -> bool {
+        let mut load = vec![0.0; cap.len()];
+        let mut top = vec![0.0f64; cap.len()];
+        for (f, &r) in flows.iter().zip(rate) {
+            for &p in f.path {
+                load[p as usize] += r;
+                top[p as usize] = top[p as usize].max(r);
+            }
+        }
+        let within = load.iter().zip(cap).all(|(l, c)| *l <= c * (1.0 + tol));
+        within
+            && flows.iter().zip(rate).all(|(f, &r)| {
+                f.path.iter().any(|&p| {
+                    let p = p as usize;
+                    load[p] >= cap[p] * (1.0 - tol) && r >= top[p] * (1.0 - tol)
+                })
+            })
+    }
+
     proptest::proptest! {
-        /// Bit for bit the rates and the free capacities of the per-flow loop.
+        /// The rates and free capacities of the per-flow loop, to rounding, and max-min fair.
         #[test]
-        fn max_min_fair_is_the_per_flow_loop_exactly(
+        fn max_min_fair_is_the_per_flow_loop(
             specs in proptest::collection::vec((0u32..6, 0u32..6, proptest::option::of(1u32..40)), 0..40),
             caps in proptest::collection::vec(1u32..50, 6),
         ) {
@@ -285,13 +318,55 @@ mod tests {
                 })
                 .collect();
             let free0: Vec<f64> = caps.iter().chain(&caps).map(|&c| f64::from(c) / 3.0).collect();
-            let (mut fa, mut fb) = (free0.clone(), free0);
+            let (mut fa, mut fb) = (free0.clone(), free0.clone());
             let a = max_min_fair(&flows, &mut fa);
             let b = reference_max_min_fair(&flows, &mut fb);
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            proptest::prop_assert_eq!(bits(&a), bits(&b));
-            proptest::prop_assert_eq!(bits(&fa), bits(&fb));
+            for (x, y) in a.iter().zip(&b).chain(fa.iter().zip(&fb)) {
+                proptest::prop_assert!((x - y).abs() <= 1e-12 * 50.0, "{} vs {}", x, y);
+            }
+            let uncapped: Vec<FlowDemand<'_>> = flows.iter().map(|f| FlowDemand { cap: f64::INFINITY, ..*f }).collect();
+            let mut fc = free0.clone();
+            let c = max_min_fair(&uncapped, &mut fc);
+            proptest::prop_assert!(is_max_min_fair(&uncapped, &c, &free0, 1e-9));
         }
+    }
+
+    /// Regression: 1,111 flows into one 1 Gbit/s receiver, one of whose senders also sends
+    /// elsewhere. The per-flow loop's 1,111 subtractions left the receiver above the
+    /// saturation tolerance, the round froze nothing, and the fallback froze every flow at
+    /// the level reached: the second flow of sender 0 got 0.9 Mbit/s instead of what its
+    /// sender has left, 1/3 Gbit/s less its share of the receiver. (The reference loop above
+    /// still does that; at this size the two part.)
+    #[test]
+    fn many_flows_on_a_port_fill_it() {
+        let n = 1111u32;
+        // Senders 0..n to receiver 3n (capacity 1e9); sender 0 also sends to resource 3n + 1.
+        let mut paths: Vec<[u32; 2]> = (0..n).map(|s| [s, 3 * n]).collect();
+        paths.push([0, 3 * n + 1]);
+        let flows: Vec<FlowDemand<'_>> = paths
+            .iter()
+            .map(|p| FlowDemand {
+                path: p,
+                cap: f64::INFINITY,
+            })
+            .collect();
+        let mut cap = vec![1e9 / 3.0; 3 * n as usize + 2];
+        cap[3 * n as usize] = 1e9;
+        let mut free = cap.clone();
+        let r = max_min_fair(&flows, &mut free);
+        assert!(is_max_min_fair(&flows, &r, &cap, 1e-9));
+        let side = 1e9 / 3.0 - 1e9 / f64::from(n);
+        assert!(
+            (r[n as usize] - side).abs() < 1e-3 * side,
+            "{}",
+            r[n as usize]
+        );
+        let mut free = cap.clone();
+        let old = reference_max_min_fair(&flows, &mut free);
+        assert!(
+            old[n as usize] < 1e-2 * side,
+            "the per-flow loop's defect is gone"
+        );
     }
 
     /// Big switch of three machines: egress `m` is resource `m`, ingress `m` is `3 + m`.

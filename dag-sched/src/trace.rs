@@ -9,8 +9,18 @@
 //! Ports are 0-based machine indices. As in coflowsim, reducer `r`'s megabytes are split
 //! equally over the mappers, one flow per (mapper, reducer) pair; a mapper on the reducer's
 //! own machine sends nothing over the network (its share is dropped).
+//!
+//! [`synthesize`] makes a seeded trace with the public FB2010 trace's shape, for runs without
+//! the file.
 
 use std::fmt;
+
+mod synth;
+
+pub use synth::{
+    MAPPER_QUANTILES, MEGABYTE_QUANTILES, QUANTILE_PROBS, REDUCER_QUANTILES, SynthConfig,
+    synthesize,
+};
 
 use crate::Error;
 use crate::cluster::{Cluster, MachineId};

@@ -6,6 +6,7 @@
 use crate::Experiment;
 
 pub mod dag;
+pub mod dag_trace;
 pub mod fabric;
 pub mod mcast;
 pub mod pmix;
@@ -27,6 +28,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(dag::DagSchedulers),
         Box::new(dag::DagLoad),
         Box::new(dag::DagLp),
+        Box::new(dag_trace::DagTrace),
         Box::new(pmix::PmixCodec),
         Box::new(pmix::PmixLock),
         Box::new(pmix::PmixFence),

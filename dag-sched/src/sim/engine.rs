@@ -73,6 +73,29 @@ pub(super) struct JobState {
 
 pub(super) const NONE: u32 = u32::MAX;
 
+/// A change to the set of flows, logged for the policies that keep their own indices
+/// ([`RatePolicy::dense`] false) instead of reading `Sim::active` at every event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FlowEvent {
+    /// Flow `id` was released (it is active from now on).
+    Start(usize),
+    /// Flow `id` became its channel's head (the one transfer its channel sends now).
+    Head(usize),
+    /// Flow `id` delivered its last bit.
+    End(usize),
+}
+
+/// A flow that moves in the current step: its rate, and (JIT) the planned part of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Moving {
+    /// The flow.
+    pub(super) id: usize,
+    /// Its rate, bits/s (positive).
+    pub(super) rate: f64,
+    /// The part of `rate` that is an LP plan's (JIT; 0 otherwise).
+    pub(super) planned: f64,
+}
+
 /// Orders non-negative `f64` times in a heap.
 fn key(t: f64) -> u64 {
     t.max(0.0).to_bits()
@@ -84,7 +107,20 @@ pub(super) struct Sim<'a> {
     pub(super) cfg: SimConfig,
     pub(super) st: Vec<JobState>,
     pub(super) flows: Vec<Flow>,
+    /// The active flows in release (id) order; kept only for the policies that read it
+    /// ([`RatePolicy::dense`]), empty for the others, which follow `log` instead.
     pub(super) active: Vec<usize>,
+    /// Whether the policy reads `active` and sets rates densely.
+    pub(super) dense: bool,
+    /// The flow changes since the policy last set rates (incremental policies only).
+    pub(super) log: Vec<FlowEvent>,
+    /// The flows with a positive rate in the current step.
+    pub(super) moving: Vec<Moving>,
+    /// Reused buffers: the free capacity of every resource, the dense rates, the flows done.
+    free: Vec<f64>,
+    rate_buf: Vec<f64>,
+    done_buf: Vec<usize>,
+    ids_buf: Vec<usize>,
     pub(super) heads: BTreeMap<(usize, usize, usize), usize>,
     pub(super) queues: BTreeMap<(usize, usize, usize), Vec<usize>>,
     pub(super) heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
@@ -175,11 +211,12 @@ impl Sim<'_> {
                         channel,
                         head: false,
                     });
-                    let pos = self
-                        .policy
-                        .as_ref()
-                        .map_or(self.active.len(), |p| p.active_position(self, id));
-                    self.active.insert(pos, id);
+                    if self.dense {
+                        // Ids grow, so `active` stays in release order.
+                        self.active.push(id);
+                    } else {
+                        self.log.push(FlowEvent::Start(id));
+                    }
                     self.dirty = true;
                     if channel {
                         let ch = (j, src.index(), dst.index());
@@ -187,6 +224,9 @@ impl Sim<'_> {
                         {
                             e.insert(id);
                             self.flows[id].head = true;
+                            if !self.dense {
+                                self.log.push(FlowEvent::Head(id));
+                            }
                         } else {
                             self.queues.entry(ch).or_default().push(id);
                         }
@@ -220,6 +260,9 @@ impl Sim<'_> {
             (f.job, f.node, f.channel, f.src, f.dst)
         };
         self.dirty = true;
+        if !self.dense {
+            self.log.push(FlowEvent::End(id));
+        }
         if channel {
             let ch = (j, src, dst);
             let next = self.queues.get_mut(&ch).and_then(|q| {
@@ -232,6 +275,9 @@ impl Sim<'_> {
                 Some(h) => {
                     self.heads.insert(ch, h);
                     self.flows[h].head = true;
+                    if !self.dense {
+                        self.log.push(FlowEvent::Head(h));
+                    }
                 }
                 None => {
                     self.heads.remove(&ch);
@@ -263,14 +309,58 @@ impl Sim<'_> {
         out
     }
 
-    /// Rates of the active flows (same order as `self.active`) and the next policy event time.
-    fn rates(&mut self) -> Result<(Vec<f64>, f64), Error> {
-        let mut free = self.cluster.capacities().to_vec();
-        let mut rate = vec![0.0; self.active.len()];
-        self.on_plan.clear();
-        self.on_plan.resize(self.active.len(), 0.0);
-        let next = self.with_policy(|p, sim| Ok(p.rates(sim, &mut rate, &mut free)))?;
-        Ok((rate, next))
+    /// Sets `self.moving` (the flows with a positive rate, for a dense policy in `active`
+    /// order) and returns the next policy event time.
+    fn rates(&mut self) -> Result<f64, Error> {
+        let mut free = std::mem::take(&mut self.free);
+        free.clear();
+        free.extend_from_slice(self.cluster.capacities());
+        let mut moving = std::mem::take(&mut self.moving);
+        moving.clear();
+        let next = if self.dense {
+            let mut rate = std::mem::take(&mut self.rate_buf);
+            rate.clear();
+            rate.resize(self.active.len(), 0.0);
+            self.on_plan.clear();
+            self.on_plan.resize(self.active.len(), 0.0);
+            let next = self.with_policy(|p, sim| Ok(p.rates(sim, &mut rate, &mut free)));
+            for (k, &id) in self.active.iter().enumerate() {
+                if rate[k] > 0.0 {
+                    moving.push(Moving {
+                        id,
+                        rate: rate[k],
+                        planned: self.on_plan[k],
+                    });
+                }
+            }
+            self.rate_buf = rate;
+            next
+        } else {
+            let next = self.with_policy(|p, sim| Ok(p.sparse_rates(sim, &mut moving, &mut free)));
+            self.log.clear();
+            next
+        };
+        self.free = free;
+        self.moving = moving;
+        next
+    }
+
+    /// Records the current step's usage over `[t0, t1]`: `record_usage` reads `active` and a
+    /// rate per entry, so it is handed the moving flows alone (the others add nothing).
+    fn record_moving_usage(&mut self, t0: f64, t1: f64) {
+        let mut ids = std::mem::take(&mut self.ids_buf);
+        let mut rates = std::mem::take(&mut self.rate_buf);
+        ids.clear();
+        rates.clear();
+        for m in &self.moving {
+            ids.push(m.id);
+            rates.push(m.rate);
+        }
+        std::mem::swap(&mut self.active, &mut ids);
+        self.record_usage(&rates, t0, t1);
+        std::mem::swap(&mut self.active, &mut ids);
+        self.ids_buf = ids;
+        self.rate_buf = rates;
     }
 }
 
@@ -282,9 +372,42 @@ impl Sim<'_> {
 /// can progress (a bug guard).
 ///
 /// # Complexity
-/// O(E · (F log F + M)) time for E events, F active flows and M machines, plus one LP per DAG
-/// job under JIT and one TAC ordering per job under TicTac.
+/// Per event, for F active flows, M machines and F′ flows with a rate: O(F log F + M) under
+/// Sincronia, Varys and JIT (they read every active flow); O(K · h + R · L + F′) under the
+/// TensorFlow order (K routes with channel heads, L resources in use, R filling rounds); and
+/// O((S + F′) log F + skips) under FIFO + TicTac (S senders; see its priority classes). Plus
+/// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.
 pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
+    validate(cfg)?;
+    run(
+        cluster,
+        jobs,
+        cfg,
+        policy::for_scheduler(cfg.scheduler, jobs.len()),
+    )
+}
+
+/// Runs `jobs` under `cfg` with a user's rate policy instead of `cfg.scheduler`'s (which
+/// still names the run; JIT's LP is not run): see [`Policy`](super::Policy).
+///
+/// # Errors
+/// As [`simulate`]; [`Error::Stalled`] when the policy gives no flow a rate while flows wait
+/// and no other event is due.
+///
+/// # Complexity
+/// O(E · (F + M)) time for E events, F active flows and M machines, plus the policy's.
+pub fn simulate_with(
+    cluster: &Cluster,
+    jobs: &[SimJob],
+    cfg: &SimConfig,
+    policy: Box<dyn super::Policy>,
+) -> Result<SimResult, Error> {
+    validate(cfg)?;
+    run(cluster, jobs, cfg, Box::new(policy::UserPolicy(policy)))
+}
+
+/// The checks of `cfg` that [`simulate`] makes before it runs.
+fn validate(cfg: &SimConfig) -> Result<(), Error> {
     if cfg.sample_window == Nanos::ZERO {
         return Err(Error::InvalidParameter {
             name: "sample_window",
@@ -302,8 +425,23 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
             });
         }
     }
+    Ok(())
+}
+
+/// Runs `jobs` under `cfg` with rate policy `policy` (`cfg.scheduler` names the run: JIT's
+/// usage bookkeeping follows it).
+pub(super) fn run(
+    cluster: &Cluster,
+    jobs: &[SimJob],
+    cfg: &SimConfig,
+    policy: Box<dyn RatePolicy>,
+) -> Result<SimResult, Error> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by(|&a, &b| jobs[a].arrival.total_cmp(&jobs[b].arrival).then(a.cmp(&b)));
+    let mut fifo = vec![0; jobs.len()];
+    for (pos, &j) in order.iter().enumerate() {
+        fifo[j] = pos;
+    }
     let mut rng = fabric_model::rng::seeded(cfg.seed);
     let mut st = Vec::with_capacity(jobs.len());
     for (j, sj) in jobs.iter().enumerate() {
@@ -327,7 +465,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
             plan: None,
             lp_index: vec![NONE; n],
             lat_abs: vec![f64::INFINITY; n],
-            fifo: order.iter().position(|&o| o == j).unwrap_or(j),
+            fifo: fifo[j],
             dag: job.has_compute(),
         });
     }
@@ -338,6 +476,13 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         st,
         flows: Vec::new(),
         active: Vec::new(),
+        dense: policy.dense(),
+        log: Vec::new(),
+        moving: Vec::new(),
+        free: Vec::new(),
+        rate_buf: Vec::new(),
+        done_buf: Vec::new(),
+        ids_buf: Vec::new(),
         heads: BTreeMap::new(),
         queues: BTreeMap::new(),
         heap: BinaryHeap::new(),
@@ -353,7 +498,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         lp_bits_on_plan: 0.0,
         lp_bits_catch_up: 0.0,
         lp_peaks: Vec::new(),
-        policy: Some(policy::for_scheduler(cfg.scheduler, jobs.len())),
+        policy: Some(policy),
     };
     let mut next_job = 0;
     let mut events = 0usize;
@@ -377,7 +522,7 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         if sim.unfinished == 0 && next_job == order.len() {
             break;
         }
-        let (rate, policy_next) = sim.rates()?;
+        let policy_next = sim.rates()?;
         let mut t_next = policy_next;
         if let Some(&j) = order.get(next_job) {
             t_next = t_next.min(jobs[j].arrival);
@@ -385,10 +530,8 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         if let Some(&Reverse((t, _, _))) = sim.heap.peek() {
             t_next = t_next.min(f64::from_bits(t));
         }
-        for (k, &id) in sim.active.iter().enumerate() {
-            if rate[k] > 0.0 {
-                t_next = t_next.min(sim.now + sim.flows[id].remaining / rate[k]);
-            }
+        for m in &sim.moving {
+            t_next = t_next.min(sim.now + sim.flows[m.id].remaining / m.rate);
         }
         if !t_next.is_finite() {
             return Err(Error::Stalled {
@@ -398,39 +541,44 @@ pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<S
         }
         let t_next = t_next.max(sim.now);
         let dt = t_next - sim.now;
-        sim.record_usage(&rate, sim.now, t_next);
-        let mut done = Vec::new();
-        for (k, &id) in sim.active.iter().enumerate() {
-            let f = &mut sim.flows[id];
-            if rate[k] <= 0.0 {
-                continue;
-            }
-            let moved = (rate[k] * dt).min(f.remaining);
+        sim.record_moving_usage(sim.now, t_next);
+        let mut done = std::mem::take(&mut sim.done_buf);
+        done.clear();
+        for m in &sim.moving {
+            let f = &mut sim.flows[m.id];
+            let rate = m.rate;
+            let moved = (rate * dt).min(f.remaining);
             let finishing =
-                sim.now + f.remaining / rate[k] <= t_next || f.remaining - moved <= 1e-9 * f.size;
+                sim.now + f.remaining / rate <= t_next || f.remaining - moved <= 1e-9 * f.size;
             let delta = if finishing { f.remaining } else { moved };
             if f.lp.is_some() {
                 // Split what moved between the planned rate and the catch-up on top of it.
-                let planned = sim.on_plan.get(k).copied().unwrap_or(0.0).min(rate[k]);
-                let plan_part = delta * planned / rate[k];
+                let planned = m.planned.min(rate);
+                let plan_part = delta * planned / rate;
                 sim.lp_bits_on_plan += plan_part;
                 sim.lp_bits_catch_up += delta - plan_part;
             }
             f.sent += delta;
             f.remaining = if finishing { 0.0 } else { f.remaining - moved };
             if finishing {
-                done.push(id);
+                done.push(m.id);
             }
         }
         sim.now = t_next;
         if !done.is_empty() {
-            // Finished flows have nothing left (one pass, not one per finished flow).
-            let flows = &sim.flows;
-            sim.active.retain(|&id| flows[id].remaining > 0.0);
-            for id in done {
+            if sim.dense {
+                // Finished flows have nothing left (one pass, not one per finished flow).
+                let flows = &sim.flows;
+                sim.active.retain(|&id| flows[id].remaining > 0.0);
+            } else {
+                // In release order, as a dense policy's `active` lists them.
+                done.sort_unstable();
+            }
+            for &id in &done {
                 sim.finish_flow(id);
             }
         }
+        sim.done_buf = done;
     }
     let mut max_err: f64 = 0.0;
     for f in &sim.flows {

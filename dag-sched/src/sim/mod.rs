@@ -32,7 +32,14 @@
 //!
 //! Layout: the engine (events, flows, channels) drives a rate policy, one file per
 //! scheduler (`tensorflow`, `tictac`, `sincronia`, `varys`, `jit`, behind the crate's
-//! `RatePolicy` trait in `policy`); `metrics` keeps what a run reports.
+//! `RatePolicy` trait in `policy`); `metrics` keeps what a run reports. A user's scheduler is
+//! one type implementing the public [`Policy`] (a read-only [`PolicyView`] of the engine in,
+//! a [`RateGrant`] of capacity out), run by [`simulate_with`].
+//!
+//! At trace size (10⁵–10⁶ flows) the TensorFlow and TicTac policies are incremental: they
+//! follow the flows that start, become channel heads and end, keep them by route, and set
+//! the rates of the flows that can move without a pass over every active flow; the engine
+//! advances only the flows with a rate.
 
 mod coflow;
 mod engine;
@@ -51,8 +58,9 @@ use fabric_model::Nanos;
 use crate::lat::LatMethod;
 use crate::lp::{Backend, Objective};
 
-pub use engine::simulate;
+pub use engine::{simulate, simulate_with};
 pub use metrics::{JobOutcome, LpStats, SimResult};
+pub use policy::{FlowView, Policy, PolicyView, RateGrant};
 
 /// How JIT sends the DAG transfers outside its LP (those beyond the α-selection, and every
 /// transfer of a job the LP could not plan).

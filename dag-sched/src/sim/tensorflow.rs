@@ -1,28 +1,56 @@
 //! TensorFlow v1.13's order: every (job, sender, receiver) channel sends one transfer at a time
 //! in a random order drawn per job (gRPC's arbitrary order, paper §4.1 ①); channels share the
 //! ports max-min fairly, as TCP flows do.
+//!
+//! Incremental: the channel heads are kept in route classes ([`FairClasses`]) as they come
+//! and go, and each event fills the classes, not every flow.
 
-use super::engine::Sim;
+use super::engine::{FlowEvent, Moving, Sim};
 use super::policy::RatePolicy;
-use crate::rates::{FlowDemand, max_min_fair};
+use crate::rates::{FairClasses, FlowDemand, max_min_fair};
 
-/// The TensorFlow baseline.
-pub(crate) struct TensorFlow;
+/// The TensorFlow baseline: the channel heads by route.
+#[derive(Default)]
+pub(crate) struct TensorFlow {
+    heads: FairClasses,
+}
 
 impl RatePolicy for TensorFlow {
     fn uses_channel(&self, _lp: bool, _dag: bool) -> bool {
         true
     }
 
-    fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
-        sim.share_channels(rate, free);
+    fn dense(&self) -> bool {
+        false
+    }
+
+    fn sparse_rates(&mut self, sim: &mut Sim<'_>, out: &mut Vec<Moving>, free: &mut [f64]) -> f64 {
+        for &e in &sim.log {
+            match e {
+                FlowEvent::Head(id) => {
+                    let f = &sim.flows[id];
+                    if f.lp.is_none() {
+                        self.heads.add(id, f.src as u32, f.dst as u32, &f.path);
+                    }
+                }
+                FlowEvent::End(id) => self.heads.remove(id),
+                FlowEvent::Start(_) => {}
+            }
+        }
+        self.heads.rates(free, |id, rate| {
+            out.push(Moving {
+                id,
+                rate,
+                planned: 0.0,
+            });
+        });
         f64::INFINITY
     }
 }
 
 impl Sim<'_> {
     /// The head flow of every channel, LP flows excepted, shares the free capacity max-min
-    /// fairly (TCP between channels); sets those flows' entries of `rate`.
+    /// fairly (TCP between channels); sets those flows' entries of `rate` (dense policies).
     pub(super) fn share_channels(&self, rate: &mut [f64], free: &mut [f64]) {
         let idx: Vec<usize> = (0..self.active.len())
             .filter(|&k| {

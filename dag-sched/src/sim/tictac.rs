@@ -4,24 +4,36 @@
 
 use std::collections::HashMap;
 
-use super::engine::Sim;
+use super::engine::{FlowEvent, Moving, Sim};
 use super::policy::RatePolicy;
 use crate::Error;
 use crate::baselines::tictac_order;
 use crate::cluster::Cluster;
 use crate::job::{Job, NodeKind, TaskId};
 use crate::lat;
-use crate::rates::{FlowDemand, priority_greedy};
+use crate::rates::PriorityClasses;
 
-/// The FIFO + TicTac baseline; jobs of one shape share their TAC order, computed once.
+/// The FIFO + TicTac baseline; jobs of one shape share their TAC order, computed once. The
+/// active flows are kept by route and priority ([`PriorityClasses`]), so that an event walks
+/// the flows that can move, not every flow.
 #[derive(Default)]
 pub(crate) struct TicTac {
     tac_cache: HashMap<Vec<u64>, Vec<u32>>,
+    flows: PriorityClasses,
 }
 
 impl RatePolicy for TicTac {
     fn on_arrival(&mut self, sim: &mut Sim<'_>, j: usize) -> Result<(), Error> {
         let job = &sim.jobs[j].job;
+        if !sim.st[j].dag {
+            // No compute task: every transfer unlocks nothing and TAC's loop keeps the
+            // transfers' own order (`tac_is_the_transfer_order_without_compute`), which
+            // `tictac_order` finds in O(T²) time (minutes for a trace's 20,000-flow coflow).
+            for (k, &t) in job.transfers().iter().enumerate() {
+                sim.st[j].prio[t.index()] = k as u32;
+            }
+            return Ok(());
+        }
         let order = self
             .tac_cache
             .entry(tictac_key(job, sim.cluster))
@@ -36,33 +48,30 @@ impl RatePolicy for TicTac {
         false
     }
 
-    /// Kept in TicTac's (static) priority order, so that the sort of every rate computation
-    /// meets sorted input (linear time).
-    fn active_position(&self, sim: &Sim<'_>, id: usize) -> usize {
-        let key = sim.tictac_rank(id);
-        sim.active.partition_point(|&a| sim.tictac_rank(a) < key)
+    fn dense(&self) -> bool {
+        false
     }
 
-    fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
-        // Keys gathered once, then one unstable sort (keys are unique through `k`).
-        let mut keyed: Vec<(usize, u32, usize)> = sim
-            .active
-            .iter()
-            .enumerate()
-            .map(|(k, &id)| {
-                let (a, b) = sim.tictac_rank(id);
-                (a, b, k)
-            })
-            .collect();
-        keyed.sort_unstable();
-        let idx: Vec<usize> = keyed.into_iter().map(|(_, _, k)| k).collect();
-        let d: Vec<FlowDemand<'_>> = idx
-            .iter()
-            .map(|&k| sim.flows[sim.active[k]].demand(f64::INFINITY))
-            .collect();
-        for (r, &k) in priority_greedy(&d, free).into_iter().zip(&idx) {
-            rate[k] += r;
+    fn sparse_rates(&mut self, sim: &mut Sim<'_>, out: &mut Vec<Moving>, free: &mut [f64]) -> f64 {
+        for &e in &sim.log {
+            match e {
+                FlowEvent::Start(id) => {
+                    let (fifo, prio) = sim.tictac_rank(id);
+                    let key = (fifo as u64) << 32 | u64::from(prio);
+                    let f = &sim.flows[id];
+                    self.flows.add(id, key, f.src as u32, f.dst as u32, &f.path);
+                }
+                FlowEvent::End(id) => self.flows.remove(id),
+                FlowEvent::Head(_) => {}
+            }
         }
+        self.flows.rates(free, |id, rate| {
+            out.push(Moving {
+                id,
+                rate,
+                planned: 0.0,
+            });
+        });
         f64::INFINITY
     }
 }

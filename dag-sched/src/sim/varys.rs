@@ -3,8 +3,6 @@
 //! first: a coflow's largest remaining bits on one port over that port's capacity, recomputed
 //! on remaining bits whenever a flow arrives or leaves, the dynamic variant), ties by arrival.
 
-use std::collections::BTreeMap;
-
 use super::coflow;
 use super::engine::Sim;
 use super::policy::RatePolicy;
@@ -32,15 +30,10 @@ impl RatePolicy for Varys {
         if sim.dirty {
             let (jobs, d) = coflow::demands(sim);
             // Γ over full capacities: per port, the coflow's remaining seconds there.
+            // `demands` gives one sum per port already.
             let gamma: Vec<f64> = d
                 .iter()
-                .map(|dj| {
-                    let mut per_port: BTreeMap<usize, f64> = BTreeMap::new();
-                    for &(p, x) in dj {
-                        *per_port.entry(p).or_default() += x;
-                    }
-                    per_port.values().copied().fold(0.0, f64::max)
-                })
+                .map(|dj| dj.iter().map(|&(_, x)| x).fold(0.0, f64::max))
                 .collect();
             let mut o: Vec<usize> = (0..jobs.len()).collect();
             o.sort_by(|&a, &b| {
