@@ -49,10 +49,11 @@ fn schedulers() -> [(&'static str, Scheduler); 6] {
         ("fifo-tictac", Scheduler::TicTac),
         ("sincronia", Scheduler::Sincronia),
         ("varys", Scheduler::Varys),
+        // The paper's reading (the default): the rest as background traffic.
         ("jit", Scheduler::Jit(JitConfig::default())),
         (
-            "jit-background",
-            Scheduler::Jit(JitConfig::default().with_rest(RestPolicy::Background)),
+            "jit-ours-lat-priority",
+            Scheduler::Jit(JitConfig::default().with_rest(RestPolicy::LatPriority)),
         ),
     ]
 }
