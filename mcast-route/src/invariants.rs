@@ -21,7 +21,12 @@ pub(crate) fn flood(
     color: Color,
 ) -> Result<BTreeMap<NodeId, u32>, String> {
     let f: &Fabric = r.fabric();
-    let (sw, port) = f.switch_of(src).ok_or("member without switch")?;
+    // A switch member sends from its own port 0.
+    let (sw, port) = if f.is_switch(src) {
+        (src, PortNo::new(0))
+    } else {
+        f.switch_of(src).ok_or("member without switch")?
+    };
     let mut got: BTreeMap<NodeId, u32> = BTreeMap::new();
     let mut visited = BTreeSet::new();
     let mut stack: Vec<(NodeId, PortNo)> = vec![(sw, port)];
@@ -40,6 +45,11 @@ pub(crate) fn flood(
             ));
         }
         for p in ports.iter().filter(|&p| p != in_port) {
+            if p.get() == 0 {
+                // Port 0: the switch itself receives (a switch member).
+                *got.entry(s).or_insert(0) += 1;
+                continue;
+            }
             let (peer, peer_port) = f.peer(s, p).ok_or("entry port not linked")?;
             if f.is_switch(peer) {
                 stack.push((peer, peer_port));

@@ -116,16 +116,20 @@ mod bits;
 mod colors;
 mod config;
 mod delta;
+mod distances;
 mod error;
 mod fbtc;
 mod fctb;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_harness;
+mod gid;
+mod graft;
 mod graph;
 mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;
+mod membership;
 mod merge;
 pub mod mft;
 pub mod patterns;
@@ -135,6 +139,7 @@ mod router;
 mod stats;
 #[cfg(test)]
 mod tests;
+mod topology;
 mod tree;
 mod types;
 
@@ -148,6 +153,8 @@ pub use config::{
     MergeStrategy, Policy, Regraft, SwitchOrder,
 };
 pub use error::Error;
+pub use gid::Gid;
+pub use membership::{JoinMethod, JoinOutcome, LeaveOutcome};
 pub use mft::MftBlock;
 pub use portset::PortSet;
 pub use router::{GroupView, Router, TreeView};

@@ -12,7 +12,7 @@ impl Router<'_> {
     /// Complexity: O(S·M) byte operations for S switches and M member switches.
     pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
         // The hop table is symmetric: row m holds the distances from every switch to m.
-        self.s.fill_far(&self.hops, member_sw);
+        self.s.far_of(&self.hops, member_sw);
         self.s.maxd.iter().copied().min().unwrap_or(0)
     }
 

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use fabric_model::{Fabric, HopTable, LinkId, NodeId, PortNo};
 
+use fabric_model::hash::FxHashMap;
+
 use crate::colors::ColorTable;
+use crate::distances::Hops;
 use crate::graph::{Scratch, SwitchGraph};
 use crate::held::Held;
 use crate::tree::{Leaf, Tree};
@@ -30,6 +33,8 @@ pub(crate) struct Group {
     pub(crate) tree: TreeId,
     pub(crate) min_height: u32,
     pub(crate) merged: bool,
+    /// The MGID it was joined under ([`Router::join`]), `None` for [`Router::create_group`]'s.
+    pub(crate) mgid: Option<crate::Gid>,
 }
 
 /// A validated member list.
@@ -95,7 +100,8 @@ pub struct GroupView {
 /// router of the same fabric). See the crate documentation for an example.
 pub struct Router<'f> {
     pub(crate) fabric: Held<'f, Fabric>,
-    pub(crate) hops: Held<'f, HopTable>,
+    /// The caller's hop table, or the router's own after a topology change.
+    pub(crate) hops: Hops<'f>,
     pub(crate) config: Config,
     pub(crate) g: SwitchGraph,
     pub(crate) attach: Vec<Option<Attach>>,
@@ -124,6 +130,10 @@ pub struct Router<'f> {
     /// The entries touched since the last [`Router::take_mft_delta`], with their content
     /// before; `None` until the first call (no tracking, no cost).
     pub(crate) mft_log: Option<Vec<crate::delta::MftLogEntry>>,
+    /// The groups joined by MGID ([`Router::join`]).
+    pub(crate) mgids: FxHashMap<crate::Gid, GroupId>,
+    /// The links and switches down ([`Router::link_down`], [`Router::switch_down`]).
+    pub(crate) down: crate::topology::Down,
 }
 
 impl fmt::Debug for Router<'_> {
@@ -215,6 +225,14 @@ impl<'f> Router<'f> {
         }
         let s = fabric.switch_count();
         let mut attach = vec![None; fabric.node_count()];
+        // A switch member is its own port 0 (no cable).
+        for (i, &sw) in fabric.switches().iter().enumerate() {
+            attach[sw.index()] = Some(Attach {
+                sw: i as u32,
+                port: PortNo::new(0),
+                link: crate::tree::NO_LINK,
+            });
+        }
         for &t in fabric.terminals() {
             if let Some((sw, port)) = fabric.switch_of(t)
                 && let (Some(i), Some(link)) = (fabric.switch_index(sw), fabric.link_at(sw, port))
@@ -251,8 +269,10 @@ impl<'f> Router<'f> {
             s: Scratch::new(s),
             switch_order: opensm_order(&fabric, config.switch_order),
             mft_log: None,
+            mgids: FxHashMap::default(),
+            down: crate::topology::Down::new(fabric.node_count(), fabric.link_count()),
             fabric,
-            hops,
+            hops: Hops::Table(hops),
         })
     }
 
@@ -268,10 +288,32 @@ impl<'f> Router<'f> {
         &self.fabric
     }
 
-    /// The hop table.
+    /// The hop table the router was made with, `None` once a topology change
+    /// ([`Router::link_down`] and the others) made the router keep its own distances
+    /// ([`Router::hop_distance`]).
     #[must_use]
-    pub fn hops(&self) -> &HopTable {
-        &self.hops
+    pub fn hops(&self) -> Option<&HopTable> {
+        self.hops.table()
+    }
+
+    /// Hops between two nodes over the links up now (a terminal or a switch member counts
+    /// from its switch, a terminal adds its own link), as [`HopTable::between`] over the
+    /// fabric less the links and switches down. `None` when unreachable or unknown.
+    #[must_use]
+    pub fn hop_distance(&self, a: NodeId, b: NodeId) -> Option<u32> {
+        let end = |n: NodeId| -> Option<(u32, u32)> {
+            let at = (*self.attach.get(n.index())?)?;
+            if self.down.node(n) || (at.link != crate::tree::NO_LINK && self.down.link(at.link)) {
+                return None;
+            }
+            Some((at.sw, u32::from(at.link != crate::tree::NO_LINK)))
+        };
+        if a == b && self.fabric.get(a).is_some() {
+            return Some(0);
+        }
+        let (sa, ea) = end(a)?;
+        let (sb, eb) = end(b)?;
+        Some(u32::from(self.hops.hops(sa as usize, sb as usize)?) + ea + eb)
     }
 
     pub(crate) fn sw_node(&self, sw: u32) -> NodeId {
@@ -302,7 +344,7 @@ impl<'f> Router<'f> {
                     name: info.name.clone(),
                 });
             }
-            let Some(a) = self.attach[m.index()] else {
+            let Some(a) = self.attach[m.index()].filter(|&a| !self.down.attach_down(a)) else {
                 return Err(Error::Disconnected {
                     a: members[0],
                     b: m,
@@ -449,6 +491,11 @@ impl<'f> Router<'f> {
     /// O(Σ tree members · M) for formula (1) and a Dijkstra.
     pub fn create_group(&mut self, members: &[NodeId]) -> Result<CreateOutcome, Error> {
         let m = self.validate(members)?;
+        self.create_validated(m)
+    }
+
+    /// [`create_group`](Self::create_group) of checked members.
+    pub(crate) fn create_validated(&mut self, m: Members) -> Result<CreateOutcome, Error> {
         let d = self.max_dist(&m.sw);
         let min_height = u32::from(d) + 1;
         let gid = GroupId(self.groups.len() as u32);
@@ -478,6 +525,7 @@ impl<'f> Router<'f> {
             tree: tid,
             min_height,
             merged: method == Method::Merge,
+            mgid: None,
         }));
         let group = self.groups[gid.0 as usize]
             .as_ref()
