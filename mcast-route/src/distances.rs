@@ -57,14 +57,6 @@ impl Hops<'_> {
         }
     }
 
-    /// Number of switches.
-    pub(crate) fn switch_count(&self) -> usize {
-        match self {
-            Self::Table(t) => t.switch_count(),
-            Self::Live(l) => l.n,
-        }
-    }
-
     /// The router's own table, copied from the caller's at the first call (S² bytes); the
     /// caller's is then no longer held.
     pub(crate) fn live(&mut self) -> &mut LiveHops {

@@ -98,7 +98,15 @@ pub(crate) fn check_state(r: &Router<'_>) -> Result<(), String> {
                 return Err(format!("{s} does not reach the root"));
             }
         }
+        for &l in &t.links {
+            if r.is_link_down(l) {
+                return Err(format!("{id} crosses {l}, which is down"));
+            }
+        }
         for (s, _) in &t.switches {
+            if r.is_switch_down(*s) {
+                return Err(format!("{id} passes switch {s}, which is down"));
+            }
             if owner.insert((*s, t.color.0), id).is_some() {
                 return Err(format!("two trees on color {} at {s}", t.color.0));
             }

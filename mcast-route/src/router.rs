@@ -270,7 +270,7 @@ impl<'f> Router<'f> {
             switch_order: opensm_order(&fabric, config.switch_order),
             mft_log: None,
             mgids: FxHashMap::default(),
-            down: crate::topology::Down::new(fabric.node_count(), fabric.link_count()),
+            down: crate::topology::Down::new(&fabric),
             fabric,
             hops: Hops::Table(hops),
         })
@@ -303,7 +303,7 @@ impl<'f> Router<'f> {
     pub fn hop_distance(&self, a: NodeId, b: NodeId) -> Option<u32> {
         let end = |n: NodeId| -> Option<(u32, u32)> {
             let at = (*self.attach.get(n.index())?)?;
-            if self.down.node(n) || (at.link != crate::tree::NO_LINK && self.down.link(at.link)) {
+            if self.down.attach_down(at) {
                 return None;
             }
             Some((at.sw, u32::from(at.link != crate::tree::NO_LINK)))
@@ -763,7 +763,8 @@ impl<'f> Router<'f> {
     }
 
     /// Bytes held by the router's own tables, every vector counted at its capacity (the
-    /// fabric and the hop table, owned by the caller, excluded; the allocator's own overhead,
+    /// fabric and the caller's hop table excluded, the router's own copy after a topology
+    /// change included; the allocator's own overhead,
     /// some 16 bytes per allocation, excluded).
     ///
     /// # Complexity
@@ -799,5 +800,7 @@ impl<'f> Router<'f> {
             + vec_bytes(&self.link_sw)
             + vec_bytes(&self.sw_load)
             + vec_bytes(&self.attach_count)
+            + self.hops.memory_bytes()
+            + self.down.memory_bytes()
     }
 }

@@ -462,6 +462,11 @@ impl Tree {
             .filter(|&l| l != NO_LINK)
     }
 
+    /// Node `i`'s edge up, `None` for the root.
+    pub(crate) fn edge_of(&self, i: u32) -> Option<Edge> {
+        self.edge(i as usize)
+    }
+
     /// Every leaf as `(switch, leaf)`, by switch then port.
     pub(crate) fn leaves(&self) -> impl Iterator<Item = (u32, Leaf)> + '_ {
         self.leaves.iter().map(|&(i, l)| (self.sw[i as usize], l))

@@ -7,3 +7,4 @@ mod fig2;
 mod membership;
 mod properties;
 mod scenarios;
+mod topology;
