@@ -2,11 +2,11 @@
 //! new member's switch over the switches free in a tree's color, to the tree switch of least
 //! depth plus distance.
 
-use crate::Router;
 use crate::tree::{Edge, Tree};
+use crate::{Router, TreeId};
 
-/// The edges joining switch `x` to `tree` (taken out of the tables, so that its own switches
-/// read free in its color) along a path of switches free in the color, and the depth `x` then
+/// The edges joining switch `x` to `tree` (of id `own`: its own switches count as free in its
+/// color, installed or not) along a path of switches free in the color, and the depth `x` then
 /// has: the path of least resulting depth whose depth is at most `bound`, or else the
 /// shortest path to the tree (the nearest tree switch of least depth), `None` when the
 /// color's free switches do not join `x` to the tree.
@@ -20,11 +20,14 @@ use crate::tree::{Edge, Tree};
 pub(crate) fn graft_path(
     r: &mut Router<'_>,
     tree: &Tree,
+    own: TreeId,
     x: u32,
     bound: u32,
 ) -> Option<(Vec<(u32, Edge)>, u32)> {
     let color = tree.color;
-    if r.colors.is_busy(x, color) {
+    let colors = &r.colors;
+    let busy = |v: u32| colors.is_busy(v, color) && colors.tree_at(v, color) != Some(own);
+    if busy(x) {
         return None;
     }
     let root_row = r.hops.row(tree.root as usize);
@@ -49,7 +52,7 @@ pub(crate) fn graft_path(
         }
         for (slot, a) in r.g.adj(u).iter().enumerate() {
             let v = a.peer;
-            if s.seen.get(v) || r.colors.is_busy(v, color) {
+            if s.seen.get(v) || busy(v) {
                 continue;
             }
             s.seen.set(v);

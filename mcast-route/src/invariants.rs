@@ -115,6 +115,31 @@ pub(crate) fn check_state(r: &Router<'_>) -> Result<(), String> {
             }
         }
     }
+    // EFI: each link carries the TFI of every tree crossing it; max EFI the largest over
+    // switch–switch links.
+    let mut efi = vec![0u32; f.link_count()];
+    for id in r.tree_ids() {
+        let t = r.tree(id).ok_or("listed tree missing")?;
+        for &l in &t.links {
+            efi[l.index()] += t.groups.len() as u32;
+        }
+    }
+    let mut max_efi = 0;
+    for (i, &e) in efi.iter().enumerate() {
+        let l = fabric_model::LinkId::new(i as u32);
+        if r.efi(l) != e {
+            return Err(format!("{l} has EFI {} but its trees give {e}", r.efi(l)));
+        }
+        if f.link(l).ends.iter().all(|&(n, _)| f.is_switch(n)) {
+            max_efi = max_efi.max(e);
+        }
+    }
+    if r.max_efi != max_efi {
+        return Err(format!(
+            "max EFI {} but the links give {max_efi}",
+            r.max_efi
+        ));
+    }
     if let Some(l) = limit {
         for &s in f.switches() {
             let n = r.entries(s).map_err(|e| e.to_string())?.len();

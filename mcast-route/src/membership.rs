@@ -244,30 +244,37 @@ impl Router<'_> {
             terminal: port,
             link: a.link,
         };
-        let tree = self.uninstall(tid);
+        // The tree out of its slot (its entries stay: the graft search reads its own switches
+        // as free), back before the reinstall.
+        let tree = self.trees[tid.0 as usize]
+            .take()
+            .expect("a live group's tree is live");
         let color = tree.color;
         if tree.node_of(x).is_some() {
-            let mut t = if tree.has_leaf(x, port) {
-                tree
-            } else {
-                tree.grown(&[], &[(x, leaf)])
-            };
+            let mut t = tree.clone();
+            if !t.has_leaf(x, port) {
+                t.add_leaf(x, leaf);
+            }
             t.add_members([(port, 1)]);
-            self.install(tid, t);
+            self.trees[tid.0 as usize] = Some(tree);
+            self.reinstall(tid, t);
             return (JoinMethod::Leaf, tid, Vec::new());
         }
         let leaf_sw: Vec<u32> = tree.leaf_counts().map(|(s, _)| s).collect();
         let height = tree.max_depth(&leaf_sw).unwrap_or(0);
         let bound = height.max(u32::from(d));
-        let found = crate::graft::graft_path(self, &tree, x, bound);
+        let found = crate::graft::graft_path(self, &tree, tid, x, bound);
         if let Some((path, depth)) = &found
             && *depth <= bound
         {
             let mut t = tree.grown(path, &[(x, leaf)]);
             t.add_members([(port, 1)]);
-            self.install(tid, t);
+            self.trees[tid.0 as usize] = Some(tree);
+            self.reinstall(tid, t);
             return (JoinMethod::Graft, tid, Vec::new());
         }
+        self.trees[tid.0 as usize] = Some(tree);
+        let tree = self.uninstall(tid);
         // Every member of the tree with the new one (the tree's own switches are free in
         // its color now).
         let mut terminals: Vec<NodeId> = tree.members().collect();
@@ -350,12 +357,14 @@ impl Router<'_> {
             }
             self.attach_count[x as usize] -= 1;
         }
-        let mut tree = self.uninstall(tid);
+        let mut tree = self.tree_ref(tid).clone();
         let before = tree.switches().len();
         tree.remove_holder(port);
-        tree.prune();
+        if !tree.has_member(port) && !tree.remove_leaf_in_place(x, port) {
+            tree.prune();
+        }
         let pruned = before - tree.switches().len();
-        self.install(tid, tree);
+        self.reinstall(tid, tree);
         g.min_height = u32::from(self.max_dist(&g.member_sw)) + 1;
         self.groups[gid.0 as usize] = Some(g);
         Ok(LeaveOutcome {

@@ -467,6 +467,136 @@ impl<'f> Router<'f> {
         tree
     }
 
+    /// Replaces the installed tree `id` by `new`, of the same color and groups, touching only
+    /// what differs: the switches that join or leave it get or lose the color, the links that
+    /// join or leave it get or lose its TFI, and only the switches whose forwarding ports
+    /// change are logged for the MFT delta. The same state as uninstalling `id` and
+    /// installing `new`.
+    ///
+    /// Complexity: O(T + T') comparisons for trees of T and T' switches and leaves, and
+    /// O(k·C/64) for k switches whose color changes.
+    pub(crate) fn reinstall(&mut self, id: TreeId, new: Tree) {
+        let old = self.trees[id.0 as usize]
+            .take()
+            .expect("reinstalling a live tree");
+        debug_assert_eq!((old.color, old.groups()), (new.color, new.groups()));
+        let color = old.color;
+        let tfi = old.groups().len() as u32;
+        // Switch–switch edges and leaves by switch: merge-walk the two sorted lists.
+        let mut touched: Vec<u32> = Vec::new();
+        let (oe, ne): (Vec<_>, Vec<_>) = (old.edges().collect(), new.edges().collect());
+        let (mut i, mut j) = (0, 0);
+        let mut gone_edges = Vec::new();
+        let mut new_edges = Vec::new();
+        while i < oe.len() || j < ne.len() {
+            match (oe.get(i), ne.get(j)) {
+                (Some(a), Some(b)) if a == b => {
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), Some(b)) if a.0 == b.0 => {
+                    gone_edges.push(*a);
+                    new_edges.push(*b);
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), b) if b.is_none_or(|b| a.0 < b.0) => {
+                    gone_edges.push(*a);
+                    i += 1;
+                }
+                (_, Some(b)) => {
+                    new_edges.push(*b);
+                    j += 1;
+                }
+                _ => unreachable!("one list is left"),
+            }
+        }
+        let key = |&(s, l): &(u32, Leaf)| (s, l.port, l.terminal, l.link);
+        // Both already by (switch, port), and a port holds one leaf.
+        let ol: Vec<_> = old.leaves().map(|x| key(&x)).collect();
+        let nl: Vec<_> = new.leaves().map(|x| key(&x)).collect();
+        debug_assert!(ol.is_sorted() && nl.is_sorted());
+        let (mut i, mut j) = (0, 0);
+        let mut gone_leaves = Vec::new();
+        let mut new_leaves = Vec::new();
+        while i < ol.len() || j < nl.len() {
+            match (ol.get(i), nl.get(j)) {
+                (Some(a), Some(b)) if a == b => {
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), b) if b.is_none_or(|b| a < b) => {
+                    gone_leaves.push(*a);
+                    i += 1;
+                }
+                (_, Some(b)) => {
+                    new_leaves.push(*b);
+                    j += 1;
+                }
+                _ => unreachable!("one list is left"),
+            }
+        }
+        for &(c, e) in gone_edges.iter().chain(&new_edges) {
+            touched.push(c);
+            touched.push(e.parent);
+        }
+        for &(s, ..) in gone_leaves.iter().chain(&new_leaves) {
+            touched.push(s);
+        }
+        // Switches joining or leaving.
+        let (os, ns) = (old.switches(), new.switches());
+        touched.extend(os.iter().filter(|s| ns.binary_search(s).is_err()));
+        touched.extend(ns.iter().filter(|s| os.binary_search(s).is_err()));
+        touched.sort_unstable();
+        touched.dedup();
+        // Log with the old tree in place.
+        self.trees[id.0 as usize] = Some(old);
+        for &sw in &touched {
+            self.log_mft(sw, color);
+        }
+        let old = self.trees[id.0 as usize].take().expect("just put back");
+        for &sw in old.switches() {
+            if new.switches().binary_search(&sw).is_err() {
+                self.colors.clear(sw, color);
+            }
+        }
+        for &sw in new.switches() {
+            if old.switches().binary_search(&sw).is_err() {
+                self.colors.set(sw, color, id);
+            }
+        }
+        for &(c, e) in &gone_edges {
+            let l = e.link;
+            let was = self.efi[l.index()];
+            self.efi[l.index()] -= tfi;
+            self.sw_load[c as usize] -= u64::from(tfi);
+            self.sw_load[e.parent as usize] -= u64::from(tfi);
+            self.move_efi(was, was - tfi);
+        }
+        for &(c, e) in &new_edges {
+            let l = e.link;
+            let was = self.efi[l.index()];
+            self.efi[l.index()] += tfi;
+            self.sw_load[c as usize] += u64::from(tfi);
+            self.sw_load[e.parent as usize] += u64::from(tfi);
+            self.move_efi(was, was + tfi);
+        }
+        for &(.., l) in &gone_leaves {
+            if l != crate::tree::NO_LINK {
+                self.efi[l.index()] -= tfi;
+            }
+        }
+        for &(.., l) in &new_leaves {
+            if l != crate::tree::NO_LINK {
+                self.efi[l.index()] += tfi;
+            }
+        }
+        while self.max_efi > 0 && self.efi_hist[self.max_efi as usize] == 0 {
+            self.max_efi -= 1;
+        }
+        self.trees[id.0 as usize] = Some(new);
+    }
+
     pub(crate) fn new_tree_id(&mut self) -> TreeId {
         self.trees.push(None);
         TreeId(self.trees.len() as u32 - 1)

@@ -141,6 +141,17 @@ impl Router<'_> {
         self.apply(TopologyEvent::SwitchUp(switch))
     }
 
+    /// Copies the caller's hop table into the router now (S² bytes, once), as the first
+    /// topology change would: a daemon calls it at start so that no failure waits for the
+    /// copy. The caller's table is no longer held (with [`Router::new_shared`] and no other
+    /// owner, it is freed).
+    ///
+    /// # Complexity
+    /// O(S²) the first time, O(1) after.
+    pub fn keep_own_hops(&mut self) {
+        self.hops.live();
+    }
+
     /// Whether `link` is down (by itself or with a switch at one end).
     #[must_use]
     pub fn is_link_down(&self, link: LinkId) -> bool {
@@ -393,7 +404,7 @@ impl Router<'_> {
                 tree = tree.grown(&[], &leaves);
                 continue;
             }
-            match crate::graft::graft_path(self, &tree, x, bound) {
+            match crate::graft::graft_path(self, &tree, tid, x, bound) {
                 Some((path, depth)) => {
                     higher |= depth > bound;
                     tree = tree.grown(&path, &leaves);

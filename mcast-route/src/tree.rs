@@ -500,6 +500,40 @@ impl Tree {
         self
     }
 
+    /// Adds `leaf` on switch `sw` of the tree, in place; false when `sw` is not in the tree.
+    ///
+    /// Complexity: O(log T + L) for L leaves (one insertion).
+    pub(crate) fn add_leaf(&mut self, sw: u32, leaf: Leaf) -> bool {
+        let Some(i) = self.node(sw) else {
+            return false;
+        };
+        let key = (i as u32, leaf.port);
+        let at = self.leaves.partition_point(|&(n, l)| (n, l.port) < key);
+        self.leaves.insert(at, (i as u32, leaf));
+        true
+    }
+
+    /// Removes the leaf of `terminal` on switch `sw` in place when that leaves nothing to
+    /// prune (the switch is the root, has children or other leaves); false otherwise (the
+    /// caller then runs [`prune`](Self::prune)).
+    ///
+    /// Complexity: O(log T + L).
+    pub(crate) fn remove_leaf_in_place(&mut self, sw: u32, terminal: NodeId) -> bool {
+        let Some(i) = self.node(sw) else {
+            return false;
+        };
+        let row = self.leaves_of(i);
+        let Some(k) = row.iter().position(|(_, l)| l.terminal == terminal) else {
+            return false;
+        };
+        if sw != self.root && row.len() == 1 && self.kids_of(i).is_empty() {
+            return false;
+        }
+        let lo = self.leaves.partition_point(|&(n, _)| (n as usize) < i);
+        self.leaves.remove(lo + k);
+        true
+    }
+
     /// Removes one holder of `terminal`, dropping it from the members when no group holds
     /// it any more (its leaf stays until [`prune`](Self::prune)); false when it is no member.
     pub(crate) fn remove_holder(&mut self, terminal: NodeId) -> bool {

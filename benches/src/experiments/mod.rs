@@ -8,6 +8,7 @@ use crate::Experiment;
 pub mod dag;
 pub mod fabric;
 pub mod mcast;
+pub mod mcast_churn;
 pub mod pmix;
 pub mod rdma;
 pub mod topo;
@@ -19,6 +20,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(fabric::FabricSizes),
         Box::new(mcast::Mcast),
         Box::new(mcast::McastColors),
+        Box::new(mcast_churn::McastChurn),
         Box::new(topo::TopoClusters),
         Box::new(topo::TopoBcast),
         Box::new(rdma::Rdma),
