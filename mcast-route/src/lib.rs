@@ -162,8 +162,8 @@ mod types;
 pub struct ReadmeDoctests;
 
 pub use config::{
-    Algorithm, BottomUp, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, MAX_ENTRIES, MergeRoot,
-    MergeStrategy, Policy, Regraft, SwitchOrder,
+    Algorithm, BottomUp, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, JoinColor, MAX_ENTRIES,
+    MergeRoot, MergeStrategy, Policy, Regraft, SwitchOrder,
 };
 pub use error::Error;
 pub use gid::Gid;

@@ -9,7 +9,7 @@ use fabric_model::NodeId;
 
 use crate::router::{Group, Members};
 use crate::tree::Leaf;
-use crate::{Algorithm, Color, Error, Gid, GroupId, Method, Router, TreeId};
+use crate::{Algorithm, Color, Error, Gid, GroupId, JoinColor, Method, Router, TreeId};
 
 /// How [`Router::join`] placed the new member.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -122,7 +122,8 @@ impl Router<'_> {
     pub fn join(&mut self, mgid: Gid, port: NodeId) -> Result<JoinOutcome, Error> {
         let new = self.member_port(port)?;
         let Some(gid) = self.group_of(mgid) else {
-            let made = self.create_validated(new)?;
+            let preset = self.least_used_tree(&new);
+            let made = self.create_with(new, preset)?;
             if let Some(Some(g)) = self.groups.get_mut(made.group.0 as usize) {
                 g.mgid = Some(mgid);
             }
@@ -199,6 +200,29 @@ impl Router<'_> {
             method,
             merged: others,
         })
+    }
+
+    /// Under [`JoinColor::LeastUsed`] (MR4LMS), the first member's tree: its switch alone in
+    /// the color free there with the fewest trees (ties to the lowest); `None` otherwise or
+    /// when every color is busy there.
+    ///
+    /// Complexity: O(C) for C colors.
+    fn least_used_tree(&self, m: &Members) -> Option<(crate::tree::Tree, Method)> {
+        if self.config.join_color != JoinColor::LeastUsed
+            || self.config.algorithm != Algorithm::Mr4lms
+        {
+            return None;
+        }
+        let x = m.sw[0];
+        let trees = &self.colors.trees_per_color;
+        let c = (0..self.colors.span())
+            .filter(|&c| !self.colors.is_busy(x, c))
+            .min_by_key(|&c| (trees.get(c as usize).copied().unwrap_or(0), c))?;
+        let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
+        Some((
+            crate::tree::Tree::from_parts(c, x, &[], &leaves),
+            Method::JoinLeastUsed,
+        ))
     }
 
     /// A baseline's join: the tree of `tid` routed again for its members and `port`, in

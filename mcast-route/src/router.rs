@@ -626,11 +626,22 @@ impl<'f> Router<'f> {
 
     /// [`create_group`](Self::create_group) of checked members.
     pub(crate) fn create_validated(&mut self, m: Members) -> Result<CreateOutcome, Error> {
+        self.create_with(m, None)
+    }
+
+    /// [`create_validated`](Self::create_validated), or with `preset` (a tree built for
+    /// the members, not installed) as the group's tree.
+    pub(crate) fn create_with(
+        &mut self,
+        m: Members,
+        preset: Option<(Tree, Method)>,
+    ) -> Result<CreateOutcome, Error> {
         let d = self.max_dist(&m.sw);
         let min_height = u32::from(d) + 1;
         let gid = GroupId(self.groups.len() as u32);
-        let (tid, method, merged) = match self.config.algorithm {
-            Algorithm::MinihopMc | Algorithm::SsspMc => {
+        let (tid, method, merged) = match (preset, self.config.algorithm) {
+            (Some((tree, method)), _) => (self.add_new_tree(tree, gid, &m), method, Vec::new()),
+            (None, Algorithm::MinihopMc | Algorithm::SsspMc) => {
                 let tree = self.baseline(&m, d)?;
                 (
                     self.add_new_tree(tree, gid, &m),
@@ -638,7 +649,7 @@ impl<'f> Router<'f> {
                     Vec::new(),
                 )
             }
-            Algorithm::Mr4lms => self.mr4lms(&m, d, gid),
+            (None, Algorithm::Mr4lms) => self.mr4lms(&m, d, gid),
         };
         for &o in &merged {
             if let Some(Some(g)) = self.groups.get_mut(o.0 as usize) {

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use fabric_model::rng::SplitMix64;
 use fabric_model::{Fabric, FabricBuilder, HopTable, LinkId, NodeId, generators};
-use mcast_route::{Algorithm, Config, Entries, Gid, Router, TopologyEvent, patterns};
+use mcast_route::{Algorithm, Config, Entries, Gid, JoinColor, Router, TopologyEvent, patterns};
 
 use crate::{Cell, Context, Experiment, Scale, Table};
 
@@ -27,8 +27,11 @@ pub const HEADER: &str = "topology,event,events,groups_rerouted_mean,blocks_chan
 type Build = fn() -> Result<Fabric, fabric_model::Error>;
 
 /// One topology's run.
+#[derive(Clone, Copy)]
 struct Setup {
     name: &'static str,
+    /// The color a group gets at its first join (the paper's first fit, or ours).
+    join_color: JoinColor,
     build: Build,
     n_colors: u32,
     groups: usize,
@@ -42,10 +45,32 @@ struct Setup {
 }
 
 fn setups(scale: Scale) -> Vec<Setup> {
+    let mut v = base_setups(scale);
+    // Ours beside the paper's at the small scale: the least used color at a group's first
+    // join.
+    if scale == Scale::Small {
+        let ours: Vec<Setup> = v
+            .iter()
+            .map(|s| Setup {
+                name: match s.name {
+                    "fat_tree-k16" => "fat_tree-k16+least-used-color",
+                    _ => "torus-8x8x8-2+least-used-color",
+                },
+                join_color: JoinColor::LeastUsed,
+                ..*s
+            })
+            .collect();
+        v.extend(ours);
+    }
+    v
+}
+
+fn base_setups(scale: Scale) -> Vec<Setup> {
     match scale {
         Scale::Small => vec![
             Setup {
                 name: "fat_tree-k16",
+                join_color: JoinColor::FirstFit,
                 build: || generators::fat_tree(16),
                 n_colors: 64,
                 groups: 400,
@@ -57,6 +82,7 @@ fn setups(scale: Scale) -> Vec<Setup> {
             },
             Setup {
                 name: "torus-8x8x8-2",
+                join_color: JoinColor::FirstFit,
                 build: || generators::torus(&[8, 8, 8], 2),
                 n_colors: 64,
                 groups: 400,
@@ -70,6 +96,7 @@ fn setups(scale: Scale) -> Vec<Setup> {
         Scale::Paper => vec![
             Setup {
                 name: "fat_tree-k40",
+                join_color: JoinColor::FirstFit,
                 build: || generators::fat_tree(40),
                 n_colors: 128,
                 groups: 5000,
@@ -81,6 +108,7 @@ fn setups(scale: Scale) -> Vec<Setup> {
             },
             Setup {
                 name: "torus-30x20x20-2",
+                join_color: JoinColor::FirstFit,
                 build: || generators::torus(&[30, 20, 20], 2),
                 n_colors: 256,
                 groups: 5000,
@@ -190,7 +218,7 @@ fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
     ctx.progress(&format!("mcast-churn: building {}", s.name));
     let f = (s.build)().map_err(|e| e.to_string())?;
     let hops = HopTable::new(&f).map_err(|e| e.to_string())?;
-    let cfg = Config::mr4lms(Entries::Limit(s.n_colors));
+    let cfg = Config::mr4lms(Entries::Limit(s.n_colors)).with_join_color(s.join_color);
     let mut r = Router::new(&f, &hops, cfg).map_err(|e| e.to_string())?;
     let mut osm = Router::new(
         &f,

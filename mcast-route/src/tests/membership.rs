@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use fabric_model::{Fabric, FabricBuilder, HopTable, NodeId, NodeInfo, PortNo, generators};
 use proptest::prelude::*;
 
+use crate::JoinColor;
 use crate::invariants::check_state;
 use crate::{Algorithm, Color, Config, Entries, Error, Gid, JoinMethod, Method, Policy, Router};
 
@@ -158,6 +159,35 @@ fn a_switch_member_sets_port_0() {
     // A switch may also create a group alone.
     r.join(mgid(5), sw).unwrap();
     check_state(&r).unwrap();
+}
+
+#[test]
+fn least_used_join_colors_spread_the_first_joins() {
+    let f = generators::fat_tree(4).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let t = f.terminals();
+    let mut colors = Vec::new();
+    for jc in [JoinColor::FirstFit, JoinColor::LeastUsed] {
+        let cfg = Config::mr4lms(Entries::Limit(8)).with_join_color(jc);
+        let mut r = Router::new(&f, &h, cfg).unwrap();
+        let a = r.join(mgid(1), t[0]).unwrap();
+        let b = r.join(mgid(2), t[15]).unwrap();
+        colors.push((a.color, b.color, b.method));
+        check_state(&r).unwrap();
+    }
+    // First fit: color 0 again on the far switch; least used: color 1 (color 0 has a tree).
+    assert_eq!(
+        colors[0],
+        (Color(0), Color(0), JoinMethod::Created(Method::Fbtc))
+    );
+    assert_eq!(
+        colors[1],
+        (
+            Color(0),
+            Color(1),
+            JoinMethod::Created(Method::JoinLeastUsed)
+        )
+    );
 }
 
 #[test]
