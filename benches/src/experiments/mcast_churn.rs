@@ -336,6 +336,15 @@ fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
     }
     let full_after = full_blocks(&r, &f);
     let row = |table: &mut Table, event: &str, a: &Acc, full: usize| {
+        // Also on the progress line, so that a long run's figures show as they come.
+        ctx.progress(&format!(
+            "mcast-churn: {} {event}: {} events, {:.1} us each (rebuild {:.1} us), {:.1} blocks of {full}",
+            s.name,
+            a.n,
+            Acc::mean(a.us, a.n),
+            Acc::mean(a.rebuild_us, a.rebuilds),
+            Acc::mean(a.blocks as f64, a.n),
+        ));
         table.push(vec![
             Cell::text(s.name),
             Cell::text(event),
