@@ -9,6 +9,7 @@
 //! MINIHOP-MC router applying the same joins and leaves, which builds a new tree in the
 //! group's MLID on a join).
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use fabric_model::rng::SplitMix64;
@@ -216,17 +217,22 @@ fn peak_rss() -> Option<u64> {
 
 fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
     ctx.progress(&format!("mcast-churn: building {}", s.name));
-    let f = (s.build)().map_err(|e| e.to_string())?;
-    let hops = HopTable::new(&f).map_err(|e| e.to_string())?;
+    // As a daemon holds them: the router shares the fabric and is the hop table's last
+    // owner once the baseline router is gone, so that its own copy replaces it.
+    let fab = Arc::new((s.build)().map_err(|e| e.to_string())?);
+    let f: &Fabric = &fab;
+    let hops = Arc::new(HopTable::new(f).map_err(|e| e.to_string())?);
+    let hop_bytes = hops.memory_bytes();
     let cfg = Config::mr4lms(Entries::Limit(s.n_colors)).with_join_color(s.join_color);
-    let mut r = Router::new(&f, &hops, cfg).map_err(|e| e.to_string())?;
-    let mut osm = Router::new(
-        &f,
-        &hops,
+    let mut r =
+        Router::new_shared(Arc::clone(&fab), Arc::clone(&hops), cfg).map_err(|e| e.to_string())?;
+    let mut osm = Router::new_shared(
+        Arc::clone(&fab),
+        Arc::clone(&hops),
         Config::baseline(Algorithm::MinihopMc, Entries::Unlimited),
     )
     .map_err(|e| e.to_string())?;
-    let groups = patterns::random_groups(&f, s.groups, s.size, 7).map_err(|e| e.to_string())?;
+    let groups = patterns::random_groups(f, s.groups, s.size, 7).map_err(|e| e.to_string())?;
     // Every group joined member by member (the first join creates it).
     let mut join = Acc::default();
     let mut leave = Acc::default();
@@ -254,7 +260,7 @@ fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
     let router_bytes = r.memory_bytes();
     let stats = r.stats();
     r.take_mft_delta();
-    let full = full_blocks(&r, &f);
+    let full = full_blocks(&r, f);
     // Churn: a random member of a random group leaves, a random terminal joins one.
     let mut rng = SplitMix64::new(17);
     let t = f.terminals();
@@ -288,6 +294,7 @@ fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
         osm_joins += 1;
     }
     drop(osm);
+    drop(hops);
     join.rebuilds = osm_joins;
     join.rebuild_us = osm_join;
     leave.rebuilds = osm_leaves;
@@ -329,12 +336,12 @@ fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
             let us = st.elapsed().as_secs_f64() * 1e6;
             kinds[slot].add(o.changed.len(), r.take_mft_delta().len(), us);
             if kinds[slot].rebuilds < s.rebuilds {
-                kinds[slot].rebuild_us += rebuild(&f, &r, cfg)?;
+                kinds[slot].rebuild_us += rebuild(f, &r, cfg)?;
                 kinds[slot].rebuilds += 1;
             }
         }
     }
-    let full_after = full_blocks(&r, &f);
+    let full_after = full_blocks(&r, f);
     let row = |table: &mut Table, event: &str, a: &Acc, full: usize| {
         // Also on the progress line, so that a long run's figures show as they come.
         ctx.progress(&format!(
@@ -375,14 +382,14 @@ fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
     }
     table.note(format!(
         "{}: {} groups of {} joined member by member ({} entries: {stats}); router tables {:.1} MB after the joins \
-         (the caller's hop table {:.1} MB besides; after the first change the router keeps its \
-         own copy, made in {:.0} µs before the first change: {:.1} MB now); process peak {}",
+         (the shared hop table {:.1} MB besides; before the first change the router takes its \
+         own copy, in {:.0} µs, and the shared one is freed: {:.1} MB now with it); process peak {}",
         s.name,
         s.groups,
         s.size,
         s.n_colors,
         router_bytes as f64 / 1e6,
-        hops.memory_bytes() as f64 / 1e6,
+        hop_bytes as f64 / 1e6,
         copy_us,
         r.memory_bytes() as f64 / 1e6,
         peak_rss().map_or("unknown".into(), |b| format!("{:.0} MB", b as f64 / 1e6)),
