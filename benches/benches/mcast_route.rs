@@ -3,14 +3,17 @@
 //! `fat_tree(40)`, the 30×20×20 torus and the random regular fabric; a whole pattern of
 //! 5,000 groups on `fat_tree(40)`; and the hand-written bit sets and per-switch lists of the
 //! hot paths against bitvec and smallvec (`bitvec`, `smallvec` groups); offline recoloring
-//! (`recolor` group).
+//! (`recolor` group); in a live subnet manager (`join_leave`, `link_failure`): a join and a
+//! leave on a router holding 5,000 random groups of 16, and a link going down and up again,
+//! with the hop table updated edge by edge beside `HopTable::new` over the fabric less that
+//! link (OpenSM's rebuild).
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use fabric_model::{Fabric, HopTable, NodeId, generators};
+use fabric_model::{Fabric, FabricBuilder, HopTable, LinkId, NodeId, generators};
 use mcast_route::coloring::Tabu;
-use mcast_route::{Algorithm, Config, Entries, Router, patterns};
+use mcast_route::{Algorithm, Config, Entries, Gid, Router, patterns};
 
 fn configs(n_colors: u32) -> [(&'static str, Config); 4] {
     [
@@ -363,6 +366,119 @@ fn recolor(c: &mut Criterion) {
     g.finish();
 }
 
+/// The live fabrics: name, fabric, entries (the paper's recommended `N_color`).
+fn live_fabrics() -> Vec<(&'static str, Fabric, u32)> {
+    vec![
+        (
+            "fat_tree(40)",
+            generators::fat_tree(40).expect("valid"),
+            128,
+        ),
+        (
+            "torus(30x20x20,2)",
+            generators::torus(&[30, 20, 20], 2).expect("valid"),
+            256,
+        ),
+    ]
+}
+
+fn mgid(k: usize) -> Gid {
+    Gid::new(0xff12_401b_ffff_0000, k as u64)
+}
+
+/// A router holding 5,000 random groups of 16, each joined member by member.
+fn joined<'f>(f: &'f Fabric, hops: &'f HopTable, n_colors: u32) -> (Router<'f>, Vec<Vec<NodeId>>) {
+    let mut r = Router::new(f, hops, Config::mr4lms(Entries::Limit(n_colors))).expect("valid");
+    let groups = patterns::random_groups(f, 5000, 16, 7).expect("fits");
+    for (k, g) in groups.iter().enumerate() {
+        for &m in g {
+            r.join(mgid(k), m).expect("joins");
+        }
+    }
+    (r, groups)
+}
+
+/// One join then the same port's leave (the router ends as it began), over a cycle of
+/// groups: time a pair, on each live fabric.
+fn join_leave(c: &mut Criterion) {
+    for (name, f, n_colors) in live_fabrics() {
+        let hops = HopTable::new(&f).expect("hop table");
+        let (mut r, groups) = joined(&f, &hops, n_colors);
+        let t = f.terminals();
+        let mut g = c.benchmark_group(format!("join_leave/{name}"));
+        g.sample_size(20);
+        let mut k = 0usize;
+        g.bench_function("join+leave", |b| {
+            b.iter(|| {
+                // A terminal not in the group: the next after its first member.
+                k = (k + 1) % groups.len();
+                let mut port = t[(groups[k][0].index() * 7919 + k) % t.len()];
+                while groups[k].contains(&port) {
+                    port = t[(port.index() + 1) % t.len()];
+                }
+                black_box(r.join(mgid(k), port).expect("joins"));
+                black_box(r.leave(mgid(k), port).expect("leaves"));
+            });
+        });
+        g.finish();
+    }
+}
+
+/// The fabric without link `l` (node ids kept): what OpenSM's sweep discovers.
+fn without(f: &Fabric, l: LinkId) -> Fabric {
+    let mut b = FabricBuilder::with_capacity(f.node_count(), 0, f.link_count());
+    for n in f.node_ids() {
+        b.add_node(f.node(n).clone()).expect("valid");
+    }
+    for (i, link) in f.links().iter().enumerate() {
+        if i != l.index() {
+            let [(a, pa), (z, pz)] = link.ends;
+            b.link_with(a, pa, z, pz, link.rate, link.latency)
+                .expect("valid");
+        }
+    }
+    b.build().expect("valid")
+}
+
+/// A switch–switch link going down then up again: on an empty router (the hop table and
+/// switch graph only) beside `HopTable::new` over the fabric without it, and on the router
+/// of 5,000 groups (the trees crossing it repaired too).
+fn link_failure(c: &mut Criterion) {
+    for (name, f, n_colors) in live_fabrics() {
+        let hops = HopTable::new(&f).expect("hop table");
+        let links: Vec<LinkId> = (0..f.link_count() as u32)
+            .map(LinkId::new)
+            .filter(|&l| f.link(l).ends.iter().all(|&(n, _)| f.is_switch(n)))
+            .collect();
+        let mut g = c.benchmark_group(format!("link_failure/{name}"));
+        g.sample_size(10);
+        let mut empty = Router::new(&f, &hops, Config::default()).expect("valid");
+        empty.keep_own_hops();
+        let mut k = 0usize;
+        g.bench_function("hops-incremental-down+up", |b| {
+            b.iter(|| {
+                k = (k + 7) % links.len();
+                black_box(empty.link_down(links[k]).expect("down"));
+                black_box(empty.link_up(links[k]).expect("up"));
+            });
+        });
+        let reduced = without(&f, links[0]);
+        g.bench_function("hops-rebuild", |b| {
+            b.iter(|| black_box(HopTable::new(black_box(&reduced)).expect("table")));
+        });
+        let (mut r, _) = joined(&f, &hops, n_colors);
+        r.keep_own_hops();
+        g.bench_function("router-5000-groups-down+up", |b| {
+            b.iter(|| {
+                k = (k + 7) % links.len();
+                black_box(r.link_down(links[k]).expect("down"));
+                black_box(r.link_up(links[k]).expect("up"));
+            });
+        });
+        g.finish();
+    }
+}
+
 criterion_group!(
     benches,
     fat_tree,
@@ -370,6 +486,8 @@ criterion_group!(
     torus_and_random,
     bitvec_ops,
     smallvec_lists,
-    recolor
+    recolor,
+    join_leave,
+    link_failure
 );
 criterion_main!(benches);

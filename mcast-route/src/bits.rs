@@ -1,11 +1,11 @@
 //! Dense bit sets over switch or node numbers (bit `x % 64` of word `x / 64`), hand-written
 //! where their hot operation is listing the set bits in order: the merge's vMcg switches, the
 //! merged tree's switches and members, the tree builder's switch index, the busy switches
-//! of `G_color` ([`Scratch::component`](crate::graph::Scratch::component)). bitvec loses
+//! of `G_color` ([`Scratch::component`](crate::search::Scratch::component)). bitvec loses
 //! there: in one criterion run (`bitvec` group of `benches/benches/mcast_route.rs`, 2,048
 //! switches), setting 300 bits, listing them and clearing the set took 1.17 µs by hand and
 //! 6.54 µs with `BitVec::iter_ones`; OR-ing 8,192 rows of 4 words (the bit-parallel
-//! searches' pulls, `graph::or_row`) took 30 µs by hand and 617 µs with `BitSlice |=`.
+//! searches' pulls, `search::least_farthest::or_row`) took 30 µs by hand and 617 µs with `BitSlice |=`.
 //! Plain set and test cost the same (3.10 µs by hand, 3.06 µs with bitvec, 300 sets and
 //! 2,048 tests): a merge's `G_color` switches, only set and tested, are a bitvec `BitVec`
 //! (`merge::FreeBits`); FCTB's reached roots stay hand-written, where bitvec cost 0.7% more

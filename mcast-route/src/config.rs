@@ -61,6 +61,22 @@ pub enum SwitchOrder {
     Fabric,
 }
 
+/// The color (MLID) [`Router::join`](crate::Router::join) gives a group at its first member,
+/// which it keeps for its whole life (MR4LMS only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum JoinColor {
+    /// The paper's: the group of one member is created as any group is (Alg. 7), which for
+    /// one member switch is FBTC's first fit, the lowest color free on it.
+    #[default]
+    FirstFit,
+    /// Ours: the color free on the member's switch with the fewest trees on the fabric
+    /// (ties to the lowest), so that groups joined one member at a time spread over the
+    /// colors instead of crowding the low ones, whose later grafts then meet busy switches
+    /// and merge.
+    LeastUsed,
+}
+
 /// Which of FBTC and FCTB MR4LMS runs (paper §3.4, Alg. 7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -200,6 +216,8 @@ pub struct Config {
     pub(crate) bottom_up: BottomUp,
     /// The baselines' switch order for root ties (MINIHOP-MC and SSSP-MC only).
     pub(crate) switch_order: SwitchOrder,
+    /// The color of a group created by its first join (MR4LMS only).
+    pub(crate) join_color: JoinColor,
 }
 
 /// The default [`Config::fbtc_root_tries`].
@@ -208,7 +226,8 @@ pub const DEFAULT_FBTC_ROOT_TRIES: u32 = 16;
 impl Default for Config {
     /// MR4LMS with unlimited entries, the adaptive policy, [`MergeStrategy::LeastAddedLoad`],
     /// the old trees kept, the BFS merge root, [`DEFAULT_FBTC_ROOT_TRIES`],
-    /// [`BottomUp::BestOfBoth`] and, for the baselines, [`SwitchOrder::OpenSm`].
+    /// [`BottomUp::BestOfBoth`], [`JoinColor::FirstFit`] and, for the baselines,
+    /// [`SwitchOrder::OpenSm`].
     fn default() -> Self {
         Self {
             entries: Entries::default(),
@@ -220,6 +239,7 @@ impl Default for Config {
             fbtc_root_tries: DEFAULT_FBTC_ROOT_TRIES,
             bottom_up: BottomUp::default(),
             switch_order: SwitchOrder::default(),
+            join_color: JoinColor::default(),
         }
     }
 }
@@ -307,6 +327,13 @@ impl Config {
         self
     }
 
+    /// Sets the color a group gets at its first join ([`JoinColor`]).
+    #[must_use]
+    pub const fn with_join_color(mut self, join_color: JoinColor) -> Self {
+        self.join_color = join_color;
+        self
+    }
+
     /// MFT entries per switch.
     #[must_use]
     pub const fn entries(&self) -> Entries {
@@ -359,6 +386,12 @@ impl Config {
     #[must_use]
     pub const fn switch_order(&self) -> SwitchOrder {
         self.switch_order
+    }
+
+    /// The color a group gets at its first join.
+    #[must_use]
+    pub const fn join_color(&self) -> JoinColor {
+        self.join_color
     }
 
     /// Checks the entry limit.

@@ -2,7 +2,7 @@
 
 use fabric_model::NodeId;
 
-use crate::{Color, GroupId};
+use crate::{Color, Gid, GroupId};
 
 /// Everything that can be wrong with input to this crate.
 ///
@@ -99,6 +99,56 @@ pub enum Error {
         parameter: &'static str,
         /// What is wrong with it.
         reason: String,
+    },
+    /// A port to join whose cable, or whose switch, is down (or a terminal without a switch).
+    #[error("{node} cannot join: its cable or its switch is down")]
+    PortDown {
+        /// The node.
+        node: NodeId,
+    },
+    /// A port joining a group it is a member of already.
+    #[error("{node} is already a member of group {mgid}")]
+    AlreadyMember {
+        /// The group's MGID.
+        mgid: Gid,
+        /// The port.
+        node: NodeId,
+    },
+    /// A port leaving a group it is no member of.
+    #[error("{node} is not a member of group {mgid}")]
+    NotAMember {
+        /// The group's MGID.
+        mgid: Gid,
+        /// The port.
+        node: NodeId,
+    },
+    /// An MGID no group was joined under (or whose last member left).
+    #[error("no multicast group has MGID {mgid}")]
+    UnknownMgid {
+        /// The MGID.
+        mgid: Gid,
+    },
+    /// A link id that is not a link of the fabric.
+    #[error("{link} is not a link of the fabric")]
+    UnknownLink {
+        /// The id given.
+        link: fabric_model::LinkId,
+    },
+    /// A link, or a switch, taken down that is down already, or brought up that is up.
+    #[error("{what} is {state} already")]
+    AlreadyInState {
+        /// The link or switch, as text.
+        what: String,
+        /// "down" or "up".
+        state: &'static str,
+    },
+    /// A link that cannot come up while a switch at one of its ends is down.
+    #[error("{link} cannot come up while switch {switch} is down")]
+    EndDown {
+        /// The link.
+        link: fabric_model::LinkId,
+        /// The switch down at one of its ends.
+        switch: NodeId,
     },
     /// A line of a text dump that cannot be read.
     #[error("dump line {line}: {reason}")]

@@ -33,6 +33,11 @@ impl Router<'_> {
     ///
     /// Complexity: O(C·(S + L)) for the searches over C colors.
     pub(crate) fn fctb(&mut self, m: &Members, d: u8) -> Option<Built> {
+        self.fctb_in(m, d, None)
+    }
+
+    /// [`fctb`](Self::fctb) over every color, or over `only` that color.
+    pub(crate) fn fctb_in(&mut self, m: &Members, d: u8, only: Option<u32>) -> Option<Built> {
         // The candidates in order only as far as step ⑤ takes them (usually the first free
         // one succeeds): the necessary conditions need them in no order.
         let mut order = self.candidate_roots(d, true);
@@ -42,11 +47,12 @@ impl Router<'_> {
         // words: with a bitvec `BitVec` an FCTB-only run (dragonfly(18, 9, 9), 600 random
         // groups of 16, 256 entries) took 2.1210 G instructions instead of 2.1068 G.
         let mut reached = vec![0u64; self.g.len().div_ceil(64)];
-        self.s.fill_near(&self.hops, &m.sw);
+        self.s.near_of(&self.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
         let mut reachable_roots = Vec::new();
-        for c in 0..self.colors.span() {
+        let colors = only.map_or(0..self.colors.span(), |c| c..c + 1);
+        for c in colors {
             // The island of the first member: an existing tree of color c.
             if let Some(t) = self.colors.tree_at(s0, c) {
                 let tree = self.tree_ref(t);
@@ -137,7 +143,7 @@ mod tests {
     /// [`fctb_matches_the_sorted_roots_reference`].
     fn fctb_sorted(r: &mut Router<'_>, m: &Members, d: u8) -> Option<Built> {
         let roots = r.candidate_roots(d, true).all();
-        r.s.fill_near(&r.hops, &m.sw);
+        r.s.near_of(&r.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
         for c in 0..r.colors.span() {

@@ -92,6 +92,8 @@ fn config(a: u8, b: u8) -> Config {
         } else {
             SwitchOrder::OpenSm
         },
+        // Joins are not among the fuzzed operations: the paper's color.
+        join_color: crate::JoinColor::FirstFit,
     }
 }
 

@@ -21,7 +21,12 @@ pub(crate) fn flood(
     color: Color,
 ) -> Result<BTreeMap<NodeId, u32>, String> {
     let f: &Fabric = r.fabric();
-    let (sw, port) = f.switch_of(src).ok_or("member without switch")?;
+    // A switch member sends from its own port 0.
+    let (sw, port) = if f.is_switch(src) {
+        (src, PortNo::new(0))
+    } else {
+        f.switch_of(src).ok_or("member without switch")?
+    };
     let mut got: BTreeMap<NodeId, u32> = BTreeMap::new();
     let mut visited = BTreeSet::new();
     let mut stack: Vec<(NodeId, PortNo)> = vec![(sw, port)];
@@ -40,6 +45,11 @@ pub(crate) fn flood(
             ));
         }
         for p in ports.iter().filter(|&p| p != in_port) {
+            if p.get() == 0 {
+                // Port 0: the switch itself receives (a switch member).
+                *got.entry(s).or_insert(0) += 1;
+                continue;
+            }
             let (peer, peer_port) = f.peer(s, p).ok_or("entry port not linked")?;
             if f.is_switch(peer) {
                 stack.push((peer, peer_port));
@@ -88,7 +98,15 @@ pub(crate) fn check_state(r: &Router<'_>) -> Result<(), String> {
                 return Err(format!("{s} does not reach the root"));
             }
         }
+        for &l in &t.links {
+            if r.is_link_down(l) {
+                return Err(format!("{id} crosses {l}, which is down"));
+            }
+        }
         for (s, _) in &t.switches {
+            if r.is_switch_down(*s) {
+                return Err(format!("{id} passes switch {s}, which is down"));
+            }
             if owner.insert((*s, t.color.0), id).is_some() {
                 return Err(format!("two trees on color {} at {s}", t.color.0));
             }
@@ -96,6 +114,31 @@ pub(crate) fn check_state(r: &Router<'_>) -> Result<(), String> {
                 return Err(format!("entry of {s} does not name its tree"));
             }
         }
+    }
+    // EFI: each link carries the TFI of every tree crossing it; max EFI the largest over
+    // switch–switch links.
+    let mut efi = vec![0u32; f.link_count()];
+    for id in r.tree_ids() {
+        let t = r.tree(id).ok_or("listed tree missing")?;
+        for &l in &t.links {
+            efi[l.index()] += t.groups.len() as u32;
+        }
+    }
+    let mut max_efi = 0;
+    for (i, &e) in efi.iter().enumerate() {
+        let l = fabric_model::LinkId::new(i as u32);
+        if r.efi(l) != e {
+            return Err(format!("{l} has EFI {} but its trees give {e}", r.efi(l)));
+        }
+        if f.link(l).ends.iter().all(|&(n, _)| f.is_switch(n)) {
+            max_efi = max_efi.max(e);
+        }
+    }
+    if r.max_efi != max_efi {
+        return Err(format!(
+            "max EFI {} but the links give {max_efi}",
+            r.max_efi
+        ));
     }
     if let Some(l) = limit {
         for &s in f.switches() {

@@ -107,7 +107,20 @@
 //!   rows: about 24 bytes a switch); [`Router::memory_bytes`] counts every vector at its
 //!   capacity. A router with 5,000 random groups of 16 on `torus(&[30, 20, 20], 2)` holds
 //!   46 MB (process peak 206 MB with the fabric and the 144 MB hop table).
-//! - Members are terminals only (a switch cannot join a group, so MFT port 0 is never set).
+//! - [`Router::create_group`] takes terminals only; [`Router::join`] also takes a switch as its
+//!   own port 0 (its MFT entry then holds port 0), as OpenSM allows for enhanced port 0.
+//!
+//! ## A live subnet manager
+//! - [`Router::join`] and [`Router::leave`] add and remove one port of a group keyed by its
+//!   MGID ([`Gid`]); the group's MLID (its tree's color) stays the same from its first join
+//!   to its last leave. A join grafts the member onto the tree in its color, FCTB rebuilds
+//!   in the color when a graft would exceed the least height, and Alg. 4 merges only with
+//!   trees of that color. A leave prunes as Alg. 6.
+//! - [`Router::apply`] ([`TopologyEvent`]: links and switches down and up) updates the hop
+//!   table edge by edge (dynamic BFS) and repairs only the trees that crossed what went
+//!   down, in their color where they can; unreachable members leave, and the
+//!   [`TopologyOutcome`] names every group that changed.
+//! - [`Router::take_mft_delta`] covers every one of these operations.
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -117,15 +130,19 @@ pub mod coloring;
 mod colors;
 mod config;
 mod delta;
+mod distances;
 mod error;
 mod fbtc;
 mod fctb;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_harness;
+mod gid;
+mod graft;
 mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;
+mod membership;
 mod merge;
 pub mod mft;
 pub mod patterns;
@@ -135,10 +152,9 @@ mod roots;
 mod router;
 mod search;
 mod stats;
-/// The searches' old path, still used by the router's files (`crate::graph::Scratch`).
-use search as graph;
 #[cfg(test)]
 mod tests;
+mod topology;
 mod tree;
 mod types;
 
@@ -148,13 +164,16 @@ mod types;
 pub struct ReadmeDoctests;
 
 pub use config::{
-    Algorithm, BottomUp, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, MAX_ENTRIES, MergeRoot,
-    MergeStrategy, Policy, Regraft, SwitchOrder,
+    Algorithm, BottomUp, Config, DEFAULT_FBTC_ROOT_TRIES, Entries, JoinColor, MAX_ENTRIES,
+    MergeRoot, MergeStrategy, Policy, Regraft, SwitchOrder,
 };
 pub use error::Error;
+pub use gid::Gid;
+pub use membership::{JoinMethod, JoinOutcome, LeaveOutcome};
 pub use mft::MftBlock;
 pub use portset::PortSet;
 pub use recolor::Recolored;
 pub use router::{GroupView, Router, TreeView};
 pub use stats::Stats;
+pub use topology::{TopologyEvent, TopologyOutcome};
 pub use types::{Color, CreateOutcome, GroupId, MLID_BASE, Method, TreeId};

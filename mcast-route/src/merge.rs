@@ -27,7 +27,7 @@ const MERGE_ROOT_TRIES: usize = 4;
 /// `benches/benches/mcast_route.rs`: 300 sets and 2,048 tests in 3.06 µs against 3.10 µs;
 /// a merge-heavy run, the 64×16×34 4-per-terminal grid on `tapered_fat_tree(32, 272, 8)`
 /// with 128 entries, 645.8 M instructions against 648.2 M);
-/// [`Scratch::component`](crate::graph::Scratch::component) reads its busy switches off the
+/// [`Scratch::component`](crate::search::Scratch::component) reads its busy switches off the
 /// raw words ([`FreeBits::words`]), since listing bits is where bitvec loses (see `bits`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FreeBits(BitVec<u64, Lsb0>);
@@ -138,7 +138,7 @@ impl Router<'_> {
         // Least hops from every switch to the group's switches.
         let field = &mut self.s.maxd;
         field.fill(u8::MAX);
-        crate::graph::fold_rows(&self.hops, &m.sw, field, u8::min);
+        crate::distances::fold_rows(&self.hops, &m.sw, field, u8::min);
         let g = m.terminals.len() as u64;
         // (bound numerator, count, tree side sum, tree).
         let mut cands: Vec<(u64, u64, u64, u32)> = Vec::new();
@@ -333,7 +333,7 @@ impl Router<'_> {
             let mut sample = std::mem::take(&mut self.s.merge.path);
             sample.clear();
             sample.extend(vm_sw.iter().copied().step_by(step).take(SAMPLE_ROWS));
-            self.s.fill_far(&self.hops, &sample);
+            self.s.far_of(&self.hops, &sample);
             sample.clear();
             sample.extend(
                 vm_sw
@@ -343,11 +343,11 @@ impl Router<'_> {
                     .step_by(step)
                     .take(SAMPLE_ROWS),
             );
-            sampled = !self.s.raise_far(&self.hops, &sample);
+            sampled = !self.s.raise_far_of(&self.hops, &sample);
             self.s.merge.path = sample;
         }
         if !sampled {
-            self.s.fill_far(&self.hops, vm_sw);
+            self.s.far_of(&self.hops, vm_sw);
         }
         // The switches by increasing key, lazily: few are ever taken. Keys packed in one
         // word, in the same order: the bound is a byte and the entries in use are at most
@@ -408,7 +408,7 @@ impl Router<'_> {
             }
             if best.is_none() && tries > MERGE_ROOT_TRIES {
                 if sampled {
-                    self.s.fill_far(&self.hops, vm_sw);
+                    self.s.far_of(&self.hops, vm_sw);
                 }
                 return self.merge_root_by_members(free, vm_sw, comp, u32::MAX);
             }
@@ -427,7 +427,7 @@ impl Router<'_> {
                 // the switches not tried yet ordered by it.
                 if sampled && order.peek().is_some_and(|r| unpack(r.0) < (far, load, x)) {
                     sampled = false;
-                    self.s.fill_far(&self.hops, vm_sw);
+                    self.s.far_of(&self.hops, vm_sw);
                     let mut keys = std::mem::take(order).into_vec();
                     keys.clear();
                     let (maxd, colors) = (&self.s.maxd, &self.colors);
@@ -447,7 +447,7 @@ impl Router<'_> {
                 };
                 if left > (far as usize + 1) * words {
                     if sampled {
-                        self.s.fill_far(&self.hops, vm_sw);
+                        self.s.far_of(&self.hops, vm_sw);
                     }
                     return self.merge_root_by_members(free, vm_sw, comp, far);
                 }
@@ -458,7 +458,7 @@ impl Router<'_> {
 
     /// §3.3.2 as the paper computes it: a BFS in `G_color` from every member switch of vMcg
     /// over its component `comp` (all of them at once, bit-parallel, up to the least largest
-    /// distance: [`Scratch::least_farthest`](crate::graph::Scratch::least_farthest)); the
+    /// distance: [`Scratch::least_farthest`](crate::search::Scratch::least_farthest)); the
     /// switch of least largest distance, ties to fewest entries in use, then index.
     ///
     /// `free` holds `G_color`'s switches. Switches farther than `bound` from a member
@@ -527,6 +527,22 @@ impl Router<'_> {
                 (c, Vec::new())
             }
         };
+        self.merge_in(color, first, m, Some(gid))
+    }
+
+    /// Alg. 4 from step ② on in `color`, the trees `first` merged before step ④: `m` joins
+    /// them (as the new group `gid`, or as new members of the groups of `first` when `gid`
+    /// is `None`, for [`Router::join`]). Every tree merged has `color`, and so has the
+    /// merged tree: the groups merged keep their MLID.
+    ///
+    /// Complexity: as [`merge`](Self::merge) without the choice of the color.
+    pub(crate) fn merge_in(
+        &mut self,
+        color: u32,
+        first: Vec<TreeId>,
+        m: &Members,
+        gid: Option<GroupId>,
+    ) -> (TreeId, Vec<GroupId>) {
         // Step ②: vMcg.
         let mut old: Vec<Tree> = Vec::new();
         // vMcg's terminals, repeats included (sorted and deduplicated for the leaves).
@@ -648,7 +664,7 @@ impl Router<'_> {
         old: &[Tree],
         keep: bool,
         m: &Members,
-        gid: GroupId,
+        gid: Option<GroupId>,
     ) -> (Tree, Vec<GroupId>) {
         let mut ms = std::mem::take(&mut self.s.merge);
         // The switches: up the paths from the ends.
@@ -706,8 +722,10 @@ impl Router<'_> {
         let mut groups = Vec::with_capacity(merged.len() + 1);
         groups.extend_from_slice(&merged);
         groups.dedup();
-        debug_assert!(groups.last().is_none_or(|&g| g < gid));
-        groups.push(gid);
+        if let Some(gid) = gid {
+            debug_assert!(groups.last().is_none_or(|&g| g < gid));
+            groups.push(gid);
+        }
         let (s, g) = (&self.s, &self.g);
         let tree = Tree::from_sorted(
             color,
@@ -736,7 +754,7 @@ impl Router<'_> {
         old: &[Tree],
         keep: bool,
         m: &Members,
-        gid: GroupId,
+        gid: Option<GroupId>,
     ) -> Tree {
         let ends: Vec<u32> = if keep {
             let mut ends: Vec<u32> = old
@@ -766,7 +784,10 @@ impl Router<'_> {
         }
         tree.add_members(old.iter().flat_map(|t| t.member_counts().iter().copied()));
         tree.add_groups(merged.iter().copied());
-        tree.add_group(gid, &m.terminals);
+        match gid {
+            Some(gid) => tree.add_group(gid, &m.terminals),
+            None => tree.add_members(m.terminals.iter().map(|&t| (t, 1))),
+        }
         tree
     }
 }
@@ -801,7 +822,7 @@ mod tests {
             let n = r.g.len();
             let mut far = vec![0u32; n];
             let mut reached = vec![0usize; n];
-            let mut s = crate::graph::Scratch::new(n);
+            let mut s = crate::search::Scratch::new(n);
             for &src in &m.sw {
                 s.bfs(&r.g, src, u32::MAX, free, &[], false);
                 for &x in &s.queue {
@@ -866,7 +887,7 @@ mod tests {
                     .collect();
                 vm_sw.sort_unstable();
                 vm_sw.dedup();
-                let mut s = crate::graph::Scratch::new(n as usize);
+                let mut s = crate::search::Scratch::new(n as usize);
                 let mut far = vec![0u32; n as usize];
                 let mut reached = vec![0usize; n as usize];
                 for &src in &vm_sw {

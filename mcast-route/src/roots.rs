@@ -12,7 +12,7 @@ impl Router<'_> {
     /// Complexity: O(S·M) byte operations for S switches and M member switches.
     pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
         // The hop table is symmetric: row m holds the distances from every switch to m.
-        self.s.fill_far(&self.hops, member_sw);
+        self.s.far_of(&self.hops, member_sw);
         self.s.maxd.iter().copied().min().unwrap_or(0)
     }
 
@@ -135,7 +135,7 @@ impl Router<'_> {
                 seen.set(cur);
                 // Step ⑥.
                 let least = row[cur as usize];
-                let mut best: Option<((bool, u32), &crate::graph::Adj)> = None;
+                let mut best: Option<((bool, u32), &crate::search::Adj)> = None;
                 // Steps ⑦–⑧.
                 for a in self.g.adj(cur) {
                     if row[a.peer as usize].wrapping_add(1) == least {

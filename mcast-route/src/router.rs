@@ -5,9 +5,12 @@ use std::sync::Arc;
 
 use fabric_model::{Fabric, HopTable, LinkId, NodeId, PortNo};
 
+use fabric_model::hash::FxHashMap;
+
 use crate::colors::ColorTable;
-use crate::graph::{Scratch, SwitchGraph};
+use crate::distances::Hops;
 use crate::held::Held;
+use crate::search::{Scratch, SwitchGraph};
 use crate::tree::{Leaf, Tree};
 use crate::{
     Algorithm, Color, Config, CreateOutcome, Error, GroupId, Method, Policy, PortSet, TreeId,
@@ -30,6 +33,8 @@ pub(crate) struct Group {
     pub(crate) tree: TreeId,
     pub(crate) min_height: u32,
     pub(crate) merged: bool,
+    /// The MGID it was joined under ([`Router::join`]), `None` for [`Router::create_group`]'s.
+    pub(crate) mgid: Option<crate::Gid>,
 }
 
 /// A validated member list.
@@ -95,7 +100,8 @@ pub struct GroupView {
 /// router of the same fabric). See the crate documentation for an example.
 pub struct Router<'f> {
     pub(crate) fabric: Held<'f, Fabric>,
-    pub(crate) hops: Held<'f, HopTable>,
+    /// The caller's hop table, or the router's own after a topology change.
+    pub(crate) hops: Hops<'f>,
     pub(crate) config: Config,
     pub(crate) g: SwitchGraph,
     pub(crate) attach: Vec<Option<Attach>>,
@@ -124,6 +130,10 @@ pub struct Router<'f> {
     /// The entries touched since the last [`Router::take_mft_delta`], with their content
     /// before; `None` until the first call (no tracking, no cost).
     pub(crate) mft_log: Option<Vec<crate::delta::MftLogEntry>>,
+    /// The groups joined by MGID ([`Router::join`]).
+    pub(crate) mgids: FxHashMap<crate::Gid, GroupId>,
+    /// The links and switches down ([`Router::link_down`], [`Router::switch_down`]).
+    pub(crate) down: crate::topology::Down,
 }
 
 impl fmt::Debug for Router<'_> {
@@ -215,6 +225,14 @@ impl<'f> Router<'f> {
         }
         let s = fabric.switch_count();
         let mut attach = vec![None; fabric.node_count()];
+        // A switch member is its own port 0 (no cable).
+        for (i, &sw) in fabric.switches().iter().enumerate() {
+            attach[sw.index()] = Some(Attach {
+                sw: i as u32,
+                port: PortNo::new(0),
+                link: crate::tree::NO_LINK,
+            });
+        }
         for &t in fabric.terminals() {
             if let Some((sw, port)) = fabric.switch_of(t)
                 && let (Some(i), Some(link)) = (fabric.switch_index(sw), fabric.link_at(sw, port))
@@ -251,8 +269,10 @@ impl<'f> Router<'f> {
             s: Scratch::new(s),
             switch_order: opensm_order(&fabric, config.switch_order),
             mft_log: None,
+            mgids: FxHashMap::default(),
+            down: crate::topology::Down::new(&fabric),
             fabric,
-            hops,
+            hops: Hops::Table(hops),
         })
     }
 
@@ -268,10 +288,32 @@ impl<'f> Router<'f> {
         &self.fabric
     }
 
-    /// The hop table.
+    /// The hop table the router was made with, `None` once a topology change
+    /// ([`Router::link_down`] and the others) made the router keep its own distances
+    /// ([`Router::hop_distance`]).
     #[must_use]
-    pub fn hops(&self) -> &HopTable {
-        &self.hops
+    pub fn hops(&self) -> Option<&HopTable> {
+        self.hops.table()
+    }
+
+    /// Hops between two nodes over the links up now (a terminal or a switch member counts
+    /// from its switch, a terminal adds its own link), as [`HopTable::between`] over the
+    /// fabric less the links and switches down. `None` when unreachable or unknown.
+    #[must_use]
+    pub fn hop_distance(&self, a: NodeId, b: NodeId) -> Option<u32> {
+        let end = |n: NodeId| -> Option<(u32, u32)> {
+            let at = (*self.attach.get(n.index())?)?;
+            if self.down.attach_down(at) {
+                return None;
+            }
+            Some((at.sw, u32::from(at.link != crate::tree::NO_LINK)))
+        };
+        if a == b && self.fabric.get(a).is_some() {
+            return Some(0);
+        }
+        let (sa, ea) = end(a)?;
+        let (sb, eb) = end(b)?;
+        Some(u32::from(self.hops.hops(sa as usize, sb as usize)?) + ea + eb)
     }
 
     pub(crate) fn sw_node(&self, sw: u32) -> NodeId {
@@ -302,7 +344,7 @@ impl<'f> Router<'f> {
                     name: info.name.clone(),
                 });
             }
-            let Some(a) = self.attach[m.index()] else {
+            let Some(a) = self.attach[m.index()].filter(|&a| !self.down.attach_down(a)) else {
                 return Err(Error::Disconnected {
                     a: members[0],
                     b: m,
@@ -425,6 +467,136 @@ impl<'f> Router<'f> {
         tree
     }
 
+    /// Replaces the installed tree `id` by `new`, of the same color and groups, touching only
+    /// what differs: the switches that join or leave it get or lose the color, the links that
+    /// join or leave it get or lose its TFI, and only the switches whose forwarding ports
+    /// change are logged for the MFT delta. The same state as uninstalling `id` and
+    /// installing `new`.
+    ///
+    /// Complexity: O(T + T') comparisons for trees of T and T' switches and leaves, and
+    /// O(k·C/64) for k switches whose color changes.
+    pub(crate) fn reinstall(&mut self, id: TreeId, new: Tree) {
+        let old = self.trees[id.0 as usize]
+            .take()
+            .expect("reinstalling a live tree");
+        debug_assert_eq!((old.color, old.groups()), (new.color, new.groups()));
+        let color = old.color;
+        let tfi = old.groups().len() as u32;
+        // Switch–switch edges and leaves by switch: merge-walk the two sorted lists.
+        let mut touched: Vec<u32> = Vec::new();
+        let (oe, ne): (Vec<_>, Vec<_>) = (old.edges().collect(), new.edges().collect());
+        let (mut i, mut j) = (0, 0);
+        let mut gone_edges = Vec::new();
+        let mut new_edges = Vec::new();
+        while i < oe.len() || j < ne.len() {
+            match (oe.get(i), ne.get(j)) {
+                (Some(a), Some(b)) if a == b => {
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), Some(b)) if a.0 == b.0 => {
+                    gone_edges.push(*a);
+                    new_edges.push(*b);
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), b) if b.is_none_or(|b| a.0 < b.0) => {
+                    gone_edges.push(*a);
+                    i += 1;
+                }
+                (_, Some(b)) => {
+                    new_edges.push(*b);
+                    j += 1;
+                }
+                _ => unreachable!("one list is left"),
+            }
+        }
+        let key = |&(s, l): &(u32, Leaf)| (s, l.port, l.terminal, l.link);
+        // Both already by (switch, port), and a port holds one leaf.
+        let ol: Vec<_> = old.leaves().map(|x| key(&x)).collect();
+        let nl: Vec<_> = new.leaves().map(|x| key(&x)).collect();
+        debug_assert!(ol.is_sorted() && nl.is_sorted());
+        let (mut i, mut j) = (0, 0);
+        let mut gone_leaves = Vec::new();
+        let mut new_leaves = Vec::new();
+        while i < ol.len() || j < nl.len() {
+            match (ol.get(i), nl.get(j)) {
+                (Some(a), Some(b)) if a == b => {
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), b) if b.is_none_or(|b| a < b) => {
+                    gone_leaves.push(*a);
+                    i += 1;
+                }
+                (_, Some(b)) => {
+                    new_leaves.push(*b);
+                    j += 1;
+                }
+                _ => unreachable!("one list is left"),
+            }
+        }
+        for &(c, e) in gone_edges.iter().chain(&new_edges) {
+            touched.push(c);
+            touched.push(e.parent);
+        }
+        for &(s, ..) in gone_leaves.iter().chain(&new_leaves) {
+            touched.push(s);
+        }
+        // Switches joining or leaving.
+        let (os, ns) = (old.switches(), new.switches());
+        touched.extend(os.iter().filter(|s| ns.binary_search(s).is_err()));
+        touched.extend(ns.iter().filter(|s| os.binary_search(s).is_err()));
+        touched.sort_unstable();
+        touched.dedup();
+        // Log with the old tree in place.
+        self.trees[id.0 as usize] = Some(old);
+        for &sw in &touched {
+            self.log_mft(sw, color);
+        }
+        let old = self.trees[id.0 as usize].take().expect("just put back");
+        for &sw in old.switches() {
+            if new.switches().binary_search(&sw).is_err() {
+                self.colors.clear(sw, color);
+            }
+        }
+        for &sw in new.switches() {
+            if old.switches().binary_search(&sw).is_err() {
+                self.colors.set(sw, color, id);
+            }
+        }
+        for &(c, e) in &gone_edges {
+            let l = e.link;
+            let was = self.efi[l.index()];
+            self.efi[l.index()] -= tfi;
+            self.sw_load[c as usize] -= u64::from(tfi);
+            self.sw_load[e.parent as usize] -= u64::from(tfi);
+            self.move_efi(was, was - tfi);
+        }
+        for &(c, e) in &new_edges {
+            let l = e.link;
+            let was = self.efi[l.index()];
+            self.efi[l.index()] += tfi;
+            self.sw_load[c as usize] += u64::from(tfi);
+            self.sw_load[e.parent as usize] += u64::from(tfi);
+            self.move_efi(was, was + tfi);
+        }
+        for &(.., l) in &gone_leaves {
+            if l != crate::tree::NO_LINK {
+                self.efi[l.index()] -= tfi;
+            }
+        }
+        for &(.., l) in &new_leaves {
+            if l != crate::tree::NO_LINK {
+                self.efi[l.index()] += tfi;
+            }
+        }
+        while self.max_efi > 0 && self.efi_hist[self.max_efi as usize] == 0 {
+            self.max_efi -= 1;
+        }
+        self.trees[id.0 as usize] = Some(new);
+    }
+
     pub(crate) fn new_tree_id(&mut self) -> TreeId {
         self.trees.push(None);
         TreeId(self.trees.len() as u32 - 1)
@@ -449,11 +621,27 @@ impl<'f> Router<'f> {
     /// O(Σ tree members · M) for formula (1) and a Dijkstra.
     pub fn create_group(&mut self, members: &[NodeId]) -> Result<CreateOutcome, Error> {
         let m = self.validate(members)?;
+        self.create_validated(m)
+    }
+
+    /// [`create_group`](Self::create_group) of checked members.
+    pub(crate) fn create_validated(&mut self, m: Members) -> Result<CreateOutcome, Error> {
+        self.create_with(m, None)
+    }
+
+    /// [`create_validated`](Self::create_validated), or with `preset` (a tree built for
+    /// the members, not installed) as the group's tree.
+    pub(crate) fn create_with(
+        &mut self,
+        m: Members,
+        preset: Option<(Tree, Method)>,
+    ) -> Result<CreateOutcome, Error> {
         let d = self.max_dist(&m.sw);
         let min_height = u32::from(d) + 1;
         let gid = GroupId(self.groups.len() as u32);
-        let (tid, method, merged) = match self.config.algorithm {
-            Algorithm::MinihopMc | Algorithm::SsspMc => {
+        let (tid, method, merged) = match (preset, self.config.algorithm) {
+            (Some((tree, method)), _) => (self.add_new_tree(tree, gid, &m), method, Vec::new()),
+            (None, Algorithm::MinihopMc | Algorithm::SsspMc) => {
                 let tree = self.baseline(&m, d)?;
                 (
                     self.add_new_tree(tree, gid, &m),
@@ -461,7 +649,7 @@ impl<'f> Router<'f> {
                     Vec::new(),
                 )
             }
-            Algorithm::Mr4lms => self.mr4lms(&m, d, gid),
+            (None, Algorithm::Mr4lms) => self.mr4lms(&m, d, gid),
         };
         for &o in &merged {
             if let Some(Some(g)) = self.groups.get_mut(o.0 as usize) {
@@ -478,6 +666,7 @@ impl<'f> Router<'f> {
             tree: tid,
             min_height,
             merged: method == Method::Merge,
+            mgid: None,
         }));
         let group = self.groups[gid.0 as usize]
             .as_ref()
@@ -715,7 +904,8 @@ impl<'f> Router<'f> {
     }
 
     /// Bytes held by the router's own tables, every vector counted at its capacity (the
-    /// fabric and the hop table, owned by the caller, excluded; the allocator's own overhead,
+    /// fabric and the caller's hop table excluded, the router's own copy after a topology
+    /// change included; the allocator's own overhead,
     /// some 16 bytes per allocation, excluded).
     ///
     /// # Complexity
@@ -751,5 +941,7 @@ impl<'f> Router<'f> {
             + vec_bytes(&self.link_sw)
             + vec_bytes(&self.sw_load)
             + vec_bytes(&self.attach_count)
+            + self.hops.memory_bytes()
+            + self.down.memory_bytes()
     }
 }

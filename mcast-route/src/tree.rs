@@ -22,6 +22,9 @@ pub(crate) struct Edge {
     pub(crate) link: LinkId,
 }
 
+/// The "cable" of a switch member's leaf: its own port 0, no link.
+pub(crate) const NO_LINK: LinkId = LinkId::new(u32::MAX);
+
 /// `Edge::parent` of the root.
 const NO_PARENT: u32 = u32::MAX;
 
@@ -439,7 +442,7 @@ impl Tree {
             .iter()
             .filter(|e| e.parent != NO_PARENT)
             .map(|e| e.link)
-            .chain(self.leaves.iter().map(|(_, l)| l.link))
+            .chain(self.leaf_links())
     }
 
     /// Every switch–switch link of the tree as `(child switch, parent switch, link)`.
@@ -453,7 +456,97 @@ impl Tree {
 
     /// Every terminal link of the tree (its leaves').
     pub(crate) fn leaf_links(&self) -> impl Iterator<Item = LinkId> + '_ {
-        self.leaves.iter().map(|(_, l)| l.link)
+        self.leaves
+            .iter()
+            .map(|(_, l)| l.link)
+            .filter(|&l| l != NO_LINK)
+    }
+
+    /// Node `i`'s edge up, `None` for the root.
+    pub(crate) fn edge_of(&self, i: u32) -> Option<Edge> {
+        self.edge(i as usize)
+    }
+
+    /// Every leaf as `(switch, leaf)`, by switch then port.
+    pub(crate) fn leaves(&self) -> impl Iterator<Item = (u32, Leaf)> + '_ {
+        self.leaves.iter().map(|&(i, l)| (self.sw[i as usize], l))
+    }
+
+    /// Every switch–switch edge as `(child switch, edge up)`.
+    pub(crate) fn edges(&self) -> impl Iterator<Item = (u32, Edge)> + '_ {
+        self.sw
+            .iter()
+            .zip(&self.up)
+            .filter(|(_, e)| e.parent != NO_PARENT)
+            .map(|(&s, &e)| (s, e))
+    }
+
+    /// This tree with the edges `parents` and the leaves `leaves` added (their switches
+    /// joined to the tree through them) and the same color, root, members and groups.
+    ///
+    /// Complexity: O(T log T) for T switches and leaves.
+    pub(crate) fn grown(&self, parents: &[(u32, Edge)], leaves: &[(u32, Leaf)]) -> Self {
+        let all_parents: Vec<(u32, Edge)> = self.edges().chain(parents.iter().copied()).collect();
+        let all_leaves: Vec<(u32, Leaf)> = self.leaves().chain(leaves.iter().copied()).collect();
+        let mut t = Self::from_parts(self.color, self.root, &all_parents, &all_leaves);
+        t.members.clone_from(&self.members);
+        t.groups.clone_from(&self.groups);
+        t
+    }
+
+    /// The same switches, leaves, members and groups under another color.
+    pub(crate) fn recolored(mut self, color: u32) -> Self {
+        self.color = color;
+        self
+    }
+
+    /// Adds `leaf` on switch `sw` of the tree, in place; false when `sw` is not in the tree.
+    ///
+    /// Complexity: O(log T + L) for L leaves (one insertion).
+    pub(crate) fn add_leaf(&mut self, sw: u32, leaf: Leaf) -> bool {
+        let Some(i) = self.node(sw) else {
+            return false;
+        };
+        let key = (i as u32, leaf.port);
+        let at = self.leaves.partition_point(|&(n, l)| (n, l.port) < key);
+        self.leaves.insert(at, (i as u32, leaf));
+        true
+    }
+
+    /// Removes the leaf of `terminal` on switch `sw` in place when that leaves nothing to
+    /// prune (the switch is the root, has children or other leaves); false otherwise (the
+    /// caller then runs [`prune`](Self::prune)).
+    ///
+    /// Complexity: O(log T + L).
+    pub(crate) fn remove_leaf_in_place(&mut self, sw: u32, terminal: NodeId) -> bool {
+        let Some(i) = self.node(sw) else {
+            return false;
+        };
+        let row = self.leaves_of(i);
+        let Some(k) = row.iter().position(|(_, l)| l.terminal == terminal) else {
+            return false;
+        };
+        if sw != self.root && row.len() == 1 && self.kids_of(i).is_empty() {
+            return false;
+        }
+        let lo = self.leaves.partition_point(|&(n, _)| (n as usize) < i);
+        self.leaves.remove(lo + k);
+        true
+    }
+
+    /// Removes one holder of `terminal`, dropping it from the members when no group holds
+    /// it any more (its leaf stays until [`prune`](Self::prune)); false when it is no member.
+    pub(crate) fn remove_holder(&mut self, terminal: NodeId) -> bool {
+        match self.members.binary_search_by_key(&terminal, |&(m, _)| m) {
+            Ok(i) => {
+                self.members[i].1 -= 1;
+                if self.members[i].1 == 0 {
+                    self.members.remove(i);
+                }
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// `(switch, member leaves on it)` of every switch with leaves, by switch.

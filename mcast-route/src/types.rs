@@ -47,6 +47,9 @@ pub enum Method {
     ExistingTree,
     /// Merged with existing groups (Alg. 4) into one virtual group.
     Merge,
+    /// A group's first join under [`JoinColor::LeastUsed`](crate::JoinColor::LeastUsed): its
+    /// member's switch alone, in the color free there with the fewest trees.
+    JoinLeastUsed,
     /// MINIHOP-MC baseline.
     MinihopMc,
     /// SSSP-MC baseline.

@@ -9,6 +9,7 @@ pub mod dag;
 pub mod dag_trace;
 pub mod fabric;
 pub mod mcast;
+pub mod mcast_churn;
 pub mod pmix;
 pub mod pmix_shm;
 pub mod rdma;
@@ -22,6 +23,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(mcast::Mcast),
         Box::new(mcast::McastColors),
         Box::new(mcast::McastRecolor),
+        Box::new(mcast_churn::McastChurn),
         Box::new(topo::TopoClusters),
         Box::new(topo::TopoBcast),
         Box::new(rdma::Rdma),

@@ -4,5 +4,7 @@
 //! and Alg. 7, and properties of the paper's invariants.
 
 mod fig2;
+mod membership;
 mod properties;
 mod scenarios;
+mod topology;

@@ -1,0 +1,418 @@
+//! The router's switch-to-switch hop distances: the caller's [`HopTable`] until the first
+//! topology change, then the router's own copy, kept up to date edge by edge.
+//!
+//! The incremental updates are the classic dynamic breadth-first search for unit weights
+//! (G. Ramalingam and T. Reps, "On the computational complexity of dynamic graph problems",
+//! *Theoretical Computer Science* 158, 1996): each row is the BFS distances from one source.
+//! - Removing edges: a switch's distance from source `s` rises only when every neighbour one
+//!   hop nearer `s` (its *parents*) is gone or rose; those switches are found level by level
+//!   from the far ends of the removed edges, then given their new distances by a bucket
+//!   queue seeded from their unaffected neighbours.
+//! - Adding edges: the far end of an edge falls to the near end's distance plus one where
+//!   that is less, and the fall spreads by a bucket-queue search over the switches it
+//!   improves.
+//!
+//! Only the sources where the two ends of a changed edge are at different distances can see
+//! a change (read off the two ends' rows, the table being symmetric); the others are skipped.
+
+use fabric_model::{HopTable, UNREACHABLE};
+
+use crate::held::Held;
+use crate::search::{Scratch, SwitchGraph};
+
+/// What the router reads its distances from.
+#[derive(Debug)]
+pub(crate) enum Hops<'f> {
+    /// The caller's table (no topology change yet).
+    Table(Held<'f, HopTable>),
+    /// The router's own table, after a topology change.
+    Live(LiveHops),
+}
+
+impl Hops<'_> {
+    /// The caller's table while there is one.
+    #[inline]
+    pub(crate) fn table(&self) -> Option<&HopTable> {
+        match self {
+            Self::Table(t) => Some(t),
+            Self::Live(_) => None,
+        }
+    }
+
+    /// Row `a`: hops from switch `a` to every switch ([`UNREACHABLE`] where none).
+    #[inline]
+    pub(crate) fn row(&self, a: usize) -> &[u8] {
+        match self {
+            Self::Table(t) => t.row(a),
+            Self::Live(l) => l.row(a),
+        }
+    }
+
+    /// Hops between switches `a` and `b`, `None` when unreachable or out of range.
+    #[inline]
+    pub(crate) fn hops(&self, a: usize, b: usize) -> Option<u8> {
+        match self {
+            Self::Table(t) => t.hops(a, b),
+            Self::Live(l) => l.hops(a, b),
+        }
+    }
+
+    /// The router's own table, copied from the caller's at the first call (S² bytes); the
+    /// caller's is then no longer held.
+    pub(crate) fn live(&mut self) -> &mut LiveHops {
+        if let Self::Table(t) = self {
+            *self = Self::Live(LiveHops::from_table(t));
+        }
+        match self {
+            Self::Live(l) => l,
+            Self::Table(_) => unreachable!("just made live"),
+        }
+    }
+
+    /// Bytes of the router's own table (0 while it reads the caller's).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        match self {
+            Self::Table(_) => 0,
+            Self::Live(l) => l.hops.capacity() + l.work_bytes(),
+        }
+    }
+}
+
+/// Folds the rows of `targets` into `out` with `op`, as [`crate::search::fold_rows`] does for
+/// the caller's table.
+///
+/// Complexity: O(S·|targets|) byte operations.
+pub(crate) fn fold_rows(
+    hops: &Hops<'_>,
+    targets: &[u32],
+    out: &mut [u8],
+    op: impl Fn(u8, u8) -> u8,
+) {
+    match hops {
+        Hops::Table(t) => crate::search::fold_rows(t, targets, out, op),
+        Hops::Live(l) => {
+            let n = out.len();
+            for &t in targets {
+                for (a, &v) in out.iter_mut().zip(&l.row(t as usize)[..n]) {
+                    *a = op(*a, v);
+                }
+            }
+        }
+    }
+}
+
+impl Scratch {
+    /// [`fill_near`](Scratch::fill_near) over either table.
+    pub(crate) fn near_of(&mut self, hops: &Hops<'_>, targets: &[u32]) {
+        match hops.table() {
+            Some(t) => self.fill_near(t, targets),
+            None => {
+                self.near.fill(u8::MAX);
+                fold_rows(hops, targets, &mut self.near, u8::min);
+            }
+        }
+    }
+
+    /// [`fill_far`](Scratch::fill_far) over either table.
+    pub(crate) fn far_of(&mut self, hops: &Hops<'_>, targets: &[u32]) {
+        match hops.table() {
+            Some(t) => self.fill_far(t, targets),
+            None => {
+                self.maxd.fill(0);
+                fold_rows(hops, targets, &mut self.maxd, u8::max);
+            }
+        }
+    }
+
+    /// [`raise_far`](Scratch::raise_far) over either table.
+    pub(crate) fn raise_far_of(&mut self, hops: &Hops<'_>, targets: &[u32]) -> bool {
+        match hops.table() {
+            Some(t) => self.raise_far(t, targets),
+            None => {
+                let mut before = std::mem::take(&mut self.merge.far);
+                before.clear();
+                before.extend_from_slice(&self.maxd);
+                fold_rows(hops, targets, &mut self.maxd, u8::max);
+                let raised = before != self.maxd;
+                self.merge.far = before;
+                raised
+            }
+        }
+    }
+}
+
+/// An all-pairs hop table the router owns and updates (one byte a pair, as [`HopTable`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LiveHops {
+    n: usize,
+    hops: Vec<u8>,
+    /// Per switch, its state in the source being updated: 0 untouched, 1 candidate, 2
+    /// affected (distance rising), 3 settled again.
+    mark: Vec<u8>,
+    /// Switches marked in the source being updated (to clear the marks).
+    touched: Vec<u32>,
+    /// Bucket queue by distance.
+    buckets: Vec<Vec<u32>>,
+}
+
+impl LiveHops {
+    /// A copy of `t`.
+    ///
+    /// Complexity: O(S²) bytes copied.
+    pub(crate) fn from_table(t: &HopTable) -> Self {
+        let n = t.switch_count();
+        let mut hops = Vec::with_capacity(n * n);
+        for a in 0..n {
+            hops.extend_from_slice(t.row(a));
+        }
+        Self::from_raw(n, hops)
+    }
+
+    fn from_raw(n: usize, hops: Vec<u8>) -> Self {
+        Self {
+            n,
+            hops,
+            mark: vec![0; n],
+            touched: Vec::new(),
+            buckets: Vec::new(),
+        }
+    }
+
+    fn work_bytes(&self) -> usize {
+        self.mark.capacity()
+            + self.touched.capacity() * 4
+            + self.buckets.iter().map(|b| b.capacity() * 4).sum::<usize>()
+    }
+
+    #[inline]
+    pub(crate) fn row(&self, a: usize) -> &[u8] {
+        &self.hops[a * self.n..(a + 1) * self.n]
+    }
+
+    #[inline]
+    pub(crate) fn hops(&self, a: usize, b: usize) -> Option<u8> {
+        if a >= self.n || b >= self.n {
+            return None;
+        }
+        let h = self.hops[a * self.n + b];
+        (h != UNREACHABLE).then_some(h)
+    }
+
+    /// The sources whose row may change when the edges `edges` appear or disappear: those
+    /// where the two ends of some edge are at different distances (read from the ends' rows,
+    /// the table being symmetric), sorted.
+    fn sources(&self, edges: &[(u32, u32)]) -> Vec<u32> {
+        let mut hit = vec![false; self.n];
+        for &(u, v) in edges {
+            let (ru, rv) = (self.row(u as usize), self.row(v as usize));
+            for (s, (a, b)) in ru.iter().zip(rv).enumerate() {
+                if a != b {
+                    hit[s] = true;
+                }
+            }
+        }
+        (0..self.n as u32).filter(|&s| hit[s as usize]).collect()
+    }
+
+    /// Updates every row after the switch–switch edges `removed` left `g` (which no longer
+    /// holds them).
+    ///
+    /// Complexity: O(S·|removed|) to find the sources, then per source O(A·P) for the A
+    /// switches whose distance rises, of P ports.
+    pub(crate) fn remove_edges(&mut self, g: &SwitchGraph, removed: &[(u32, u32)]) {
+        for s in self.sources(removed) {
+            self.remove_in_row(g, s as usize, removed);
+        }
+    }
+
+    fn remove_in_row(&mut self, g: &SwitchGraph, s: usize, removed: &[(u32, u32)]) {
+        let n = self.n;
+        let row = &mut self.hops[s * n..(s + 1) * n];
+        let (mark, touched) = (&mut self.mark, &mut self.touched);
+        touched.clear();
+        for b in &mut self.buckets {
+            b.clear();
+        }
+        let buckets = &mut self.buckets;
+        let push = |buckets: &mut Vec<Vec<u32>>, d: u8, x: u32| {
+            let d = usize::from(d);
+            if buckets.len() <= d {
+                buckets.resize(d + 1, Vec::new());
+            }
+            buckets[d].push(x);
+        };
+        // Candidates: the far end of each removed edge, by old distance.
+        for &(u, v) in removed {
+            let (du, dv) = (row[u as usize], row[v as usize]);
+            let far = match du.cmp(&dv) {
+                std::cmp::Ordering::Less => v,
+                std::cmp::Ordering::Greater => u,
+                std::cmp::Ordering::Equal => continue,
+            };
+            if mark[far as usize] == 0 {
+                mark[far as usize] = 1;
+                touched.push(far);
+                push(buckets, row[far as usize], far);
+            }
+        }
+        // Level by level: a candidate rises when no parent (a neighbour one hop nearer)
+        // stays; its children become candidates.
+        let mut affected: Vec<u32> = Vec::new();
+        let mut d = 0;
+        while d < buckets.len() {
+            let mut level = std::mem::take(&mut buckets[d]);
+            for &x in &level {
+                let dx = row[x as usize];
+                let kept = dx == 0
+                    || g.adj(x)
+                        .iter()
+                        .any(|a| row[a.peer as usize] == dx - 1 && mark[a.peer as usize] != 2);
+                if kept {
+                    continue;
+                }
+                mark[x as usize] = 2;
+                affected.push(x);
+                for a in g.adj(x) {
+                    let y = a.peer as usize;
+                    if dx < UNREACHABLE - 1 && row[y] == dx + 1 && mark[y] == 0 {
+                        mark[y] = 1;
+                        touched.push(a.peer);
+                        push(buckets, dx + 1, a.peer);
+                    }
+                }
+            }
+            level.clear();
+            buckets[d] = level;
+            d += 1;
+        }
+        // New distances: each affected switch from its unaffected neighbours, then a bucket
+        // queue among the affected.
+        for &x in &affected {
+            let best = g
+                .adj(x)
+                .iter()
+                .filter(|a| mark[a.peer as usize] != 2)
+                .map(|a| row[a.peer as usize])
+                .min()
+                .filter(|&h| h < UNREACHABLE - 1)
+                .map_or(UNREACHABLE, |h| h + 1);
+            row[x as usize] = best;
+            if best != UNREACHABLE {
+                push(buckets, best, x);
+            }
+        }
+        let mut d = 0;
+        while d < buckets.len() {
+            let mut level = std::mem::take(&mut buckets[d]);
+            for &x in &level {
+                if mark[x as usize] != 2 || row[x as usize] as usize != d {
+                    continue;
+                }
+                mark[x as usize] = 3;
+                if d + 1 >= usize::from(UNREACHABLE) {
+                    continue;
+                }
+                for a in g.adj(x) {
+                    let y = a.peer as usize;
+                    if mark[y] == 2 && usize::from(row[y]) > d + 1 {
+                        row[y] = (d + 1) as u8;
+                        push(buckets, (d + 1) as u8, a.peer);
+                    }
+                }
+            }
+            level.clear();
+            buckets[d] = level;
+            d += 1;
+        }
+        for &x in touched.iter() {
+            mark[x as usize] = 0;
+        }
+    }
+
+    /// Updates every row after the switch–switch edges `added` joined `g` (which holds them).
+    ///
+    /// Complexity: O(S·|added|) to find the sources, then per source O(B·P) for the B
+    /// switches whose distance falls, of P ports.
+    pub(crate) fn add_edges(&mut self, g: &SwitchGraph, added: &[(u32, u32)]) {
+        for s in self.sources(added) {
+            self.add_in_row(g, s as usize, added);
+        }
+    }
+
+    fn add_in_row(&mut self, g: &SwitchGraph, s: usize, added: &[(u32, u32)]) {
+        let n = self.n;
+        let row = &mut self.hops[s * n..(s + 1) * n];
+        for b in &mut self.buckets {
+            b.clear();
+        }
+        let buckets = &mut self.buckets;
+        let push = |buckets: &mut Vec<Vec<u32>>, d: u8, x: u32| {
+            let d = usize::from(d);
+            if buckets.len() <= d {
+                buckets.resize(d + 1, Vec::new());
+            }
+            buckets[d].push(x);
+        };
+        for &(u, v) in added {
+            for (a, b) in [(u, v), (v, u)] {
+                let da = row[a as usize];
+                if da < UNREACHABLE - 1 && da + 1 < row[b as usize] {
+                    row[b as usize] = da + 1;
+                    push(buckets, da + 1, b);
+                }
+            }
+        }
+        let mut d = 0;
+        while d < buckets.len() {
+            let mut level = std::mem::take(&mut buckets[d]);
+            for &x in &level {
+                if usize::from(row[x as usize]) != d || d + 1 >= usize::from(UNREACHABLE) {
+                    continue;
+                }
+                for a in g.adj(x) {
+                    let y = a.peer as usize;
+                    if usize::from(row[y]) > d + 1 {
+                        row[y] = (d + 1) as u8;
+                        push(buckets, (d + 1) as u8, a.peer);
+                    }
+                }
+            }
+            level.clear();
+            buckets[d] = level;
+            d += 1;
+        }
+    }
+
+    /// The table rebuilt from scratch over `g` by one BFS a source (the reference of the
+    /// tests).
+    #[cfg(test)]
+    pub(crate) fn rebuilt(g: &SwitchGraph) -> Self {
+        let n = g.len();
+        let mut hops = vec![UNREACHABLE; n * n];
+        let mut queue = Vec::with_capacity(n);
+        for s in 0..n {
+            let row = &mut hops[s * n..(s + 1) * n];
+            row[s] = 0;
+            queue.clear();
+            queue.push(s as u32);
+            let mut head = 0;
+            while head < queue.len() {
+                let x = queue[head];
+                head += 1;
+                for a in g.adj(x) {
+                    if row[a.peer as usize] == UNREACHABLE {
+                        row[a.peer as usize] = row[x as usize] + 1;
+                        queue.push(a.peer);
+                    }
+                }
+            }
+        }
+        Self::from_raw(n, hops)
+    }
+
+    /// The raw bytes (for comparisons).
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.hops
+    }
+}

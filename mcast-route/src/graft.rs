@@ -1,0 +1,95 @@
+//! The graft search of [`Router::join`](crate::Router::join): a breadth-first search from a
+//! new member's switch over the switches free in a tree's color, to the tree switch of least
+//! depth plus distance.
+
+use crate::tree::{Edge, Tree};
+use crate::{Router, TreeId};
+
+/// The edges joining switch `x` to `tree` (of id `own`: its own switches count as free in its
+/// color, installed or not) along a path of switches free in the color, and the depth `x` then
+/// has: the path of least resulting depth whose depth is at most `bound`, or else the
+/// shortest path to the tree (the nearest tree switch of least depth), `None` when the
+/// color's free switches do not join `x` to the tree.
+///
+/// A switch reached in `k` hops is not expanded when `k` plus its hop distance to the root
+/// exceeds `bound` and a path was found already: any tree path through it would be deeper
+/// (tree depths are no less than hop distances from the root).
+///
+/// Complexity: O(V·P) for the V switches searched, of P ports, and O(D log T) a tree switch
+/// reached for its depth.
+pub(crate) fn graft_path(
+    r: &mut Router<'_>,
+    tree: &Tree,
+    own: TreeId,
+    x: u32,
+    bound: u32,
+) -> Option<(Vec<(u32, Edge)>, u32)> {
+    let color = tree.color;
+    let colors = &r.colors;
+    let busy = |v: u32| colors.is_busy(v, color) && colors.tree_at(v, color) != Some(own);
+    if busy(x) {
+        return None;
+    }
+    let root_row = r.hops.row(tree.root as usize);
+    let s = &mut r.s;
+    s.seen.begin();
+    s.seen.set(x);
+    s.queue.clear();
+    s.queue.push(x);
+    s.hops[x as usize] = 0;
+    // (resulting depth, tree switch reached).
+    let mut best: Option<(u32, u32)> = None;
+    let mut head = 0;
+    while head < s.queue.len() {
+        let u = s.queue[head];
+        head += 1;
+        let k = s.hops[u as usize];
+        if let Some((b, _)) = best
+            && k + 1 >= b
+        {
+            // Nothing deeper in the queue can beat it (depths are ≥ 0, one more hop).
+            break;
+        }
+        for (slot, a) in r.g.adj(u).iter().enumerate() {
+            let v = a.peer;
+            if s.seen.get(v) || busy(v) {
+                continue;
+            }
+            s.seen.set(v);
+            s.hops[v as usize] = k + 1;
+            s.cost[v as usize] = (u64::from(u) << 32) | slot as u64;
+            if tree.node_of(v).is_some() {
+                let depth = tree.depth(v).unwrap_or(u32::MAX) + k + 1;
+                if best.is_none_or(|(b, _)| depth < b) {
+                    best = Some((depth, v));
+                }
+                continue;
+            }
+            let near = u32::from(root_row[v as usize]);
+            if best.is_some() && k + 1 + near > bound {
+                continue;
+            }
+            s.queue.push(v);
+        }
+    }
+    let (depth, mut v) = best?;
+    // Walk back from the tree switch to x: each switch's parent is the next one toward
+    // the tree.
+    let mut path = Vec::new();
+    while v != x {
+        let packed = s.cost[v as usize];
+        let (u, slot) = ((packed >> 32) as u32, (packed & 0xFFFF_FFFF) as usize);
+        let a = r.g.adj(u)[slot];
+        path.push((
+            u,
+            Edge {
+                parent: v,
+                up_port: a.port,
+                down_port: a.peer_port,
+                link: a.link,
+            },
+        ));
+        v = u;
+    }
+    Some((path, depth))
+}

@@ -1,0 +1,412 @@
+//! Port-level membership: groups keyed by the MGID the caller gives, joined and left one
+//! member at a time, as subnet administration's MCMemberRecord joins arrive.
+//!
+//! A group's MLID is its tree's color, so it stays the same for the group's whole life:
+//! every tree a join, a leave or a merge gives the group has that color (a merge takes in
+//! only trees of that color, whose groups keep theirs too).
+
+use fabric_model::NodeId;
+
+use crate::router::{Group, Members};
+use crate::tree::Leaf;
+use crate::{Algorithm, Color, Error, Gid, GroupId, JoinColor, Method, Router, TreeId};
+
+/// How [`Router::join`] placed the new member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum JoinMethod {
+    /// The first member: the group was created and routed by the configured algorithm.
+    Created(Method),
+    /// The member's switch was in the tree already: a leaf added.
+    Leaf,
+    /// A path of switches free in the tree's color grafted onto the tree, within the least
+    /// height of the group's new members (or the tree's height, when that is larger).
+    Graft,
+    /// No graft kept the height: FCTB (Alg. 3) rebuilt the tree in its color at the least
+    /// height.
+    Rebuilt,
+    /// No tree of the least height in the color: the shortest graft, higher.
+    HigherGraft,
+    /// The color was taken on the way: the tree merged (Alg. 4) with the trees of its color
+    /// in the way, their groups keeping their MLID.
+    Merged,
+    /// A baseline (one MLID per group): the group's tree routed again in its MLID.
+    Rerouted,
+}
+
+/// What [`Router::join`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct JoinOutcome {
+    /// The group of the MGID.
+    pub group: GroupId,
+    /// Its color, the same from its first join to its last leave.
+    pub color: Color,
+    /// Its tree after the join.
+    pub tree: TreeId,
+    /// How the member was placed.
+    pub method: JoinMethod,
+    /// The other groups whose tree changed (merged with this one, [`JoinMethod::Merged`]).
+    pub merged: Vec<GroupId>,
+}
+
+/// What [`Router::leave`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LeaveOutcome {
+    /// The group of the MGID.
+    pub group: GroupId,
+    /// Whether it was the last member: the group is deleted and its MLID free.
+    pub deleted: bool,
+    /// Switches the prune took out of the tree (Alg. 6).
+    pub pruned: usize,
+}
+
+impl Router<'_> {
+    /// The group joined under `mgid`, if any.
+    #[must_use]
+    pub fn group_of(&self, mgid: Gid) -> Option<GroupId> {
+        self.mgids.get(&mgid).copied()
+    }
+
+    /// The MGID group `id` was joined under (`None` for a group of
+    /// [`create_group`](Self::create_group) or an unknown id).
+    #[must_use]
+    pub fn mgid_of(&self, id: GroupId) -> Option<Gid> {
+        self.groups.get(id.0 as usize)?.as_ref()?.mgid
+    }
+
+    /// Checks a port to join: a terminal on a live cable, or a switch (its port 0, which
+    /// must be enhanced: the caller's to check, as OpenSM does).
+    fn member_port(&self, node: NodeId) -> Result<Members, Error> {
+        if self.fabric.get(node).is_none() {
+            return Err(Error::UnknownNode { node });
+        }
+        let a = self.attach[node.index()]
+            .filter(|&a| !self.down.attach_down(a))
+            .ok_or(Error::PortDown { node })?;
+        Ok(Members {
+            terminals: vec![node],
+            sw: vec![a.sw],
+        })
+    }
+
+    /// Adds `port` (a terminal, or a switch as its own port 0) to the group keyed by `mgid`,
+    /// creating the group on its first member: SA's join of one MCMemberRecord. The group's
+    /// MLID (`0xC000 + color`) is chosen at its creation and kept until its last member
+    /// leaves.
+    ///
+    /// On an existing group, the member's switch joins the tree (which stays a tree, of the
+    /// same color):
+    /// 1. its switch already in the tree: a leaf ([`JoinMethod::Leaf`]);
+    /// 2. a breadth-first search from its switch over the switches free in the color reaches
+    ///    the tree at the least depth; kept when the height stays within the least height
+    ///    of the new member set, or the tree's own ([`JoinMethod::Graft`]);
+    /// 3. otherwise FCTB (Alg. 3) in the color rebuilds the tree at the least height
+    ///    ([`JoinMethod::Rebuilt`]), else the graft is kept higher
+    ///    ([`JoinMethod::HigherGraft`]);
+    /// 4. no graft at all (the color busy around the member): Alg. 4 merges the tree with the
+    ///    trees of its color in the way ([`JoinMethod::Merged`]).
+    ///
+    /// With a baseline (one MLID per group) the group is routed again in its MLID.
+    ///
+    /// # Errors
+    /// [`Error::UnknownNode`]; [`Error::PortDown`] for a terminal without a live cable or a
+    /// switch down; [`Error::AlreadyMember`]; [`Error::Disconnected`] when the port cannot
+    /// reach the group's members; on a group's creation, as
+    /// [`create_group`](Self::create_group) (a baseline out of MLIDs).
+    ///
+    /// # Complexity
+    /// O(S·M) for the least height over M member switches, a breadth-first search bounded
+    /// by the height for the graft, and a rebuild or a merge only when the graft fails.
+    pub fn join(&mut self, mgid: Gid, port: NodeId) -> Result<JoinOutcome, Error> {
+        let new = self.member_port(port)?;
+        let Some(gid) = self.group_of(mgid) else {
+            let preset = self.least_used_tree(&new);
+            let made = self.create_with(new, preset)?;
+            if let Some(Some(g)) = self.groups.get_mut(made.group.0 as usize) {
+                g.mgid = Some(mgid);
+            }
+            self.mgids.insert(mgid, made.group);
+            return Ok(JoinOutcome {
+                group: made.group,
+                color: made.color,
+                tree: made.tree,
+                method: JoinMethod::Created(made.method),
+                merged: made.merged,
+            });
+        };
+        let g = self.groups[gid.0 as usize]
+            .as_ref()
+            .expect("an MGID names a live group");
+        if g.members.contains(&port) {
+            return Err(Error::AlreadyMember { mgid, node: port });
+        }
+        let x = new.sw[0];
+        let first = g.member_sw[0];
+        if self.hops.hops(first as usize, x as usize).is_none() {
+            return Err(Error::Disconnected {
+                a: g.members[0],
+                b: port,
+            });
+        }
+        let tid = g.tree;
+        // The group's new member switches and least height.
+        let mut sw = g.member_sw.clone();
+        let fresh_switch = sw.binary_search(&x).map_err(|i| sw.insert(i, x)).is_err();
+        let d = self.max_dist(&sw);
+        let (method, tid, merged) = if matches!(
+            self.config.algorithm,
+            Algorithm::MinihopMc | Algorithm::SsspMc
+        ) {
+            (
+                JoinMethod::Rerouted,
+                self.reroute_baseline(tid, port, d)?,
+                Vec::new(),
+            )
+        } else {
+            self.graft(tid, port, x, d)
+        };
+        let g = self.groups[gid.0 as usize]
+            .as_mut()
+            .expect("an MGID names a live group");
+        g.members.push(port);
+        g.member_sw = sw;
+        g.min_height = u32::from(d) + 1;
+        g.tree = tid;
+        if fresh_switch {
+            self.attach_count[x as usize] += 1;
+        }
+        let mut others = Vec::new();
+        for &o in &merged {
+            if o != gid
+                && let Some(Some(og)) = self.groups.get_mut(o.0 as usize)
+            {
+                og.merged = true;
+                og.tree = tid;
+                others.push(o);
+            }
+        }
+        if !others.is_empty() {
+            self.groups[gid.0 as usize]
+                .as_mut()
+                .expect("an MGID names a live group")
+                .merged = true;
+        }
+        Ok(JoinOutcome {
+            group: gid,
+            color: Color(self.tree_ref(tid).color),
+            tree: tid,
+            method,
+            merged: others,
+        })
+    }
+
+    /// Under [`JoinColor::LeastUsed`] (MR4LMS), the first member's tree: its switch alone in
+    /// the color free there with the fewest trees (ties to the lowest); `None` otherwise or
+    /// when every color is busy there.
+    ///
+    /// Complexity: O(C) for C colors.
+    fn least_used_tree(&self, m: &Members) -> Option<(crate::tree::Tree, Method)> {
+        if self.config.join_color != JoinColor::LeastUsed
+            || self.config.algorithm != Algorithm::Mr4lms
+        {
+            return None;
+        }
+        let x = m.sw[0];
+        let trees = &self.colors.trees_per_color;
+        let c = (0..self.colors.span())
+            .filter(|&c| !self.colors.is_busy(x, c))
+            .min_by_key(|&c| (trees.get(c as usize).copied().unwrap_or(0), c))?;
+        let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
+        Some((
+            crate::tree::Tree::from_parts(c, x, &[], &leaves),
+            Method::JoinLeastUsed,
+        ))
+    }
+
+    /// A baseline's join: the tree of `tid` routed again for its members and `port`, in
+    /// its color.
+    fn reroute_baseline(&mut self, tid: TreeId, port: NodeId, d: u8) -> Result<TreeId, Error> {
+        let old = self.uninstall(tid);
+        let mut terminals: Vec<NodeId> = old.members().collect();
+        terminals.push(port);
+        let mut sw: Vec<u32> = terminals
+            .iter()
+            .filter_map(|t| self.attach[t.index()].map(|a| a.sw))
+            .collect();
+        sw.sort_unstable();
+        sw.dedup();
+        let m = Members { terminals, sw };
+        // The group's own color is free now; the baseline only picks a color.
+        let mut tree = match self.baseline(&m, d) {
+            Ok(t) => t.recolored(old.color),
+            Err(e) => {
+                self.install(tid, old);
+                return Err(e);
+            }
+        };
+        tree.add_members(old.member_counts().iter().copied());
+        tree.add_members([(port, 1)]);
+        tree.add_groups(old.groups().iter().copied());
+        self.install(tid, tree);
+        Ok(tid)
+    }
+
+    /// MR4LMS's join of `port` on switch `x` to tree `tid` (steps 1–4 of
+    /// [`join`](Self::join)); `d` is the new member set's least largest hop distance.
+    fn graft(
+        &mut self,
+        tid: TreeId,
+        port: NodeId,
+        x: u32,
+        d: u8,
+    ) -> (JoinMethod, TreeId, Vec<GroupId>) {
+        let a = self.attach[port.index()].expect("a checked port is attached");
+        let leaf = Leaf {
+            port: a.port,
+            terminal: port,
+            link: a.link,
+        };
+        // The tree out of its slot (its entries stay: the graft search reads its own switches
+        // as free), back before the reinstall.
+        let tree = self.trees[tid.0 as usize]
+            .take()
+            .expect("a live group's tree is live");
+        let color = tree.color;
+        if tree.node_of(x).is_some() {
+            let mut t = tree.clone();
+            if !t.has_leaf(x, port) {
+                t.add_leaf(x, leaf);
+            }
+            t.add_members([(port, 1)]);
+            self.trees[tid.0 as usize] = Some(tree);
+            self.reinstall(tid, t);
+            return (JoinMethod::Leaf, tid, Vec::new());
+        }
+        let leaf_sw: Vec<u32> = tree.leaf_counts().map(|(s, _)| s).collect();
+        let height = tree.max_depth(&leaf_sw).unwrap_or(0);
+        let bound = height.max(u32::from(d));
+        let found = crate::graft::graft_path(self, &tree, tid, x, bound);
+        if let Some((path, depth)) = &found
+            && *depth <= bound
+        {
+            let mut t = tree.grown(path, &[(x, leaf)]);
+            t.add_members([(port, 1)]);
+            self.trees[tid.0 as usize] = Some(tree);
+            self.reinstall(tid, t);
+            return (JoinMethod::Graft, tid, Vec::new());
+        }
+        self.trees[tid.0 as usize] = Some(tree);
+        let tree = self.uninstall(tid);
+        // Every member of the tree with the new one (the tree's own switches are free in
+        // its color now).
+        let mut terminals: Vec<NodeId> = tree.members().collect();
+        terminals.push(port);
+        let mut sw: Vec<u32> = terminals
+            .iter()
+            .filter_map(|t| self.attach[t.index()].map(|a| a.sw))
+            .collect();
+        sw.sort_unstable();
+        sw.dedup();
+        let all = Members { terminals, sw };
+        let dd = self.max_dist(&all.sw);
+        if let Some(crate::fctb::Built::New(mut t)) = self.fctb_in(&all, dd, Some(color)) {
+            t.add_members(tree.member_counts().iter().copied());
+            t.add_members([(port, 1)]);
+            t.add_groups(tree.groups().iter().copied());
+            self.install(tid, t);
+            return (JoinMethod::Rebuilt, tid, Vec::new());
+        }
+        if let Some((path, _)) = found {
+            let mut t = tree.grown(&path, &[(x, leaf)]);
+            t.add_members([(port, 1)]);
+            self.install(tid, t);
+            return (JoinMethod::HigherGraft, tid, Vec::new());
+        }
+        // Alg. 4 in the tree's color, the tree itself first.
+        self.install(tid, tree);
+        let m = Members {
+            terminals: vec![port],
+            sw: vec![x],
+        };
+        let (id, merged) = self.merge_in(color, vec![tid], &m, None);
+        (JoinMethod::Merged, id, merged)
+    }
+
+    /// Removes `port` from the group keyed by `mgid`: SA's leave of one MCMemberRecord. The
+    /// tree is pruned as Alg. 6 prunes it (the member's leaf dropped if no other group of
+    /// the tree holds it, then every switch left with nothing below, upward; the root
+    /// stays); the last member's leave deletes the group
+    /// ([`delete_group`](Self::delete_group)) and frees its MLID and MGID.
+    ///
+    /// # Errors
+    /// [`Error::UnknownMgid`] when no group has that MGID; [`Error::NotAMember`] when
+    /// `port` is not one of its members.
+    ///
+    /// # Complexity
+    /// O(T log T) for a tree of T switches and leaves, and O(S·M) for the group's new least
+    /// height.
+    pub fn leave(&mut self, mgid: Gid, port: NodeId) -> Result<LeaveOutcome, Error> {
+        let gid = self.group_of(mgid).ok_or(Error::UnknownMgid { mgid })?;
+        let g = self.groups[gid.0 as usize]
+            .as_ref()
+            .expect("an MGID names a live group");
+        let Some(i) = g.members.iter().position(|&m| m == port) else {
+            return Err(Error::NotAMember { mgid, node: port });
+        };
+        if g.members.len() == 1 {
+            let before = self.tree_ref(g.tree).switches().len();
+            self.delete_group(gid)?;
+            self.mgids.remove(&mgid);
+            return Ok(LeaveOutcome {
+                group: gid,
+                deleted: true,
+                pruned: before,
+            });
+        }
+        let tid = g.tree;
+        let mut g: Group = self.groups[gid.0 as usize]
+            .take()
+            .expect("an MGID names a live group");
+        g.members.remove(i);
+        let x = self.attach[port.index()].expect("a member is attached").sw;
+        let still = g
+            .members
+            .iter()
+            .any(|t| self.attach[t.index()].is_some_and(|a| a.sw == x));
+        if !still {
+            if let Ok(k) = g.member_sw.binary_search(&x) {
+                g.member_sw.remove(k);
+            }
+            self.attach_count[x as usize] -= 1;
+        }
+        let mut tree = self.tree_ref(tid).clone();
+        let before = tree.switches().len();
+        tree.remove_holder(port);
+        if !tree.has_member(port) && !tree.remove_leaf_in_place(x, port) {
+            tree.prune();
+        }
+        let pruned = before - tree.switches().len();
+        self.reinstall(tid, tree);
+        g.min_height = u32::from(self.max_dist(&g.member_sw)) + 1;
+        self.groups[gid.0 as usize] = Some(g);
+        Ok(LeaveOutcome {
+            group: gid,
+            deleted: false,
+            pruned,
+        })
+    }
+
+    /// The members of the group keyed by `mgid`, in join order.
+    ///
+    /// # Errors
+    /// [`Error::UnknownMgid`].
+    pub fn members_of(&self, mgid: Gid) -> Result<&[NodeId], Error> {
+        let gid = self.group_of(mgid).ok_or(Error::UnknownMgid { mgid })?;
+        Ok(&self.groups[gid.0 as usize]
+            .as_ref()
+            .expect("an MGID names a live group")
+            .members)
+    }
+}

@@ -1,0 +1,591 @@
+//! Topology changes: links and switches going down and coming back up.
+//!
+//! A change updates the switch graph, the hop table (edge by edge, [`crate::distances`]) and
+//! then only the trees that crossed the failed element. Each such tree is repaired in its
+//! color: the part still joined to its root is kept, and every member cut off from it is
+//! grafted back along switches free in the color, as [`Router::join`] grafts. When that
+//! leaves the tree above its least height FCTB (Alg. 3) rebuilds it in its color if it can;
+//! when no graft reaches a member, FCTB in any color gives it a new color (its groups'
+//! MLIDs change, and are reported); with every color taken, Alg. 4 merges it with the trees
+//! of its color in the way. Members that cannot be reached any more (their cable or switch
+//! down, or cut off from the most of their group) leave their groups and are reported.
+
+use fabric_model::{Fabric, FabricBuilder, LinkId, NodeId, NodeInfo, PortNo};
+
+use crate::router::{Attach, Members};
+use crate::search::SwitchGraph;
+use crate::tree::{Edge, Leaf, NO_LINK, Tree};
+use crate::{Color, Error, GroupId, Router, TreeId};
+
+/// Which links and switches are down.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Down {
+    /// Per link, whether it was taken down by itself ([`Router::link_down`]).
+    own: Vec<bool>,
+    /// Per switch index, whether it is down.
+    sw: Vec<bool>,
+    /// Per link, its ends' switch indices (`u32::MAX` for a terminal end).
+    ends: Vec<[u32; 2]>,
+    /// Links down by themselves, and switches down.
+    pub(crate) count: usize,
+}
+
+impl Down {
+    pub(crate) fn new(f: &Fabric) -> Self {
+        let ends = f
+            .links()
+            .iter()
+            .map(|l| {
+                l.ends
+                    .map(|(n, _)| f.switch_index(n).map_or(u32::MAX, |i| i as u32))
+            })
+            .collect();
+        Self {
+            own: vec![false; f.link_count()],
+            sw: vec![false; f.switch_count()],
+            ends,
+            count: 0,
+        }
+    }
+
+    /// Whether `link` is down, by itself or with a switch at one of its ends.
+    #[inline]
+    pub(crate) fn link(&self, link: LinkId) -> bool {
+        let i = link.index();
+        self.own.get(i).copied().unwrap_or(false)
+            || self
+                .ends
+                .get(i)
+                .is_some_and(|e| e.iter().any(|&s| self.switch(s)))
+    }
+
+    /// Whether switch index `sw` is down.
+    #[inline]
+    pub(crate) fn switch(&self, sw: u32) -> bool {
+        self.sw.get(sw as usize).copied().unwrap_or(false)
+    }
+
+    /// Whether a member attached by `a` cannot be reached: its cable or its switch is down.
+    #[inline]
+    pub(crate) fn attach_down(&self, a: Attach) -> bool {
+        (a.link != NO_LINK && self.link(a.link)) || self.switch(a.sw)
+    }
+
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.own.capacity() + self.sw.capacity() + self.ends.capacity() * 8
+    }
+}
+
+/// One topology change, for [`Router::apply`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TopologyEvent {
+    /// A cable goes down.
+    LinkDown(LinkId),
+    /// A cable comes back.
+    LinkUp(LinkId),
+    /// A switch goes down with every cable on it.
+    SwitchDown(NodeId),
+    /// A switch comes back with its cables (those not down by themselves).
+    SwitchUp(NodeId),
+}
+
+/// What a topology change did to the groups.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TopologyOutcome {
+    /// Every group whose tree changed (rerouted, deleted, or merged with one rerouted),
+    /// sorted.
+    pub changed: Vec<GroupId>,
+    /// The trees that crossed the failed element and were routed again.
+    pub rerouted: usize,
+    /// `(group, member)` for every member that cannot be reached any more and left.
+    pub left: Vec<(GroupId, NodeId)>,
+    /// The groups that lost every member and were deleted (their MGIDs freed).
+    pub deleted: Vec<GroupId>,
+    /// `(group, old color, new color)` for the groups whose tree could not keep its color
+    /// (their MLID changed).
+    pub recolored: Vec<(GroupId, Color, Color)>,
+}
+
+impl Router<'_> {
+    /// Takes `link` down (a cable pulled, a port gone): see [`apply`](Self::apply).
+    ///
+    /// # Errors
+    /// As [`apply`](Self::apply).
+    pub fn link_down(&mut self, link: LinkId) -> Result<TopologyOutcome, Error> {
+        self.apply(TopologyEvent::LinkDown(link))
+    }
+
+    /// Brings `link` back up: see [`apply`](Self::apply).
+    ///
+    /// # Errors
+    /// As [`apply`](Self::apply).
+    pub fn link_up(&mut self, link: LinkId) -> Result<TopologyOutcome, Error> {
+        self.apply(TopologyEvent::LinkUp(link))
+    }
+
+    /// Takes `switch` down with its cables: see [`apply`](Self::apply).
+    ///
+    /// # Errors
+    /// As [`apply`](Self::apply).
+    pub fn switch_down(&mut self, switch: NodeId) -> Result<TopologyOutcome, Error> {
+        self.apply(TopologyEvent::SwitchDown(switch))
+    }
+
+    /// Brings `switch` back up: see [`apply`](Self::apply).
+    ///
+    /// # Errors
+    /// As [`apply`](Self::apply).
+    pub fn switch_up(&mut self, switch: NodeId) -> Result<TopologyOutcome, Error> {
+        self.apply(TopologyEvent::SwitchUp(switch))
+    }
+
+    /// Copies the caller's hop table into the router now (S² bytes, once), as the first
+    /// topology change would: a daemon calls it at start so that no failure waits for the
+    /// copy. The caller's table is no longer held (with [`Router::new_shared`] and no other
+    /// owner, it is freed).
+    ///
+    /// # Complexity
+    /// O(S²) the first time, O(1) after.
+    pub fn keep_own_hops(&mut self) {
+        self.hops.live();
+    }
+
+    /// Whether `link` is down (by itself or with a switch at one end).
+    #[must_use]
+    pub fn is_link_down(&self, link: LinkId) -> bool {
+        self.down.link(link)
+    }
+
+    /// Whether `switch` is a switch that is down.
+    #[must_use]
+    pub fn is_switch_down(&self, switch: NodeId) -> bool {
+        self.fabric
+            .switch_index(switch)
+            .is_some_and(|i| self.down.switch(i as u32))
+    }
+
+    /// Applies one topology change: the switch graph and the hop table follow (the table is
+    /// updated edge by edge, [`crate`]'s `distances`; the first change copies the caller's
+    /// table, S² bytes, and the router reads its own from then on), then every tree that
+    /// crossed a link or switch that went down is routed again (see the module's
+    /// documentation); trees are never moved when links come up. The MFT delta
+    /// ([`take_mft_delta`](Self::take_mft_delta)) covers every entry changed.
+    ///
+    /// # Errors
+    /// [`Error::UnknownLink`], [`Error::NotASwitch`]; [`Error::AlreadyInState`] for a link or
+    /// switch already down (or up); [`Error::EndDown`] for a link brought up while a switch
+    /// at one end is down.
+    ///
+    /// # Complexity
+    /// The switch graph rebuilt, O(N + L); the hop table O(S·E) for E switch–switch links
+    /// changed plus O(P) a distance changed; O(Σ T) over the trees to find those crossing
+    /// it, and a repair (a bounded search a member cut off) for each.
+    pub fn apply(&mut self, event: TopologyEvent) -> Result<TopologyOutcome, Error> {
+        let (links, going_down) = self.event_links(event)?;
+        // The switch–switch edges that change.
+        let was_down: Vec<bool> = links.iter().map(|&l| self.down.link(l)).collect();
+        match event {
+            TopologyEvent::LinkDown(l) => self.down.own[l.index()] = true,
+            TopologyEvent::LinkUp(l) => self.down.own[l.index()] = false,
+            TopologyEvent::SwitchDown(s) | TopologyEvent::SwitchUp(s) => {
+                let i = self.switch_idx_of(s)?;
+                self.down.sw[i as usize] = going_down;
+            }
+        }
+        self.down.count = self.down.own.iter().filter(|&&d| d).count()
+            + self.down.sw.iter().filter(|&&d| d).count();
+        let edges: Vec<(u32, u32)> = links
+            .iter()
+            .zip(&was_down)
+            .filter(|&(&l, &was)| was != self.down.link(l))
+            .filter_map(|(&l, _)| self.link_sw[l.index()])
+            .collect();
+        if !edges.is_empty() {
+            self.g = SwitchGraph::new(&view(&self.fabric, &self.down));
+            let live = self.hops.live();
+            if going_down {
+                live.remove_edges(&self.g, &edges);
+            } else {
+                live.add_edges(&self.g, &edges);
+            }
+        }
+        if !going_down {
+            return Ok(TopologyOutcome::default());
+        }
+        let sw_down = match event {
+            TopologyEvent::SwitchDown(s) => self.fabric.switch_index(s).map(|i| i as u32),
+            _ => None,
+        };
+        // The trees crossing it: a down link among their links, or the down switch.
+        let mut failed = vec![false; self.fabric.link_count()];
+        for l in &links {
+            failed[l.index()] = true;
+        }
+        let hit: Vec<TreeId> = self
+            .tree_ids()
+            .filter(|&t| {
+                let tree = self.tree_ref(t);
+                sw_down.is_some_and(|s| tree.node_of(s).is_some())
+                    || tree.links().any(|l| failed[l.index()])
+            })
+            .collect();
+        let mut out = TopologyOutcome::default();
+        for t in hit {
+            self.reroute(t, &mut out);
+        }
+        out.changed.sort_unstable();
+        out.changed.dedup();
+        out.left.sort_unstable();
+        out.deleted.sort_unstable();
+        Ok(out)
+    }
+
+    fn switch_idx_of(&self, s: NodeId) -> Result<u32, Error> {
+        self.fabric
+            .switch_index(s)
+            .map(|i| i as u32)
+            .ok_or(Error::NotASwitch { node: s })
+    }
+
+    /// The links an event touches and whether it takes them down, after checking it.
+    fn event_links(&self, event: TopologyEvent) -> Result<(Vec<LinkId>, bool), Error> {
+        match event {
+            TopologyEvent::LinkDown(l) | TopologyEvent::LinkUp(l) => {
+                if l.index() >= self.fabric.link_count() {
+                    return Err(Error::UnknownLink { link: l });
+                }
+                let down = matches!(event, TopologyEvent::LinkDown(_));
+                if self.down.own[l.index()] == down {
+                    return Err(Error::AlreadyInState {
+                        what: l.to_string(),
+                        state: if down { "down" } else { "up" },
+                    });
+                }
+                if !down
+                    && let Some(&s) = self.down.ends[l.index()]
+                        .iter()
+                        .find(|&&s| self.down.switch(s))
+                {
+                    return Err(Error::EndDown {
+                        link: l,
+                        switch: self.sw_node(s),
+                    });
+                }
+                Ok((vec![l], down))
+            }
+            TopologyEvent::SwitchDown(s) | TopologyEvent::SwitchUp(s) => {
+                let i = self.switch_idx_of(s)?;
+                let down = matches!(event, TopologyEvent::SwitchDown(_));
+                if self.down.switch(i) == down {
+                    return Err(Error::AlreadyInState {
+                        what: format!("switch {s}"),
+                        state: if down { "down" } else { "up" },
+                    });
+                }
+                Ok((self.fabric.neighbors(s).map(|n| n.link).collect(), down))
+            }
+        }
+    }
+
+    /// Routes tree `tid` again after a failure (see the module's documentation), recording
+    /// what changed in `out`.
+    fn reroute(&mut self, tid: TreeId, out: &mut TopologyOutcome) {
+        let old = self.uninstall(tid);
+        out.rerouted += 1;
+        let color = old.color;
+        // The part still joined to the root (nothing when the root is down).
+        let up = |this: &Self, sw: u32, e: Option<Edge>| {
+            !this.down.switch(sw) && e.is_none_or(|e| !this.down.link(e.link))
+        };
+        let mut kept_nodes = vec![false; old.switches().len()];
+        let root_up = !self.down.switch(old.root);
+        // Walk down from the root, not across a link or switch down.
+        if root_up {
+            let mut stack = vec![old.node_of(old.root).expect("the root is in its tree")];
+            while let Some(i) = stack.pop() {
+                kept_nodes[i as usize] = true;
+                for (child, c, _, _) in old.down_links(i) {
+                    if up(self, child, old.edge_of(c)) {
+                        stack.push(c);
+                    }
+                }
+            }
+        }
+        // Reachable members: attached and up, in the largest piece of the group.
+        let mut alive: Vec<(NodeId, u32)> = old
+            .member_counts()
+            .iter()
+            .copied()
+            .filter(|&(t, _)| self.attach[t.index()].is_some_and(|a| !self.down.attach_down(a)))
+            .collect();
+        if let Some(anchor) = self.anchor(&alive) {
+            alive.retain(|&(t, _)| {
+                let a = self.attach[t.index()].expect("checked attached");
+                self.hops.hops(anchor as usize, a.sw as usize).is_some()
+            });
+        } else {
+            alive.clear();
+        }
+        let gone: Vec<NodeId> = old
+            .members()
+            .filter(|t| alive.binary_search_by_key(t, |&(m, _)| m).is_err())
+            .collect();
+        // The groups lose the members gone.
+        let mut groups: Vec<GroupId> = old.groups().to_vec();
+        for &gid in old.groups() {
+            self.drop_members(gid, &gone, out);
+        }
+        out.changed.extend(groups.iter().copied());
+        groups.retain(|g| self.groups[g.0 as usize].is_some());
+        if groups.is_empty() {
+            return;
+        }
+        let alive_sw = {
+            let mut sw: Vec<u32> = alive
+                .iter()
+                .filter_map(|&(t, _)| self.attach[t.index()].map(|a| a.sw))
+                .collect();
+            sw.sort_unstable();
+            sw.dedup();
+            sw
+        };
+        let d = self.max_dist(&alive_sw);
+        // The kept part, as a tree (rooted at a member switch when the root is down or no
+        // member's switch stays in it).
+        let kept_root_ok = root_up
+            && alive_sw
+                .iter()
+                .any(|&s| old.node_of(s).is_some_and(|i| kept_nodes[i as usize]));
+        let (root, parents): (u32, Vec<(u32, Edge)>) = if kept_root_ok {
+            (
+                old.root,
+                old.edges()
+                    .filter(|&(s, _)| old.node_of(s).is_some_and(|i| kept_nodes[i as usize]))
+                    .collect(),
+            )
+        } else {
+            (alive_sw[0], Vec::new())
+        };
+        let kept_set: Vec<u32> = {
+            let mut v: Vec<u32> = parents.iter().map(|&(c, _)| c).chain([root]).collect();
+            v.sort_unstable();
+            v
+        };
+        let leaves: Vec<(u32, Leaf)> = self
+            .leaves_of(alive.iter().map(|(t, _)| t))
+            .filter(|(s, _)| kept_set.binary_search(s).is_ok())
+            .collect();
+        let mut tree = Tree::from_parts(color, root, &parents, &leaves);
+        tree.add_members(alive.iter().copied());
+        tree.add_groups(groups.iter().copied());
+        tree.prune();
+        // Graft every member switch cut off.
+        let leaf_sw: Vec<u32> = tree.leaf_counts().map(|(s, _)| s).collect();
+        let bound = old
+            .max_depth(&alive_sw)
+            .unwrap_or(0)
+            .max(tree.max_depth(&leaf_sw).unwrap_or(0))
+            .max(u32::from(d));
+        let orphans: Vec<u32> = alive_sw
+            .iter()
+            .copied()
+            .filter(|&s| tree.node_of(s).is_none() || !leaf_sw.contains(&s))
+            .collect();
+        let mut ok = true;
+        let mut higher = false;
+        for &x in &orphans {
+            let leaves: Vec<(u32, Leaf)> = self
+                .leaves_of(alive.iter().map(|(t, _)| t))
+                .filter(|&(s, _)| s == x)
+                .collect();
+            if tree.node_of(x).is_some() {
+                tree = tree.grown(&[], &leaves);
+                continue;
+            }
+            match crate::graft::graft_path(self, &tree, tid, x, bound) {
+                Some((path, depth)) => {
+                    higher |= depth > bound;
+                    tree = tree.grown(&path, &leaves);
+                }
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        let all = Members {
+            terminals: alive.iter().map(|&(t, _)| t).collect(),
+            sw: alive_sw,
+        };
+        let with_parts = |mut t: Tree| {
+            t.add_members(alive.iter().copied());
+            t.add_groups(groups.iter().copied());
+            t
+        };
+        if ok && !higher {
+            self.install(tid, tree);
+            return;
+        }
+        if let Some(crate::fctb::Built::New(t)) = self.fctb_in(&all, d, Some(color)) {
+            let t = with_parts(t);
+            self.install(tid, t);
+            return;
+        }
+        if ok {
+            self.install(tid, tree);
+            return;
+        }
+        // A new color (the groups' MLIDs change), else a merge in the color.
+        if let Some(crate::fctb::Built::New(t)) = self.fctb_in(&all, d, None) {
+            let t = with_parts(t);
+            for &g in &groups {
+                out.recolored.push((g, Color(color), Color(t.color)));
+            }
+            self.install(tid, t);
+            return;
+        }
+        // The kept part installed, then merged with the cut-off members' switches.
+        let base_leaves: Vec<(u32, Leaf)> = self
+            .leaves_of(alive.iter().map(|(t, _)| t))
+            .filter(|(s, _)| kept_set.binary_search(s).is_ok())
+            .collect();
+        let mut base = Tree::from_parts(color, root, &parents, &base_leaves);
+        base.add_members(alive.iter().copied());
+        base.add_groups(groups.iter().copied());
+        self.install(tid, base);
+        let m = Members {
+            terminals: Vec::new(),
+            sw: all.sw.clone(),
+        };
+        let (id, merged) = self.merge_in(color, vec![tid], &m, None);
+        for g in merged {
+            if let Some(Some(gr)) = self.groups.get_mut(g.0 as usize) {
+                gr.tree = id;
+                gr.merged = true;
+            }
+            out.changed.push(g);
+        }
+    }
+
+    /// The switch of the member whose side of the fabric holds the most members (ties to
+    /// the first), `None` for no member.
+    fn anchor(&self, members: &[(NodeId, u32)]) -> Option<u32> {
+        let sw: Vec<u32> = members
+            .iter()
+            .filter_map(|&(t, _)| self.attach[t.index()].map(|a| a.sw))
+            .collect();
+        let mut best: Option<(usize, u32)> = None;
+        let mut counted: Vec<u32> = Vec::new();
+        for &s in &sw {
+            if counted
+                .iter()
+                .any(|&c| self.hops.hops(c as usize, s as usize).is_some())
+            {
+                continue;
+            }
+            counted.push(s);
+            let n = sw
+                .iter()
+                .filter(|&&o| self.hops.hops(s as usize, o as usize).is_some())
+                .count();
+            if best.is_none_or(|(b, _)| n > b) {
+                best = Some((n, s));
+            }
+        }
+        best.map(|(_, s)| s)
+    }
+
+    /// Removes the members of `gone` from group `gid` (each recorded in `out`), deleting the
+    /// group when none is left.
+    fn drop_members(&mut self, gid: GroupId, gone: &[NodeId], out: &mut TopologyOutcome) {
+        let Some(g) = self.groups[gid.0 as usize].as_mut() else {
+            return;
+        };
+        let before = g.members.len();
+        g.members.retain(|m| {
+            if gone.contains(m) {
+                out.left.push((gid, *m));
+                false
+            } else {
+                true
+            }
+        });
+        if g.members.len() == before {
+            return;
+        }
+        let members = g.members.clone();
+        let mut sw: Vec<u32> = members
+            .iter()
+            .filter_map(|t| self.attach[t.index()].map(|a| a.sw))
+            .collect();
+        sw.sort_unstable();
+        sw.dedup();
+        let old_sw = std::mem::replace(
+            &mut self.groups[gid.0 as usize]
+                .as_mut()
+                .expect("live")
+                .member_sw,
+            sw.clone(),
+        );
+        for s in old_sw {
+            if sw.binary_search(&s).is_err() {
+                self.attach_count[s as usize] -= 1;
+            }
+        }
+        if members.is_empty() {
+            let g = self.groups[gid.0 as usize].take().expect("live");
+            if let Some(mgid) = g.mgid {
+                self.mgids.remove(&mgid);
+            }
+            out.deleted.push(gid);
+        } else {
+            let mh = u32::from(self.max_dist(&sw)) + 1;
+            if let Some(g) = self.groups[gid.0 as usize].as_mut() {
+                g.min_height = mh;
+            }
+        }
+    }
+}
+
+/// The fabric as the switch graph must see it: every node with its id, every link with its
+/// id, but each switch–switch link down replaced by a cable from its lower end to a spare
+/// terminal (added after every node, so that the canonical link numbering, by lower end,
+/// keeps every id).
+pub(crate) fn view(f: &Fabric, down: &Down) -> Fabric {
+    let downs: Vec<usize> = (0..f.link_count())
+        .filter(|&l| {
+            let e = down.ends[l];
+            e[0] != u32::MAX && e[1] != u32::MAX && down.link(LinkId::new(l as u32))
+        })
+        .collect();
+    let mut b = FabricBuilder::with_capacity(
+        f.node_count() + downs.len(),
+        f.node_count() * 2,
+        f.link_count(),
+    );
+    for n in f.node_ids() {
+        b.add_node(f.node(n).clone())
+            .expect("a fabric's own nodes are valid");
+    }
+    for (i, l) in f.links().iter().enumerate() {
+        let [(a, pa), (z, pz)] = l.ends;
+        if downs.binary_search(&i).is_ok() {
+            // A name no node has.
+            let mut name = format!("mcast-route spare {i}");
+            let t = loop {
+                match b.add_node(NodeInfo::terminal(name.clone(), 1)) {
+                    Ok(t) => break t,
+                    Err(_) => name.push('+'),
+                }
+            };
+            b.link_with(a, pa, t, PortNo::new(1), l.rate, l.latency)
+                .expect("the lower end's port is free");
+        } else {
+            b.link_with(a, pa, z, pz, l.rate, l.latency)
+                .expect("the fabric's own cable");
+        }
+    }
+    b.build().expect("every terminal keeps its cable")
+}
