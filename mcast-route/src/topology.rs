@@ -437,8 +437,37 @@ impl Router<'_> {
             self.install(tid, tree);
             return;
         }
-        // A new color (the groups' MLIDs change), else a merge in the color.
-        if let Some(crate::fctb::Built::New(t)) = self.fctb_in(&all, d, None) {
+        // A new color (the groups' MLIDs change): FCTB over every color, which may find an
+        // existing tree of another color already spanning the members (the groups then join
+        // it, as a created group does), then FBTC's first free color; else a merge in the
+        // color. (Without the last two a repair with entries to spare merged the groups
+        // into an unrelated tree of their color, changing a group that crossed nothing.)
+        let built = match self.fctb_in(&all, d, None) {
+            Some(crate::fctb::Built::Existing(other)) => {
+                let to = self.tree_ref(other).color;
+                for &g in &groups {
+                    let Some(Some(gr)) = self.groups.get(g.0 as usize) else {
+                        continue;
+                    };
+                    let m = Members {
+                        terminals: gr.members.clone(),
+                        sw: gr.member_sw.clone(),
+                    };
+                    self.join_tree(other, g, &m);
+                    if let Some(Some(gr)) = self.groups.get_mut(g.0 as usize) {
+                        gr.tree = other;
+                    }
+                    out.recolored.push((g, Color(color), Color(to)));
+                }
+                return;
+            }
+            Some(crate::fctb::Built::New(t)) => Some(t),
+            None => match self.fbtc(&all, d) {
+                Some(crate::fctb::Built::New(t)) => Some(t),
+                _ => None,
+            },
+        };
+        if let Some(t) = built {
             let t = with_parts(t);
             for &g in &groups {
                 out.recolored.push((g, Color(color), Color(t.color)));

@@ -306,7 +306,16 @@ proptest! {
             if let Some(e) = event {
                 // The groups whose tree crosses what goes down.
                 let crossing: BTreeSet<GroupId> = match e {
-                    TopologyEvent::LinkDown(l) => before.iter().filter(|(_, v)| v.3.contains(&l)).map(|(g, _)| *g).collect(),
+                    // A tree crosses a link it holds, and a member's own cable (a terminal
+                    // member attached by it leaves).
+                    TopologyEvent::LinkDown(l) => before
+                        .iter()
+                        .filter(|(_, v)| {
+                            v.3.contains(&l)
+                                || v.2.iter().any(|m| f.link(l).ends.iter().any(|&(n, _)| n == *m))
+                        })
+                        .map(|(g, _)| *g)
+                        .collect(),
                     TopologyEvent::SwitchDown(s) => before.iter().filter(|(_, v)| v.1.iter().any(|x| x.0 == s)).map(|(g, _)| *g).collect(),
                     _ => BTreeSet::new(),
                 };
@@ -344,4 +353,39 @@ proptest! {
             }
         }
     }
+}
+
+/// Regression (a proptest case): group 2's tree crossed the failed link, grafting failed and
+/// FCTB found group 3's tree of another color already spanning its members. The repair used
+/// to ignore that tree and merge group 2 into group 0's unrelated tree of its own color,
+/// with entries to spare; now group 2 joins the spanning tree (its MLID changes, reported)
+/// and group 0 stays as it was.
+#[test]
+fn a_repair_joins_a_spanning_tree_instead_of_merging_an_unrelated_one() {
+    let f = fabric(0, 0);
+    let h = HopTable::new(&f).unwrap();
+    let mut r = Router::new(&f, &h, Config::default()).unwrap();
+    let t = f.terminals();
+    let mk = |idx: &[usize]| {
+        let mut m: Vec<NodeId> = idx.iter().map(|&i| t[i % t.len()]).collect();
+        m.sort();
+        m.dedup();
+        m
+    };
+    let g0 = r.create_group(&mk(&[402, 484])).unwrap().group;
+    r.join(mgid(0), t[876 % t.len()]).unwrap();
+    let g2 = r.create_group(&mk(&[304, 423])).unwrap().group;
+    let g3 = r.create_group(&mk(&[80, 135])).unwrap().group;
+    let l = LinkId::new(3);
+    let before = snapshot(&r);
+    assert!(before[&g2].3.contains(&l) && !before[&g0].3.contains(&l));
+    let o = r.apply(TopologyEvent::LinkDown(l)).unwrap();
+    assert_eq!(o.changed, vec![g2]);
+    let after = snapshot(&r);
+    assert_eq!(after[&g0], before[&g0]);
+    assert_eq!(after[&g3], before[&g3]);
+    let (c2, c3) = (r.group(g2).unwrap().color, r.group(g3).unwrap().color);
+    assert_eq!(o.recolored, vec![(g2, before[&g2].0, c3)]);
+    assert_eq!(c2, c3);
+    check_state(&r).unwrap();
 }
