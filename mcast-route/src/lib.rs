@@ -91,6 +91,9 @@
 //!   the default keeps the largest at 29 (max EFI 509). On `torus(&[30, 20, 20], 2)` with
 //!   256 entries and 5,000 random groups of 16 it merges 595 groups instead of 4,170 (max
 //!   EFI 63 instead of 900).
+//! - [`Router::recolor`] (ours, an explicit call): DSatur then TabuCol over the trees' conflict
+//!   graph gives the existing trees fewer colors, trees unchanged, and returns the MFT delta;
+//!   the online coloring stays Alg. 1's first fit.
 //! - [`BottomUp::LeastLoadPath`] (an option) walks each member along the least-hop path of
 //!   least summed EFI instead of the paper's least loaded next link (step ⑧,
 //!   [`BottomUp::Greedy`]). The default, [`BottomUp::BestOfBoth`], chooses FBTC's root with
