@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t0 = Instant::now();
         let r = simulate(&cluster, &jobs, &SimConfig::new(s))?;
         println!(
-            "{name:>10}: mean CCT {:.4} s, {} events, {:.2} s wall",
+            "{name:>10}: mean CCT {:.9} s, {} events, {:.2} s wall",
             r.mean_jct(None),
             r.events,
             t0.elapsed().as_secs_f64()

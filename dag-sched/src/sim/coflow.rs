@@ -7,87 +7,252 @@
 use super::engine::Sim;
 use crate::rates::{FlowDemand, madd, priority_greedy};
 
-/// The jobs with active flows (ascending) and, per such job, its remaining demand on every
-/// resource its flows cross, in seconds at full capacity: one entry per resource, the sum
-/// over the job's flows in release order (the sum BSSI and SEBF take per port; one entry per
-/// flow and resource made BSSI's per-port lookups O(flows) on a trace's 20,000-flow coflow).
-pub(super) fn demands(sim: &Sim<'_>) -> (Vec<usize>, Vec<Vec<(usize, f64)>>) {
-    let cap = sim.cluster.capacities();
-    let mut demand: Vec<Vec<(usize, f64)>> = vec![Vec::new(); sim.jobs.len()];
-    let mut has = vec![false; sim.jobs.len()];
-    for &id in &sim.active {
-        let f = &sim.flows[id];
-        for &r in &f.path {
-            demand[f.job].push((r as usize, f.remaining / cap[r as usize]));
-        }
-        has[f.job] = true;
-    }
-    let jobs: Vec<usize> = (0..sim.jobs.len()).filter(|&j| has[j]).collect();
-    let mut acc = vec![0.0f64; cap.len()];
-    let mut seen = vec![false; cap.len()];
-    let d: Vec<Vec<(usize, f64)>> = jobs
-        .iter()
-        .map(|&j| {
-            let mut ports = Vec::new();
-            for &(p, x) in &demand[j] {
-                if !seen[p] {
-                    seen[p] = true;
-                    ports.push(p);
-                }
-                acc[p] += x;
-            }
-            ports
-                .into_iter()
-                .map(|p| {
-                    seen[p] = false;
-                    (p, std::mem::take(&mut acc[p]))
-                })
-                .collect()
-        })
-        .collect();
-    (jobs, d)
+/// The active flows of every coflow, kept between events for [`Coflows::rates`]: per job its
+/// active flows in the job's arbitrary (`tf_rank`) order, sorted once when they are released
+/// and filtered when flows finish, instead of sorting every active flow at every event (the
+/// sort was a fifth of a Sincronia run on the first 30 FB2010 coflows). Also holds the
+/// buffers [`Coflows::demands`] reuses.
+#[derive(Default)]
+pub(super) struct Coflows {
+    /// Per job: its active flow ids, ascending `tf_rank`.
+    by_job: Vec<Vec<usize>>,
+    /// The jobs with active flows, any order.
+    live: Vec<usize>,
+    /// Whether job `j` is in `live`.
+    in_live: Vec<bool>,
+    /// Flows with an id below this one have been added.
+    seen: usize,
+    /// Flows in `by_job`, finished ones included until they are filtered out.
+    tracked: usize,
+    /// Flow id → its position in `sim.active` (valid for the active flows).
+    pos: Vec<u32>,
+    /// Per job: its active flow ids in release (id) order, the order the per-port demand
+    /// sums of [`Coflows::demands`] add them in.
+    by_id: Vec<Vec<usize>>,
+    acc: Vec<f64>,
+    mark: Vec<bool>,
 }
 
-/// Rates of the active flows with the coflows served in `rank` order (`rank[job]`, smaller
-/// first): MADD coflow by coflow, then work conservation in the same order.
-pub(super) fn rates(sim: &Sim<'_>, rank: &[usize], rate: &mut [f64], free: &mut [f64]) {
-    // Keys gathered once, then one unstable sort (keys are unique through `k`).
-    // (rank, tf_rank) packed in one word: the same order (ranks count jobs, below 2³²), and
-    // unique, so the unstable sort is deterministic.
-    let mut keyed: Vec<(u64, u32)> = sim
-        .active
-        .iter()
-        .enumerate()
-        .map(|(k, &id)| {
-            let f = &sim.flows[id];
-            let key = (rank[f.job].min(u32::MAX as usize) as u64) << 32
-                | u64::from(sim.st[f.job].tf_rank[f.node.index()]);
-            (key, k as u32)
-        })
-        .collect();
-    keyed.sort_unstable();
-    let idx: Vec<usize> = keyed.into_iter().map(|(_, k)| k as usize).collect();
-    let d: Vec<FlowDemand<'_>> = idx
-        .iter()
-        .map(|&k| sim.flows[sim.active[k]].demand(f64::INFINITY))
-        .collect();
-    let mut a = 0;
-    while a < idx.len() {
-        let job = sim.flows[sim.active[idx[a]]].job;
-        let mut b = a;
-        while b < idx.len() && sim.flows[sim.active[idx[b]]].job == job {
-            b += 1;
+impl Coflows {
+    /// Follows the flow changes since the last call: the flows released since (a suffix of
+    /// `sim.active`, whose ids grow) join their job's list, which is then sorted by
+    /// `tf_rank`; when flows finished (fewer active flows than tracked), the lists drop the
+    /// flows with nothing left.
+    ///
+    /// # Complexity
+    /// O(N + Σ n_j log n_j) for N new flows, over the jobs j that got some (n_j their active
+    /// flows); O(F) more when flows finished (F active flows).
+    pub(super) fn update(&mut self, sim: &Sim<'_>) {
+        let jobs = sim.jobs.len();
+        if self.by_job.len() != jobs {
+            self.by_job = vec![Vec::new(); jobs];
+            self.in_live = vec![false; jobs];
+            self.by_id = vec![Vec::new(); jobs];
         }
-        let left: Vec<f64> = idx[a..b]
-            .iter()
-            .map(|&k| sim.flows[sim.active[k]].remaining)
-            .collect();
-        for (r, &k) in madd(&d[a..b], &left, free).into_iter().zip(&idx[a..b]) {
-            rate[k] = r;
+        let first = sim.active.partition_point(|&id| id < self.seen);
+        let mut touched: Vec<usize> = Vec::new();
+        for &id in &sim.active[first..] {
+            let j = sim.flows[id].job;
+            if !self.in_live[j] {
+                self.in_live[j] = true;
+                self.live.push(j);
+            }
+            if self.by_job[j].last().is_none_or(|&l| l < self.seen) {
+                touched.push(j);
+            }
+            self.by_job[j].push(id);
+            self.by_id[j].push(id);
+            self.tracked += 1;
         }
-        a = b;
+        touched.sort_unstable();
+        touched.dedup();
+        for &j in &touched {
+            let st = &sim.st[j];
+            let flows = &sim.flows;
+            self.by_job[j].sort_unstable_by_key(|&id| st.tf_rank[flows[id].node.index()]);
+        }
+        self.seen = sim.flows.len();
+        if self.tracked != sim.active.len() {
+            let flows = &sim.flows;
+            let mut tracked = 0;
+            for &j in &self.live {
+                self.by_job[j].retain(|&id| flows[id].remaining > 0.0);
+                self.by_id[j].retain(|&id| flows[id].remaining > 0.0);
+                tracked += self.by_job[j].len();
+            }
+            self.tracked = tracked;
+            let (by_job, in_live) = (&self.by_job, &mut self.in_live);
+            self.live.retain(|&j| {
+                let keep = !by_job[j].is_empty();
+                in_live[j] = keep;
+                keep
+            });
+        }
     }
-    for (r, &k) in priority_greedy(&d, free).into_iter().zip(&idx) {
-        rate[k] += r;
+
+    /// The jobs with active flows (ascending) and, per such job, its remaining demand on
+    /// every resource its flows cross, in seconds at full capacity: one entry per resource,
+    /// the sum over the job's flows in release order (the sum BSSI and SEBF take per port;
+    /// one entry per flow and resource made BSSI's per-port lookups O(flows) on a trace's
+    /// 20,000-flow coflow). Call after [`Coflows::update`].
+    ///
+    /// # Complexity
+    /// O(F · h + J log J) for F active flows of h resources over J jobs.
+    pub(super) fn demands(&mut self, sim: &Sim<'_>) -> (Vec<usize>, Vec<Vec<(usize, f64)>>) {
+        let cap = sim.cluster.capacities();
+        let mut jobs = self.live.clone();
+        jobs.sort_unstable();
+        self.acc.resize(cap.len(), 0.0);
+        self.mark.resize(cap.len(), false);
+        let (acc, seen) = (&mut self.acc, &mut self.mark);
+        let d: Vec<Vec<(usize, f64)>> = jobs
+            .iter()
+            .map(|&j| {
+                let mut ports = Vec::new();
+                for &id in &self.by_id[j] {
+                    let f = &sim.flows[id];
+                    for &r in &f.path {
+                        let p = r as usize;
+                        if !seen[p] {
+                            seen[p] = true;
+                            ports.push(p);
+                        }
+                        acc[p] += f.remaining / cap[p];
+                    }
+                }
+                ports
+                    .into_iter()
+                    .map(|p| {
+                        seen[p] = false;
+                        (p, std::mem::take(&mut acc[p]))
+                    })
+                    .collect()
+            })
+            .collect();
+        #[cfg(test)]
+        assert_eq!(
+            (jobs.clone(), d.clone()),
+            reference::demands(sim),
+            "incremental coflow demands differ from the per-event sums"
+        );
+        (jobs, d)
+    }
+
+    /// Rates of the active flows with the coflows served in `rank` order (`rank[job]`,
+    /// smaller first, distinct over the jobs with active flows): MADD coflow by coflow, then
+    /// work conservation in the same order; inside a coflow its flows go by `tf_rank`. Call
+    /// after [`Coflows::update`].
+    ///
+    /// # Complexity
+    /// O(F · h + J · L + J log J) for F active flows of h resources over J jobs and L
+    /// resources (MADD's per-resource sums).
+    pub(super) fn rates(
+        &mut self,
+        sim: &Sim<'_>,
+        rank: &[usize],
+        rate: &mut [f64],
+        free: &mut [f64],
+    ) {
+        self.pos.resize(sim.flows.len(), u32::MAX);
+        for (k, &id) in sim.active.iter().enumerate() {
+            self.pos[id] = k as u32;
+        }
+        let mut jobs = self.live.clone();
+        jobs.sort_unstable_by_key(|&j| rank[j]);
+        let mut idx: Vec<usize> = Vec::with_capacity(sim.active.len());
+        let mut bounds: Vec<usize> = Vec::with_capacity(jobs.len() + 1);
+        bounds.push(0);
+        for &j in &jobs {
+            idx.extend(self.by_job[j].iter().map(|&id| self.pos[id] as usize));
+            bounds.push(idx.len());
+        }
+        #[cfg(test)]
+        assert_eq!(
+            idx,
+            reference::order(sim, rank),
+            "incremental coflow order differs from the per-event sort"
+        );
+        let d: Vec<FlowDemand<'_>> = idx
+            .iter()
+            .map(|&k| sim.flows[sim.active[k]].demand(f64::INFINITY))
+            .collect();
+        let mut left: Vec<f64> = Vec::new();
+        for w in bounds.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            left.clear();
+            left.extend(
+                idx[a..b]
+                    .iter()
+                    .map(|&k| sim.flows[sim.active[k]].remaining),
+            );
+            for (r, &k) in madd(&d[a..b], &left, free).into_iter().zip(&idx[a..b]) {
+                rate[k] = r;
+            }
+        }
+        for (r, &k) in priority_greedy(&d, free).into_iter().zip(&idx) {
+            rate[k] += r;
+        }
+    }
+}
+
+/// The per-event computations [`Coflows`] replaced, checked against it at every call in
+/// tests (every Sincronia and Varys run of the test suite, its proptests included).
+#[cfg(test)]
+mod reference {
+    use super::Sim;
+
+    /// Every active job's per-resource demand, summed over all active flows afresh.
+    pub(super) fn demands(sim: &Sim<'_>) -> (Vec<usize>, Vec<Vec<(usize, f64)>>) {
+        let cap = sim.cluster.capacities();
+        let mut demand: Vec<Vec<(usize, f64)>> = vec![Vec::new(); sim.jobs.len()];
+        let mut has = vec![false; sim.jobs.len()];
+        for &id in &sim.active {
+            let f = &sim.flows[id];
+            for &r in &f.path {
+                demand[f.job].push((r as usize, f.remaining / cap[r as usize]));
+            }
+            has[f.job] = true;
+        }
+        let jobs: Vec<usize> = (0..sim.jobs.len()).filter(|&j| has[j]).collect();
+        let mut acc = vec![0.0f64; cap.len()];
+        let mut seen = vec![false; cap.len()];
+        let d = jobs
+            .iter()
+            .map(|&j| {
+                let mut ports = Vec::new();
+                for &(p, x) in &demand[j] {
+                    if !seen[p] {
+                        seen[p] = true;
+                        ports.push(p);
+                    }
+                    acc[p] += x;
+                }
+                ports
+                    .into_iter()
+                    .map(|p| {
+                        seen[p] = false;
+                        (p, std::mem::take(&mut acc[p]))
+                    })
+                    .collect()
+            })
+            .collect();
+        (jobs, d)
+    }
+
+    /// Positions in `sim.active` sorted by (job rank, `tf_rank`).
+    pub(super) fn order(sim: &Sim<'_>, rank: &[usize]) -> Vec<usize> {
+        let mut keyed: Vec<(u64, u32)> = sim
+            .active
+            .iter()
+            .enumerate()
+            .map(|(k, &id)| {
+                let f = &sim.flows[id];
+                let key = (rank[f.job].min(u32::MAX as usize) as u64) << 32
+                    | u64::from(sim.st[f.job].tf_rank[f.node.index()]);
+                (key, k as u32)
+            })
+            .collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, k)| k as usize).collect()
     }
 }

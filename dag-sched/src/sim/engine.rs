@@ -372,8 +372,10 @@ impl Sim<'_> {
 /// can progress (a bug guard).
 ///
 /// # Complexity
-/// Per event, for F active flows, M machines and F′ flows with a rate: O(F log F + M) under
-/// Sincronia, Varys and JIT (they read every active flow); O(K · h + R · L + F′) under the
+/// Per event, for F active flows of h resources, M machines, J jobs and F′ flows with a
+/// rate: O(F · h + J log J + M) under Sincronia and Varys (they read every active flow; each
+/// coflow's flow order is kept between events, plus BSSI's or SEBF's order of the J coflows
+/// when a flow arrived or left); O(F log F + M) under JIT; O(K · h + R · L + F′) under the
 /// TensorFlow order (K routes with channel heads, L resources in use, R filling rounds); and
 /// O((S + F′) log F + skips) under FIFO + TicTac (S senders; see its priority classes). Plus
 /// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.

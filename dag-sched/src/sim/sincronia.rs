@@ -10,6 +10,7 @@ use crate::baselines::bssi_order;
 /// The Sincronia baseline: the current BSSI rank of every job.
 pub(crate) struct Sincronia {
     rank: Vec<usize>,
+    coflows: coflow::Coflows,
 }
 
 impl Sincronia {
@@ -17,6 +18,7 @@ impl Sincronia {
     pub(crate) fn new(jobs: usize) -> Self {
         Self {
             rank: vec![usize::MAX; jobs],
+            coflows: coflow::Coflows::default(),
         }
     }
 }
@@ -27,15 +29,16 @@ impl RatePolicy for Sincronia {
     }
 
     fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
+        self.coflows.update(sim);
         if sim.dirty {
-            let (jobs, d) = coflow::demands(sim);
+            let (jobs, d) = self.coflows.demands(sim);
             let order = bssi_order(&d, &vec![1.0; jobs.len()], sim.cluster.capacities().len());
             for (pos, &k) in order.iter().enumerate() {
                 self.rank[jobs[k]] = pos;
             }
             sim.dirty = false;
         }
-        coflow::rates(sim, &self.rank, rate, free);
+        self.coflows.rates(sim, &self.rank, rate, free);
         f64::INFINITY
     }
 }

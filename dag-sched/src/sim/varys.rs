@@ -10,6 +10,7 @@ use super::policy::RatePolicy;
 /// The Varys baseline: the current SEBF rank of every job.
 pub(crate) struct Varys {
     rank: Vec<usize>,
+    coflows: coflow::Coflows,
 }
 
 impl Varys {
@@ -17,6 +18,7 @@ impl Varys {
     pub(crate) fn new(jobs: usize) -> Self {
         Self {
             rank: vec![usize::MAX; jobs],
+            coflows: coflow::Coflows::default(),
         }
     }
 }
@@ -27,8 +29,9 @@ impl RatePolicy for Varys {
     }
 
     fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
+        self.coflows.update(sim);
         if sim.dirty {
-            let (jobs, d) = coflow::demands(sim);
+            let (jobs, d) = self.coflows.demands(sim);
             // Γ over full capacities: per port, the coflow's remaining seconds there.
             // `demands` gives one sum per port already.
             let gamma: Vec<f64> = d
@@ -46,7 +49,7 @@ impl RatePolicy for Varys {
             }
             sim.dirty = false;
         }
-        coflow::rates(sim, &self.rank, rate, free);
+        self.coflows.rates(sim, &self.rank, rate, free);
         f64::INFINITY
     }
 }
