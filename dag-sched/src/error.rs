@@ -146,8 +146,9 @@ pub enum Error {
         /// Jobs not finished.
         unfinished: usize,
     },
-    /// A JSON job set ([`crate::instance`]) that is not well-formed JSON or not of the
-    /// documented shape: a syntax error, a missing or unknown field, a value of the wrong type.
+    /// A JSON job set (the `instance` module, feature `json`) that is not well-formed JSON or
+    /// not of the documented shape: a syntax error, a missing or unknown field, a value of the
+    /// wrong type.
     #[error("instance JSON line {line}, column {column}: {reason}")]
     InstanceJson {
         /// 1-based line of the input where the reader stopped.
@@ -157,9 +158,9 @@ pub enum Error {
         /// What is wrong there.
         reason: String,
     },
-    /// A well-formed JSON job set ([`crate::instance`]) with an invalid value; `path` says
-    /// where (`capacity`, `slot`, `alpha`, `jobs[1]`, `jobs[0].arrival`, …) and `source` is
-    /// the error the crate's own validation gives for it.
+    /// A well-formed JSON job set (the `instance` module, feature `json`) with an invalid
+    /// value; `path` says where (`capacity`, `slot`, `alpha`, `jobs[1]`, `jobs[0].arrival`,
+    /// …) and `source` is the error the crate's own validation gives for it.
     #[error("instance {path}: {source}")]
     Instance {
         /// JSON path of the value (or job) that was refused.
