@@ -328,24 +328,29 @@ fn smallvec_lists(c: &mut Criterion) {
 /// `reproduce mcast-colors`: the conflict graph, DSatur, TabuCol and the reinstall, on a
 /// router routed afresh per batch (not timed).
 fn recolor(c: &mut Criterion) {
-    let f = generators::fat_tree(40).expect("valid");
+    let (k, grid, random) = if quick() {
+        (8, [16, 8], 50)
+    } else {
+        (40, [128, 125], 1000)
+    };
+    let f = generators::fat_tree(k).expect("valid");
     let hops = HopTable::new(&f).expect("hop table");
-    let mut g = c.benchmark_group("recolor/fat_tree(40)");
+    let mut g = c.benchmark_group(format!("recolor/fat_tree({k})"));
     g.sample_size(10);
     let cases = [
         (
-            "2d-128x125",
-            patterns::grid(&f, &[128, 125], 1).expect("fits"),
+            format!("2d-{}x{}", grid[0], grid[1]),
+            patterns::grid(&f, &grid, 1).expect("fits"),
             Tabu::default(),
         ),
         (
-            "random-1000x16-tabu20k",
-            patterns::random_groups(&f, 1000, 16, 7).expect("fits"),
+            format!("random-{random}x16-tabu20k"),
+            patterns::random_groups(&f, random, 16, 7).expect("fits"),
             Tabu::default().with_moves(20_000),
         ),
     ];
     for (name, groups, tabu) in &cases {
-        g.bench_function(*name, |b| {
+        g.bench_function(name.as_str(), |b| {
             b.iter_batched(
                 || {
                     let mut r = Router::new(&f, &hops, Config::mr4lms(Entries::Unlimited))
@@ -366,8 +371,32 @@ fn recolor(c: &mut Criterion) {
     g.finish();
 }
 
+/// Whether this run only checks that the benches work (`cargo test --benches`, which runs
+/// each once without `--bench`): the groups below then set up small fabrics, since their
+/// setup at the papers' sizes (5,000 groups joined member by member on the torus) takes
+/// minutes in a test build.
+fn quick() -> bool {
+    !std::env::args().any(|a| a == "--bench")
+}
+
+/// The groups a live router holds: 5,000 of 16 (100 of 8 in a quick run).
+fn live_groups(f: &Fabric) -> Vec<Vec<NodeId>> {
+    let (n, size) = if quick() { (100, 8) } else { (5000, 16) };
+    patterns::random_groups(f, n, size, 7).expect("fits")
+}
+
 /// The live fabrics: name, fabric, entries (the paper's recommended `N_color`).
 fn live_fabrics() -> Vec<(&'static str, Fabric, u32)> {
+    if quick() {
+        return vec![
+            ("fat_tree(8)", generators::fat_tree(8).expect("valid"), 16),
+            (
+                "torus(4x4x4,2)",
+                generators::torus(&[4, 4, 4], 2).expect("valid"),
+                32,
+            ),
+        ];
+    }
     vec![
         (
             "fat_tree(40)",
@@ -389,7 +418,7 @@ fn mgid(k: usize) -> Gid {
 /// A router holding 5,000 random groups of 16, each joined member by member.
 fn joined<'f>(f: &'f Fabric, hops: &'f HopTable, n_colors: u32) -> (Router<'f>, Vec<Vec<NodeId>>) {
     let mut r = Router::new(f, hops, Config::mr4lms(Entries::Limit(n_colors))).expect("valid");
-    let groups = patterns::random_groups(f, 5000, 16, 7).expect("fits");
+    let groups = live_groups(f);
     for (k, g) in groups.iter().enumerate() {
         for &m in g {
             r.join(mgid(k), m).expect("joins");
