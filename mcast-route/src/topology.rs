@@ -145,10 +145,10 @@ impl Router<'_> {
     /// Copies the caller's hop table into the router now (S² bytes, once), as the first
     /// topology change would: a daemon calls it at start so that no failure waits for the
     /// copy. The caller's table is no longer held (with [`Router::new_shared`] and no other
-    /// owner, it is freed).
+    /// owner, its bytes are taken over instead of copied).
     ///
     /// # Complexity
-    /// O(S²) the first time, O(1) after.
+    /// O(S²) the first time (O(S) for a shared table with no other owner), O(1) after.
     pub fn keep_own_hops(&mut self) {
         self.hops.live();
     }
@@ -169,7 +169,7 @@ impl Router<'_> {
 
     /// Applies one topology change: the switch graph and the hop table follow (the table is
     /// updated edge by edge, [`crate`]'s `distances`; the first change copies the caller's
-    /// table, S² bytes, and the router reads its own from then on), then every tree that
+    /// table, S² bytes, or takes over a shared one with no other owner, and the router reads its own from then on), then every tree that
     /// crossed a link or switch that went down is routed again (see the module's
     /// documentation); trees are never moved when links come up. The MFT delta
     /// ([`take_mft_delta`](Self::take_mft_delta)) covers every entry changed.
