@@ -275,6 +275,14 @@ impl HopTable {
         &self.hops[a * self.n..(a + 1) * self.n]
     }
 
+    /// The table's bytes, row after row (`S` rows of `S` bytes, as [`row`](Self::row)
+    /// reads them), handed over without a copy: for a holder that goes on updating the
+    /// distances in place.
+    #[must_use]
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.hops
+    }
+
     /// Hops (links crossed) between any two nodes: a terminal counts from its switch
     /// ([`Fabric::switch_of`]) plus its own link. `None` when unreachable or unknown.
     #[must_use]
@@ -321,6 +329,18 @@ impl HopTable {
 mod tests {
     use super::*;
     use crate::generators;
+
+    /// The bytes handed over are the rows, row after row.
+    #[test]
+    fn into_bytes_is_the_rows_in_order() {
+        let f = generators::torus(&[5, 3, 2], 1).unwrap();
+        let t = HopTable::new(&f).unwrap();
+        let n = t.switch_count();
+        let rows: Vec<u8> = (0..n).flat_map(|a| t.row(a).to_vec()).collect();
+        let bytes = t.into_bytes();
+        assert_eq!(bytes.len(), n * n);
+        assert_eq!(bytes, rows);
+    }
 
     #[test]
     fn matches_petgraph_bfs_on_a_torus() {

@@ -15,6 +15,8 @@
 //! Only the sources where the two ends of a changed edge are at different distances can see
 //! a change (read off the two ends' rows, the table being symmetric); the others are skipped.
 
+use std::sync::Arc;
+
 use fabric_model::{HopTable, UNREACHABLE};
 
 use crate::held::Held;
@@ -58,10 +60,23 @@ impl Hops<'_> {
     }
 
     /// The router's own table, copied from the caller's at the first call (S² bytes); the
-    /// caller's is then no longer held.
+    /// caller's is then no longer held. A shared table with no other owner is taken over
+    /// instead, without a copy.
     pub(crate) fn live(&mut self) -> &mut LiveHops {
-        if let Self::Table(t) = self {
-            *self = Self::Live(LiveHops::from_table(t));
+        if matches!(self, Self::Table(_)) {
+            // (An empty table, no allocation, while the caller's is taken out.)
+            let Self::Table(t) =
+                std::mem::replace(self, Self::Live(LiveHops::from_raw(0, Vec::new())))
+            else {
+                unreachable!("matched above")
+            };
+            *self = Self::Live(match t {
+                Held::Shared(a) => match Arc::try_unwrap(a) {
+                    Ok(t) => LiveHops::from_owned(t),
+                    Err(a) => LiveHops::from_table(&a),
+                },
+                Held::Borrowed(t) => LiveHops::from_table(t),
+            });
         }
         match self {
             Self::Live(l) => l,
@@ -165,6 +180,16 @@ impl LiveHops {
         for a in 0..n {
             hops.extend_from_slice(t.row(a));
         }
+        Self::from_raw(n, hops)
+    }
+
+    /// `t`'s bytes, taken over.
+    ///
+    /// Complexity: O(S) (the work arrays), no copy of the table.
+    pub(crate) fn from_owned(t: HopTable) -> Self {
+        let n = t.switch_count();
+        let hops = t.into_bytes();
+        debug_assert_eq!(hops.len(), n * n);
         Self::from_raw(n, hops)
     }
 
@@ -414,5 +439,38 @@ impl LiveHops {
     #[cfg(test)]
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.hops
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use fabric_model::{HopTable, generators};
+
+    use super::{Hops, LiveHops};
+    use crate::{Config, Router};
+
+    /// A shared hop table with no other owner is taken over by the first topology change
+    /// (the same bytes, not a copy); one still shared is copied, and both stay equal to it.
+    #[test]
+    fn a_sole_shared_table_is_taken_over_not_copied() {
+        let f = Arc::new(generators::torus(&[4, 3], 1).unwrap());
+        let want = LiveHops::from_table(&HopTable::new(&f).unwrap());
+        for other_owner in [false, true] {
+            let hops = Arc::new(HopTable::new(&f).unwrap());
+            let at = hops.row(0).as_ptr();
+            let kept = other_owner.then(|| Arc::clone(&hops));
+            let mut r = Router::new_shared(Arc::clone(&f), hops, Config::default()).unwrap();
+            r.keep_own_hops();
+            let Hops::Live(live) = &r.hops else {
+                panic!("live after keep_own_hops")
+            };
+            assert_eq!(live.row(0).as_ptr() == at, !other_owner);
+            assert_eq!(live.bytes(), want.bytes());
+            if let Some(k) = kept {
+                assert_eq!(Arc::strong_count(&k), 1, "the router let its share go");
+            }
+        }
     }
 }

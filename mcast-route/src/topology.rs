@@ -10,10 +10,11 @@
 //! of its color in the way. Members that cannot be reached any more (their cable or switch
 //! down, or cut off from the most of their group) leave their groups and are reported.
 
-use fabric_model::{Fabric, FabricBuilder, LinkId, NodeId, NodeInfo, PortNo};
+use fabric_model::{Fabric, LinkId, NodeId};
+#[cfg(test)]
+use fabric_model::{FabricBuilder, NodeInfo, PortNo};
 
 use crate::router::{Attach, Members};
-use crate::search::SwitchGraph;
 use crate::tree::{Edge, Leaf, NO_LINK, Tree};
 use crate::{Color, Error, GroupId, Router, TreeId};
 
@@ -144,10 +145,10 @@ impl Router<'_> {
     /// Copies the caller's hop table into the router now (S² bytes, once), as the first
     /// topology change would: a daemon calls it at start so that no failure waits for the
     /// copy. The caller's table is no longer held (with [`Router::new_shared`] and no other
-    /// owner, it is freed).
+    /// owner, its bytes are taken over instead of copied).
     ///
     /// # Complexity
-    /// O(S²) the first time, O(1) after.
+    /// O(S²) the first time (O(S) for a shared table with no other owner), O(1) after.
     pub fn keep_own_hops(&mut self) {
         self.hops.live();
     }
@@ -168,7 +169,7 @@ impl Router<'_> {
 
     /// Applies one topology change: the switch graph and the hop table follow (the table is
     /// updated edge by edge, [`crate`]'s `distances`; the first change copies the caller's
-    /// table, S² bytes, and the router reads its own from then on), then every tree that
+    /// table, S² bytes, or takes over a shared one with no other owner, and the router reads its own from then on), then every tree that
     /// crossed a link or switch that went down is routed again (see the module's
     /// documentation); trees are never moved when links come up. The MFT delta
     /// ([`take_mft_delta`](Self::take_mft_delta)) covers every entry changed.
@@ -179,7 +180,8 @@ impl Router<'_> {
     /// at one end is down.
     ///
     /// # Complexity
-    /// The switch graph rebuilt, O(N + L); the hop table O(S·E) for E switch–switch links
+    /// The switch graph's rows at the ends of the links changed rewritten in place,
+    /// O(Σ P log P) over them; the hop table O(S·E) for E switch–switch links
     /// changed plus O(P) a distance changed; O(Σ T) over the trees to find those crossing
     /// it, and a repair (a bounded search a member cut off) for each.
     pub fn apply(&mut self, event: TopologyEvent) -> Result<TopologyOutcome, Error> {
@@ -203,7 +205,12 @@ impl Router<'_> {
             .filter_map(|(&l, _)| self.link_sw[l.index()])
             .collect();
         if !edges.is_empty() {
-            self.g = SwitchGraph::new(&view(&self.fabric, &self.down));
+            // The rows at both ends of every edge changed, edited in place.
+            let mut rows: Vec<u32> = edges.iter().flat_map(|&(a, b)| [a, b]).collect();
+            rows.sort_unstable();
+            rows.dedup();
+            let down = &self.down;
+            self.g.refresh_rows(&self.fabric, &rows, |l| down.link(l));
             let live = self.hops.live();
             if going_down {
                 live.remove_edges(&self.g, &edges);
@@ -578,10 +585,12 @@ impl Router<'_> {
     }
 }
 
-/// The fabric as the switch graph must see it: every node with its id, every link with its
+/// The fabric as the switch graph must see it (the tests' oracle for the rows edited in
+/// place): every node with its id, every link with its
 /// id, but each switch–switch link down replaced by a cable from its lower end to a spare
 /// terminal (added after every node, so that the canonical link numbering, by lower end,
 /// keeps every id).
+#[cfg(test)]
 pub(crate) fn view(f: &Fabric, down: &Down) -> Fabric {
     let downs: Vec<usize> = (0..f.link_count())
         .filter(|&l| {

@@ -26,9 +26,17 @@ impl Adj {
 }
 
 /// Switch–switch adjacency by switch index.
+///
+/// Row `x` owns slots `start[x]..start[x + 1]`, one per switch–switch link of the fabric's;
+/// its links up are `adj[start[x]..end[x]]`, in the fabric's port order, so that a topology
+/// change edits the rows at its ends in place ([`refresh_rows`](Self::refresh_rows)) and
+/// every search sees exactly the graph a rebuild from the fabric without the links down
+/// would give.
 #[derive(Debug, Clone)]
 pub(crate) struct SwitchGraph {
     pub(super) start: Vec<u32>,
+    /// Per row, the end of its links up (`start[x] ≤ end[x] ≤ start[x + 1]`).
+    pub(super) end: Vec<u32>,
     pub(super) adj: Vec<Adj>,
     /// Whether every row is sorted by port (the fabric lists a node's ports in order), so
     /// that a port is found by binary search.
@@ -59,6 +67,7 @@ impl SwitchGraph {
             .windows(2)
             .all(|w| adj[w[0] as usize..w[1] as usize].is_sorted_by(|a, b| a.port < b.port));
         let mut g = Self {
+            end: start[1..].to_vec(),
             start,
             adj,
             by_port,
@@ -75,6 +84,48 @@ impl SwitchGraph {
             })
             .collect();
         g
+    }
+
+    /// Rewrites the rows of switch indices `rows` in place from `f` (the fabric this graph
+    /// was built from) without the links for which `down` holds, and the reverse slots of
+    /// every link in them: afterwards the graph is the one [`new`](Self::new) builds from
+    /// the fabric with those links removed. A topology change calls it with the switches
+    /// at the ends of the links it changed.
+    ///
+    /// Complexity: O(Σ P log P) over the rows, no allocation.
+    pub(crate) fn refresh_rows(&mut self, f: &Fabric, rows: &[u32], down: impl Fn(LinkId) -> bool) {
+        for &x in rows {
+            let mut w = self.start[x as usize];
+            for n in f.neighbors(f.switches()[x as usize]) {
+                let Some(i) = f.switch_index(n.peer) else {
+                    continue;
+                };
+                if down(n.link) {
+                    continue;
+                }
+                self.adj[w as usize] = Adj {
+                    peer: i as u32,
+                    port: n.port,
+                    peer_port: n.peer_port,
+                    link: n.link,
+                };
+                w += 1;
+            }
+            debug_assert!(w <= self.start[x as usize + 1]);
+            self.end[x as usize] = w;
+        }
+        // Every link up in a rewritten row: its slots at both ends point at each other.
+        for &x in rows {
+            for j in self.start[x as usize]..self.end[x as usize] {
+                let a = self.adj[j as usize];
+                let k = self
+                    .slot_of_port(a.peer, a.peer_port)
+                    .expect("a link up is up at its other end");
+                let k = self.slot(a.peer, k);
+                self.rev[j as usize] = k;
+                self.rev[k as usize] = j;
+            }
+        }
     }
 
     /// The adjacency slot of `x`'s link through `port` (to `peer`, reached there through
@@ -113,7 +164,7 @@ impl SwitchGraph {
 
     #[inline]
     pub(crate) fn adj(&self, sw: u32) -> &[Adj] {
-        &self.adj[self.start[sw as usize] as usize..self.start[sw as usize + 1] as usize]
+        &self.adj[self.start[sw as usize] as usize..self.end[sw as usize] as usize]
     }
 
     #[inline]
@@ -142,14 +193,15 @@ impl SwitchGraph {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        (self.start.capacity() + self.rev.capacity()) * 4 + self.adj.capacity() * size_of::<Adj>()
+        (self.start.capacity() + self.end.capacity() + self.rev.capacity()) * 4
+            + self.adj.capacity() * size_of::<Adj>()
     }
 }
 
 #[cfg(test)]
 mod tests {
 
-    use fabric_model::{PortNo, generators};
+    use fabric_model::{LinkId, PortNo, generators};
 
     use crate::search::*;
 
@@ -200,5 +252,70 @@ mod tests {
             }
         }
         assert!(shorter[0] > 100 && shorter[1] > 10, "{shorter:?}");
+    }
+
+    /// The rows a sequence of topology changes edits in place are those a rebuild from the
+    /// fabric without the links down gives (same links, same order), and every link up's
+    /// two slots point at each other.
+    #[test]
+    fn rows_edited_in_place_equal_a_rebuild() {
+        use fabric_model::HopTable;
+        use fabric_model::rng::SplitMix64;
+
+        use crate::{Config, Error, Router, TopologyEvent};
+
+        let key = |a: &Adj| (a.peer, a.port, a.peer_port, a.link);
+        for (seed, f) in [
+            generators::torus(&[4, 3, 2], 2).unwrap(),
+            generators::fat_tree(4).unwrap(),
+            generators::tapered_fat_tree(8, 12, 2).unwrap(),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let h = HopTable::new(&f).unwrap();
+            let mut r = Router::new(&f, &h, Config::default()).unwrap();
+            let mut rng = SplitMix64::new(seed as u64 + 1);
+            let mut applied = 0;
+            for _ in 0..120 {
+                let ev = if rng.below(4) == 0 {
+                    let s = f.switches()[rng.below(f.switch_count() as u64) as usize];
+                    if r.is_switch_down(s) {
+                        TopologyEvent::SwitchUp(s)
+                    } else {
+                        TopologyEvent::SwitchDown(s)
+                    }
+                } else {
+                    let l = LinkId::new(rng.below(f.link_count() as u64) as u32);
+                    if r.is_link_down(l) {
+                        TopologyEvent::LinkUp(l)
+                    } else {
+                        TopologyEvent::LinkDown(l)
+                    }
+                };
+                match r.apply(ev) {
+                    Ok(_) => applied += 1,
+                    Err(Error::AlreadyInState { .. } | Error::EndDown { .. }) => continue,
+                    Err(e) => panic!("{e}"),
+                }
+                let want = SwitchGraph::new(&crate::topology::view(&r.fabric, &r.down));
+                let g = &r.g;
+                assert_eq!(g.len(), want.len());
+                for x in 0..g.len() as u32 {
+                    let got: Vec<_> = g.adj(x).iter().map(key).collect();
+                    let exp: Vec<_> = want.adj(x).iter().map(key).collect();
+                    assert_eq!(got, exp, "seed {seed} row {x} after {ev:?}");
+                    for k in 0..g.adj(x).len() {
+                        let j = g.slot(x, k);
+                        let back = g.rev[j as usize];
+                        assert_eq!(g.adj[back as usize].link, g.adj[j as usize].link);
+                        assert_eq!(g.rev[back as usize], j);
+                        assert_eq!(g.edge(j).0, g.adj[j as usize].peer);
+                        assert_eq!(g.edge(j).1.parent, x);
+                    }
+                }
+            }
+            assert!(applied > 40, "{applied}");
+        }
     }
 }
