@@ -7,6 +7,45 @@
 use super::engine::Sim;
 use crate::rates::{FlowDemand, madd, priority_greedy};
 
+/// A coflow scheduler's state: every job's rank in the order last computed, and the coflows'
+/// flows kept between events. Sincronia and Varys differ only in the order.
+pub(super) struct Ranked {
+    rank: Vec<usize>,
+    coflows: Coflows,
+}
+
+impl Ranked {
+    /// For a run over `jobs` jobs.
+    pub(super) fn new(jobs: usize) -> Self {
+        Self {
+            rank: vec![usize::MAX; jobs],
+            coflows: Coflows::default(),
+        }
+    }
+
+    /// One event's rates: follows the flow changes, recomputes the order when the engine
+    /// marked the flows changed (`sim.dirty`) — `order(sim, jobs, demands)` lists indices
+    /// into `jobs` (the jobs with active flows, ascending, and their per-port demands) first
+    /// to last — then serves the coflows in it ([`Coflows::rates`]).
+    pub(super) fn rates(
+        &mut self,
+        sim: &mut Sim<'_>,
+        rate: &mut [f64],
+        free: &mut [f64],
+        order: impl FnOnce(&Sim<'_>, &[usize], &[Vec<(usize, f64)>]) -> Vec<usize>,
+    ) {
+        self.coflows.update(sim);
+        if sim.dirty {
+            let (jobs, d) = self.coflows.demands(sim);
+            for (pos, &k) in order(sim, &jobs, &d).iter().enumerate() {
+                self.rank[jobs[k]] = pos;
+            }
+            sim.dirty = false;
+        }
+        self.coflows.rates(sim, &self.rank, rate, free);
+    }
+}
+
 /// The active flows of every coflow, kept between events for [`Coflows::rates`]: per job its
 /// active flows in the job's arbitrary (`tf_rank`) order, sorted once when they are released
 /// and filtered when flows finish, instead of sorting every active flow at every event (the

@@ -2,24 +2,18 @@
 //! 2018): the coflows of [`super::coflow`] ordered by BSSI over their remaining demand,
 //! recomputed whenever a flow arrives or leaves.
 
-use super::coflow;
+use super::coflow::Ranked;
 use super::engine::Sim;
 use super::policy::RatePolicy;
 use crate::baselines::bssi_order;
 
 /// The Sincronia baseline: the current BSSI rank of every job.
-pub(crate) struct Sincronia {
-    rank: Vec<usize>,
-    coflows: coflow::Coflows,
-}
+pub(crate) struct Sincronia(Ranked);
 
 impl Sincronia {
     /// For a run over `jobs` jobs.
     pub(crate) fn new(jobs: usize) -> Self {
-        Self {
-            rank: vec![usize::MAX; jobs],
-            coflows: coflow::Coflows::default(),
-        }
+        Self(Ranked::new(jobs))
     }
 }
 
@@ -29,16 +23,9 @@ impl RatePolicy for Sincronia {
     }
 
     fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
-        self.coflows.update(sim);
-        if sim.dirty {
-            let (jobs, d) = self.coflows.demands(sim);
-            let order = bssi_order(&d, &vec![1.0; jobs.len()], sim.cluster.capacities().len());
-            for (pos, &k) in order.iter().enumerate() {
-                self.rank[jobs[k]] = pos;
-            }
-            sim.dirty = false;
-        }
-        self.coflows.rates(sim, &self.rank, rate, free);
+        self.0.rates(sim, rate, free, |sim, jobs, d| {
+            bssi_order(d, &vec![1.0; jobs.len()], sim.cluster.capacities().len())
+        });
         f64::INFINITY
     }
 }

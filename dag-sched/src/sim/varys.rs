@@ -3,23 +3,17 @@
 //! first: a coflow's largest remaining bits on one port over that port's capacity, recomputed
 //! on remaining bits whenever a flow arrives or leaves, the dynamic variant), ties by arrival.
 
-use super::coflow;
+use super::coflow::Ranked;
 use super::engine::Sim;
 use super::policy::RatePolicy;
 
 /// The Varys baseline: the current SEBF rank of every job.
-pub(crate) struct Varys {
-    rank: Vec<usize>,
-    coflows: coflow::Coflows,
-}
+pub(crate) struct Varys(Ranked);
 
 impl Varys {
     /// For a run over `jobs` jobs.
     pub(crate) fn new(jobs: usize) -> Self {
-        Self {
-            rank: vec![usize::MAX; jobs],
-            coflows: coflow::Coflows::default(),
-        }
+        Self(Ranked::new(jobs))
     }
 }
 
@@ -29,9 +23,7 @@ impl RatePolicy for Varys {
     }
 
     fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
-        self.coflows.update(sim);
-        if sim.dirty {
-            let (jobs, d) = self.coflows.demands(sim);
+        self.0.rates(sim, rate, free, |sim, jobs, d| {
             // Γ over full capacities: per port, the coflow's remaining seconds there.
             // `demands` gives one sum per port already.
             let gamma: Vec<f64> = d
@@ -44,12 +36,8 @@ impl RatePolicy for Varys {
                     .total_cmp(&gamma[b])
                     .then(sim.st[jobs[a]].fifo.cmp(&sim.st[jobs[b]].fifo))
             });
-            for (pos, &k) in o.iter().enumerate() {
-                self.rank[jobs[k]] = pos;
-            }
-            sim.dirty = false;
-        }
-        self.coflows.rates(sim, &self.rank, rate, free);
+            o
+        });
         f64::INFINITY
     }
 }
