@@ -1,6 +1,7 @@
 //! Criterion benchmarks of `fabric-model`: building each generator at the papers' sizes, the
 //! all-pairs hop table for `fat_tree(40)` and the 12,000-switch torus, and parsing a large
-//! ibnetdiscover file written from a generator.
+//! ibnetdiscover file written from a generator and one shaped like the largest real capture
+//! the reader was tried on (206 switches, 1,644 HCAs, about 0.9 MB).
 
 use std::hint::black_box;
 
@@ -54,7 +55,102 @@ fn parse(c: &mut Criterion) {
     g.bench_function("write torus(30x20x20)", |b| {
         b.iter(|| ibnet::write_ibnetdiscover(black_box(&torus)));
     });
+    let capture = capture_shaped();
+    g.throughput(Throughput::Bytes(capture.len() as u64));
+    g.bench_function("read capture-shaped(206 switches, 1644 HCAs)", |b| {
+        b.iter(|| ibnet::read_ibnetdiscover(black_box(&capture)).expect("parses"));
+    });
     g.finish();
+}
+
+/// An ibnetdiscover file with the shape and annotations of the largest real capture the
+/// reader was tried on: 150 leaf switches of 10 or 11 HCAs and 18 uplinks each, 56 spines,
+/// 1,644 single-port HCAs; every record with `vendid`, `devid`, `sysimgguid`, the port GUID,
+/// LID and LMC, node descriptions and the link rate, as ibnetdiscover prints them. About
+/// 0.9 MB.
+fn capture_shaped() -> String {
+    use std::fmt::Write;
+    const LEAVES: u64 = 150;
+    const SPINES: u64 = 56;
+    const HCAS: u64 = 1644;
+    const UPLINKS: u64 = 18;
+    let sw = |i: u64| 0x0024_8a07_0300_0000 + i * 0x100;
+    let ca = |j: u64| 0x0c42_a103_0000_0000 + j * 0x10;
+    let sw_lid = |i: u64| i + 1;
+    let ca_lid = |j: u64| LEAVES + SPINES + j + 1;
+    let desc = |i: u64| format!("MF0;sw{i:03}:MQM8700/U1");
+    // Per switch, (port, peer text) in port order; per HCA, its leaf and leaf port.
+    let mut ports: Vec<Vec<(u64, String)>> = vec![Vec::new(); (LEAVES + SPINES) as usize];
+    let mut hca_at = Vec::new();
+    let mut h = 0;
+    for l in 0..LEAVES {
+        let n = HCAS / LEAVES + u64::from(l < HCAS % LEAVES);
+        for p in 1..=n {
+            let g = ca(h);
+            ports[l as usize].push((
+                p,
+                format!(
+                    "\"H-{g:016x}\"[1]({:x}) \t\t# \"node{h:04} HCA-1\" lid {} 4xHDR",
+                    g + 1,
+                    ca_lid(h)
+                ),
+            ));
+            hca_at.push((l, p));
+            h += 1;
+        }
+        for u in 0..UPLINKS {
+            let s = LEAVES + (l * UPLINKS + u) % SPINES;
+            let sp = ports[s as usize].len() as u64 + 1;
+            let lp = 20 + u;
+            ports[l as usize].push((
+                lp,
+                format!(
+                    "\"S-{:016x}\"[{sp}]\t\t# \"{}\" lid {} 4xHDR",
+                    sw(s),
+                    desc(s),
+                    sw_lid(s)
+                ),
+            ));
+            ports[s as usize].push((
+                sp,
+                format!(
+                    "\"S-{:016x}\"[{lp}]\t\t# \"{}\" lid {} 4xHDR",
+                    sw(l),
+                    desc(l),
+                    sw_lid(l)
+                ),
+            ));
+        }
+    }
+    let mut out = String::from("#\n# Topology file: generated on Mon Nov  2 10:11:12 2026\n#\n\n");
+    for (i, list) in ports.iter().enumerate() {
+        let i = i as u64;
+        let g = sw(i);
+        let _ = writeln!(
+            out,
+            "vendid=0x2c9\ndevid=0xd2f0\nsysimgguid=0x{g:x}\nswitchguid=0x{g:x}(0x{g:x})\nSwitch\t64 \"S-{g:016x}\"\t\t# \"{}\" enhanced port 0 lid {} lmc 0",
+            desc(i),
+            sw_lid(i)
+        );
+        for (p, peer) in list {
+            let _ = writeln!(out, "[{p}]\t{peer}");
+        }
+        out.push('\n');
+    }
+    for (j, &(l, p)) in hca_at.iter().enumerate() {
+        let j = j as u64;
+        let g = ca(j);
+        let _ = writeln!(
+            out,
+            "vendid=0x2c9\ndevid=0x101b\nsysimgguid=0x{g:x}\ncaguid=0x{g:x}\nCa\t1 \"H-{g:016x}\"\t\t# \"node{j:04} HCA-1\"\n[1]({:x}) \t\"S-{:016x}\"[{p}]\t\t# lid {} lmc 0 \"{}\" lid {} 4xHDR\n",
+            g + 1,
+            sw(l),
+            ca_lid(j),
+            desc(l),
+            sw_lid(l)
+        );
+    }
+    out
 }
 
 /// The hop table's bit-parallel BFS written with bitvec's `BitArray` (one `BitArray<[u64; 4]>`
