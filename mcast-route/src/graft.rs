@@ -15,8 +15,9 @@ use crate::{Router, TreeId};
 /// exceeds `bound` and a path was found already: any tree path through it would be deeper
 /// (tree depths are no less than hop distances from the root).
 ///
-/// Complexity: O(V·P) for the V switches searched, of P ports, and O(D log T) a tree switch
-/// reached for its depth.
+/// Complexity: O(V·P) for the V switches searched, of P ports, O(T) to clear the depth memo
+/// of the tree's T switches, and O(log T) for each tree switch walked for its depth (each
+/// walked once: [`Tree::depth_memo`]).
 pub(crate) fn graft_path(
     r: &mut Router<'_>,
     tree: &Tree,
@@ -37,6 +38,8 @@ pub(crate) fn graft_path(
     s.queue.clear();
     s.queue.push(x);
     s.hops[x as usize] = 0;
+    s.tree_depth.clear();
+    s.tree_depth.resize(tree.switches().len(), 0);
     // (resulting depth, tree switch reached).
     let mut best: Option<(u32, u32)> = None;
     let mut head = 0;
@@ -59,7 +62,9 @@ pub(crate) fn graft_path(
             s.hops[v as usize] = k + 1;
             s.cost[v as usize] = (u64::from(u) << 32) | slot as u64;
             if tree.node_of(v).is_some() {
-                let depth = tree.depth(v).unwrap_or(u32::MAX) + k + 1;
+                let depth = tree
+                    .depth_memo(v, &mut s.tree_depth, &mut s.chain)
+                    .map_or(u32::MAX, |h| h + k + 1);
                 if best.is_none_or(|(b, _)| depth < b) {
                     best = Some((depth, v));
                 }

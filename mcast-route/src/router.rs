@@ -543,10 +543,10 @@ impl<'f> Router<'f> {
         for &(s, ..) in gone_leaves.iter().chain(&new_leaves) {
             touched.push(s);
         }
-        // Switches joining or leaving.
-        let (os, ns) = (old.switches(), new.switches());
-        touched.extend(os.iter().filter(|s| ns.binary_search(s).is_err()));
-        touched.extend(ns.iter().filter(|s| os.binary_search(s).is_err()));
+        // Switches leaving and joining: one merge walk of the two sorted switch lists.
+        let (left, joined) = sorted_difference(old.switches(), new.switches());
+        touched.extend_from_slice(&left);
+        touched.extend_from_slice(&joined);
         touched.sort_unstable();
         touched.dedup();
         // Log with the old tree in place.
@@ -554,16 +554,11 @@ impl<'f> Router<'f> {
         for &sw in &touched {
             self.log_mft(sw, color);
         }
-        let old = self.trees[id.0 as usize].take().expect("just put back");
-        for &sw in old.switches() {
-            if new.switches().binary_search(&sw).is_err() {
-                self.colors.clear(sw, color);
-            }
+        for &sw in &left {
+            self.colors.clear(sw, color);
         }
-        for &sw in new.switches() {
-            if old.switches().binary_search(&sw).is_err() {
-                self.colors.set(sw, color, id);
-            }
+        for &sw in &joined {
+            self.colors.set(sw, color, id);
         }
         for &(c, e) in &gone_edges {
             let l = e.link;
@@ -943,5 +938,49 @@ impl<'f> Router<'f> {
             + vec_bytes(&self.attach_count)
             + self.hops.memory_bytes()
             + self.down.memory_bytes()
+    }
+}
+
+/// The elements only in `a` and those only in `b`, for two sorted lists without repeats, in
+/// order: one merge walk.
+///
+/// Complexity: O(|a| + |b|).
+fn sorted_difference(a: &[u32], b: &[u32]) -> (Vec<u32>, Vec<u32>) {
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                only_a.push(a[i]);
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                only_b.push(b[j]);
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    only_a.extend_from_slice(&a[i..]);
+    only_b.extend_from_slice(&b[j..]);
+    (only_a, only_b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sorted_difference;
+
+    #[test]
+    fn sorted_difference_splits_two_sorted_lists() {
+        assert_eq!(
+            sorted_difference(&[1, 3, 4, 8], &[2, 3, 8, 9, 10]),
+            (vec![1, 4], vec![2, 9, 10])
+        );
+        assert_eq!(sorted_difference(&[], &[5]), (vec![], vec![5]));
+        assert_eq!(sorted_difference(&[5, 6], &[]), (vec![5, 6], vec![]));
+        assert_eq!(sorted_difference(&[7], &[7]), (vec![], vec![]));
     }
 }

@@ -26,6 +26,11 @@ pub(crate) struct Scratch {
     pub(crate) choice: Vec<u32>,
     /// Nodes reached by the last BFS, in BFS order.
     pub(crate) queue: Vec<u32>,
+    /// Per node of the tree a graft search reads, its depth plus one once known, else 0
+    /// ([`Tree::depth_memo`](crate::tree::Tree::depth_memo)).
+    pub(crate) tree_depth: Vec<u32>,
+    /// The walk up the tree of [`Tree::depth_memo`](crate::tree::Tree::depth_memo).
+    pub(crate) chain: Vec<u32>,
     /// Per hop count, the (Σ EFI, switch) entries queued by [`dijkstra`](Self::dijkstra).
     pub(super) buckets: Vec<Vec<u32>>,
     /// The live (Σ EFI, switch) entries of one bucket, to sort.
@@ -108,6 +113,8 @@ impl Scratch {
             via: vec![0; n],
             choice: vec![0; n],
             queue: Vec::with_capacity(n),
+            tree_depth: Vec::new(),
+            chain: Vec::new(),
             buckets: Vec::new(),
             entries: Vec::new(),
             owned: Marks::new(n),
