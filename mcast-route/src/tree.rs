@@ -482,10 +482,138 @@ impl Tree {
     }
 
     /// This tree with the edges `parents` and the leaves `leaves` added (their switches
-    /// joined to the tree through them) and the same color, root, members and groups.
+    /// joined to the tree through them) and the same color, root, members and groups: the
+    /// tree [`from_parts`](Self::from_parts) builds from this tree's parts and these.
+    ///
+    /// When every child of `parents` is a switch new to the tree, given once (a graft
+    /// path), the new switches are merged into the sorted switches and the rows edited in
+    /// one pass each (old node numbers shift up by the new switches before them, which
+    /// keeps every row's order), instead of collecting every edge and leaf and building
+    /// the tree again; otherwise it is built again from its parts.
+    ///
+    /// Complexity: O(T + k log k) for T switches and leaves and k added parts; O(T log T)
+    /// when built again.
+    pub(crate) fn grown(&self, parents: &[(u32, Edge)], leaves: &[(u32, Leaf)]) -> Self {
+        self.grown_in_place(parents, leaves)
+            .unwrap_or_else(|| self.grown_rebuilt(parents, leaves))
+    }
+
+    /// [`grown`](Self::grown)'s edit of the rows, `None` when a child of `parents` is in the
+    /// tree or given twice, or a parent or leaf switch is neither in the tree nor a child.
+    fn grown_in_place(&self, parents: &[(u32, Edge)], leaves: &[(u32, Leaf)]) -> Option<Self> {
+        // The new switches, sorted and distinct, none in the tree.
+        let mut fresh: Vec<(u32, Edge)> = parents.to_vec();
+        fresh.sort_unstable_by_key(|&(c, _)| c);
+        if fresh.windows(2).any(|w| w[0].0 == w[1].0)
+            || fresh.iter().any(|&(c, _)| self.node(c).is_some())
+        {
+            return None;
+        }
+        let (n, k) = (self.sw.len(), fresh.len());
+        // The merged switches, their edges up, and each old node's new number.
+        let mut sw = Vec::with_capacity(n + k);
+        let mut up = Vec::with_capacity(n + k);
+        let mut renum = Vec::with_capacity(n);
+        let mut j = 0;
+        for (i, &s) in self.sw.iter().enumerate() {
+            while j < k && fresh[j].0 < s {
+                sw.push(fresh[j].0);
+                up.push(fresh[j].1);
+                j += 1;
+            }
+            renum.push(sw.len() as u32);
+            sw.push(s);
+            up.push(self.up[i]);
+        }
+        for &(c, e) in &fresh[j..] {
+            sw.push(c);
+            up.push(e);
+        }
+        let at = |s: u32| sw.binary_search(&s).ok().map(|i| i as u32);
+        // The new children rows' entries: (parent node, (down port, child node)), sorted.
+        let mut added: Vec<(u32, (PortNo, u32))> = Vec::with_capacity(k);
+        for &(c, e) in &fresh {
+            added.push((at(e.parent)?, (e.down_port, at(c)?)));
+        }
+        added.sort_unstable();
+        let mut kid_start = Vec::with_capacity(n + k + 1);
+        let mut kids = Vec::with_capacity(self.kids.len() + k);
+        let mut a = 0;
+        let mut old = 0;
+        for (i, &s) in sw.iter().enumerate() {
+            kid_start.push(kids.len() as u32);
+            // The old row (renumbered: the same order), merged with the new entries.
+            let row: &[u32] = if old < n && self.sw[old] == s {
+                old += 1;
+                self.kids_of(old - 1)
+            } else {
+                &[]
+            };
+            let mut r = row.iter().map(|&c| {
+                let c = renum[c as usize];
+                (up[c as usize].down_port, c)
+            });
+            let mut next = r.next();
+            while a < added.len() && added[a].0 as usize == i {
+                let b = added[a].1;
+                while let Some(x) = next.filter(|&x| x < b) {
+                    kids.push(x.1);
+                    next = r.next();
+                }
+                if next != Some(b) {
+                    kids.push(b.1);
+                }
+                a += 1;
+            }
+            while let Some(x) = next {
+                kids.push(x.1);
+                next = r.next();
+            }
+        }
+        kid_start.push(kids.len() as u32);
+        // The leaves: the old ones renumbered (the same order), merged with the new ones.
+        let key = |&(i, l): &(u32, Leaf)| (i, l.port, l.terminal, l.link);
+        let mut extra: Vec<(u32, Leaf)> = Vec::with_capacity(leaves.len());
+        for &(s, l) in leaves {
+            extra.push((at(s)?, l));
+        }
+        extra.sort_unstable_by_key(key);
+        extra.dedup();
+        let mut out = Vec::with_capacity(self.leaves.len() + extra.len());
+        let mut e = extra.iter().peekable();
+        for &(i, l) in &self.leaves {
+            let x = (renum[i as usize], l);
+            while let Some(&&y) = e.peek() {
+                if key(&y) < key(&x) {
+                    out.push(y);
+                    e.next();
+                } else {
+                    if key(&y) == key(&x) {
+                        e.next();
+                    }
+                    break;
+                }
+            }
+            out.push(x);
+        }
+        out.extend(e);
+        Some(Self {
+            color: self.color,
+            root: self.root,
+            sw,
+            up,
+            kid_start,
+            kids,
+            leaves: out,
+            members: self.members.clone(),
+            groups: self.groups.clone(),
+        })
+    }
+
+    /// [`grown`](Self::grown) by building the tree again from all its parts.
     ///
     /// Complexity: O(T log T) for T switches and leaves.
-    pub(crate) fn grown(&self, parents: &[(u32, Edge)], leaves: &[(u32, Leaf)]) -> Self {
+    fn grown_rebuilt(&self, parents: &[(u32, Edge)], leaves: &[(u32, Leaf)]) -> Self {
         let all_parents: Vec<(u32, Edge)> = self.edges().chain(parents.iter().copied()).collect();
         let all_leaves: Vec<(u32, Leaf)> = self.leaves().chain(leaves.iter().copied()).collect();
         let mut t = Self::from_parts(self.color, self.root, &all_parents, &all_leaves);
@@ -720,18 +848,22 @@ impl Tree {
     ///
     /// Complexity: O(T log T).
     pub(crate) fn prune(&mut self) {
+        let gone = self.pruned_nodes();
+        self.keep_nodes(&gone);
+    }
+
+    /// [`prune`](Self::prune)'s steps ②–⑦ without the edit: the nodes left with nothing
+    /// below once the leaves of terminals no longer members are dropped.
+    ///
+    /// Complexity: O(T log T).
+    fn pruned_nodes(&self) -> Vec<bool> {
         let n = self.sw.len();
-        // Step ②: remove the members from the tree.
-        let leaves: Vec<(u32, Leaf)> = self
-            .leaves
-            .iter()
-            .filter(|(_, l)| self.has_member(l.terminal))
-            .map(|&(i, l)| (self.sw[i as usize], l))
-            .collect();
-        // Downstream links left per node.
+        // Downstream links left per node, the leaves of members only (step ②).
         let mut below: Vec<u32> = (0..n).map(|i| self.kids_of(i).len() as u32).collect();
-        for &(s, _) in &leaves {
-            below[self.node(s).expect("a tree switch")] += 1;
+        for &(i, l) in &self.leaves {
+            if self.has_member(l.terminal) {
+                below[i as usize] += 1;
+            }
         }
         // Step ③: switches with no downstream link.
         let mut queue: Vec<usize> = (0..n)
@@ -750,18 +882,52 @@ impl Tree {
                 }
             }
         }
-        let parents: Vec<(u32, Edge)> = (0..n)
-            .filter(|&i| !gone[i])
-            .filter_map(|i| self.edge(i).map(|e| (self.sw[i], e)))
-            .collect();
-        let rebuilt = Self::from_parts(self.color, self.root, &parents, &leaves);
-        (self.sw, self.up, self.kid_start, self.kids, self.leaves) = (
-            rebuilt.sw,
-            rebuilt.up,
-            rebuilt.kid_start,
-            rebuilt.kids,
-            rebuilt.leaves,
-        );
+        gone
+    }
+
+    /// Drops the nodes `gone` marks (none of them the root or the parent of a node kept)
+    /// and the leaves of terminals no longer members, in place: the kept nodes renumbered
+    /// in order, which keeps every row's order. The tree [`from_parts`](Self::from_parts)
+    /// builds from the parts left.
+    ///
+    /// Complexity: O(T) for T switches and leaves.
+    fn keep_nodes(&mut self, gone: &[bool]) {
+        let n = self.sw.len();
+        let mut renum = vec![u32::MAX; n];
+        let mut w = 0;
+        for i in 0..n {
+            if !gone[i] {
+                renum[i] = w as u32;
+                self.sw[w] = self.sw[i];
+                self.up[w] = self.up[i];
+                w += 1;
+            }
+        }
+        self.sw.truncate(w);
+        self.up.truncate(w);
+        self.sw.shrink_to_fit();
+        self.up.shrink_to_fit();
+        let mut kid_start = Vec::with_capacity(w + 1);
+        let mut kids = Vec::with_capacity(self.kids.len());
+        for i in (0..n).filter(|&i| !gone[i]) {
+            kid_start.push(kids.len() as u32);
+            kids.extend(
+                self.kids_of(i)
+                    .iter()
+                    .filter(|&&c| !gone[c as usize])
+                    .map(|&c| renum[c as usize]),
+            );
+        }
+        kid_start.push(kids.len() as u32);
+        let members = &self.members;
+        let held = |t: NodeId| members.binary_search_by_key(&t, |&(m, _)| m).is_ok();
+        self.leaves
+            .retain(|&(i, l)| !gone[i as usize] && held(l.terminal));
+        for (i, _) in &mut self.leaves {
+            *i = renum[*i as usize];
+        }
+        self.leaves.shrink_to_fit();
+        (self.kid_start, self.kids) = (kid_start, kids);
     }
 
     /// Bytes held by the tree, its heap vectors at their capacity included.
@@ -1048,6 +1214,129 @@ mod tests {
             Tree::from_parts(1, 3, &[], &[]),
             Tree::from_parts_sorted(1, 3, &[], &[])
         );
+    }
+
+    /// A random canonical tree (from its parts) over switches of `0..200`: 1 to 40 switches,
+    /// up to two leaves a switch, half the leaves' terminals members.
+    fn random_tree(rng: &mut impl rand::Rng) -> Tree {
+        use rand::seq::SliceRandom;
+        let n: u32 = rng.random_range(1..40);
+        let mut ids: Vec<u32> = (0..200).collect();
+        ids.shuffle(rng);
+        ids.truncate(n as usize);
+        let mut parents = Vec::new();
+        for i in 1..n as usize {
+            let p = ids[rng.random_range(0..i)];
+            let e = edge(
+                p,
+                rng.random_range(0..4),
+                rng.random_range(0..8),
+                1000 + i as u32,
+            );
+            parents.push((ids[i], e));
+        }
+        let mut leaves = Vec::new();
+        let mut members = Vec::new();
+        for (t, &s) in ids.iter().enumerate() {
+            for port in 10..10 + rng.random_range(0..3u16) {
+                let l = leaf(port, 5000 + 10 * t as u32 + u32::from(port), 7);
+                leaves.push((s, l));
+                if rng.random_bool(0.5) {
+                    members.push((l.terminal, 1));
+                }
+            }
+        }
+        let mut t = Tree::from_parts(4, ids[0], &parents, &leaves);
+        t.add_members(members);
+        t.add_groups([GroupId(3)]);
+        t
+    }
+
+    /// A graft path grown onto a tree in place gives the tree built again from all its
+    /// parts: paths of new switches ending on any tree switch (in any order, ports
+    /// colliding with the old children's), leaves on tree or path switches (repeats of old
+    /// leaves included), and parts that need the rebuild (a child already in the tree).
+    #[test]
+    fn grown_in_place_is_the_tree_rebuilt_from_its_parts() {
+        use rand::Rng;
+        use rand::seq::SliceRandom;
+        let mut rng = fabric_model::rng::seeded(11);
+        let mut in_place = 0;
+        for case in 0..400 {
+            let t = random_tree(&mut rng);
+            let tree_sw = t.switches().to_vec();
+            let mut fresh: Vec<u32> = (0..300).filter(|s| t.node_of(*s).is_none()).collect();
+            fresh.shuffle(&mut rng);
+            fresh.truncate(rng.random_range(0..6));
+            // fresh[0] (the new member's switch) up to fresh[k - 1], then a tree switch.
+            let mut path = Vec::new();
+            for (i, &c) in fresh.iter().enumerate() {
+                let p = fresh
+                    .get(i + 1)
+                    .copied()
+                    .unwrap_or_else(|| tree_sw[rng.random_range(0..tree_sw.len())]);
+                let e = edge(p, rng.random_range(0..4), rng.random_range(0..8), 2000 + c);
+                path.push((c, e));
+            }
+            if case % 7 == 0 && tree_sw.len() > 1 {
+                // A switch of the tree given a second edge: built again.
+                let c = tree_sw[1..][rng.random_range(0..tree_sw.len() - 1)];
+                path.push((c, edge(t.root, 9, 9, 9)));
+            }
+            path.shuffle(&mut rng);
+            let mut leaves = Vec::new();
+            let on = fresh.first().copied().unwrap_or(tree_sw[0]);
+            leaves.push((on, leaf(20, 9000 + case, 8)));
+            if rng.random_bool(0.3)
+                && let Some((s, l)) = t.leaves().next()
+            {
+                leaves.push((s, l));
+            }
+            if rng.random_bool(0.3) {
+                leaves.push((tree_sw[0], leaf(21, 9500 + case, 8)));
+            }
+            let want = t.grown_rebuilt(&path, &leaves);
+            let got = t.grown(&path, &leaves);
+            assert_eq!(got, want, "case {case}");
+            assert_eq!(
+                got.member_counts(),
+                t.member_counts(),
+                "case {case}: the members kept"
+            );
+            in_place += usize::from(t.grown_in_place(&path, &leaves).is_some());
+        }
+        // Most cases were edited in place, not built again.
+        assert!(in_place > 300, "{in_place} of 400 in place");
+    }
+
+    /// Pruning in place gives the tree built from the parts left: the kept switches' edges
+    /// and the leaves of members on them.
+    #[test]
+    fn prune_in_place_is_the_tree_rebuilt_from_the_parts_left() {
+        let mut rng = fabric_model::rng::seeded(13);
+        let mut shrunk = 0;
+        for case in 0..400 {
+            let t = random_tree(&mut rng);
+            let gone = t.pruned_nodes();
+            let parents: Vec<(u32, Edge)> = t
+                .parents()
+                .enumerate()
+                .filter(|&(i, _)| !gone[i])
+                .filter_map(|(_, (s, e))| e.map(|e| (s, e)))
+                .collect();
+            let leaves: Vec<(u32, Leaf)> = t
+                .leaves()
+                .filter(|&(_, l)| t.has_member(l.terminal))
+                .collect();
+            let mut want = Tree::from_parts(t.color, t.root, &parents, &leaves);
+            want.add_members(t.member_counts().iter().copied());
+            want.add_groups(t.groups().iter().copied());
+            let mut got = t.clone();
+            got.prune();
+            assert_eq!(got, want, "case {case}");
+            shrunk += usize::from(got.switches().len() < t.switches().len());
+        }
+        assert!(shrunk > 50, "{shrunk} of 400 lost switches");
     }
 
     #[test]
