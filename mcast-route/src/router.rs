@@ -484,58 +484,60 @@ impl<'f> Router<'f> {
         let tfi = old.groups().len() as u32;
         // Switch–switch edges and leaves by switch: merge-walk the two sorted lists.
         let mut touched: Vec<u32> = Vec::new();
-        let (oe, ne): (Vec<_>, Vec<_>) = (old.edges().collect(), new.edges().collect());
-        let (mut i, mut j) = (0, 0);
+        // (Walked over the trees' rows, not copies of them.)
+        let (mut oe, mut ne) = (old.edges().peekable(), new.edges().peekable());
         let mut gone_edges = Vec::new();
         let mut new_edges = Vec::new();
-        while i < oe.len() || j < ne.len() {
-            match (oe.get(i), ne.get(j)) {
+        loop {
+            match (oe.peek().copied(), ne.peek().copied()) {
+                (None, None) => break,
                 (Some(a), Some(b)) if a == b => {
-                    i += 1;
-                    j += 1;
+                    oe.next();
+                    ne.next();
                 }
                 (Some(a), Some(b)) if a.0 == b.0 => {
-                    gone_edges.push(*a);
-                    new_edges.push(*b);
-                    i += 1;
-                    j += 1;
+                    gone_edges.push(a);
+                    new_edges.push(b);
+                    oe.next();
+                    ne.next();
                 }
                 (Some(a), b) if b.is_none_or(|b| a.0 < b.0) => {
-                    gone_edges.push(*a);
-                    i += 1;
+                    gone_edges.push(a);
+                    oe.next();
                 }
                 (_, Some(b)) => {
-                    new_edges.push(*b);
-                    j += 1;
+                    new_edges.push(b);
+                    ne.next();
                 }
                 _ => unreachable!("one list is left"),
             }
         }
-        let key = |&(s, l): &(u32, Leaf)| (s, l.port, l.terminal, l.link);
+        let key = |(s, l): (u32, Leaf)| (s, l.port, l.terminal, l.link);
         // Both already by (switch, port), and a port holds one leaf.
-        let ol: Vec<_> = old.leaves().map(|x| key(&x)).collect();
-        let nl: Vec<_> = new.leaves().map(|x| key(&x)).collect();
-        debug_assert!(ol.is_sorted() && nl.is_sorted());
-        let (mut i, mut j) = (0, 0);
+        let mut ol = old.leaves().map(key).peekable();
+        let mut nl = new.leaves().map(key).peekable();
+        debug_assert!(old.leaves().map(key).is_sorted() && new.leaves().map(key).is_sorted());
         let mut gone_leaves = Vec::new();
         let mut new_leaves = Vec::new();
-        while i < ol.len() || j < nl.len() {
-            match (ol.get(i), nl.get(j)) {
+        loop {
+            match (ol.peek().copied(), nl.peek().copied()) {
+                (None, None) => break,
                 (Some(a), Some(b)) if a == b => {
-                    i += 1;
-                    j += 1;
+                    ol.next();
+                    nl.next();
                 }
                 (Some(a), b) if b.is_none_or(|b| a < b) => {
-                    gone_leaves.push(*a);
-                    i += 1;
+                    gone_leaves.push(a);
+                    ol.next();
                 }
                 (_, Some(b)) => {
-                    new_leaves.push(*b);
-                    j += 1;
+                    new_leaves.push(b);
+                    nl.next();
                 }
                 _ => unreachable!("one list is left"),
             }
         }
+        drop((oe, ne, ol, nl));
         for &(c, e) in gone_edges.iter().chain(&new_edges) {
             touched.push(c);
             touched.push(e.parent);
