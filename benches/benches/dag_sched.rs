@@ -146,12 +146,39 @@ fn trace_prefix(c: &mut Criterion) {
     g.finish();
 }
 
+/// Every scheduler over the first 4 coflows of the synthetic FB2010-shaped trace (the
+/// first coflows of `reproduce dag-trace --scale small`): Sincronia's and Varys's dense
+/// per-event pass over every active flow beside the incremental policies. Small enough
+/// that `cargo test --benches` runs it in well under a second.
+fn trace_prefix_all(c: &mut Criterion) {
+    let mut trace = dag_sched::trace::synthesize(&dag_sched::trace::SynthConfig::default())
+        .expect("the default synthetic trace");
+    trace.coflows.truncate(4);
+    let cl = Cluster::uniform(trace.ports as usize, BitsPerSec::from_gbps(1)).expect("cluster");
+    let jobs = trace.to_jobs(&cl).expect("trace jobs");
+    let mut g = c.benchmark_group("dag_trace_prefix_all");
+    g.sample_size(10);
+    for s in [
+        Scheduler::TensorFlow,
+        Scheduler::TicTac,
+        Scheduler::Sincronia,
+        Scheduler::Varys,
+        Scheduler::Jit(JitConfig::default()),
+    ] {
+        g.bench_function(BenchmarkId::from_parameter(s.name()), |b| {
+            b.iter(|| simulate(&cl, black_box(&jobs), &SimConfig::new(s)).expect("runs"));
+        });
+    }
+    g.finish();
+}
+
 criterion_group!(
     benches,
     lat_estimation,
     lp_solve,
     tictac,
     simulation,
-    trace_prefix
+    trace_prefix,
+    trace_prefix_all
 );
 criterion_main!(benches);

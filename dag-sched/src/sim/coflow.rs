@@ -5,8 +5,6 @@
 //! arbitrary (random) order.
 
 use super::engine::Sim;
-use crate::rates::{FlowDemand, madd, priority_greedy};
-
 /// A coflow scheduler's state: every job's rank in the order last computed, and the coflows'
 /// flows kept between events. Sincronia and Varys differ only in the order.
 pub(super) struct Ranked {
@@ -37,6 +35,7 @@ impl Ranked {
         self.coflows.update(sim);
         if sim.dirty {
             let (jobs, d) = self.coflows.demands(sim);
+            self.coflows.keep_ports(&jobs, &d);
             for (pos, &k) in order(sim, &jobs, &d).iter().enumerate() {
                 self.rank[jobs[k]] = pos;
             }
@@ -70,6 +69,14 @@ pub(super) struct Coflows {
     by_id: Vec<Vec<usize>>,
     acc: Vec<f64>,
     mark: Vec<bool>,
+    /// Buffers of [`Coflows::rates`]: the jobs in rank order, per-resource bits of one
+    /// coflow and the resources it touches.
+    order: Vec<usize>,
+    load: Vec<f64>,
+    touched: Vec<u32>,
+    /// Per job: the resources its active flows cross, from the last [`Coflows::demands`]
+    /// (the flows have not changed since: the engine marks every arrival and departure).
+    ports: Vec<Vec<u32>>,
 }
 
 impl Coflows {
@@ -177,10 +184,27 @@ impl Coflows {
         (jobs, d)
     }
 
+    /// Keeps, per job of `jobs`, the resources of its demands `d` ([`Coflows::demands`]).
+    pub(super) fn keep_ports(&mut self, jobs: &[usize], d: &[Vec<(usize, f64)>]) {
+        if self.ports.len() != self.by_job.len() {
+            self.ports = vec![Vec::new(); self.by_job.len()];
+        }
+        for (&j, dj) in jobs.iter().zip(d) {
+            let ports = &mut self.ports[j];
+            ports.clear();
+            ports.extend(dj.iter().map(|&(p, _)| p as u32));
+        }
+    }
+
     /// Rates of the active flows with the coflows served in `rank` order (`rank[job]`,
     /// smaller first, distinct over the jobs with active flows): MADD coflow by coflow, then
     /// work conservation in the same order; inside a coflow its flows go by `tf_rank`. Call
     /// after [`Coflows::update`].
+    ///
+    /// The same arithmetic, in the same order, as [`madd`](crate::rates::madd) per coflow
+    /// then [`priority_greedy`](crate::rates::priority_greedy) over every flow (checked
+    /// against them in tests), but reading the kept per-job lists directly and writing each
+    /// flow's rate in place: no per-event vectors of demands, positions or rates.
     ///
     /// # Complexity
     /// O(F · h + J · L + J log J) for F active flows of h resources over J jobs and L
@@ -192,44 +216,111 @@ impl Coflows {
         rate: &mut [f64],
         free: &mut [f64],
     ) {
+        #[cfg(test)]
+        let (free0, expect) = (free.to_vec(), reference::rates(sim, rank, free));
         self.pos.resize(sim.flows.len(), u32::MAX);
         for (k, &id) in sim.active.iter().enumerate() {
             self.pos[id] = k as u32;
         }
-        let mut jobs = self.live.clone();
+        let mut jobs = std::mem::take(&mut self.order);
+        jobs.clear();
+        jobs.extend_from_slice(&self.live);
         jobs.sort_unstable_by_key(|&j| rank[j]);
-        let mut idx: Vec<usize> = Vec::with_capacity(sim.active.len());
-        let mut bounds: Vec<usize> = Vec::with_capacity(jobs.len() + 1);
-        bounds.push(0);
+        let flows = &sim.flows;
+        self.load.resize(free.len(), 0.0);
+        self.mark.resize(free.len(), false);
         for &j in &jobs {
-            idx.extend(self.by_job[j].iter().map(|&id| self.pos[id] as usize));
-            bounds.push(idx.len());
-        }
-        #[cfg(test)]
-        assert_eq!(
-            idx,
-            reference::order(sim, rank),
-            "incremental coflow order differs from the per-event sort"
-        );
-        let d: Vec<FlowDemand<'_>> = idx
-            .iter()
-            .map(|&k| sim.flows[sim.active[k]].demand(f64::INFINITY))
-            .collect();
-        let mut left: Vec<f64> = Vec::new();
-        for w in bounds.windows(2) {
-            let (a, b) = (w[0], w[1]);
-            left.clear();
-            left.extend(
-                idx[a..b]
+            let ids = &self.by_job[j];
+            // Every resource of a coflow carries some of its bits (its flows have bits left),
+            // so MADD starves it (all zeros, `rate`'s value on entry) as soon as one of them
+            // has no free capacity: known from its resources alone, without the flows.
+            if ids.len() > self.ports[j].len()
+                && self.ports[j].iter().any(|&p| free[p as usize] <= 0.0)
+            {
+                continue;
+            }
+            // MADD: Γ over the coflow's per-resource bits, then remaining / Γ per flow.
+            self.touched.clear();
+            for &id in ids {
+                let f = &flows[id];
+                for &p in &f.path {
+                    let p = p as usize;
+                    if !self.mark[p] {
+                        self.mark[p] = true;
+                        self.touched.push(p as u32);
+                    }
+                    self.load[p] += f.remaining;
+                }
+            }
+            let mut gamma: f64 = 0.0;
+            let mut starved = false;
+            for &p in &self.touched {
+                let p = p as usize;
+                let bits = std::mem::take(&mut self.load[p]);
+                self.mark[p] = false;
+                if starved || bits <= 0.0 {
+                    continue;
+                }
+                if free[p] <= 0.0 {
+                    starved = true;
+                    continue;
+                }
+                gamma = gamma.max(bits / free[p]);
+            }
+            if starved || gamma <= 0.0 {
+                continue;
+            }
+            for &id in ids {
+                let f = &flows[id];
+                let head = f
+                    .path
                     .iter()
-                    .map(|&k| sim.flows[sim.active[k]].remaining),
-            );
-            for (r, &k) in madd(&d[a..b], &left, free).into_iter().zip(&idx[a..b]) {
-                rate[k] = r;
+                    .fold(f64::INFINITY, |x, &r| x.min(free[r as usize]));
+                let x = (f.remaining / gamma).min(head).max(0.0);
+                for &p in &f.path {
+                    free[p as usize] -= x;
+                }
+                rate[self.pos[id] as usize] = x;
             }
         }
-        for (r, &k) in priority_greedy(&d, free).into_iter().zip(&idx) {
-            rate[k] += r;
+        // Work conservation: strict priority in the same order.
+        for &j in &jobs {
+            // A coflow none of whose resources has free capacity left gets nothing more
+            // (each flow's headroom is at most 0): skipped on its resources alone.
+            if self.by_job[j].len() > self.ports[j].len()
+                && self.ports[j].iter().all(|&p| free[p as usize] <= 0.0)
+            {
+                continue;
+            }
+            for &id in &self.by_job[j] {
+                let f = &flows[id];
+                let r = f
+                    .path
+                    .iter()
+                    .fold(f64::INFINITY, |x, &r| x.min(free[r as usize]))
+                    .max(0.0);
+                for &p in &f.path {
+                    free[p as usize] -= r;
+                }
+                rate[self.pos[id] as usize] += r;
+            }
+        }
+        self.order = jobs;
+        #[cfg(test)]
+        {
+            let got: Vec<u64> = rate.iter().map(|r| r.to_bits()).collect();
+            let (want_rate, want_free) = expect;
+            let want: Vec<u64> = want_rate.iter().map(|r| r.to_bits()).collect();
+            assert_eq!(
+                got, want,
+                "in-place coflow rates differ from madd + priority_greedy"
+            );
+            let gf: Vec<u64> = free.iter().map(|r| r.to_bits()).collect();
+            let wf: Vec<u64> = want_free.iter().map(|r| r.to_bits()).collect();
+            assert_eq!(
+                gf, wf,
+                "in-place coflow free capacity differs (from {free0:?})"
+            );
         }
     }
 }
@@ -239,6 +330,7 @@ impl Coflows {
 #[cfg(test)]
 mod reference {
     use super::Sim;
+    use crate::rates::{FlowDemand, madd, priority_greedy};
 
     /// Every active job's per-resource demand, summed over all active flows afresh.
     pub(super) fn demands(sim: &Sim<'_>) -> (Vec<usize>, Vec<Vec<(usize, f64)>>) {
@@ -276,6 +368,40 @@ mod reference {
             })
             .collect();
         (jobs, d)
+    }
+
+    /// The rates [`Coflows::rates`] computes, by the per-event vectors it replaced: the
+    /// active flows sorted by (job rank, `tf_rank`), [`madd`] per coflow, then
+    /// [`priority_greedy`] over all; and the free capacity left. `free` is not changed.
+    pub(super) fn rates(sim: &Sim<'_>, rank: &[usize], free: &[f64]) -> (Vec<f64>, Vec<f64>) {
+        let mut free = free.to_vec();
+        let idx = order(sim, rank);
+        let mut rate = vec![0.0; sim.active.len()];
+        let mut bounds = vec![0];
+        for w in 1..idx.len() {
+            if sim.flows[sim.active[idx[w]]].job != sim.flows[sim.active[idx[w - 1]]].job {
+                bounds.push(w);
+            }
+        }
+        bounds.push(idx.len());
+        let d: Vec<FlowDemand<'_>> = idx
+            .iter()
+            .map(|&k| sim.flows[sim.active[k]].demand(f64::INFINITY))
+            .collect();
+        for w in bounds.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let left: Vec<f64> = idx[a..b]
+                .iter()
+                .map(|&k| sim.flows[sim.active[k]].remaining)
+                .collect();
+            for (r, &k) in madd(&d[a..b], &left, &mut free).into_iter().zip(&idx[a..b]) {
+                rate[k] = r;
+            }
+        }
+        for (r, &k) in priority_greedy(&d, &mut free).into_iter().zip(&idx) {
+            rate[k] += r;
+        }
+        (rate, free)
     }
 
     /// Positions in `sim.active` sorted by (job rank, `tf_rank`).

@@ -121,6 +121,8 @@ pub(super) struct Sim<'a> {
     rate_buf: Vec<f64>,
     done_buf: Vec<usize>,
     ids_buf: Vec<usize>,
+    /// Reused: the finish time of every moving flow at its current rate.
+    fin_buf: Vec<f64>,
     pub(super) heads: BTreeMap<(usize, usize, usize), usize>,
     pub(super) queues: BTreeMap<(usize, usize, usize), Vec<usize>>,
     pub(super) heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
@@ -485,6 +487,7 @@ pub(super) fn run(
         rate_buf: Vec::new(),
         done_buf: Vec::new(),
         ids_buf: Vec::new(),
+        fin_buf: Vec::new(),
         heads: BTreeMap::new(),
         queues: BTreeMap::new(),
         heap: BinaryHeap::new(),
@@ -532,8 +535,14 @@ pub(super) fn run(
         if let Some(&Reverse((t, _, _))) = sim.heap.peek() {
             t_next = t_next.min(f64::from_bits(t));
         }
+        // Each moving flow's finish time at its rate, kept for the step below (the same
+        // expression, so the same value, as it computed again before).
+        let mut fin = std::mem::take(&mut sim.fin_buf);
+        fin.clear();
         for m in &sim.moving {
-            t_next = t_next.min(sim.now + sim.flows[m.id].remaining / m.rate);
+            let t = sim.now + sim.flows[m.id].remaining / m.rate;
+            fin.push(t);
+            t_next = t_next.min(t);
         }
         if !t_next.is_finite() {
             return Err(Error::Stalled {
@@ -546,12 +555,11 @@ pub(super) fn run(
         sim.record_moving_usage(sim.now, t_next);
         let mut done = std::mem::take(&mut sim.done_buf);
         done.clear();
-        for m in &sim.moving {
+        for (m, &t) in sim.moving.iter().zip(&fin) {
             let f = &mut sim.flows[m.id];
             let rate = m.rate;
             let moved = (rate * dt).min(f.remaining);
-            let finishing =
-                sim.now + f.remaining / rate <= t_next || f.remaining - moved <= 1e-9 * f.size;
+            let finishing = t <= t_next || f.remaining - moved <= 1e-9 * f.size;
             let delta = if finishing { f.remaining } else { moved };
             if f.lp.is_some() {
                 // Split what moved between the planned rate and the catch-up on top of it.
@@ -566,6 +574,7 @@ pub(super) fn run(
                 done.push(m.id);
             }
         }
+        sim.fin_buf = fin;
         sim.now = t_next;
         if !done.is_empty() {
             if sim.dense {
