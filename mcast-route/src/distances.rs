@@ -1,5 +1,8 @@
 //! The router's switch-to-switch hop distances: the caller's [`HopTable`] until the first
-//! topology change, then the router's own copy, kept up to date edge by edge.
+//! topology change, then the router's own distances, kept up to date edge by edge. Those
+//! read the caller's table through and keep a copy of only the rows that change (copy on
+//! write, ours), so that a link down costs the few rows it changes and not S² bytes; a
+//! shared table with no other owner is taken over whole instead.
 //!
 //! The incremental updates are the classic dynamic breadth-first search for unit weights
 //! (G. Ramalingam and T. Reps, "On the computational complexity of dynamic graph problems",
@@ -28,10 +31,10 @@ pub(crate) enum Hops<'f> {
     /// The caller's table (no topology change yet).
     Table(Held<'f, HopTable>),
     /// The router's own table, after a topology change.
-    Live(LiveHops),
+    Live(LiveHops<'f>),
 }
 
-impl Hops<'_> {
+impl<'f> Hops<'f> {
     /// The caller's table while there is one.
     #[inline]
     pub(crate) fn table(&self) -> Option<&HopTable> {
@@ -59,10 +62,9 @@ impl Hops<'_> {
         }
     }
 
-    /// The router's own table, copied from the caller's at the first call (S² bytes); the
-    /// caller's is then no longer held. A shared table with no other owner is taken over
-    /// instead, without a copy.
-    pub(crate) fn live(&mut self) -> &mut LiveHops {
+    /// The router's own table from the first call: the caller's read through, only the
+    /// rows that change copied (a shared table with no other owner is taken over instead).
+    pub(crate) fn live(&mut self) -> &mut LiveHops<'f> {
         if matches!(self, Self::Table(_)) {
             // (An empty table, no allocation, while the caller's is taken out.)
             let Self::Table(t) =
@@ -73,9 +75,9 @@ impl Hops<'_> {
             *self = Self::Live(match t {
                 Held::Shared(a) => match Arc::try_unwrap(a) {
                     Ok(t) => LiveHops::from_owned(t),
-                    Err(a) => LiveHops::from_table(&a),
+                    Err(a) => LiveHops::over(Held::Shared(a)),
                 },
-                Held::Borrowed(t) => LiveHops::from_table(t),
+                Held::Borrowed(t) => LiveHops::over(Held::Borrowed(t)),
             });
         }
         match self {
@@ -84,11 +86,12 @@ impl Hops<'_> {
         }
     }
 
-    /// Bytes of the router's own table (0 while it reads the caller's).
+    /// Bytes of the router's own table (0 while it reads the caller's; then the rows it
+    /// changed, or the whole table when it took it over).
     pub(crate) fn memory_bytes(&self) -> usize {
         match self {
             Self::Table(_) => 0,
-            Self::Live(l) => l.hops.capacity() + l.work_bytes(),
+            Self::Live(l) => l.memory_bytes(),
         }
     }
 }
@@ -156,24 +159,95 @@ impl Scratch {
     }
 }
 
-/// An all-pairs hop table the router owns and updates (one byte a pair, as [`HopTable`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct LiveHops {
+/// An all-pairs hop table the router updates (one byte a pair, as [`HopTable`]): its own
+/// bytes, or the caller's table read through with only the rows that changed kept beside it
+/// (copy on write, ours: the paper keeps one table).
+#[derive(Debug)]
+pub(crate) struct LiveHops<'f> {
+    rows: Rows<'f>,
+    work: Work,
+}
+
+/// The rows of a [`LiveHops`].
+#[derive(Debug)]
+struct Rows<'f> {
     n: usize,
+    /// The whole table (`n²` bytes) when the router owns it; empty over a base.
     hops: Vec<u8>,
+    /// The caller's table, read where no row of `over` replaces it.
+    base: Option<Held<'f, HopTable>>,
+    /// Over a base, per source the row that differs from the base's (empty without a base).
+    over: Vec<Option<Box<[u8]>>>,
+    /// Rows of `over` held.
+    copied: usize,
+}
+
+/// A [`LiveHops`]'s work arrays for one source's update.
+#[derive(Debug)]
+struct Work {
     /// Per switch, its state in the source being updated: 0 untouched, 1 candidate, 2
     /// affected (distance rising), 3 settled again.
     mark: Vec<u8>,
     /// Switches marked in the source being updated (to clear the marks).
     touched: Vec<u32>,
+    /// The switches whose distance rises in the source being updated.
+    affected: Vec<u32>,
     /// Bucket queue by distance.
     buckets: Vec<Vec<u32>>,
 }
 
-impl LiveHops {
+impl Rows<'_> {
+    #[inline]
+    fn row(&self, a: usize) -> &[u8] {
+        match &self.base {
+            None => &self.hops[a * self.n..(a + 1) * self.n],
+            Some(b) => match self.over.get(a) {
+                Some(Some(r)) => r,
+                _ => b.row(a),
+            },
+        }
+    }
+
+    /// Row `a` to write, copied from the base first when it reads through.
+    fn row_mut(&mut self, a: usize) -> &mut [u8] {
+        let n = self.n;
+        match &self.base {
+            None => &mut self.hops[a * n..(a + 1) * n],
+            Some(b) => {
+                let slot = &mut self.over[a];
+                if slot.is_none() {
+                    self.copied += 1;
+                }
+                slot.get_or_insert_with(|| b.row(a).into())
+            }
+        }
+    }
+
+    /// Drops row `a`'s copy when it is the base's again.
+    fn settle(&mut self, a: usize) {
+        if let (Some(b), Some(slot)) = (&self.base, self.over.get_mut(a))
+            && slot.as_deref().is_some_and(|r| r == b.row(a))
+        {
+            *slot = None;
+            self.copied -= 1;
+        }
+    }
+}
+
+/// Pushes `x` at distance `d` into the bucket queue.
+fn push(buckets: &mut Vec<Vec<u32>>, d: u8, x: u32) {
+    let d = usize::from(d);
+    if buckets.len() <= d {
+        buckets.resize(d + 1, Vec::new());
+    }
+    buckets[d].push(x);
+}
+
+impl<'f> LiveHops<'f> {
     /// A copy of `t`.
     ///
     /// Complexity: O(S²) bytes copied.
+    #[cfg(test)]
     pub(crate) fn from_table(t: &HopTable) -> Self {
         let n = t.switch_count();
         let mut hops = Vec::with_capacity(n * n);
@@ -181,6 +255,17 @@ impl LiveHops {
             hops.extend_from_slice(t.row(a));
         }
         Self::from_raw(n, hops)
+    }
+
+    /// `t` read through: rows are copied only when they change.
+    ///
+    /// Complexity: O(S) (the work arrays and the row slots), no copy of the table.
+    pub(crate) fn over(t: Held<'f, HopTable>) -> Self {
+        let n = t.switch_count();
+        let mut l = Self::from_raw(n, Vec::new());
+        l.rows.over = vec![None; n];
+        l.rows.base = Some(t);
+        l
     }
 
     /// `t`'s bytes, taken over.
@@ -195,31 +280,51 @@ impl LiveHops {
 
     fn from_raw(n: usize, hops: Vec<u8>) -> Self {
         Self {
-            n,
-            hops,
-            mark: vec![0; n],
-            touched: Vec::new(),
-            buckets: Vec::new(),
+            rows: Rows {
+                n,
+                hops,
+                base: None,
+                over: Vec::new(),
+                copied: 0,
+            },
+            work: Work {
+                mark: vec![0; n],
+                touched: Vec::new(),
+                affected: Vec::new(),
+                buckets: Vec::new(),
+            },
         }
     }
 
-    fn work_bytes(&self) -> usize {
-        self.mark.capacity()
-            + self.touched.capacity() * 4
-            + self.buckets.iter().map(|b| b.capacity() * 4).sum::<usize>()
+    /// Bytes the router holds for the table: its own rows (all, or those changed over the
+    /// caller's table) and the work arrays.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        let w = &self.work;
+        self.rows.hops.capacity()
+            + self.rows.over.capacity() * size_of::<Option<Box<[u8]>>>()
+            + self.rows.copied * self.rows.n
+            + w.mark.capacity()
+            + (w.touched.capacity() + w.affected.capacity()) * 4
+            + w.buckets.iter().map(|b| b.capacity() * 4).sum::<usize>()
+    }
+
+    /// Rows held as copies beside the caller's table (0 for a table the router owns).
+    #[cfg(test)]
+    pub(crate) fn copied_rows(&self) -> usize {
+        self.rows.copied
     }
 
     #[inline]
     pub(crate) fn row(&self, a: usize) -> &[u8] {
-        &self.hops[a * self.n..(a + 1) * self.n]
+        self.rows.row(a)
     }
 
     #[inline]
     pub(crate) fn hops(&self, a: usize, b: usize) -> Option<u8> {
-        if a >= self.n || b >= self.n {
+        if a >= self.rows.n || b >= self.rows.n {
             return None;
         }
-        let h = self.hops[a * self.n + b];
+        let h = self.row(a)[b];
         (h != UNREACHABLE).then_some(h)
     }
 
@@ -227,7 +332,8 @@ impl LiveHops {
     /// where the two ends of some edge are at different distances (read from the ends' rows,
     /// the table being symmetric), sorted.
     fn sources(&self, edges: &[(u32, u32)]) -> Vec<u32> {
-        let mut hit = vec![false; self.n];
+        let n = self.rows.n;
+        let mut hit = vec![false; n];
         for &(u, v) in edges {
             let (ru, rv) = (self.row(u as usize), self.row(v as usize));
             for (s, (a, b)) in ru.iter().zip(rv).enumerate() {
@@ -236,7 +342,7 @@ impl LiveHops {
                 }
             }
         }
-        (0..self.n as u32).filter(|&s| hit[s as usize]).collect()
+        (0..n as u32).filter(|&s| hit[s as usize]).collect()
     }
 
     /// Updates every row after the switch–switch edges `removed` left `g` (which no longer
@@ -251,21 +357,20 @@ impl LiveHops {
     }
 
     fn remove_in_row(&mut self, g: &SwitchGraph, s: usize, removed: &[(u32, u32)]) {
-        let n = self.n;
-        let row = &mut self.hops[s * n..(s + 1) * n];
-        let (mark, touched) = (&mut self.mark, &mut self.touched);
+        let Work {
+            mark,
+            touched,
+            affected,
+            buckets,
+        } = &mut self.work;
         touched.clear();
-        for b in &mut self.buckets {
+        affected.clear();
+        for b in buckets.iter_mut() {
             b.clear();
         }
-        let buckets = &mut self.buckets;
-        let push = |buckets: &mut Vec<Vec<u32>>, d: u8, x: u32| {
-            let d = usize::from(d);
-            if buckets.len() <= d {
-                buckets.resize(d + 1, Vec::new());
-            }
-            buckets[d].push(x);
-        };
+        // First read only: which switches rise (none in most sources, whose row is then
+        // neither copied nor written).
+        let row = self.rows.row(s);
         // Candidates: the far end of each removed edge, by old distance.
         for &(u, v) in removed {
             let (du, dv) = (row[u as usize], row[v as usize]);
@@ -282,7 +387,6 @@ impl LiveHops {
         }
         // Level by level: a candidate rises when no parent (a neighbour one hop nearer)
         // stays; its children become candidates.
-        let mut affected: Vec<u32> = Vec::new();
         let mut d = 0;
         while d < buckets.len() {
             let mut level = std::mem::take(&mut buckets[d]);
@@ -310,9 +414,16 @@ impl LiveHops {
             buckets[d] = level;
             d += 1;
         }
+        if affected.is_empty() {
+            for &x in touched.iter() {
+                mark[x as usize] = 0;
+            }
+            return;
+        }
         // New distances: each affected switch from its unaffected neighbours, then a bucket
         // queue among the affected.
-        for &x in &affected {
+        let row = self.rows.row_mut(s);
+        for &x in affected.iter() {
             let best = g
                 .adj(x)
                 .iter()
@@ -352,6 +463,7 @@ impl LiveHops {
         for &x in touched.iter() {
             mark[x as usize] = 0;
         }
+        self.rows.settle(s);
     }
 
     /// Updates every row after the switch–switch edges `added` joined `g` (which holds them).
@@ -365,25 +477,31 @@ impl LiveHops {
     }
 
     fn add_in_row(&mut self, g: &SwitchGraph, s: usize, added: &[(u32, u32)]) {
-        let n = self.n;
-        let row = &mut self.hops[s * n..(s + 1) * n];
-        for b in &mut self.buckets {
+        // Only a row where some edge brings a switch nearer changes (and is copied).
+        let improves = |row: &[u8], a: u32, b: u32| {
+            let da = row[a as usize];
+            da < UNREACHABLE - 1 && da + 1 < row[b as usize]
+        };
+        {
+            let row = self.rows.row(s);
+            if !added
+                .iter()
+                .any(|&(u, v)| improves(row, u, v) || improves(row, v, u))
+            {
+                return;
+            }
+        }
+        let buckets = &mut self.work.buckets;
+        for b in buckets.iter_mut() {
             b.clear();
         }
-        let buckets = &mut self.buckets;
-        let push = |buckets: &mut Vec<Vec<u32>>, d: u8, x: u32| {
-            let d = usize::from(d);
-            if buckets.len() <= d {
-                buckets.resize(d + 1, Vec::new());
-            }
-            buckets[d].push(x);
-        };
+        let row = self.rows.row_mut(s);
         for &(u, v) in added {
             for (a, b) in [(u, v), (v, u)] {
-                let da = row[a as usize];
-                if da < UNREACHABLE - 1 && da + 1 < row[b as usize] {
-                    row[b as usize] = da + 1;
-                    push(buckets, da + 1, b);
+                if improves(row, a, b) {
+                    let d = row[a as usize] + 1;
+                    row[b as usize] = d;
+                    push(buckets, d, b);
                 }
             }
         }
@@ -406,6 +524,7 @@ impl LiveHops {
             buckets[d] = level;
             d += 1;
         }
+        self.rows.settle(s);
     }
 
     /// The table rebuilt from scratch over `g` by one BFS a source (the reference of the
@@ -435,10 +554,12 @@ impl LiveHops {
         Self::from_raw(n, hops)
     }
 
-    /// The raw bytes (for comparisons).
+    /// Every row's bytes, row after row (for comparisons).
     #[cfg(test)]
-    pub(crate) fn bytes(&self) -> &[u8] {
-        &self.hops
+    pub(crate) fn bytes(&self) -> Vec<u8> {
+        (0..self.rows.n)
+            .flat_map(|a| self.row(a).to_vec())
+            .collect()
     }
 }
 
@@ -446,15 +567,16 @@ impl LiveHops {
 mod tests {
     use std::sync::Arc;
 
-    use fabric_model::{HopTable, generators};
+    use fabric_model::{HopTable, LinkId, generators};
 
     use super::{Hops, LiveHops};
     use crate::{Config, Router};
 
     /// A shared hop table with no other owner is taken over by the first topology change
-    /// (the same bytes, not a copy); one still shared is copied, and both stay equal to it.
+    /// (the same bytes, not a copy); one still shared, or borrowed, is read through (row 0
+    /// the caller's own bytes, no row copied), and all stay equal to it.
     #[test]
-    fn a_sole_shared_table_is_taken_over_not_copied() {
+    fn a_sole_shared_table_is_taken_over_and_others_read_through() {
         let f = Arc::new(generators::torus(&[4, 3], 1).unwrap());
         let want = LiveHops::from_table(&HopTable::new(&f).unwrap());
         for other_owner in [false, true] {
@@ -466,11 +588,59 @@ mod tests {
             let Hops::Live(live) = &r.hops else {
                 panic!("live after keep_own_hops")
             };
-            assert_eq!(live.row(0).as_ptr() == at, !other_owner);
+            assert_eq!(live.row(0).as_ptr(), at);
+            assert_eq!(live.copied_rows(), 0);
             assert_eq!(live.bytes(), want.bytes());
             if let Some(k) = kept {
-                assert_eq!(Arc::strong_count(&k), 1, "the router let its share go");
+                assert_eq!(
+                    Arc::strong_count(&k),
+                    2,
+                    "the router reads the shared table"
+                );
             }
         }
+        let h = HopTable::new(&f).unwrap();
+        let mut r = Router::new(&f, &h, Config::default()).unwrap();
+        r.keep_own_hops();
+        let Hops::Live(live) = &r.hops else {
+            panic!("live after keep_own_hops")
+        };
+        assert_eq!(live.row(3).as_ptr(), h.row(3).as_ptr());
+        assert_eq!(live.copied_rows(), 0);
+    }
+
+    /// One link down on a torus copies only the rows whose distances rise (far fewer than
+    /// S; the rest still read the caller's table), the rows equal a BFS rebuild, and the
+    /// link back up returns every copied row to the caller's (none left).
+    #[test]
+    fn a_link_down_copies_only_the_rows_it_changes() {
+        let f = generators::torus(&[8, 6, 4], 1).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let mut r = Router::new(&f, &h, Config::default()).unwrap();
+        let l = (0..f.link_count() as u32)
+            .map(LinkId::new)
+            .find(|&l| f.link(l).ends.iter().all(|&(n, _)| f.is_switch(n)))
+            .unwrap();
+        r.link_down(l).unwrap();
+        let s = f.switch_count();
+        let Hops::Live(live) = &r.hops else {
+            panic!("live after a link down")
+        };
+        let copied = live.copied_rows();
+        assert!(copied > 0, "some rows change");
+        assert!(copied * 4 < s, "{copied} rows copied of {s}");
+        assert_eq!(live.bytes(), LiveHops::rebuilt(&r.g).bytes());
+        let changed = (0..s).filter(|&a| live.row(a) != h.row(a)).count();
+        assert_eq!(copied, changed, "exactly the rows that differ are copied");
+        r.link_up(l).unwrap();
+        let Hops::Live(live) = &r.hops else {
+            panic!("live after a link up")
+        };
+        assert_eq!(live.copied_rows(), 0);
+        assert_eq!(live.bytes(), want_bytes(&h));
+    }
+
+    fn want_bytes(h: &HopTable) -> Vec<u8> {
+        LiveHops::from_table(h).bytes()
     }
 }

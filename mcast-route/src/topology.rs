@@ -142,13 +142,13 @@ impl Router<'_> {
         self.apply(TopologyEvent::SwitchUp(switch))
     }
 
-    /// Copies the caller's hop table into the router now (S² bytes, once), as the first
-    /// topology change would: a daemon calls it at start so that no failure waits for the
-    /// copy. The caller's table is no longer held (with [`Router::new_shared`] and no other
-    /// owner, its bytes are taken over instead of copied).
+    /// Makes the router keep its own distances now, as the first topology change would: it
+    /// reads the caller's hop table through from then on and copies only the rows a change
+    /// touches ([`Router::hops`] is then `None`). With [`Router::new_shared`] and no other
+    /// owner, the table's bytes are taken over instead (and the caller's is no longer held).
     ///
     /// # Complexity
-    /// O(S²) the first time (O(S) for a shared table with no other owner), O(1) after.
+    /// O(S) the first time (the work arrays), O(1) after.
     pub fn keep_own_hops(&mut self) {
         self.hops.live();
     }
@@ -168,8 +168,9 @@ impl Router<'_> {
     }
 
     /// Applies one topology change: the switch graph and the hop table follow (the table is
-    /// updated edge by edge, [`crate`]'s `distances`; the first change copies the caller's
-    /// table, S² bytes, or takes over a shared one with no other owner, and the router reads its own from then on), then every tree that
+    /// updated edge by edge, [`crate`]'s `distances`; from the first change the router reads
+    /// the caller's table through and keeps a copy of only the rows that changed, or takes
+    /// over a shared one with no other owner), then every tree that
     /// crossed a link or switch that went down is routed again (see the module's
     /// documentation); trees are never moved when links come up. The MFT delta
     /// ([`take_mft_delta`](Self::take_mft_delta)) covers every entry changed.
