@@ -13,19 +13,20 @@
 //! published write is never lost and a half write never shows. At the end every process must
 //! exit when asked, `reclaim` frees the dead owners' slots, and the counts are printed.
 //!
-//! The liveness check is the embedder's: here `kill(pid, 0)`, with the coordinator reaping
-//! each killed child at once (a zombie still answers `kill`).
+//! The liveness check is the embedder's: here the `futex` feature's `PidLiveness`
+//! (`kill(pid, 0)`), with the coordinator reaping each killed child at once (a zombie still
+//! answers `kill`). Run with `cargo test -p pmix-kvs --features futex --test region_kill`.
 #![allow(unsafe_code)]
 
 mod common;
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "futex"))]
 mod linux {
     use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
     use std::time::{Duration, Instant};
 
     use fabric_model::rng::SplitMix64;
-    use pmix_kvs::region::{Region, RegionLayout, RegionLiveness, RegionWait};
+    use pmix_kvs::region::{PidLiveness, Region, RegionLayout, RegionLiveness, RegionWait};
 
     use crate::common::{exited_ok, fork, kill_and_reap, map_anonymous, shared_zeroed, try_wait};
 
@@ -51,17 +52,8 @@ mod linux {
         in_write: AtomicU32,
     }
 
-    fn pid_alive(token: u64) -> bool {
-        let Ok(pid) = libc::pid_t::try_from(token) else {
-            return true;
-        };
-        // SAFETY: signal 0 only checks that the process exists; no signal is sent.
-        let r = unsafe { libc::kill(pid, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-    }
-
     fn me() -> RegionLiveness {
-        RegionLiveness::new(u64::from(std::process::id()), pid_alive).expect("a pid is a token")
+        PidLiveness::this_process()
     }
 
     struct Shm {
@@ -283,10 +275,12 @@ mod linux {
     }
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "futex"))]
 fn main() {
     linux::main();
 }
 
-#[cfg(not(target_os = "linux"))]
-fn main() {}
+#[cfg(not(all(target_os = "linux", feature = "futex")))]
+fn main() {
+    println!("region_kill: skipped (its liveness check needs the `futex` feature, on Linux)");
+}
