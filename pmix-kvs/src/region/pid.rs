@@ -73,8 +73,10 @@ impl From<PidLiveness> for RegionLiveness {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "kill is not supported by Miri")]
     fn this_process_is_alive_and_owns_its_pid() {
         let me = u64::from(std::process::id());
         assert!(PidLiveness::is_alive(me));
@@ -119,8 +121,18 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "kill is not supported by Miri")]
     fn a_pid_above_pid_max_is_dead() {
         // Linux caps `pid_max` at 2^22, far below `i32::MAX`: no process has this pid.
         assert!(!PidLiveness::is_alive(0x7fff_ffff));
+    }
+
+    proptest! {
+        /// A token too large for a pid never reaches `kill` (where it would wrap to another
+        /// pid, or a negative one addressing a group): it is alive, never reclaimed.
+        #[test]
+        fn tokens_beyond_pid_t_count_as_alive(token in (1u64 << 31)..=u64::MAX) {
+            prop_assert!(PidLiveness::is_alive(token));
+        }
     }
 }
