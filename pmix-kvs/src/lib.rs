@@ -31,8 +31,8 @@
 //! * [`region`]: the base of a shared-memory node store: a position-independent, versioned
 //!   layout in a byte region the caller provides, with a 2N-lock of plain atomics inside it,
 //!   robust against dead readers and writers (owner tokens with the embedder's liveness
-//!   check, double-buffered words), and a process-shared futex wait behind the `futex`
-//!   feature.
+//!   check, double-buffered words), and, behind the `futex` feature (Linux), a
+//!   process-shared futex wait and a liveness check by pid.
 //! * [`shm`]: the node store in such a region: the server publishes its [`NodeStore`]
 //!   ([`shm::ShmWriter`]), processes attached to the region look values up through its
 //!   2N-lock ([`shm::ShmReader`]), fixed-size values without allocating.

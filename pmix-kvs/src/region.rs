@@ -24,7 +24,8 @@
 //! a known owner; why, and the recovery steps, are in the protocol's notes
 //! (`region/protocol.rs`). Tested: threads of one process, reader processes forked from the
 //! writer (`region_processes`), readers and writers killed with `SIGKILL` at random points
-//! (`region_kill`; `PMIX_KILL_EVENTS=300` for a longer run), the futex hook across
+//! (`cargo test -p pmix-kvs --features futex --test region_kill`: its liveness check is the
+//! feature's `PidLiveness`; `PMIX_KILL_EVENTS=300` for a longer run), the futex hook across
 //! processes, with readers side by side and a writer that finishes beside looping readers
 //! (`cargo test -p pmix-kvs --features futex --test region_futex`), loom models of the
 //! protocol with dead parties (`RUSTFLAGS="--cfg loom" cargo test -p pmix-kvs --release
@@ -75,6 +76,8 @@ mod futex;
 #[cfg(loom)]
 #[doc(hidden)]
 pub mod loom_model;
+#[cfg(all(feature = "futex", target_os = "linux"))]
+mod pid;
 mod protocol;
 mod wait;
 
@@ -86,6 +89,9 @@ use crate::error::{Error, Result};
 #[cfg(all(feature = "futex", target_os = "linux"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "futex", target_os = "linux"))))]
 pub use self::futex::futex_wait;
+#[cfg(all(feature = "futex", target_os = "linux"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "futex", target_os = "linux"))))]
+pub use self::pid::PidLiveness;
 pub use self::wait::{RegionLiveness, RegionWait};
 
 /// The region's magic, `b"PMIXSHM1"` as a native-endian `u64`.

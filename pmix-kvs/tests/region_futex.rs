@@ -17,12 +17,16 @@
 //! `cargo test -p pmix-kvs --features futex --test region_futex`.
 #![allow(unsafe_code)]
 
+mod common;
+
 #[cfg(all(target_os = "linux", feature = "futex"))]
 mod linux {
     use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
     use std::time::{Duration, Instant};
 
     use pmix_kvs::region::{Region, RegionLayout, RegionWait, futex_wait};
+
+    use crate::common::{fork, map_anonymous, reap, shared_zeroed};
 
     const WORDS: usize = 8;
     const DEADLINE: Duration = Duration::from_secs(10);
@@ -40,41 +44,6 @@ mod linux {
         overlapped: AtomicU64,
     }
 
-    fn map(len: usize) -> *mut u8 {
-        // SAFETY: an anonymous shared mapping, checked below; no file, no address hint.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(base, libc::MAP_FAILED, "mmap");
-        base.cast()
-    }
-
-    fn fork(child: impl FnOnce() -> i32) -> libc::pid_t {
-        // SAFETY: single-threaded process (no harness); the child leaves with `_exit`.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0, "fork");
-        if pid == 0 {
-            let code = child();
-            // SAFETY: ends the child without running the parent's exit handlers.
-            unsafe { libc::_exit(code) };
-        }
-        pid
-    }
-
-    fn reap(pid: libc::pid_t) -> bool {
-        let mut status = 0;
-        // SAFETY: waits for a child of this process; `status` is a valid out-pointer.
-        let r = unsafe { libc::waitpid(pid, &raw mut status, 0) };
-        r == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0
-    }
-
     /// Checks one read: all words equal and not below `last`.
     fn check(words: &[Option<u64>], last: &mut u64, ctl: &Ctl) {
         let first = words[0].unwrap_or(0);
@@ -87,10 +56,9 @@ mod linux {
     fn run(wait: RegionWait, name: &str, writes: u64) {
         let layout = RegionLayout::new(3, WORDS);
         let len = layout.region_len().expect("small layout");
-        let base = map(len);
-        let ctl_ptr = map(size_of::<Ctl>()).cast::<Ctl>();
-        // SAFETY: a zeroed, page-aligned shared mapping of a `Ctl`'s size: valid atomics.
-        let ctl = unsafe { &*ctl_ptr };
+        let base = map_anonymous(len);
+        // SAFETY: `Ctl` is atomics only (all-zero is valid), reached only atomically.
+        let ctl = unsafe { shared_zeroed::<Ctl>() };
         // SAFETY: the mapping is `len` bytes, page-aligned, mapped for the process's life and
         // reached only through `Region` (the module's safety contract); each process makes
         // this slice once.

@@ -13,17 +13,22 @@
 //! published write is never lost and a half write never shows. At the end every process must
 //! exit when asked, `reclaim` frees the dead owners' slots, and the counts are printed.
 //!
-//! The liveness check is the embedder's: here `kill(pid, 0)`, with the coordinator reaping
-//! each killed child at once (a zombie still answers `kill`).
+//! The liveness check is the embedder's: here the `futex` feature's `PidLiveness`
+//! (`kill(pid, 0)`), with the coordinator reaping each killed child at once (a zombie still
+//! answers `kill`). Run with `cargo test -p pmix-kvs --features futex --test region_kill`.
 #![allow(unsafe_code)]
 
-#[cfg(target_os = "linux")]
+mod common;
+
+#[cfg(all(target_os = "linux", feature = "futex"))]
 mod linux {
     use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
     use std::time::{Duration, Instant};
 
     use fabric_model::rng::SplitMix64;
-    use pmix_kvs::region::{Region, RegionLayout, RegionLiveness, RegionWait};
+    use pmix_kvs::region::{PidLiveness, Region, RegionLayout, RegionLiveness, RegionWait};
+
+    use crate::common::{exited_ok, fork, kill_and_reap, map_anonymous, shared_zeroed, try_wait};
 
     const READERS: usize = 3;
     const SLOTS: usize = READERS + 1;
@@ -47,39 +52,14 @@ mod linux {
         in_write: AtomicU32,
     }
 
-    fn pid_alive(token: u64) -> bool {
-        let Ok(pid) = libc::pid_t::try_from(token) else {
-            return true;
-        };
-        // SAFETY: signal 0 only checks that the process exists; no signal is sent.
-        let r = unsafe { libc::kill(pid, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-    }
-
     fn me() -> RegionLiveness {
-        RegionLiveness::new(u64::from(std::process::id()), pid_alive).expect("a pid is a token")
-    }
-
-    fn map(len: usize) -> *mut u8 {
-        // SAFETY: an anonymous shared mapping, checked below; no file, no address hint.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(base, libc::MAP_FAILED, "mmap");
-        base.cast()
+        PidLiveness::this_process()
     }
 
     struct Shm {
         base: *mut u8,
         len: usize,
-        ctl: *const Ctl,
+        ctl: &'static Ctl,
     }
 
     impl Shm {
@@ -93,23 +73,8 @@ mod linux {
         }
 
         fn ctl(&self) -> &Ctl {
-            // SAFETY: a zeroed shared mapping of `size_of::<Ctl>()` bytes, page-aligned;
-            // all-zero atomics are valid, and every access is atomic.
-            unsafe { &*self.ctl }
+            self.ctl
         }
-    }
-
-    fn fork(child: impl FnOnce() -> i32) -> libc::pid_t {
-        // SAFETY: the coordinator is single-threaded (no harness), so the child may run
-        // ordinary code; it leaves with `_exit`.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0, "fork");
-        if pid == 0 {
-            let code = child();
-            // SAFETY: ends the child without running the parent's exit handlers.
-            unsafe { libc::_exit(code) };
-        }
-        pid
     }
 
     fn writer(shm: &Shm) -> i32 {
@@ -191,15 +156,6 @@ mod linux {
         0
     }
 
-    fn kill_and_reap(pid: libc::pid_t) {
-        // SAFETY: `pid` is a child of this process not yet reaped.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
-        let mut status = 0;
-        // SAFETY: waits for that child; `status` is a valid out-pointer.
-        let r = unsafe { libc::waitpid(pid, &raw mut status, 0) };
-        assert_eq!(r, pid, "waitpid");
-    }
-
     /// Waits until `f` holds, or the deadline passes: whether it held.
     fn within(f: impl Fn() -> bool) -> bool {
         let start = Instant::now();
@@ -216,11 +172,9 @@ mod linux {
     fn exits(pid: libc::pid_t) -> bool {
         let start = Instant::now();
         loop {
-            let mut status = 0;
-            // SAFETY: polls a child of this process; `status` is a valid out-pointer.
-            let r = unsafe { libc::waitpid(pid, &raw mut status, libc::WNOHANG) };
+            let (r, status) = try_wait(pid);
             if r == pid {
-                return libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+                return exited_ok(status);
             }
             if start.elapsed() > DEADLINE {
                 kill_and_reap(pid);
@@ -238,9 +192,10 @@ mod linux {
         let layout = RegionLayout::new(SLOTS, WORDS);
         let len = layout.region_len().expect("small layout");
         let shm = Shm {
-            base: map(len),
+            base: map_anonymous(len),
             len,
-            ctl: map(size_of::<Ctl>()).cast::<Ctl>().cast_const(),
+            // SAFETY: `Ctl` is atomics only (all-zero is valid), reached only atomically.
+            ctl: unsafe { shared_zeroed::<Ctl>() },
         };
         let region = Region::format(shm.bytes(), layout)
             .expect("format")
@@ -320,10 +275,12 @@ mod linux {
     }
 }
 
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", feature = "futex"))]
 fn main() {
     linux::main();
 }
 
-#[cfg(not(target_os = "linux"))]
-fn main() {}
+#[cfg(not(all(target_os = "linux", feature = "futex")))]
+fn main() {
+    println!("region_kill: skipped (its liveness check needs the `futex` feature, on Linux)");
+}

@@ -7,6 +7,8 @@
 //! single-threaded when it forks.
 #![allow(unsafe_code)]
 
+mod common;
+
 #[cfg(unix)]
 fn main() {
     use pmix_kvs::region::{Region, RegionLayout};
@@ -16,38 +18,21 @@ fn main() {
     const WRITES: u64 = 300;
     let layout = RegionLayout::new(READERS + 1, WORDS);
     let len = layout.region_len().expect("small layout");
-    // SAFETY: an anonymous shared mapping of `len` bytes, checked below; no file, no
-    // address hint.
-    let base = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    assert_ne!(base, libc::MAP_FAILED, "mmap");
+    let base = common::map_anonymous(len);
     // SAFETY: the mapping is `len` bytes, readable and writable, page-aligned, and stays
     // mapped until this process exits; in this process only this slice reaches it, and the
     // other processes touch it only through `Region` (the module's safety contract).
-    let bytes = unsafe { std::slice::from_raw_parts_mut(base.cast::<u8>(), len) };
+    let bytes = unsafe { std::slice::from_raw_parts_mut(base, len) };
     let region = Region::format(bytes, layout).expect("format");
     let mut children = Vec::new();
     for _ in 0..READERS {
-        // SAFETY: this process is single-threaded (no harness), so the child may run
-        // ordinary code; it leaves with `_exit`, never returning into `main`.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0, "fork");
-        if pid == 0 {
+        // This process is single-threaded (no harness): the child may run ordinary code.
+        let pid = common::fork(|| {
             // SAFETY: as above, in the child: the inherited shared mapping, reached only
             // through this slice and `Region`.
-            let bytes = unsafe { std::slice::from_raw_parts_mut(base.cast::<u8>(), len) };
-            let code = reader(bytes, WORDS);
-            // SAFETY: ends the child without running the parent's exit handlers.
-            unsafe { libc::_exit(code) };
-        }
+            let bytes = unsafe { std::slice::from_raw_parts_mut(base, len) };
+            reader(bytes, WORDS)
+        });
         children.push(pid);
     }
     for k in 1..=WRITES {
@@ -67,11 +52,9 @@ fn main() {
     });
     let mut failed = 0;
     for pid in children {
-        let mut status = 0;
-        // SAFETY: waits for a child this process forked; `status` is a valid out-pointer.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let (r, status) = common::wait(pid);
         assert_eq!(r, pid, "waitpid");
-        if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        if !common::exited_ok(status) {
             eprintln!("reader {pid} failed: status {status:#x}");
             failed += 1;
         }

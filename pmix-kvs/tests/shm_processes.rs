@@ -8,6 +8,8 @@
 //! status. A plain `main` (no test harness): the process is single-threaded when it forks.
 #![allow(unsafe_code)]
 
+mod common;
+
 #[cfg(target_os = "linux")]
 fn main() {
     use pmix_kvs::region::Region;
@@ -18,13 +20,8 @@ fn main() {
     const PUBLISHES: u64 = 300;
     let layout = ShmWriter::layout(READERS, 4096);
     let len = layout.region_len().expect("small layout");
-    // SAFETY: a name without NUL inside, NUL-terminated; flags valid.
-    let fd = unsafe { libc::memfd_create(c"pmix-shm-test".as_ptr(), libc::MFD_CLOEXEC) };
-    assert!(fd >= 0, "memfd_create");
-    // SAFETY: `fd` is the memfd just created.
-    let sized = unsafe { libc::ftruncate(fd, len as libc::off_t) };
-    assert_eq!(sized, 0, "ftruncate");
-    let base = map(fd, len);
+    let fd = common::memfd(c"pmix-shm-test", len);
+    let base = common::map_fd(fd, len);
     // SAFETY: the mapping is `len` bytes, readable and writable, page-aligned, and stays
     // mapped until this process exits; in this process only this slice reaches it, and the
     // readers touch it only through `Region` (the region's safety contract).
@@ -49,16 +46,8 @@ fn main() {
     publish(0);
     let mut children = Vec::new();
     for _ in 0..READERS {
-        // SAFETY: this process is single-threaded (no harness), so the child may run
-        // ordinary code; it leaves with `_exit`, never returning into `main`.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0, "fork");
-        if pid == 0 {
-            let code = reader(fd, len, base);
-            // SAFETY: ends the child without running the parent's exit handlers.
-            unsafe { libc::_exit(code) };
-        }
-        children.push(pid);
+        // This process is single-threaded (no harness): the child may run ordinary code.
+        children.push(common::fork(|| reader(fd, len, base)));
     }
     for k in 1..PUBLISHES {
         publish(k);
@@ -67,11 +56,9 @@ fn main() {
     publish(u64::MAX);
     let mut failed = 0;
     for pid in children {
-        let mut status = 0;
-        // SAFETY: waits for a child this process forked; `status` is a valid out-pointer.
-        let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+        let (r, status) = common::wait(pid);
         assert_eq!(r, pid, "waitpid");
-        if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        if !common::exited_ok(status) {
             eprintln!("reader {pid} failed: status {status:#x}");
             failed += 1;
         }
@@ -83,24 +70,6 @@ fn main() {
     println!("shm_processes: {READERS} reader processes, {PUBLISHES} publishes: ok");
 }
 
-/// Maps `len` bytes of `fd`, shared.
-#[cfg(target_os = "linux")]
-fn map(fd: i32, len: usize) -> *mut u8 {
-    // SAFETY: maps `len` bytes of an fd at least that long, no address hint; checked.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            fd,
-            0,
-        )
-    };
-    assert_ne!(p, libc::MAP_FAILED, "mmap");
-    p.cast()
-}
-
 /// A reader process: maps the memfd again, attaches, reads until the final counter; 0 if
 /// every check held, else the number of the broken one.
 #[cfg(target_os = "linux")]
@@ -109,7 +78,7 @@ fn reader(fd: i32, len: usize, parent_base: *mut u8) -> i32 {
     use pmix_kvs::shm::{ShmAnswer, ShmReader};
     use pmix_kvs::{DataType, Rank, Value, keys};
 
-    let base = map(fd, len);
+    let base = common::map_fd(fd, len);
     if base == parent_base {
         return 9; // the inherited mapping is still there: a new one cannot be at its address
     }

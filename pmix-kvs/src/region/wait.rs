@@ -97,7 +97,8 @@ impl RegionWait {
 /// and a renewal from every reader (a reader descheduled past its lease would lose its slot
 /// while alive, so leases must be long, and recovery is as slow as they are), while a pid check
 /// is exact on one node, free until someone waits, and keeps the library free of clocks and
-/// I/O (the check is the embedder's; the `region_kill` test supplies one from `kill(pid, 0)`).
+/// I/O (the check is the embedder's; on Linux the `futex` feature ships one from
+/// `kill(pid, 0)`: `region::PidLiveness`).
 ///
 /// The default (owner 1, every token alive) never reclaims anything: the region then behaves
 /// as if no process ever died.

@@ -26,6 +26,18 @@ fn mem_for(layout: RegionLayout) -> Mem {
     Mem::new(layout.region_len().unwrap())
 }
 
+/// Publishes `s` once into `region` (with a writer of its own) and attaches a reader: the
+/// reader and the namespace of the job `store()` registers.
+fn publish_and_attach<'r, 'a>(
+    region: &'r Region<'a>,
+    s: &NodeStore,
+) -> (ShmReader<'r, 'a>, ShmNspace) {
+    ShmWriter::new().publish(region, s).unwrap();
+    let mut r = ShmReader::new(region).unwrap();
+    let job = r.nspace("job").unwrap().unwrap();
+    (r, job)
+}
+
 /// Ranks 0, 1 on this node (node 0), ranks 2, 3 on node 1.
 fn store() -> (NodeStore, crate::Nspace) {
     let mut s = NodeStore::new();
@@ -131,9 +143,7 @@ fn reserved_keys_answer_per_rank_and_from_the_job() {
     let layout = ShmWriter::layout(1, 4096);
     let mut m = mem_for(layout);
     let region = Region::format(m.bytes(), layout).unwrap();
-    ShmWriter::new().publish(&region, &s).unwrap();
-    let mut r = ShmReader::new(&region).unwrap();
-    let job = r.nspace("job").unwrap().unwrap();
+    let (mut r, job) = publish_and_attach(&region, &s);
     let get =
         |r: &mut ShmReader<'_, '_>, rank: Rank, key: &str| r.get(job, rank, key, None).unwrap();
     let f = ShmAnswer::Found;
@@ -214,9 +224,7 @@ fn scopes_and_fence_data_answer_as_the_store_does() {
     let layout = ShmWriter::layout(1, 4096);
     let mut m = mem_for(layout);
     let region = Region::format(m.bytes(), layout).unwrap();
-    ShmWriter::new().publish(&region, &s).unwrap();
-    let mut r = ShmReader::new(&region).unwrap();
-    let job = r.nspace("job").unwrap().unwrap();
+    let (mut r, job) = publish_and_attach(&region, &s);
     let r0 = Rank::new(0);
     assert_eq!(
         r.get_fixed(job, r0, "l", None),
@@ -474,9 +482,7 @@ proptest! {
         let layout = ShmWriter::layout(1, 8192);
         let mut m = mem_for(layout);
         let region = Region::format(m.bytes(), layout).unwrap();
-        ShmWriter::new().publish(&region, &s).unwrap();
-        let mut r = ShmReader::new(&region).unwrap();
-        let job = r.nspace("job").unwrap().unwrap();
+        let (mut r, job) = publish_and_attach(&region, &s);
         // The asker: a local process that put nothing (no own data, no cache).
         let mut asker = Client::new(ProcId::new(ns, Rank::new(1)));
         let mut keys_: Vec<String> = (0..6).map(|k| format!("k{k}")).collect();
