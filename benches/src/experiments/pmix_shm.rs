@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use fabric_model::Nanos;
 use fabric_model::rng::SplitMix64;
 use pmix_kvs::lock::TwoNLock;
-use pmix_kvs::region::{Region, RegionLiveness};
+use pmix_kvs::region::{PidLiveness, Region, RegionLiveness};
 use pmix_kvs::shm::{LockEvent, ShmAnswer, ShmReader, ShmWriter};
 use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
 
@@ -200,23 +200,11 @@ fn put_blob(store: &mut NodeStore, p0: &mut Client, k: u64) -> Result<(), String
         .map_err(|e| e.to_string())
 }
 
-/// Whether the process whose pid is `token` still exists (`kill(pid, 0)` fails with
-/// `ESRCH` only for a dead one): the liveness check the region's locks call when they wait
-/// on a slot or the writers' lock, so that a killed process's claim is taken over.
-fn pid_alive(token: u64) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(token) else {
-        return true;
-    };
-    // SAFETY: signal 0 only checks that the process exists; no signal is sent.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
-/// This process's owner token (its pid) with [`pid_alive`], evaluated in the process that
-/// attaches (a forked child gets its own pid).
+/// This process's owner token (its pid) with the pid check (`kill(pid, 0)`) the region's
+/// locks call when they wait on a slot or the writers' lock, so that a killed process's claim
+/// is taken over; evaluated in the process that attaches (a forked child gets its own pid).
 fn liveness() -> RegionLiveness {
-    // A pid is never the reserved token 0.
-    RegionLiveness::new(u64::from(std::process::id()), pid_alive).unwrap_or_default()
+    PidLiveness::this_process()
 }
 
 /// Whether a blob's bytes are one publish's (its counter, then the counter's low byte).
