@@ -151,6 +151,7 @@ pub mod mft;
 pub mod patterns;
 mod portset;
 mod recolor;
+mod recolor_reroute;
 mod roots;
 mod router;
 mod search;

@@ -1,0 +1,360 @@
+//! Offline recoloring with re-routing (ours, beyond the paper): the trees are routed again,
+//! each in a color chosen for its members, so that fewer colors are used than any recoloring
+//! of the existing trees can reach.
+//!
+//! [`Router::recolor`] keeps every tree and only renames colors, so it can never go below the
+//! trees' own conflicts: two trees crossing one aggregation or core switch need two colors
+//! even when no member switch of one is a member switch of the other.
+//! [`Router::recolor_rerouting`] colors the *forced* conflicts instead (two trees with a
+//! member on one switch: every tree spanning either holds that switch), then builds each tree
+//! again by FCTB (Alg. 3) in the color its class was given, so that trees of one class only
+//! meet where their members force them to, and finishes with [`Router::recolor`] over the
+//! new trees.
+
+use fabric_model::NodeId;
+
+use crate::coloring::{Coloring, Graph, Tabu, dsatur, greedy_clique, tabu_descend};
+use crate::fctb::Built;
+use crate::mft::MLIDS_PER_BLOCK;
+use crate::tree::Tree;
+use crate::{Algorithm, PortSet, Recolored, Router, TreeId};
+
+impl Router<'_> {
+    /// Routes every tree again in a color given by a coloring of the forced conflicts, then
+    /// recolors the new trees, when that uses fewer colors than the trees do now (ours,
+    /// beyond the paper; an explicit call, never made by the routing itself).
+    ///
+    /// 1. The forced-conflict graph of the live trees: two trees conflict when one has a
+    ///    member terminal on a switch where the other has one too. It is colored with DSatur,
+    ///    then TabuCol ([`tabu_descend`], budget `tabu`) down to its clique bound.
+    /// 2. Every tree is taken out, and the trees are built again class by class (the larger
+    ///    classes first, and in a class the trees with more member switches first) by FCTB
+    ///    (Alg. 3) restricted to the class's color: the least height, over the switches free
+    ///    in that color. A tree FCTB cannot build in its class's color is built in the first
+    ///    color that takes it (FCTB over every color). Each new tree keeps its id, its groups
+    ///    and its members, so every group keeps its tree and its height stays the least.
+    /// 3. The highest color in use is emptied while each of its trees can be built again
+    ///    (FCTB) in a lower color, then the next highest, until a tree cannot move.
+    /// 4. [`recolor_with`](Self::recolor_with) over the new trees.
+    ///
+    /// On success the returned [`Recolored::floor`] is the clique found in the forced-conflict
+    /// graph, a lower bound on the colors of any routing of these members, and
+    /// [`Recolored::trees_recolored`] counts the trees given another color or another route.
+    ///
+    /// When some tree cannot be built again (a limited table with every color busy on its
+    /// switches), or the result does not use fewer colors than before, the old trees are put
+    /// back and nothing changes (the returned [`Recolored`] then has `colors_after ==
+    /// colors_before` and an empty delta). Only MR4LMS's routers are re-routed: with a
+    /// baseline algorithm the trees are OpenSM's and this is [`recolor_with`](Self::recolor_with).
+    ///
+    /// Unlike [`recolor`](Self::recolor), trees change: besides the new MLIDs (a group's
+    /// MLID is its tree's color), an SM must send the returned delta, which is also recorded
+    /// for [`take_mft_delta`](Self::take_mft_delta) once tracking has started.
+    ///
+    /// ```
+    /// use fabric_model::{HopTable, generators};
+    /// use mcast_route::coloring::Tabu;
+    /// use mcast_route::{Config, Entries, Router, patterns};
+    ///
+    /// let fabric = generators::fat_tree(8)?;
+    /// let hops = HopTable::new(&fabric)?;
+    /// let mut router = Router::new(&fabric, &hops, Config::mr4lms(Entries::Unlimited))?;
+    /// for g in patterns::random_groups(&fabric, 60, 6, 3)? {
+    ///     router.create_group(&g)?;
+    /// }
+    /// let before = router.stats().colors_used;
+    /// let r = router.recolor_rerouting(&Tabu::default());
+    /// assert_eq!(r.colors_before, before);
+    /// assert!(r.colors_after <= before && router.stats().colors_used == r.colors_after);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Complexity
+    /// The forced-conflict graph O(Σ over switches of (trees with a member there)²); its
+    /// coloring as in [`recolor_with`](Self::recolor_with); one FCTB per tree (O(S + L) BFS
+    /// and O((S + L) log S) Dijkstra in its class's color, O(C·(S + L)) when it falls back
+    /// to every color); the recoloring of the new trees.
+    pub fn recolor_rerouting(&mut self, tabu: &Tabu) -> Recolored {
+        let before = self.colors_in_use();
+        if self.config.algorithm != Algorithm::Mr4lms {
+            return self.recolor_with(tabu);
+        }
+        let ids: Vec<TreeId> = self.tree_ids().collect();
+        let (g, member_sw) = self.forced_tree_conflicts(&ids);
+        let floor = greedy_clique(&g).len();
+        let ds = dsatur(&g, None).coloring;
+        let classes = tabu_descend(&g, ds, floor, tabu);
+        if classes.count() >= before {
+            // Not even the forced conflicts fit in fewer colors: re-routing cannot help.
+            return self.recolor_with(tabu);
+        }
+        let Some(order) = self.reroute_order(&ids, &classes, &member_sw) else {
+            return self.recolor_with(tabu);
+        };
+        // Every entry in use now, to compare with what the new trees write.
+        let old_entries = self.entries_of(&ids);
+        let old: Vec<(TreeId, Tree)> = ids.iter().map(|&t| (t, self.uninstall(t))).collect();
+        let slot_of = |t: TreeId| ids.iter().position(|&x| x == t);
+        let mut built: Vec<TreeId> = Vec::with_capacity(ids.len());
+        let mut ok = true;
+        for &(t, class) in &order {
+            let Some(i) = slot_of(t) else { continue };
+            // (Deferring the trees that fail their class's color until every class is placed,
+            // or trying only the colors already placed, measured no better: on fat_tree(40)
+            // 3d-25x25x25 both ended at 60 colors against 59.)
+            let new = self
+                .build_again(&old[i].1, Some(class))
+                .or_else(|| self.build_again(&old[i].1, None));
+            match new {
+                Some(new) => {
+                    self.install(t, new);
+                    built.push(t);
+                }
+                None => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            self.evict_top_colors();
+        }
+        if !ok || self.colors_in_use() >= before {
+            // Put the old trees back exactly.
+            for &t in &built {
+                let _ = self.uninstall(t);
+            }
+            for (t, tree) in old {
+                self.install(t, tree);
+            }
+            // (The MFT log holds both directions of the undo: an entry changed and changed
+            // back is no change to `take_mft_delta`.)
+            return self.recolor_with(tabu);
+        }
+        let _ = self.recolor_with(tabu);
+        let new_entries = self.entries_of(&ids);
+        let moved = old
+            .iter()
+            .filter(|(t, was)| {
+                let now = self.tree_ref(*t);
+                now.color != was.color
+                    || now.switches() != was.switches()
+                    || now
+                        .switches()
+                        .iter()
+                        .any(|&sw| now.port_set(sw) != was.port_set(sw))
+            })
+            .count();
+        Recolored {
+            colors_before: before,
+            colors_after: self.colors_in_use(),
+            floor,
+            trees_recolored: moved,
+            delta: entry_delta(self, &old_entries, &new_entries),
+        }
+    }
+
+    /// Step 3 of [`recolor_rerouting`](Self::recolor_rerouting): empties the highest color
+    /// in use while every tree of it can be built again (FCTB) in a lower color, then the
+    /// next; stops at the first color with a tree that cannot move (the trees moved out of
+    /// it stay moved).
+    fn evict_top_colors(&mut self) {
+        loop {
+            let Some(top) = self
+                .colors
+                .trees_per_color
+                .iter()
+                .rposition(|&n| n > 0)
+                .map(|c| c as u32)
+            else {
+                return;
+            };
+            if top == 0 {
+                return;
+            }
+            let in_top: Vec<TreeId> = self
+                .tree_ids()
+                .filter(|&t| self.tree_ref(t).color == top)
+                .collect();
+            let mut all = true;
+            for t in in_top {
+                let old = self.uninstall(t);
+                let terminals: Vec<NodeId> = old.members().collect();
+                let lower = self.validate(&terminals).ok().and_then(|m| {
+                    let d = self.max_dist(&m.sw);
+                    match self.fctb(&m, d) {
+                        Some(Built::New(tree)) if tree.color < top => Some(tree),
+                        _ => None,
+                    }
+                });
+                match lower {
+                    Some(mut tree) => {
+                        tree.add_groups(old.groups().iter().copied());
+                        tree.add_members(old.member_counts().iter().copied());
+                        self.install(t, tree);
+                    }
+                    None => {
+                        self.install(t, old);
+                        all = false;
+                    }
+                }
+            }
+            if !all {
+                return;
+            }
+        }
+    }
+
+    /// Colors used by at least one tree.
+    fn colors_in_use(&self) -> usize {
+        self.colors
+            .trees_per_color
+            .iter()
+            .filter(|&&n| n > 0)
+            .count()
+    }
+
+    /// The forced-conflict graph of trees `ids` (vertex `i` is `ids[i]`): two trees conflict
+    /// when both have a member terminal on one switch. Also each tree's member switches.
+    fn forced_tree_conflicts(&self, ids: &[TreeId]) -> (Graph, Vec<Vec<u32>>) {
+        let member_sw: Vec<Vec<u32>> = ids
+            .iter()
+            .map(|&t| {
+                let mut sw: Vec<u32> = self.tree_ref(t).leaf_counts().map(|(s, _)| s).collect();
+                sw.sort_unstable();
+                sw.dedup();
+                sw
+            })
+            .collect();
+        let mut at: Vec<Vec<u32>> = vec![Vec::new(); self.g.len()];
+        for (i, sws) in member_sw.iter().enumerate() {
+            for &s in sws {
+                at[s as usize].push(i as u32);
+            }
+        }
+        let mut adjacency: Vec<Vec<u32>> = vec![Vec::new(); ids.len()];
+        for here in &at {
+            for &a in here {
+                adjacency[a as usize].extend(here.iter().copied().filter(|&b| b != a));
+            }
+        }
+        for row in &mut adjacency {
+            row.sort_unstable();
+            row.dedup();
+        }
+        (Graph::from_adjacency(&adjacency), member_sw)
+    }
+
+    /// The trees in the order they are built again, each with its class's color: the classes
+    /// by size (larger first, then by class), in a class the trees by member switches (more
+    /// first, then by id). `None` when the table has fewer colors than `classes` has classes.
+    fn reroute_order(
+        &self,
+        ids: &[TreeId],
+        classes: &Coloring,
+        member_sw: &[Vec<u32>],
+    ) -> Option<Vec<(TreeId, u32)>> {
+        let k = classes.count();
+        if (k as u32) > self.colors.span() {
+            return None;
+        }
+        let mut size = vec![0usize; k];
+        for &c in classes.colors() {
+            size[c as usize] += 1;
+        }
+        let mut class_rank: Vec<u32> = (0..k as u32).collect();
+        class_rank.sort_by_key(|&c| (std::cmp::Reverse(size[c as usize]), c));
+        let mut color_of = vec![0u32; k];
+        for (color, &c) in class_rank.iter().enumerate() {
+            color_of[c as usize] = color as u32;
+        }
+        let mut order: Vec<(TreeId, u32, usize)> = ids
+            .iter()
+            .zip(classes.colors())
+            .zip(member_sw)
+            .map(|((&t, &c), sws)| (t, color_of[c as usize], sws.len()))
+            .collect();
+        order.sort_by_key(|&(t, color, n)| (color, std::cmp::Reverse(n), t));
+        Some(order.into_iter().map(|(t, c, _)| (t, c)).collect())
+    }
+
+    /// A tree for the members and groups of `old` (not installed), built by FCTB in `color`,
+    /// or with `None` in the first color that takes it; `None` when it cannot be built so.
+    fn build_again(&mut self, old: &Tree, color: Option<u32>) -> Option<Tree> {
+        let terminals: Vec<NodeId> = old.members().collect();
+        let m = self.validate(&terminals).ok()?;
+        let d = self.max_dist(&m.sw);
+        // An existing tree spanning the members would merge two trees: not ours to do.
+        let Some(Built::New(mut tree)) = self.fctb_in(&m, d, color) else {
+            return None;
+        };
+        tree.add_groups(old.groups().iter().copied());
+        tree.add_members(old.member_counts().iter().copied());
+        Some(tree)
+    }
+
+    /// Every (switch, color, ports) entry of trees `ids`, sorted.
+    fn entries_of(&self, ids: &[TreeId]) -> Vec<(u32, u32, PortSet)> {
+        let mut v: Vec<(u32, u32, PortSet)> = Vec::new();
+        for &t in ids {
+            if let Some(Some(tree)) = self.trees.get(t.0 as usize) {
+                for &sw in tree.switches() {
+                    if let Some(p) = tree.port_set(sw) {
+                        v.push((sw, tree.color, p));
+                    }
+                }
+            }
+        }
+        v.sort_unstable_by_key(|e| (e.0, e.1));
+        v
+    }
+}
+
+/// The (switch, MFT block) pairs where `old` and `new` (sorted (switch, color, ports) entries)
+/// differ, in switch order then block.
+fn entry_delta(
+    r: &Router<'_>,
+    old: &[(u32, u32, PortSet)],
+    new: &[(u32, u32, PortSet)],
+) -> Vec<(NodeId, u16)> {
+    let (mut i, mut j) = (0, 0);
+    let mut changed: Vec<(u32, u16)> = Vec::new();
+    let block = |c: u32| (c / MLIDS_PER_BLOCK) as u16;
+    while i < old.len() || j < new.len() {
+        let a = old.get(i).map(|e| (e.0, e.1));
+        let b = new.get(j).map(|e| (e.0, e.1));
+        match (a, b) {
+            (Some(ka), Some(kb)) if ka == kb => {
+                if old[i].2 != new[j].2 {
+                    changed.push((ka.0, block(ka.1)));
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(ka), Some(kb)) if ka < kb => {
+                changed.push((ka.0, block(ka.1)));
+                i += 1;
+            }
+            (Some(_), None) => {
+                let (sw, c, _) = old[i];
+                changed.push((sw, block(c)));
+                i += 1;
+            }
+            (_, Some(kb)) => {
+                changed.push((kb.0, block(kb.1)));
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    changed.sort_unstable();
+    changed.dedup();
+    changed
+        .into_iter()
+        .map(|(sw, b)| (r.sw_node(sw), b))
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "recolor_reroute_tests.rs"]
+mod tests;

@@ -1,0 +1,185 @@
+//! Recoloring with re-routing: invariants, groups kept on their trees with their members, no
+//! more colors, the delta against a brute-force diff of every switch's MFT blocks, and fewer
+//! colors than recoloring the trees as they are where their routes are what holds it back.
+
+use std::collections::BTreeMap;
+
+use fabric_model::{Fabric, HopTable, NodeId, generators};
+use proptest::prelude::*;
+
+use crate::coloring::Tabu;
+use crate::invariants::check_state;
+use crate::{Algorithm, Config, Entries, GroupId, MftBlock, Router, TreeId, patterns};
+
+/// Every live group: its members and its tree.
+fn memberships(r: &Router<'_>) -> BTreeMap<GroupId, (Vec<NodeId>, TreeId)> {
+    r.group_ids()
+        .map(|g| {
+            let v = r.group(g).expect("listed");
+            (g, (v.members, v.tree))
+        })
+        .collect()
+}
+
+fn blocks(r: &Router<'_>, blocks: u16) -> BTreeMap<(NodeId, u16), Vec<MftBlock>> {
+    let f = r.fabric();
+    f.switches()
+        .iter()
+        .flat_map(|&s| (0..blocks).map(move |b| ((s, b), r.mft_block(s, b).expect("a switch"))))
+        .collect()
+}
+
+fn block_count(r: &Router<'_>) -> u16 {
+    r.fabric()
+        .switches()
+        .iter()
+        .flat_map(|&s| r.entries(s).expect("a switch"))
+        .map(|(c, _)| (c.get() / 32 + 1) as u16)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Re-routes and recolors `r` and checks everything: returns (colors before, after).
+fn reroute_and_check(r: &mut Router<'_>, tabu: &Tabu) -> Result<(usize, usize), String> {
+    r.take_mft_delta();
+    let before_stats = r.stats();
+    let before_groups = memberships(r);
+    let n = block_count(r);
+    let before_blocks = blocks(r, n);
+    let out = r.recolor_rerouting(tabu);
+    check_state(r)?;
+    let after_stats = r.stats();
+    if memberships(r) != before_groups {
+        return Err("a group changed members or tree".into());
+    }
+    if out.colors_before != before_stats.colors_used || out.colors_after != after_stats.colors_used
+    {
+        return Err(format!("{out:?} against {before_stats} then {after_stats}"));
+    }
+    if out.colors_after > out.colors_before {
+        return Err("colors increased".into());
+    }
+    if out.floor > out.colors_after {
+        return Err(format!("floor above the colors reached: {out:?}"));
+    }
+    if (after_stats.groups, after_stats.trees) != (before_stats.groups, before_stats.trees) {
+        return Err(format!("{before_stats} then {after_stats}"));
+    }
+    if n < block_count(r) {
+        return Err("re-routing opened a new MFT block".into());
+    }
+    let after_blocks = blocks(r, n);
+    let diff: Vec<(NodeId, u16)> = before_blocks
+        .iter()
+        .filter(|(k, v)| after_blocks.get(k) != Some(v))
+        .map(|(k, _)| *k)
+        .collect();
+    let mut delta = out.delta.clone();
+    delta.sort_unstable();
+    if delta != diff {
+        return Err(format!("delta {:?} against diff {diff:?}", out.delta));
+    }
+    if r.take_mft_delta() != out.delta {
+        return Err("take_mft_delta disagrees with the returned delta".into());
+    }
+    if out.colors_after == out.colors_before && !out.delta.is_empty() {
+        return Err(format!("nothing gained but entries changed: {out:?}"));
+    }
+    Ok((out.colors_before, out.colors_after))
+}
+
+fn routed<'f>(f: &'f Fabric, h: &'f HopTable, cfg: Config, groups: &[Vec<NodeId>]) -> Router<'f> {
+    let mut r = Router::new(f, h, cfg).expect("valid config");
+    for g in groups {
+        r.create_group(g).expect("valid group");
+    }
+    r
+}
+
+#[test]
+fn rerouting_goes_below_what_recoloring_the_same_trees_reaches() {
+    // fat_tree(16), 300 random groups of 12: the trees share aggregation and core switches
+    // that no member forces them to share.
+    let f = generators::fat_tree(16).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let groups = patterns::random_groups(&f, 300, 12, 5).unwrap();
+    let tabu = Tabu::default().with_moves(5_000);
+    let mut kept = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
+    let recolored = kept.recolor_with(&tabu);
+    let mut r = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
+    let (before, after) = reroute_and_check(&mut r, &tabu).unwrap();
+    assert_eq!(before, recolored.colors_before);
+    assert!(
+        after < recolored.colors_after,
+        "re-routed {before} -> {after}, recolored -> {}",
+        recolored.colors_after
+    );
+    // Creates, joins and deletes go on over the re-routed state.
+    for g in patterns::random_groups(&f, 10, 5, 11).unwrap() {
+        r.create_group(&g).unwrap();
+    }
+    r.delete_group(GroupId(0)).unwrap();
+    check_state(&r).unwrap();
+}
+
+#[test]
+fn rerouting_an_empty_router_or_one_at_the_bound_changes_nothing() {
+    let f = generators::fat_tree(4).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let mut r = routed(&f, &h, Config::default(), &[]);
+    assert_eq!(reroute_and_check(&mut r, &Tabu::default()).unwrap(), (0, 0));
+    let groups = patterns::grid(&f, &[4, 4], 1).unwrap();
+    let mut r = routed(&f, &h, Config::default(), &groups);
+    let st = r.stats();
+    let (b, a) = reroute_and_check(&mut r, &Tabu::default()).unwrap();
+    assert_eq!((b, a), (st.colors_used, st.colors_used));
+}
+
+fn fabric(kind: u8, seed: u64) -> Fabric {
+    match kind % 4 {
+        0 => generators::fat_tree(4),
+        1 => generators::tapered_fat_tree(4, 6, 2),
+        2 => generators::torus(&[4, 3], 2),
+        _ => generators::random_regular(10, 5, 2, seed),
+    }
+    .expect("small generator parameters are valid")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// After random creates and deletes, re-routing keeps every invariant, every group on
+    /// its tree with its members, never adds a color, and its delta is exactly the blocks
+    /// whose content changed.
+    #[test]
+    fn rerouting_keeps_groups_and_reports_exactly_the_changed_blocks(
+        kind in 0u8..4,
+        seed in 0u64..1000,
+        limit in prop_oneof![Just(Entries::Unlimited), (1u32..6).prop_map(Entries::Limit)],
+        alg in prop_oneof![3 => Just(Algorithm::Mr4lms), 1 => Just(Algorithm::MinihopMc)],
+        ops in prop::collection::vec((0u8..4, prop::collection::vec(0usize..1000, 1..6)), 1..24),
+    ) {
+        let f = fabric(kind, seed);
+        let h = HopTable::new(&f).unwrap();
+        let mut r = Router::new(&f, &h, Config::baseline(alg, limit)).unwrap();
+        let t = f.terminals();
+        let mut live: Vec<GroupId> = Vec::new();
+        for (op, idx) in ops {
+            if op == 0 && !live.is_empty() {
+                let g = live.remove(idx[0] % live.len());
+                r.delete_group(g).unwrap();
+                continue;
+            }
+            let mut members: Vec<NodeId> = idx.iter().map(|&i| t[i % t.len()]).collect();
+            members.sort();
+            members.dedup();
+            if let Ok(made) = r.create_group(&members) {
+                live.push(made.group);
+            }
+        }
+        let tabu = Tabu::default().with_moves(300).with_seed(seed + 1);
+        if let Err(e) = reroute_and_check(&mut r, &tabu) {
+            return Err(TestCaseError::fail(e));
+        }
+    }
+}
