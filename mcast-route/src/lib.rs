@@ -94,6 +94,10 @@
 //! - [`Router::recolor`] (ours, an explicit call): DSatur then TabuCol over the trees' conflict
 //!   graph gives the existing trees fewer colors, trees unchanged, and returns the MFT delta;
 //!   the online coloring stays Alg. 1's first fit.
+//! - [`Router::recolor_rerouting`] (ours, an explicit call): the trees routed again by FCTB in
+//!   the colors of a coloring of the groups' forced conflicts, then recolored; it goes below
+//!   what the same trees can be recolored to (on fat_tree(40), random-1000x16: 58 colors
+//!   against 65).
 //! - [`BottomUp::LeastLoadPath`] (an option) walks each member along the least-hop path of
 //!   least summed EFI instead of the paper's least loaded next link (step ⑧,
 //!   [`BottomUp::Greedy`]). The default, [`BottomUp::BestOfBoth`], chooses FBTC's root with
