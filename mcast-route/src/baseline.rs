@@ -1,6 +1,7 @@
 //! The OpenSM baselines MINIHOP-MC and SSSP-MC, one MLID per group.
 
 use crate::router::Members;
+use crate::search::{Extent, Pruning};
 use crate::tree::{Edge, Tree};
 use crate::{Algorithm, Error, Router};
 
@@ -45,9 +46,9 @@ impl Router<'_> {
                 all,
                 &m.sw,
                 u32::MAX,
-                true,
+                Extent::Whole,
                 None,
-                false,
+                Pruning::Off,
             );
             debug_assert!(ok, "members were checked to be connected");
             self.s.collect_paths(&self.g, m.sw.iter().copied())

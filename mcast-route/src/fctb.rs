@@ -3,6 +3,7 @@
 use crate::Router;
 use crate::TreeId;
 use crate::router::Members;
+use crate::search::{Extent, Pruning};
 use crate::tree::Tree;
 
 /// Free candidate roots up to which FCTB skips the connectivity search of steps ③–④ (on
@@ -80,7 +81,7 @@ impl Router<'_> {
             // The search is a filter only (step ⑤ checks each root in full), so with few
             // free roots it is skipped: their own searches, bounded by d, cost less.
             if reachable_roots.len() > FEW_ROOTS {
-                if !self.s.bfs(&self.g, s0, 2 * d, free, &m.sw, true) {
+                if !self.s.bfs(&self.g, s0, 2 * d, free, &m.sw, Pruning::Near) {
                     continue;
                 }
                 reachable_roots.retain(|&r| self.s.seen.get(r));
@@ -108,10 +109,17 @@ impl Router<'_> {
                     continue;
                 }
                 left -= 1;
-                if self
-                    .s
-                    .dijkstra(&self.g, &self.efi, r, free, &m.sw, d, false, None, true)
-                {
+                if self.s.dijkstra(
+                    &self.g,
+                    &self.efi,
+                    r,
+                    free,
+                    &m.sw,
+                    d,
+                    Extent::Targets,
+                    None,
+                    Pruning::Near,
+                ) {
                     chosen = Some(r);
                     break;
                 }
@@ -135,6 +143,7 @@ mod tests {
 
     use super::{Built, FEW_ROOTS};
     use crate::router::Members;
+    use crate::search::{Extent, Pruning};
     use crate::tree::Tree;
     use crate::{Config, Entries, Policy, Router, patterns};
 
@@ -167,16 +176,24 @@ mod tests {
             let free = |x: u32| !colors.is_busy(x, c);
             let mut reachable: Vec<u32> = roots.iter().copied().filter(|&x| free(x)).collect();
             if reachable.len() > FEW_ROOTS {
-                if !r.s.bfs(&r.g, s0, 2 * d, free, &m.sw, true) {
+                if !r.s.bfs(&r.g, s0, 2 * d, free, &m.sw, Pruning::Near) {
                     continue;
                 }
                 reachable.retain(|&x| r.s.seen.get(x));
             }
             let mut chosen = None;
             for &x in &reachable {
-                if r.s
-                    .dijkstra(&r.g, &r.efi, x, free, &m.sw, d, false, None, true)
-                {
+                if r.s.dijkstra(
+                    &r.g,
+                    &r.efi,
+                    x,
+                    free,
+                    &m.sw,
+                    d,
+                    Extent::Targets,
+                    None,
+                    Pruning::Near,
+                ) {
                     chosen = Some(x);
                     break;
                 }

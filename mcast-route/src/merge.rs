@@ -9,6 +9,7 @@ use fabric_model::NodeId;
 use crate::bits;
 use crate::colors::ColorTable;
 use crate::router::Members;
+use crate::search::{Extent, Pruning};
 use crate::tree::{Leaf, Tree};
 use crate::{GroupId, MergeRoot, MergeStrategy, Regraft, Router, TreeId};
 
@@ -413,7 +414,10 @@ impl Router<'_> {
                 return self.merge_root_by_members(free, vm_sw, comp, u32::MAX);
             }
             let depth = best.map_or(u32::MAX, |b| b.0);
-            if !self.s.bfs(&self.g, x, depth, |x| free.get(x), vm_sw, false) {
+            if !self
+                .s
+                .bfs(&self.g, x, depth, |x| free.get(x), vm_sw, Pruning::Off)
+            {
                 continue;
             }
             let far = vm_sw
@@ -622,9 +626,9 @@ impl Router<'_> {
             |x| free.get(x),
             &vm_sw,
             u32::MAX,
-            false,
+            Extent::Targets,
             keep.then_some(old.as_slice()),
-            false,
+            Pruning::Off,
         );
         assert!(ok, "vMcg is connected in G_color");
         let (tree, merged) = self.merged_tree(color, root, &vm_sw, &old, keep, m, gid);
@@ -796,6 +800,7 @@ impl Router<'_> {
 mod tests {
     use fabric_model::{HopTable, generators};
 
+    use crate::search::Pruning;
     use crate::{Config, Entries, MergeStrategy, Router, TreeId, patterns};
 
     #[test]
@@ -824,7 +829,7 @@ mod tests {
             let mut reached = vec![0usize; n];
             let mut s = crate::search::Scratch::new(n);
             for &src in &m.sw {
-                s.bfs(&r.g, src, u32::MAX, free, &[], false);
+                s.bfs(&r.g, src, u32::MAX, free, &[], Pruning::Off);
                 for &x in &s.queue {
                     far[x as usize] = far[x as usize].max(s.hops[x as usize]);
                     reached[x as usize] += 1;
@@ -891,7 +896,7 @@ mod tests {
                 let mut far = vec![0u32; n as usize];
                 let mut reached = vec![0usize; n as usize];
                 for &src in &vm_sw {
-                    s.bfs(&r.g, src, u32::MAX, free, &[], false);
+                    s.bfs(&r.g, src, u32::MAX, free, &[], Pruning::Off);
                     for &x in &s.queue {
                         far[x as usize] = far[x as usize].max(s.hops[x as usize]);
                         reached[x as usize] += 1;

@@ -1,14 +1,14 @@
 //! Breadth-first searches of `G_color`: bounded BFS and whole components.
 
-use super::{Scratch, SwitchGraph};
+use super::{Pruning, Scratch, SwitchGraph};
 
 impl Scratch {
     /// BFS from `start` over switches for which `avail` holds, at most `max_depth` hops.
     /// Returns whether every switch of `targets` was reached (it stops as soon as they are;
     /// with no target it searches the whole component).
     /// `queue` holds the reached switches afterwards and `hops` their distances. With
-    /// `prune`, switches too far from every target by [`near`](Self::near) (filled for
-    /// `targets`) are not entered: the answer is the same, the search smaller.
+    /// [`Pruning::Near`], switches too far from every target by [`near`](Self::near) (filled
+    /// for `targets`) are not entered: the answer is the same, the search smaller.
     ///
     /// Complexity: O(S + L) over the part of `G_color` searched.
     pub(crate) fn bfs(
@@ -18,9 +18,9 @@ impl Scratch {
         max_depth: u32,
         avail: impl Fn(u32) -> bool,
         targets: &[u32],
-        prune: bool,
+        pruning: Pruning,
     ) -> bool {
-        self.search(g, start, max_depth, avail, targets, prune)
+        self.search(g, start, max_depth, avail, targets, pruning)
     }
 
     /// The whole connected component of `start` among the switches of the bit set `avail`
@@ -88,8 +88,9 @@ impl Scratch {
         max_depth: u32,
         avail: impl Fn(u32) -> bool,
         targets: &[u32],
-        prune: bool,
+        pruning: Pruning,
     ) -> bool {
+        let prune = pruning == Pruning::Near;
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.queue.clear();
@@ -165,8 +166,8 @@ mod tests {
                 .map(|k| (seed * 19 + k * 23) % n)
                 .filter(|&t| avail(t))
                 .collect();
-            let want = s.bfs(&g, start, u32::MAX, avail, &targets, false);
-            s.bfs(&g, start, u32::MAX, avail, &[], false);
+            let want = s.bfs(&g, start, u32::MAX, avail, &targets, Pruning::Off);
+            s.bfs(&g, start, u32::MAX, avail, &[], Pruning::Off);
             let whole = s.queue.clone();
             let mut words = vec![0u64; (n as usize).div_ceil(64)];
             for x in (0..n).filter(|&x| avail(x)) {

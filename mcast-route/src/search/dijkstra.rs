@@ -1,7 +1,7 @@
 //! Dijkstra by (hops, Σ EFI) over `G_color`, bucketed by hop count, optionally growing from
 //! old trees, and the reading of its paths.
 
-use super::{NO_SLOT, Scratch, SwitchGraph};
+use super::{Extent, NO_SLOT, Pruning, Scratch, SwitchGraph};
 use crate::tree::{Edge, Tree};
 
 /// Sorts (Σ EFI, switch) entries: as one word each (load above, switch below) when every
@@ -23,8 +23,8 @@ impl Scratch {
     /// Dijkstra from `root` over the switches for which `avail` holds, with the key
     /// (hops, Σ EFI) compared lexicographically so that every path is a least-hop path and,
     /// among those, the least loaded; paths longer than `max_hops` are not followed. With
-    /// `whole` it settles every reachable switch (SSSP-MC), otherwise it stops once every
-    /// target is settled.
+    /// [`Extent::Whole`] it settles every reachable switch (SSSP-MC), with
+    /// [`Extent::Targets`] it stops once every target is settled.
     ///
     /// Alg. 5: with `old` (the old trees, on distinct switches), settling a switch of an old
     /// tree adopts that whole tree along its own links (steps ⑤–⑩), so none of its links is
@@ -38,8 +38,9 @@ impl Scratch {
     /// sorted by their (Σ EFI, switch) when its turn comes; stale ones are skipped as the
     /// heap skips them.
     ///
-    /// Returns whether every target was reached. With `prune` (not with `old` or `whole`),
-    /// switches too far from every target by [`near`](Self::near) are not entered.
+    /// Returns whether every target was reached. With [`Pruning::Near`] (not with `old` or
+    /// [`Extent::Whole`]), switches too far from every target by [`near`](Self::near) are not
+    /// entered.
     ///
     /// Complexity: O((S + L) log S) over the part searched, O(Σ|T|) for the old trees.
     #[allow(clippy::too_many_arguments)]
@@ -51,13 +52,14 @@ impl Scratch {
         avail: impl Fn(u32) -> bool,
         targets: &[u32],
         max_hops: u32,
-        whole: bool,
+        extent: Extent,
         old: Option<&[Tree]>,
-        prune: bool,
+        pruning: Pruning,
     ) -> bool {
-        debug_assert!(!prune || (old.is_none() && !whole));
+        let whole = extent == Extent::Whole;
+        debug_assert!(pruning == Pruning::Off || (old.is_none() && !whole));
         if old.is_none() && !whole {
-            return self.layered(g, efi, root, avail, targets, max_hops, prune);
+            return self.layered(g, efi, root, avail, targets, max_hops, pruning);
         }
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
@@ -100,7 +102,7 @@ impl Scratch {
             );
             sort_entries(&mut entries, &mut self.packed);
             let stop = self.settle_bucket(
-                g, efi, &avail, h as u32, &entries, &mut left, max_hops, whole, old,
+                g, efi, &avail, h as u32, &entries, &mut left, max_hops, extent, old,
             );
             bucket.clear();
             self.buckets[h] = bucket;
@@ -125,7 +127,7 @@ impl Scratch {
 
     /// Settles the entries of hop count `h` (sorted) in order, for
     /// [`dijkstra`](Self::dijkstra): returns whether every target is settled (and the
-    /// search not `whole`).
+    /// search not [`Extent::Whole`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn settle_bucket(
         &mut self,
@@ -136,7 +138,7 @@ impl Scratch {
         bucket: &[(u64, u32)],
         left: &mut usize,
         max_hops: u32,
-        whole: bool,
+        extent: Extent,
         old: Option<&[Tree]>,
     ) -> bool {
         let mut adopt = std::mem::take(&mut self.adopt);
@@ -198,7 +200,7 @@ impl Scratch {
                 }
                 self.adopt_node = nodes;
             }
-            if *left == 0 && !whole {
+            if *left == 0 && extent == Extent::Targets {
                 stop = true;
                 break;
             }
@@ -353,13 +355,14 @@ pub(super) mod oracle {
         avail: impl Fn(u32) -> bool,
         targets: &[u32],
         max_hops: u32,
-        whole: bool,
+        extent: Extent,
         old: Option<(&[Tree], &BTreeMap<u32, usize>)>,
-        prune: bool,
+        pruning: Pruning,
     ) -> bool {
-        debug_assert!(!prune || (old.is_none() && !whole));
+        let whole = extent == Extent::Whole;
+        debug_assert!(pruning == Pruning::Off || (old.is_none() && !whole));
         if old.is_none() && !whole {
-            return s.layered(g, efi, root, avail, targets, max_hops, prune);
+            return s.layered(g, efi, root, avail, targets, max_hops, pruning);
         }
         // With a heap: settle switches by (hops, Σ EFI, switch).
         let mut left = s.target.begin_with(targets);
@@ -432,7 +435,7 @@ pub(super) mod oracle {
                 for (k, a) in g.adj(x).iter().enumerate() {
                     if s.done.get(a.peer)
                         || !avail(a.peer)
-                        || s.pruned(prune, hx + 1, a.peer, max_hops)
+                        || s.pruned(pruning == Pruning::Near, hx + 1, a.peer, max_hops)
                     {
                         continue;
                     }
@@ -551,18 +554,36 @@ mod tests {
                     .collect();
                 for root in (0..n).filter(|&x| avail(x)).step_by(3) {
                     for (whole, depth, with_old) in [
-                        (false, u32::MAX, true),
-                        (true, u32::MAX, true),
-                        (false, 4, true),
-                        (true, u32::MAX, false),
-                        (true, 3, false),
+                        (Extent::Targets, u32::MAX, true),
+                        (Extent::Whole, u32::MAX, true),
+                        (Extent::Targets, 4, true),
+                        (Extent::Whole, u32::MAX, false),
+                        (Extent::Whole, 3, false),
                     ] {
                         let old = with_old.then_some(trees.as_slice());
-                        let ra =
-                            a.dijkstra(&g, &efi, root, avail, &targets, depth, whole, old, false);
+                        let ra = a.dijkstra(
+                            &g,
+                            &efi,
+                            root,
+                            avail,
+                            &targets,
+                            depth,
+                            whole,
+                            old,
+                            Pruning::Off,
+                        );
                         let old = with_old.then_some((trees.as_slice(), &owner));
                         let rb = dijkstra_heap(
-                            &mut b, &g, &efi, root, avail, &targets, depth, whole, old, false,
+                            &mut b,
+                            &g,
+                            &efi,
+                            root,
+                            avail,
+                            &targets,
+                            depth,
+                            whole,
+                            old,
+                            Pruning::Off,
                         );
                         assert_eq!(ra, rb, "seed {seed} root {root}");
                         for x in 0..n {

@@ -1,7 +1,7 @@
 //! The layered search: [`dijkstra`](super::Scratch::dijkstra) without old trees, one hop
 //! level at a time.
 
-use super::{NO_SLOT, Scratch, SwitchGraph};
+use super::{NO_SLOT, Pruning, Scratch, SwitchGraph};
 
 impl Scratch {
     /// [`dijkstra`](Self::dijkstra) without old trees and without `whole`, by BFS layers:
@@ -23,8 +23,9 @@ impl Scratch {
         avail: impl Fn(u32) -> bool,
         targets: &[u32],
         max_hops: u32,
-        prune: bool,
+        pruning: Pruning,
     ) -> bool {
+        let prune = pruning == Pruning::Near;
         let mut left = self.target.begin_with(targets);
         self.seen.begin();
         self.seen.set(root);
@@ -142,15 +143,39 @@ mod tests {
                 .collect();
             s.fill_near(&h, &targets);
             for root in (0..n).filter(|&x| avail(x)).step_by(5) {
-                for (depth, prune) in [(3, true), (5, true), (5, false), (u32::MAX, false)] {
+                for (depth, prune) in [
+                    (3, Pruning::Near),
+                    (5, Pruning::Near),
+                    (5, Pruning::Off),
+                    (u32::MAX, Pruning::Off),
+                ] {
                     // `whole` takes the heap, which settles every switch in reach; the
                     // parents it sets on the way to the targets are those it stops with.
                     let mut run = |layered: bool| {
                         let ok = if layered {
-                            s.dijkstra(&g, &efi, root, avail, &targets, depth, false, None, prune)
+                            s.dijkstra(
+                                &g,
+                                &efi,
+                                root,
+                                avail,
+                                &targets,
+                                depth,
+                                Extent::Targets,
+                                None,
+                                prune,
+                            )
                         } else {
                             dijkstra_heap(
-                                &mut s, &g, &efi, root, avail, &targets, depth, true, None, false,
+                                &mut s,
+                                &g,
+                                &efi,
+                                root,
+                                avail,
+                                &targets,
+                                depth,
+                                Extent::Whole,
+                                None,
+                                Pruning::Off,
                             )
                         };
                         if !ok {

@@ -337,7 +337,7 @@ mod tests {
         for seed in 0..12u32 {
             let avail = |x: u32| !(x * 29 + seed * 11).is_multiple_of(5);
             let start = (0..n).find(|&x| avail(x)).unwrap();
-            s.bfs(&g, start, u32::MAX, avail, &[], false);
+            s.bfs(&g, start, u32::MAX, avail, &[], Pruning::Off);
             let comp = s.queue.clone();
             // Over 64 of the component's switches (3 words), over 128 (one past a power of
             // two), or a few.
@@ -345,7 +345,7 @@ mod tests {
             let sources: Vec<u32> = comp.iter().copied().step_by(step).collect();
             let mut want = vec![0u32; n as usize];
             for &src in &sources {
-                s.bfs(&g, src, u32::MAX, avail, &[], false);
+                s.bfs(&g, src, u32::MAX, avail, &[], Pruning::Off);
                 assert_eq!(s.queue.len(), comp.len());
                 for &x in &s.queue {
                     want[x as usize] = want[x as usize].max(s.hops[x as usize]);
@@ -393,13 +393,13 @@ mod tests {
             let mut s = Scratch::new(n as usize);
             let avail = |x: u32| !x.is_multiple_of(97);
             let start = (0..n).find(|&x| avail(x)).unwrap();
-            s.bfs(&g, start, u32::MAX, avail, &[], false);
+            s.bfs(&g, start, u32::MAX, avail, &[], Pruning::Off);
             let comp = s.queue.clone();
             let sources = comp.clone();
             assert!(sources.len() > 512 && (sources.len() <= 1024 || sources.len() > 2048));
             let mut want = vec![0u32; n as usize];
             for &src in &sources {
-                s.bfs(&g, src, u32::MAX, avail, &[], false);
+                s.bfs(&g, src, u32::MAX, avail, &[], Pruning::Off);
                 for &x in &s.queue {
                     want[x as usize] = want[x as usize].max(s.hops[x as usize]);
                 }

@@ -29,3 +29,22 @@ pub(crate) use scratch::Scratch;
 pub(crate) use switch_graph::{Adj, SwitchGraph};
 
 pub(super) const NO_SLOT: u32 = u32::MAX;
+
+/// How far a search goes: as far as its targets, or over everything it can reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Extent {
+    /// It stops once every target is settled.
+    Targets,
+    /// It settles every reachable switch (SSSP-MC's shortest-path tree).
+    Whole,
+}
+
+/// Whether a search enters switches that cannot lead to a target in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pruning {
+    /// Every available switch within the bound is entered.
+    Off,
+    /// Switches too far from every target by [`Scratch::near`] (filled for the targets) are
+    /// not entered: the answer is the same, the search smaller.
+    Near,
+}

@@ -23,9 +23,9 @@ fn pruned_searches_answer_as_unpruned_ones() {
         s.fill_near(&h, &targets);
         for start in (0..n).filter(|&x| avail(x)) {
             for depth in [2, 4, 6] {
-                let plain = s.bfs(&g, start, depth, avail, &targets, false);
+                let plain = s.bfs(&g, start, depth, avail, &targets, Pruning::Off);
                 let far_plain: Vec<u32> = targets.iter().map(|&t| s.hops[t as usize]).collect();
-                let pruned = s.bfs(&g, start, depth, avail, &targets, true);
+                let pruned = s.bfs(&g, start, depth, avail, &targets, Pruning::Near);
                 assert_eq!(plain, pruned, "bfs seed {seed} start {start} depth {depth}");
                 if plain {
                     let far: Vec<u32> = targets.iter().map(|&t| s.hops[t as usize]).collect();
@@ -33,15 +33,28 @@ fn pruned_searches_answer_as_unpruned_ones() {
                     checked += 1;
                 }
                 let dj = |s: &mut Scratch, prune| {
-                    let ok =
-                        s.dijkstra(&g, &efi, start, avail, &targets, depth, false, None, prune);
+                    let ok = s.dijkstra(
+                        &g,
+                        &efi,
+                        start,
+                        avail,
+                        &targets,
+                        depth,
+                        Extent::Targets,
+                        None,
+                        prune,
+                    );
                     let key: Vec<(u32, u64)> = targets
                         .iter()
                         .map(|&t| (s.hops[t as usize], s.cost[t as usize]))
                         .collect();
                     (ok, if ok { key } else { Vec::new() })
                 };
-                assert_eq!(dj(&mut s, false), dj(&mut s, true), "dijkstra seed {seed}");
+                assert_eq!(
+                    dj(&mut s, Pruning::Off),
+                    dj(&mut s, Pruning::Near),
+                    "dijkstra seed {seed}"
+                );
             }
         }
     }
