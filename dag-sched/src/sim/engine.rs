@@ -96,6 +96,52 @@ pub(super) struct Moving {
     pub(super) planned: f64,
 }
 
+/// A flow's rate under an incremental policy, kept between events: it has sent at `rate`
+/// since `t0`, when it had `Flow::remaining` bits left (materialised only when the rate
+/// changes or the flow ends, so that an event does not touch every moving flow).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Lazy {
+    /// The rate, bits/s (0: not moving).
+    rate: f64,
+    /// When `rate` was set (and `Flow::remaining` last materialised).
+    t0: f64,
+    /// Bumped at every rate change: older predictions in the finish heap are stale.
+    generation: u32,
+    /// Whether the flow delivered its last bit.
+    ended: bool,
+}
+
+/// A set of flow ids with O(1) insert and remove (any order).
+#[derive(Debug, Default)]
+pub(super) struct IdSet {
+    ids: Vec<usize>,
+    pos: Vec<u32>,
+}
+
+impl IdSet {
+    fn insert(&mut self, id: usize) {
+        if self.pos.len() <= id {
+            self.pos.resize(id + 1, NONE);
+        }
+        if self.pos[id] == NONE {
+            self.pos[id] = self.ids.len() as u32;
+            self.ids.push(id);
+        }
+    }
+
+    fn remove(&mut self, id: usize) {
+        if let Some(&p) = self.pos.get(id)
+            && p != NONE
+        {
+            self.ids.swap_remove(p as usize);
+            if let Some(&moved) = self.ids.get(p as usize) {
+                self.pos[moved] = p;
+            }
+            self.pos[id] = NONE;
+        }
+    }
+}
+
 /// Orders non-negative `f64` times in a heap.
 fn key(t: f64) -> u64 {
     t.max(0.0).to_bits()
@@ -114,8 +160,27 @@ pub(super) struct Sim<'a> {
     pub(super) dense: bool,
     /// The flow changes since the policy last set rates (incremental policies only).
     pub(super) log: Vec<FlowEvent>,
-    /// The flows with a positive rate in the current step.
+    /// Dense policies (and the reference step): the flows with a positive rate in the
+    /// current step. Incremental policies: the rate changes of the current step.
     pub(super) moving: Vec<Moving>,
+    /// Incremental policies: every flow's rate since its last change.
+    lazy: Vec<Lazy>,
+    /// Incremental policies: every moving flow's predicted finish (time, id, generation),
+    /// stale entries (an older generation) skipped when they surface.
+    finish_heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    /// Incremental policies: per resource, the total rate of the flows crossing it and how
+    /// many move (the total reset to 0 when none does), for the utilisation maximum.
+    port_rate: Vec<f64>,
+    port_moving: Vec<u32>,
+    /// The resources whose total rate grew at this event's changes.
+    rate_up: Vec<u32>,
+    /// Incremental policies: the moving flows of DAG jobs (their usage is recorded per
+    /// window); and, in the reference step, every moving flow.
+    dag_moving: IdSet,
+    all_moving: IdSet,
+    /// Whether incremental policies run the reference step (every moving flow advanced at
+    /// every event, as before the lazy bookkeeping; tests compare the two).
+    reference: bool,
     /// Reused buffers: the free capacity of every resource, the dense rates, the flows done.
     free: Vec<f64>,
     rate_buf: Vec<f64>,
@@ -213,6 +278,7 @@ impl Sim<'_> {
                         channel,
                         head: false,
                     });
+                    self.lazy.push(Lazy::default());
                     if self.dense {
                         // Ids grow, so `active` stays in release order.
                         self.active.push(id);
@@ -340,11 +406,170 @@ impl Sim<'_> {
         } else {
             let next = self.with_policy(|p, sim| Ok(p.sparse_rates(sim, &mut moving, &mut free)));
             self.log.clear();
+            for m in &moving {
+                self.set_rate(m.id, m.rate);
+            }
+            // The utilisation once every change is in (a flow that stops may come after the
+            // one that takes its capacity).
+            let cap = self.cluster.capacities();
+            for &p in &self.rate_up {
+                let p = p as usize;
+                self.max_util = self.max_util.max(self.port_rate[p] / cap[p]);
+            }
+            self.rate_up.clear();
+            if self.reference {
+                moving.clear();
+                for &id in &self.all_moving.ids {
+                    moving.push(Moving {
+                        id,
+                        rate: self.lazy[id].rate,
+                        planned: 0.0,
+                    });
+                }
+            }
             next
         };
         self.free = free;
         self.moving = moving;
         next
+    }
+
+    /// Incremental policies: flow `id` moves at `rate` from now on (ignored once it ended or
+    /// when the rate is the same, bit for bit). Materialises its bits left at the old rate,
+    /// predicts its finish at the new one.
+    fn set_rate(&mut self, id: usize, rate: f64) {
+        let lz = self.lazy[id];
+        if lz.ended || lz.rate.to_bits() == rate.to_bits() {
+            return;
+        }
+        if self.reference {
+            // The reference step advances every moving flow itself.
+            self.lazy[id].rate = rate;
+            if rate > 0.0 {
+                self.all_moving.insert(id);
+            } else {
+                self.all_moving.remove(id);
+            }
+            return;
+        }
+        let now = self.now;
+        let f = &mut self.flows[id];
+        if lz.rate > 0.0 {
+            let moved = (lz.rate * (now - lz.t0)).min(f.remaining);
+            f.remaining -= moved;
+            f.sent += moved;
+        }
+        let generation = lz.generation.wrapping_add(1);
+        self.lazy[id] = Lazy {
+            rate,
+            t0: now,
+            generation,
+            ended: false,
+        };
+        if rate > 0.0 {
+            self.finish_heap
+                .push(Reverse((key(now + f.remaining / rate), id, generation)));
+        }
+        self.track_port_rates(id, lz.rate, rate);
+    }
+
+    /// Incremental policies: flow `id`'s rate went from `old` to `new`: updates the
+    /// per-resource totals, the utilisation maximum and the moving DAG flows.
+    fn track_port_rates(&mut self, id: usize, old: f64, new: f64) {
+        let f = &self.flows[id];
+        if self.port_rate.is_empty() {
+            let n = self.cluster.capacities().len();
+            self.port_rate = vec![0.0; n];
+            self.port_moving = vec![0; n];
+        }
+        for &p in &f.path {
+            let p = p as usize;
+            match (old > 0.0, new > 0.0) {
+                (false, true) => self.port_moving[p] += 1,
+                (true, false) => self.port_moving[p] -= 1,
+                _ => {}
+            }
+            self.port_rate[p] = if self.port_moving[p] == 0 {
+                0.0
+            } else {
+                self.port_rate[p] + (new - old)
+            };
+            if new > old {
+                self.rate_up.push(p as u32);
+            }
+        }
+        if self.st[f.job].dag {
+            if new > 0.0 {
+                self.dag_moving.insert(id);
+            } else {
+                self.dag_moving.remove(id);
+            }
+        }
+    }
+
+    /// Incremental policies: the earliest predicted finish of a moving flow (dropping stale
+    /// predictions), `f64::INFINITY` for none.
+    fn next_finish(&mut self) -> f64 {
+        while let Some(&Reverse((t, id, g))) = self.finish_heap.peek() {
+            let lz = &self.lazy[id];
+            if lz.ended || lz.generation != g {
+                self.finish_heap.pop();
+                continue;
+            }
+            return f64::from_bits(t);
+        }
+        f64::INFINITY
+    }
+
+    /// Incremental policies: pushes onto `done` every flow that finishes by `t1` (predicted
+    /// by then, or within 1e-9 of its size of its last bit then, as the reference step
+    /// rounds) and ends it (all its bits sent).
+    fn pop_finished(&mut self, t1: f64, done: &mut Vec<usize>) {
+        while let Some(&Reverse((t, id, g))) = self.finish_heap.peek() {
+            let lz = self.lazy[id];
+            if lz.ended || lz.generation != g {
+                self.finish_heap.pop();
+                continue;
+            }
+            let f = &self.flows[id];
+            let left = f.remaining - (lz.rate * (t1 - lz.t0)).min(f.remaining);
+            if f64::from_bits(t) > t1 && left > 1e-9 * f.size {
+                break;
+            }
+            self.finish_heap.pop();
+            let f = &mut self.flows[id];
+            f.sent += f.remaining;
+            f.remaining = 0.0;
+            self.lazy[id] = Lazy {
+                rate: 0.0,
+                t0: t1,
+                generation: lz.generation.wrapping_add(1),
+                ended: true,
+            };
+            self.track_port_rates(id, lz.rate, 0.0);
+            done.push(id);
+        }
+    }
+
+    /// Incremental policies: records the usage of the moving DAG flows over `[t0, t1]` (the
+    /// others add to no window; their utilisation is tracked per rate change).
+    fn record_lazy_usage(&mut self, t0: f64, t1: f64) {
+        if self.dag_moving.ids.is_empty() {
+            return;
+        }
+        let mut ids = std::mem::take(&mut self.ids_buf);
+        let mut rates = std::mem::take(&mut self.rate_buf);
+        ids.clear();
+        rates.clear();
+        for &id in &self.dag_moving.ids {
+            ids.push(id);
+            rates.push(self.lazy[id].rate);
+        }
+        std::mem::swap(&mut self.active, &mut ids);
+        self.record_usage(&rates, t0, t1);
+        std::mem::swap(&mut self.active, &mut ids);
+        self.ids_buf = ids;
+        self.rate_buf = rates;
     }
 
     /// Records the current step's usage over `[t0, t1]`: `record_usage` reads `active` and a
@@ -440,6 +665,30 @@ pub(super) fn run(
     cfg: &SimConfig,
     policy: Box<dyn RatePolicy>,
 ) -> Result<SimResult, Error> {
+    run_stepped(cluster, jobs, cfg, policy, false)
+}
+
+/// [`run`] with the old recompute-everything step for incremental policies (every moving
+/// flow's bits and finish time updated at every event): the oracle of the lazy step.
+#[cfg(test)]
+pub(super) fn run_reference(
+    cluster: &Cluster,
+    jobs: &[SimJob],
+    cfg: &SimConfig,
+) -> Result<SimResult, Error> {
+    validate(cfg)?;
+    let policy = policy::for_scheduler(cfg.scheduler, jobs.len());
+    run_stepped(cluster, jobs, cfg, policy, true)
+}
+
+/// [`run`], with the reference step for incremental policies when `reference`.
+fn run_stepped(
+    cluster: &Cluster,
+    jobs: &[SimJob],
+    cfg: &SimConfig,
+    policy: Box<dyn RatePolicy>,
+    reference: bool,
+) -> Result<SimResult, Error> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by(|&a, &b| jobs[a].arrival.total_cmp(&jobs[b].arrival).then(a.cmp(&b)));
     let mut fifo = vec![0; jobs.len()];
@@ -483,6 +732,14 @@ pub(super) fn run(
         dense: policy.dense(),
         log: Vec::new(),
         moving: Vec::new(),
+        lazy: Vec::new(),
+        finish_heap: BinaryHeap::new(),
+        port_rate: Vec::new(),
+        port_moving: Vec::new(),
+        rate_up: Vec::new(),
+        dag_moving: IdSet::default(),
+        all_moving: IdSet::default(),
+        reference,
         free: Vec::new(),
         rate_buf: Vec::new(),
         done_buf: Vec::new(),
@@ -535,14 +792,19 @@ pub(super) fn run(
         if let Some(&Reverse((t, _, _))) = sim.heap.peek() {
             t_next = t_next.min(f64::from_bits(t));
         }
+        let lazy = !sim.dense && !sim.reference;
         // Each moving flow's finish time at its rate, kept for the step below (the same
         // expression, so the same value, as it computed again before).
         let mut fin = std::mem::take(&mut sim.fin_buf);
         fin.clear();
-        for m in &sim.moving {
-            let t = sim.now + sim.flows[m.id].remaining / m.rate;
-            fin.push(t);
-            t_next = t_next.min(t);
+        if lazy {
+            t_next = t_next.min(sim.next_finish());
+        } else {
+            for m in &sim.moving {
+                let t = sim.now + sim.flows[m.id].remaining / m.rate;
+                fin.push(t);
+                t_next = t_next.min(t);
+            }
         }
         if !t_next.is_finite() {
             return Err(Error::Stalled {
@@ -552,26 +814,38 @@ pub(super) fn run(
         }
         let t_next = t_next.max(sim.now);
         let dt = t_next - sim.now;
-        sim.record_moving_usage(sim.now, t_next);
         let mut done = std::mem::take(&mut sim.done_buf);
         done.clear();
-        for (m, &t) in sim.moving.iter().zip(&fin) {
-            let f = &mut sim.flows[m.id];
-            let rate = m.rate;
-            let moved = (rate * dt).min(f.remaining);
-            let finishing = t <= t_next || f.remaining - moved <= 1e-9 * f.size;
-            let delta = if finishing { f.remaining } else { moved };
-            if f.lp.is_some() {
-                // Split what moved between the planned rate and the catch-up on top of it.
-                let planned = m.planned.min(rate);
-                let plan_part = delta * planned / rate;
-                sim.lp_bits_on_plan += plan_part;
-                sim.lp_bits_catch_up += delta - plan_part;
+        if lazy {
+            sim.record_lazy_usage(sim.now, t_next);
+            sim.pop_finished(t_next, &mut done);
+        } else {
+            sim.record_moving_usage(sim.now, t_next);
+            for (m, &t) in sim.moving.iter().zip(&fin) {
+                let f = &mut sim.flows[m.id];
+                let rate = m.rate;
+                let moved = (rate * dt).min(f.remaining);
+                let finishing = t <= t_next || f.remaining - moved <= 1e-9 * f.size;
+                let delta = if finishing { f.remaining } else { moved };
+                if f.lp.is_some() {
+                    // Split what moved between the planned rate and the catch-up on top of it.
+                    let planned = m.planned.min(rate);
+                    let plan_part = delta * planned / rate;
+                    sim.lp_bits_on_plan += plan_part;
+                    sim.lp_bits_catch_up += delta - plan_part;
+                }
+                f.sent += delta;
+                f.remaining = if finishing { 0.0 } else { f.remaining - moved };
+                if finishing {
+                    done.push(m.id);
+                }
             }
-            f.sent += delta;
-            f.remaining = if finishing { 0.0 } else { f.remaining - moved };
-            if finishing {
-                done.push(m.id);
+            if !sim.dense {
+                // The reference step: the ended flows leave the moving set.
+                for &id in &done {
+                    sim.lazy[id].ended = true;
+                    sim.all_moving.remove(id);
+                }
             }
         }
         sim.fin_buf = fin;

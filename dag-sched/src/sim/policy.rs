@@ -33,8 +33,10 @@ pub(crate) trait RatePolicy {
     }
 
     /// Incremental policies: reads the flow changes in `sim.log` (cleared after the call),
-    /// pushes every flow with a positive rate onto `out` (empty on entry), decreasing `free`
-    /// by what it hands out; returns the time of the next event the policy itself needs.
+    /// pushes onto `out` (empty on entry) every flow whose rate changed since the last call
+    /// (a flow not pushed keeps its rate; a new flow has rate 0), with its new rate (0 to
+    /// stop it), decreasing `free` by the rates of every flow that moves; returns the time of
+    /// the next event the policy itself needs.
     fn sparse_rates(
         &mut self,
         _sim: &mut Sim<'_>,

@@ -3,7 +3,8 @@
 //! ports max-min fairly, as TCP flows do.
 //!
 //! Incremental: the channel heads are kept in route classes ([`FairClasses`]) as they come
-//! and go, and each event fills the classes, not every flow.
+//! and go, each event fills the classes, not every flow, and reports only the flows whose
+//! rate changed.
 
 use super::engine::{FlowEvent, Moving, Sim};
 use super::policy::RatePolicy;
@@ -37,7 +38,7 @@ impl RatePolicy for TensorFlow {
                 FlowEvent::Start(_) => {}
             }
         }
-        self.heads.rates(free, |id, rate| {
+        self.heads.changes(free, |id, rate| {
             out.push(Moving {
                 id,
                 rate,

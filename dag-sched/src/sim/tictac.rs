@@ -20,6 +20,12 @@ use crate::rates::PriorityClasses;
 pub(crate) struct TicTac {
     tac_cache: HashMap<Vec<u64>, Vec<u32>>,
     flows: PriorityClasses,
+    /// The flows given a positive rate at the last event (the engine is told of the changes
+    /// only: those that stop get a rate of 0).
+    prev: Vec<usize>,
+    /// Per flow id: the event at which it last got a rate (`epoch`).
+    seen: Vec<u32>,
+    epoch: u32,
 }
 
 impl RatePolicy for TicTac {
@@ -65,13 +71,32 @@ impl RatePolicy for TicTac {
                 FlowEvent::Head(_) => {}
             }
         }
+        self.epoch = self.epoch.wrapping_add(1);
+        let (seen, epoch) = (&mut self.seen, self.epoch);
+        seen.resize(sim.flows.len(), 0);
+        let first = out.len();
         self.flows.rates(free, |id, rate| {
+            seen[id] = epoch;
             out.push(Moving {
                 id,
                 rate,
                 planned: 0.0,
             });
         });
+        // The flows that moved at the last event and do not now (those that ended are
+        // ignored by the engine).
+        for &id in &self.prev {
+            if self.seen[id] != epoch {
+                out.push(Moving {
+                    id,
+                    rate: 0.0,
+                    planned: 0.0,
+                });
+            }
+        }
+        self.prev.clear();
+        self.prev
+            .extend(out[first..].iter().filter(|m| m.rate > 0.0).map(|m| m.id));
         f64::INFINITY
     }
 }
