@@ -156,29 +156,33 @@ impl FairClasses {
         }
     }
 
-    /// The same max-min fair rates as [`FairClasses::rates`] (bit for bit), reported as
-    /// changes: calls `out(id, rate)` for every member of a class whose rate differs (bit
-    /// for bit) from the one last reported, and for every flow added since the last call
-    /// (rates of 0 included); a flow not reported keeps its last rate. Decreases `free` by
-    /// what it hands out.
+    /// The same max-min fair rates as [`FairClasses::rates`] (bit for bit), reported per
+    /// class, as changes: calls `join(id, class)` for every flow added since the last call
+    /// (its rate is its class's from then on), then `class_rate(class, rate)` for every
+    /// class whose rate differs (bit for bit) from the one last reported (a class not
+    /// reported keeps its rate; a class that emptied is at 0 again). Class indices are
+    /// stable, one per route. Decreases `free` by what it hands out.
     ///
     /// # Complexity
-    /// The filling's, plus O(changed) for the flows reported (not every flow in).
-    pub(crate) fn changes(&mut self, free: &mut [f64], mut out: impl FnMut(usize, f64)) {
+    /// The filling's, plus O(changes): no pass over the flows.
+    pub(crate) fn changes(
+        &mut self,
+        free: &mut [f64],
+        mut join: impl FnMut(usize, u32),
+        mut class_rate: impl FnMut(u32, f64),
+    ) {
         self.fill(free);
+        for id in self.fresh.drain(..) {
+            if self.slot[id] != NONE {
+                join(id, self.class[id]);
+            }
+        }
         for (p, &c) in self.live.iter().enumerate() {
             let rate = self.level_of[p].max(0.0);
             let cl = &mut self.classes[c as usize];
             if rate.to_bits() != cl.prev.to_bits() {
                 cl.prev = rate;
-                for &id in &cl.members {
-                    out(id, rate);
-                }
-            }
-        }
-        for id in self.fresh.drain(..) {
-            if self.slot[id] != NONE {
-                out(id, self.classes[self.class[id] as usize].prev);
+                class_rate(c, rate);
             }
         }
     }

@@ -109,6 +109,8 @@ pub(super) struct Lazy {
     generation: u32,
     /// Whether the flow delivered its last bit.
     ended: bool,
+    /// Its rate group, or `NONE`.
+    group: u32,
 }
 
 /// A set of flow ids with O(1) insert and remove (any order).
@@ -142,6 +144,59 @@ impl IdSet {
     }
 }
 
+/// A rate change an incremental policy reports ([`RatePolicy::sparse_rates`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Change {
+    /// Flow `id` moves at `rate` from now on (0: it stops).
+    Flow {
+        /// The flow.
+        id: usize,
+        /// Its rate, bits/s.
+        rate: f64,
+    },
+    /// Flow `id` joins rate group `group` for the rest of its life: it moves at the group's
+    /// rate. A group's members cross the same resources.
+    Join {
+        /// The flow.
+        id: usize,
+        /// The group.
+        group: u32,
+    },
+    /// Every member of group `group` moves at `rate` from now on.
+    Group {
+        /// The group.
+        group: u32,
+        /// The members' rate, bits/s.
+        rate: f64,
+    },
+}
+
+/// A rate group: flows that always share one rate and one route (fair sharing's route
+/// classes), so that a rate change costs O(1), not a pass over the members. Every member
+/// has received `served` bits per member since `t0` (plus `rate` since then), counted from
+/// the group's last empty moment; a member finishes when that count reaches its target.
+#[derive(Debug, Default)]
+struct Group {
+    rate: f64,
+    t0: f64,
+    served: f64,
+    /// Members by (target key, id): the served count at which each has no bits left.
+    members: BinaryHeap<Reverse<(u64, usize)>>,
+    /// Members of DAG jobs (their usage is recorded per window).
+    dag: u32,
+    /// The members' route (that of the first member).
+    path: Path,
+    /// Reference step: the members (ended ones dropped when read).
+    all: Vec<usize>,
+}
+
+impl Group {
+    /// Bits served per member by `t`.
+    fn served_at(&self, t: f64) -> f64 {
+        self.served + self.rate * (t - self.t0)
+    }
+}
+
 /// Orders non-negative `f64` times in a heap.
 fn key(t: f64) -> u64 {
     t.max(0.0).to_bits()
@@ -165,6 +220,22 @@ pub(super) struct Sim<'a> {
     pub(super) moving: Vec<Moving>,
     /// Incremental policies: every flow's rate since its last change.
     lazy: Vec<Lazy>,
+    /// Incremental policies: the rate changes of the current step.
+    changes: Vec<Change>,
+    /// Incremental policies: the rate groups, and those moving (with members and a
+    /// positive rate). Fair sharing changes nearly every group's rate at every event, so
+    /// their first finishes are scanned, not kept in a heap (a heap filled with stale
+    /// predictions: 66 % of a run in `BinaryHeap::pop` on the first 200 FB2010 coflows).
+    groups: Vec<Group>,
+    moving_groups: IdSet,
+    /// Per group: its first member's predicted finish, and that less the time its last
+    /// 1e-9 of bits takes (when it counts as done); dense and small, for the scans.
+    group_next: Vec<f64>,
+    group_due: Vec<f64>,
+    /// Buffer of [`Sim::pop_finished`]: the groups with a member due.
+    due_groups: Vec<usize>,
+    /// Groups with DAG members and a positive rate.
+    dag_groups: IdSet,
     /// Incremental policies: every moving flow's predicted finish (time, id, generation),
     /// stale entries (an older generation) skipped when they surface.
     finish_heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
@@ -278,7 +349,10 @@ impl Sim<'_> {
                         channel,
                         head: false,
                     });
-                    self.lazy.push(Lazy::default());
+                    self.lazy.push(Lazy {
+                        group: NONE,
+                        ..Lazy::default()
+                    });
                     if self.dense {
                         // Ids grow, so `active` stays in release order.
                         self.active.push(id);
@@ -404,11 +478,18 @@ impl Sim<'_> {
             self.rate_buf = rate;
             next
         } else {
-            let next = self.with_policy(|p, sim| Ok(p.sparse_rates(sim, &mut moving, &mut free)));
+            let mut changes = std::mem::take(&mut self.changes);
+            changes.clear();
+            let next = self.with_policy(|p, sim| Ok(p.sparse_rates(sim, &mut changes, &mut free)));
             self.log.clear();
-            for m in &moving {
-                self.set_rate(m.id, m.rate);
+            for &c in &changes {
+                match c {
+                    Change::Flow { id, rate } => self.set_rate(id, rate),
+                    Change::Join { id, group } => self.join(id, group as usize),
+                    Change::Group { group, rate } => self.set_group_rate(group as usize, rate),
+                }
             }
+            self.changes = changes;
             // The utilisation once every change is in (a flow that stops may come after the
             // one that takes its capacity).
             let cap = self.cluster.capacities();
@@ -432,6 +513,118 @@ impl Sim<'_> {
         self.free = free;
         self.moving = moving;
         next
+    }
+
+    /// Incremental policies: flow `id` joins group `g` (ignored once it ended or if it is in
+    /// a group already).
+    fn join(&mut self, id: usize, g: usize) {
+        let lz = self.lazy[id];
+        if lz.ended || lz.group != NONE {
+            return;
+        }
+        // Its own rate stops (materialising its bits left).
+        self.set_rate(id, 0.0);
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, Group::default);
+        }
+        self.lazy[id].group = g as u32;
+        let now = self.now;
+        let dag = self.st[self.flows[id].job].dag;
+        let grp = &mut self.groups[g];
+        if grp.members.is_empty() && grp.all.is_empty() {
+            // Count afresh from an empty group (the served count stays small).
+            grp.served = 0.0;
+            grp.t0 = now;
+            grp.path = self.flows[id].path.clone();
+        }
+        let rate = grp.rate;
+        if dag {
+            grp.dag += 1;
+        }
+        if self.reference {
+            grp.all.push(id);
+            self.set_rate_reference(id, rate);
+            return;
+        }
+        let target = grp.served_at(now) + self.flows[id].remaining;
+        let first = grp
+            .members
+            .peek()
+            .is_none_or(|&Reverse((t, _))| key(target) < t);
+        grp.members.push(Reverse((key(target), id)));
+        if first && rate > 0.0 {
+            self.predict_group(g);
+        }
+        if rate > 0.0 {
+            self.track_ports(g, true, 0.0, rate, 1);
+        }
+    }
+
+    /// Incremental policies: every member of group `g` moves at `rate` from now on.
+    fn set_group_rate(&mut self, g: usize, rate: f64) {
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, Group::default);
+        }
+        let now = self.now;
+        let grp = &mut self.groups[g];
+        let old = grp.rate;
+        if old.to_bits() == rate.to_bits() {
+            return;
+        }
+        if self.reference {
+            grp.rate = rate;
+            let mut all = std::mem::take(&mut grp.all);
+            all.retain(|&id| !self.lazy[id].ended);
+            for &id in &all {
+                self.set_rate_reference(id, rate);
+            }
+            self.groups[g].all = all;
+            return;
+        }
+        grp.served = grp.served_at(now);
+        grp.t0 = now;
+        grp.rate = rate;
+        let n = grp.members.len() as u32;
+        if rate > 0.0 {
+            self.predict_group(g);
+        } else {
+            self.moving_groups.remove(g);
+        }
+        if n > 0 {
+            self.track_ports(g, true, old, rate, n);
+        }
+    }
+
+    /// Sets group `g`'s first predicted finish (its smallest target at its rate, which is
+    /// positive) and whether it is moving.
+    fn predict_group(&mut self, g: usize) {
+        if self.group_next.len() < self.groups.len() {
+            self.group_next.resize(self.groups.len(), f64::INFINITY);
+            self.group_due.resize(self.groups.len(), f64::INFINITY);
+        }
+        let grp = &self.groups[g];
+        match grp.members.peek() {
+            Some(&Reverse((t, id))) if grp.rate > 0.0 => {
+                let left = (f64::from_bits(t) - grp.served).max(0.0);
+                let next = grp.t0 + left / grp.rate;
+                self.group_next[g] = next;
+                self.group_due[g] = next - 1e-9 * self.flows[id].size / grp.rate;
+                self.moving_groups.insert(g);
+            }
+            _ => {
+                self.moving_groups.remove(g);
+            }
+        }
+    }
+
+    /// Reference step: flow `id` of a group moves at `rate`.
+    fn set_rate_reference(&mut self, id: usize, rate: f64) {
+        self.lazy[id].rate = rate;
+        if rate > 0.0 {
+            self.all_moving.insert(id);
+        } else {
+            self.all_moving.remove(id);
+        }
     }
 
     /// Incremental policies: flow `id` moves at `rate` from now on (ignored once it ended or
@@ -465,6 +658,7 @@ impl Sim<'_> {
             t0: now,
             generation,
             ended: false,
+            group: lz.group,
         };
         if rate > 0.0 {
             self.finish_heap
@@ -476,29 +670,9 @@ impl Sim<'_> {
     /// Incremental policies: flow `id`'s rate went from `old` to `new`: updates the
     /// per-resource totals, the utilisation maximum and the moving DAG flows.
     fn track_port_rates(&mut self, id: usize, old: f64, new: f64) {
-        let f = &self.flows[id];
-        if self.port_rate.is_empty() {
-            let n = self.cluster.capacities().len();
-            self.port_rate = vec![0.0; n];
-            self.port_moving = vec![0; n];
-        }
-        for &p in &f.path {
-            let p = p as usize;
-            match (old > 0.0, new > 0.0) {
-                (false, true) => self.port_moving[p] += 1,
-                (true, false) => self.port_moving[p] -= 1,
-                _ => {}
-            }
-            self.port_rate[p] = if self.port_moving[p] == 0 {
-                0.0
-            } else {
-                self.port_rate[p] + (new - old)
-            };
-            if new > old {
-                self.rate_up.push(p as u32);
-            }
-        }
-        if self.st[f.job].dag {
+        let dag = self.st[self.flows[id].job].dag;
+        self.track_ports(id, false, old, new, 1);
+        if dag {
             if new > 0.0 {
                 self.dag_moving.insert(id);
             } else {
@@ -507,18 +681,63 @@ impl Sim<'_> {
         }
     }
 
+    /// Incremental policies: `n` flows on the route of flow `id` (of group `id` when
+    /// `group`) went from rate `old` to `new` each: updates the per-resource totals, the
+    /// resources whose total grew and (groups) the moving DAG groups.
+    fn track_ports(&mut self, id: usize, group: bool, old: f64, new: f64, n: u32) {
+        if self.port_rate.is_empty() {
+            let r = self.cluster.capacities().len();
+            self.port_rate = vec![0.0; r];
+            self.port_moving = vec![0; r];
+        }
+        let path = if group {
+            &self.groups[id].path
+        } else {
+            &self.flows[id].path
+        };
+        for &p in path {
+            let p = p as usize;
+            match (old > 0.0, new > 0.0) {
+                (false, true) => self.port_moving[p] += n,
+                (true, false) => self.port_moving[p] -= n,
+                _ => {}
+            }
+            self.port_rate[p] = if self.port_moving[p] == 0 {
+                0.0
+            } else {
+                self.port_rate[p] + (new - old) * f64::from(n)
+            };
+            if new > old {
+                self.rate_up.push(p as u32);
+            }
+        }
+        if group {
+            let grp = &self.groups[id];
+            if grp.dag > 0 && grp.rate > 0.0 {
+                self.dag_groups.insert(id);
+            } else {
+                self.dag_groups.remove(id);
+            }
+        }
+    }
+
     /// Incremental policies: the earliest predicted finish of a moving flow (dropping stale
     /// predictions), `f64::INFINITY` for none.
     fn next_finish(&mut self) -> f64 {
+        let mut t_next = f64::INFINITY;
         while let Some(&Reverse((t, id, g))) = self.finish_heap.peek() {
             let lz = &self.lazy[id];
             if lz.ended || lz.generation != g {
                 self.finish_heap.pop();
                 continue;
             }
-            return f64::from_bits(t);
+            t_next = f64::from_bits(t);
+            break;
         }
-        f64::INFINITY
+        for &g in &self.moving_groups.ids {
+            t_next = t_next.min(self.group_next[g]);
+        }
+        t_next
     }
 
     /// Incremental policies: pushes onto `done` every flow that finishes by `t1` (predicted
@@ -545,16 +764,79 @@ impl Sim<'_> {
                 t0: t1,
                 generation: lz.generation.wrapping_add(1),
                 ended: true,
+                group: lz.group,
             };
             self.track_port_rates(id, lz.rate, 0.0);
             done.push(id);
         }
+        let mut due = std::mem::take(&mut self.due_groups);
+        due.clear();
+        for &g in &self.moving_groups.ids {
+            // Due by `t1`, or its first member's bits left then within 1e-9 of its size.
+            if self.group_due[g] <= t1 {
+                due.push(g);
+            }
+        }
+        for &gi in &due {
+            let served = self.groups[gi].served_at(t1);
+            let mut ended = 0u32;
+            let mut dag_ended = 0u32;
+            // The first member finishes (its prediction is due, or it is within rounding);
+            // the next ones as they are due by `t1` or within rounding then.
+            let mut k = 0;
+            while let Some(&Reverse((target, id))) = self.groups[gi].members.peek() {
+                let grp = &self.groups[gi];
+                let left = (f64::from_bits(target) - served).max(0.0);
+                let due = grp.t0 + (f64::from_bits(target) - grp.served).max(0.0) / grp.rate;
+                if k > 0 && due > t1 && left > 1e-9 * self.flows[id].size {
+                    break;
+                }
+                k += 1;
+                self.groups[gi].members.pop();
+                let f = &mut self.flows[id];
+                f.sent += f.remaining;
+                f.remaining = 0.0;
+                let lz = &mut self.lazy[id];
+                lz.ended = true;
+                lz.generation = lz.generation.wrapping_add(1);
+                ended += 1;
+                if self.st[f.job].dag {
+                    dag_ended += 1;
+                }
+                done.push(id);
+            }
+            let rate = self.groups[gi].rate;
+            self.groups[gi].dag -= dag_ended;
+            self.track_ports(gi, true, rate, 0.0, ended);
+            self.predict_group(gi);
+        }
+        self.due_groups = due;
     }
 
     /// Incremental policies: records the usage of the moving DAG flows over `[t0, t1]` (the
     /// others add to no window; their utilisation is tracked per rate change).
     fn record_lazy_usage(&mut self, t0: f64, t1: f64) {
-        if self.dag_moving.ids.is_empty() {
+        if self.dag_moving.ids.is_empty() && self.dag_groups.ids.is_empty() {
+            return;
+        }
+        if !self.dag_groups.ids.is_empty() {
+            // Per resource: the rate of the moving DAG flows (none of an LP's), grouped or not.
+            let n = self.cluster.capacities().len();
+            let mut port = vec![(0.0f64, 0.0f64); n];
+            for &id in &self.dag_moving.ids {
+                let r = self.lazy[id].rate;
+                for &p in &self.flows[id].path {
+                    port[p as usize].1 += r;
+                }
+            }
+            for &g in &self.dag_groups.ids {
+                let grp = &self.groups[g];
+                let r = grp.rate * f64::from(grp.dag);
+                for &p in &grp.path {
+                    port[p as usize].1 += r;
+                }
+            }
+            self.record_windows(&port, t0, t1);
             return;
         }
         let mut ids = std::mem::take(&mut self.ids_buf);
@@ -733,6 +1015,13 @@ fn run_stepped(
         log: Vec::new(),
         moving: Vec::new(),
         lazy: Vec::new(),
+        changes: Vec::new(),
+        groups: Vec::new(),
+        moving_groups: IdSet::default(),
+        group_next: Vec::new(),
+        group_due: Vec::new(),
+        due_groups: Vec::new(),
+        dag_groups: IdSet::default(),
         finish_heap: BinaryHeap::new(),
         port_rate: Vec::new(),
         port_moving: Vec::new(),

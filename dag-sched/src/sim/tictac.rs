@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::engine::{FlowEvent, Moving, Sim};
+use super::engine::{Change, FlowEvent, Sim};
 use super::policy::RatePolicy;
 use crate::Error;
 use crate::baselines::tictac_order;
@@ -26,6 +26,8 @@ pub(crate) struct TicTac {
     /// Per flow id: the event at which it last got a rate (`epoch`).
     seen: Vec<u32>,
     epoch: u32,
+    /// Buffer: the flows given a positive rate at this event.
+    now: Vec<usize>,
 }
 
 impl RatePolicy for TicTac {
@@ -58,7 +60,7 @@ impl RatePolicy for TicTac {
         false
     }
 
-    fn sparse_rates(&mut self, sim: &mut Sim<'_>, out: &mut Vec<Moving>, free: &mut [f64]) -> f64 {
+    fn sparse_rates(&mut self, sim: &mut Sim<'_>, out: &mut Vec<Change>, free: &mut [f64]) -> f64 {
         for &e in &sim.log {
             match e {
                 FlowEvent::Start(id) => {
@@ -74,29 +76,21 @@ impl RatePolicy for TicTac {
         self.epoch = self.epoch.wrapping_add(1);
         let (seen, epoch) = (&mut self.seen, self.epoch);
         seen.resize(sim.flows.len(), 0);
-        let first = out.len();
+        let now = &mut self.now;
+        now.clear();
         self.flows.rates(free, |id, rate| {
             seen[id] = epoch;
-            out.push(Moving {
-                id,
-                rate,
-                planned: 0.0,
-            });
+            now.push(id);
+            out.push(Change::Flow { id, rate });
         });
         // The flows that moved at the last event and do not now (those that ended are
         // ignored by the engine).
         for &id in &self.prev {
             if self.seen[id] != epoch {
-                out.push(Moving {
-                    id,
-                    rate: 0.0,
-                    planned: 0.0,
-                });
+                out.push(Change::Flow { id, rate: 0.0 });
             }
         }
-        self.prev.clear();
-        self.prev
-            .extend(out[first..].iter().filter(|m| m.rate > 0.0).map(|m| m.id));
+        std::mem::swap(&mut self.prev, &mut self.now);
         f64::INFINITY
     }
 }
