@@ -202,7 +202,7 @@ impl Experiment for DagTrace {
         ));
         t.note("Big switch: one 1 Gbit/s port per trace port (coflowsim's model). Fat tree: XGFT(3; 10, 4, k; 1, 10, 2), aggregation switches 2:1 oversubscribed, min-hop routes, sizes scaled by its link rate over 1 Gbit/s.");
         t.note("Paper columns: Varys (Chowdhury, Zhong, Stoica, SIGCOMM 2014) abstract, up to 3.16x faster than per-flow fairness on average; Sincronia (Agarwal et al., SIGCOMM 2018) abstract, up to 8x over the state of the art. Neither abstract gives the FB2010 mean alone.");
-        t.note("Sincronia and Varys here recompute their order at every flow arrival and departure over the coflows' remaining bits (the online variant many re-implementations use), not in Sincronia's growing epochs.");
+        t.note("Sincronia and Varys here recompute their order over the coflows' remaining bits at every coflow arrival and completion (the papers' online re-ordering), not at every flow event, nor in Sincronia's growing epochs.");
         Ok(vec![t])
     }
 }

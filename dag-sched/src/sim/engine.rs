@@ -265,8 +265,6 @@ pub(super) struct Sim<'a> {
     pub(super) now: f64,
     pub(super) reserved: Reservations,
     pub(super) lp: LpStats,
-    /// Whether a flow arrived or left since the coflow policies last ranked the jobs.
-    pub(super) dirty: bool,
     /// Bits per (port, window) of JIT's planned (LP) transfers; empty for the baselines.
     pub(super) usage: HashMap<(usize, i64), f64>,
     /// The same over all DAG transfers (every scheduler).
@@ -359,7 +357,6 @@ impl Sim<'_> {
                     } else {
                         self.log.push(FlowEvent::Start(id));
                     }
-                    self.dirty = true;
                     if channel {
                         let ch = (j, src.index(), dst.index());
                         if let std::collections::btree_map::Entry::Vacant(e) = self.heads.entry(ch)
@@ -401,7 +398,6 @@ impl Sim<'_> {
             let f = &self.flows[id];
             (f.job, f.node, f.channel, f.src, f.dst)
         };
-        self.dirty = true;
         if !self.dense {
             self.log.push(FlowEvent::End(id));
         }
@@ -1040,7 +1036,6 @@ fn run_stepped(
         now: 0.0,
         reserved: Reservations::new(),
         lp: LpStats::default(),
-        dirty: true,
         usage: HashMap::new(),
         usage_all: HashMap::new(),
         max_util: 0.0,
