@@ -239,6 +239,11 @@ pub(super) struct Sim<'a> {
     /// Incremental policies: every moving flow's predicted finish (time, id, generation),
     /// stale entries (an older generation) skipped when they surface.
     finish_heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    /// The same predictions less the time the flow's last 1e-9 of its size takes at its
+    /// rate: the reference step ends a flow with no more than that left at any event, so the
+    /// flows ending at an event are popped from here (the next event comes from
+    /// `finish_heap`).
+    due_heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
     /// Incremental policies: per resource, the total rate of the flows crossing it and how
     /// many move (the total reset to 0 when none does), for the utilisation maximum.
     port_rate: Vec<f64>,
@@ -657,8 +662,10 @@ impl Sim<'_> {
             group: lz.group,
         };
         if rate > 0.0 {
-            self.finish_heap
-                .push(Reverse((key(now + f.remaining / rate), id, generation)));
+            let fin = now + f.remaining / rate;
+            self.finish_heap.push(Reverse((key(fin), id, generation)));
+            let due = fin - 1e-9 * f.size / rate;
+            self.due_heap.push(Reverse((key(due), id, generation)));
         }
         self.track_port_rates(id, lz.rate, rate);
     }
@@ -740,18 +747,19 @@ impl Sim<'_> {
     /// by then, or within 1e-9 of its size of its last bit then, as the reference step
     /// rounds) and ends it (all its bits sent).
     fn pop_finished(&mut self, t1: f64, done: &mut Vec<usize>) {
-        while let Some(&Reverse((t, id, g))) = self.finish_heap.peek() {
+        while let Some(&Reverse((_, id, g))) = self.due_heap.peek() {
             let lz = self.lazy[id];
             if lz.ended || lz.generation != g {
-                self.finish_heap.pop();
+                self.due_heap.pop();
                 continue;
             }
             let f = &self.flows[id];
+            let fin = lz.t0 + f.remaining / lz.rate;
             let left = f.remaining - (lz.rate * (t1 - lz.t0)).min(f.remaining);
-            if f64::from_bits(t) > t1 && left > 1e-9 * f.size {
+            if fin > t1 && left > 1e-9 * f.size {
                 break;
             }
-            self.finish_heap.pop();
+            self.due_heap.pop();
             let f = &mut self.flows[id];
             f.sent += f.remaining;
             f.remaining = 0.0;
@@ -1019,6 +1027,7 @@ fn run_stepped(
         due_groups: Vec::new(),
         dag_groups: IdSet::default(),
         finish_heap: BinaryHeap::new(),
+        due_heap: BinaryHeap::new(),
         port_rate: Vec::new(),
         port_moving: Vec::new(),
         rate_up: Vec::new(),
