@@ -401,7 +401,7 @@ impl Experiment for DagSchedulers {
             peaks.last().copied().unwrap_or(f64::NAN),
             peaks.len(),
         ));
-        t.note(format!("Rows: {OURS} is our option, not the paper's (RestPolicy::LatPriority: the transfers outside the LP and the files by strict priority, the job with the fewest bits left first, a job's transfers in LAT order); jit-p1-minmax plans with P1's min-max objective (3) alone; jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1; jit-alpha-* vary alpha with the default otherwise. Sincronia and Varys treat each job's released, unfinished transfers as one coflow, ordered by BSSI or by smallest effective bottleneck (SEBF) and recomputed at every flow arrival and departure, with MADD rates inside a coflow and leftover capacity handed out in the same order."));
+        t.note(format!("Rows: {OURS} is our option, not the paper's (RestPolicy::LatPriority: the transfers outside the LP and the files by strict priority, the job with the fewest bits left first, a job's transfers in LAT order); jit-p1-minmax plans with P1's min-max objective (3) alone; jit-lat-backward-cpm uses the backward critical-path LAT instead of Algorithm 1; jit-alpha-* vary alpha with the default otherwise. Sincronia and Varys treat each job's released, unfinished transfers as one coflow, ordered by BSSI or by smallest effective bottleneck (SEBF) and recomputed at every coflow arrival and completion (a job's first active transfer appearing, its last one leaving), with MADD rates inside a coflow and leftover capacity handed out in the same order."));
         if let (Some(jr), Some(tic), Some(sin), Some(a1), Some(a6)) = (
             by("jit"),
             by("tictac"),

@@ -27,14 +27,19 @@ use crate::{Cell, Context, Experiment, Scale, Table};
 /// the run's wall time.
 pub const HEADER: &str = "trace,coflows,scheduler,mean_cct_s,median_cct_s,p95_cct_s,p99_cct_s,mean_vs_fair,mean_vs_varys,wall_s";
 
-/// Coflows of the trace at `--scale small` on the big switch.
-pub const SMALL_COFLOWS: usize = 6;
+/// Coflows of the trace at `--scale small` on the big switch: the first 11 separate the
+/// schedulers on both traces (synthetic: fair sharing 0.682 s mean CCT, FIFO + TicTac
+/// 0.839 s; FB2010: fair 3.559 s, FIFO + TicTac 6.034 s, Sincronia and Varys 2.787 s); the
+/// first 6 tied every scheduler but FIFO on the synthetic trace. FB2010's 12th coflow has
+/// 20,286 flows: with it (20 coflows) the experiment took 95 s on a loaded 2-core machine.
+pub const SMALL_COFLOWS: usize = 11;
 
 /// Coflows of the trace at `--scale small` on the fat tree, where Sincronia's and Varys's
-/// per-event recomputation over every active flow and its longer routes cost most: with the
-/// synthetic trace's fifth coflow (59 s of CCT) they took 19 and 17 s of a loaded 2-core
-/// machine, over the experiment's 15 s budget; the first four finish in a second.
-pub const SMALL_FAT_TREE_COFLOWS: usize = 4;
+/// dense pass over every active flow at every event and its longer routes cost most: with the
+/// synthetic trace's first 6 coflows fair sharing (10.620 s mean CCT), FIFO + TicTac
+/// (10.791 s) and Sincronia and Varys (10.404 s) differ, and each of the last two takes about
+/// 7 s of a loaded 2-core machine (the first 4 tied every scheduler; 10 took 13 s each).
+pub const SMALL_FAT_TREE_COFLOWS: usize = 6;
 
 /// Every scheduler on a coflow trace, big switch and fat tree.
 #[derive(Debug, Clone, Copy, Default)]
@@ -202,7 +207,7 @@ impl Experiment for DagTrace {
         ));
         t.note("Big switch: one 1 Gbit/s port per trace port (coflowsim's model). Fat tree: XGFT(3; 10, 4, k; 1, 10, 2), aggregation switches 2:1 oversubscribed, min-hop routes, sizes scaled by its link rate over 1 Gbit/s.");
         t.note("Paper columns: Varys (Chowdhury, Zhong, Stoica, SIGCOMM 2014) abstract, up to 3.16x faster than per-flow fairness on average; Sincronia (Agarwal et al., SIGCOMM 2018) abstract, up to 8x over the state of the art. Neither abstract gives the FB2010 mean alone.");
-        t.note("Sincronia and Varys here recompute their order at every flow arrival and departure over the coflows' remaining bits (the online variant many re-implementations use), not in Sincronia's growing epochs.");
+        t.note("Sincronia and Varys here recompute their order over the coflows' remaining bits at every coflow arrival and completion (the papers' online re-ordering), not at every flow event, nor in Sincronia's growing epochs.");
         Ok(vec![t])
     }
 }

@@ -51,6 +51,9 @@ struct FairClass {
     members: Vec<usize>,
     /// Position in `FairClasses::live`, or `NONE`.
     live_pos: u32,
+    /// The rate [`FairClasses::changes`] last reported for the class's members (0 while it
+    /// has none).
+    prev: f64,
 }
 
 /// Flows sharing capacity max-min fairly, grouped by route; add and remove are O(1)
@@ -65,6 +68,8 @@ pub(crate) struct FairClasses {
     /// Per flow id: its class.
     class: Vec<u32>,
     live: Vec<u32>,
+    /// Flows added since [`FairClasses::changes`] last ran (they have no rate yet).
+    fresh: Vec<usize>,
     // Buffers of `rates`.
     cnt: Vec<usize>,
     on: Vec<Vec<u32>>,
@@ -85,7 +90,9 @@ impl FairClasses {
             path: path.iter().copied().collect(),
             members: Vec::new(),
             live_pos: NONE,
+            prev: 0.0,
         });
+        self.fresh.push(id);
         let cl = &mut self.classes[c];
         self.slot[id] = cl.members.len() as u32;
         self.class[id] = c as u32;
@@ -114,6 +121,7 @@ impl FairClasses {
         if cl.members.is_empty() {
             let p = cl.live_pos as usize;
             cl.live_pos = NONE;
+            cl.prev = 0.0;
             self.live.swap_remove(p);
             if let Some(&moved) = self.live.get(p) {
                 self.classes[moved as usize].live_pos = p as u32;
@@ -135,7 +143,53 @@ impl FairClasses {
     /// hands out. The rates equal those of [`max_min_fair`](super::max_min_fair) over the
     /// same flows up to rounding: the filling subtracts `count · increment` from a resource
     /// once where the per-flow loop subtracts the increment `count` times.
+    #[cfg(test)]
     pub(crate) fn rates(&mut self, free: &mut [f64], mut out: impl FnMut(usize, f64)) {
+        self.fill(free);
+        for (p, &c) in self.live.iter().enumerate() {
+            let rate = self.level_of[p];
+            if rate > 0.0 {
+                for &id in &self.classes[c as usize].members {
+                    out(id, rate);
+                }
+            }
+        }
+    }
+
+    /// The same max-min fair rates as [`FairClasses::rates`] (bit for bit), reported per
+    /// class, as changes: calls `join(id, class)` for every flow added since the last call
+    /// (its rate is its class's from then on), then `class_rate(class, rate)` for every
+    /// class whose rate differs (bit for bit) from the one last reported (a class not
+    /// reported keeps its rate; a class that emptied is at 0 again). Class indices are
+    /// stable, one per route. Decreases `free` by what it hands out.
+    ///
+    /// # Complexity
+    /// The filling's, plus O(changes): no pass over the flows.
+    pub(crate) fn changes(
+        &mut self,
+        free: &mut [f64],
+        mut join: impl FnMut(usize, u32),
+        mut class_rate: impl FnMut(u32, f64),
+    ) {
+        self.fill(free);
+        for id in self.fresh.drain(..) {
+            if self.slot[id] != NONE {
+                join(id, self.class[id]);
+            }
+        }
+        for (p, &c) in self.live.iter().enumerate() {
+            let rate = self.level_of[p].max(0.0);
+            let cl = &mut self.classes[c as usize];
+            if rate.to_bits() != cl.prev.to_bits() {
+                cl.prev = rate;
+                class_rate(c, rate);
+            }
+        }
+    }
+
+    /// Progressive filling over the live classes: `level_of[p]` is the rate of the class at
+    /// `live[p]`; decreases `free` by what it hands out.
+    fn fill(&mut self, free: &mut [f64]) {
         let nr = free.len();
         if self.cnt.len() < nr {
             self.cnt.resize(nr, 0);
@@ -224,14 +278,6 @@ impl FairClasses {
             self.cnt[r] = 0;
             if free[r] < 0.0 {
                 free[r] = 0.0;
-            }
-        }
-        for (p, &c) in self.live.iter().enumerate() {
-            let rate = self.level_of[p];
-            if rate > 0.0 {
-                for &id in &self.classes[c as usize].members {
-                    out(id, rate);
-                }
             }
         }
     }

@@ -10,6 +10,8 @@ use super::engine::Sim;
 pub(super) struct Ranked {
     rank: Vec<usize>,
     coflows: Coflows,
+    /// Whether an order has been computed (the first event computes one).
+    ranked: bool,
 }
 
 impl Ranked {
@@ -18,13 +20,17 @@ impl Ranked {
         Self {
             rank: vec![usize::MAX; jobs],
             coflows: Coflows::default(),
+            ranked: false,
         }
     }
 
-    /// One event's rates: follows the flow changes, recomputes the order when the engine
-    /// marked the flows changed (`sim.dirty`) — `order(sim, jobs, demands)` lists indices
-    /// into `jobs` (the jobs with active flows, ascending, and their per-port demands) first
-    /// to last — then serves the coflows in it ([`Coflows::rates`]).
+    /// One event's rates: follows the flow changes, recomputes the order when a coflow
+    /// arrived or completed (a job's first active flow appeared, or its last one left: the
+    /// papers' online algorithms re-order at coflow arrivals and departures, not at every
+    /// flow event) — `order(sim, jobs, demands)` lists indices into `jobs` (the jobs with
+    /// active flows, ascending, and their per-port remaining demands) first to last — then
+    /// serves the coflows in it ([`Coflows::rates`]). A flow released into a coflow that is
+    /// already active keeps the coflow's rank.
     pub(super) fn rates(
         &mut self,
         sim: &mut Sim<'_>,
@@ -32,14 +38,13 @@ impl Ranked {
         free: &mut [f64],
         order: impl FnOnce(&Sim<'_>, &[usize], &[Vec<(usize, f64)>]) -> Vec<usize>,
     ) {
-        self.coflows.update(sim);
-        if sim.dirty {
+        let changed = self.coflows.update(sim);
+        if changed || !self.ranked {
+            self.ranked = true;
             let (jobs, d) = self.coflows.demands(sim);
-            self.coflows.keep_ports(&jobs, &d);
             for (pos, &k) in order(sim, &jobs, &d).iter().enumerate() {
                 self.rank[jobs[k]] = pos;
             }
-            sim.dirty = false;
         }
         self.coflows.rates(sim, &self.rank, rate, free);
     }
@@ -74,27 +79,34 @@ pub(super) struct Coflows {
     order: Vec<usize>,
     load: Vec<f64>,
     touched: Vec<u32>,
-    /// Per job: the resources its active flows cross, from the last [`Coflows::demands`]
-    /// (the flows have not changed since: the engine marks every arrival and departure).
+    /// Per job: the resources its active flows cross (any order), kept as flows come and go.
     ports: Vec<Vec<u32>>,
+    /// Per job: per resource, how many of its active flows cross it (sized on first use).
+    port_count: Vec<Vec<u32>>,
 }
 
 impl Coflows {
     /// Follows the flow changes since the last call: the flows released since (a suffix of
     /// `sim.active`, whose ids grow) join their job's list, which is then sorted by
     /// `tf_rank`; when flows finished (fewer active flows than tracked), the lists drop the
-    /// flows with nothing left.
+    /// flows with nothing left. Returns whether a coflow arrived or completed: a job got its
+    /// first active flow or lost its last one.
     ///
     /// # Complexity
-    /// O(N + Σ n_j log n_j) for N new flows, over the jobs j that got some (n_j their active
-    /// flows); O(F) more when flows finished (F active flows).
-    pub(super) fn update(&mut self, sim: &Sim<'_>) {
+    /// O(N · h + Σ n_j log n_j) for N new flows of h resources, over the jobs j that got
+    /// some (n_j their active flows); O(F + E · h · P) more when flows finished (F active
+    /// flows, E of them ended, P resources per job).
+    pub(super) fn update(&mut self, sim: &Sim<'_>) -> bool {
         let jobs = sim.jobs.len();
+        let mut changed = false;
         if self.by_job.len() != jobs {
             self.by_job = vec![Vec::new(); jobs];
             self.in_live = vec![false; jobs];
             self.by_id = vec![Vec::new(); jobs];
+            self.ports = vec![Vec::new(); jobs];
+            self.port_count = vec![Vec::new(); jobs];
         }
+        let resources = sim.cluster.capacities().len();
         let first = sim.active.partition_point(|&id| id < self.seen);
         let mut touched: Vec<usize> = Vec::new();
         for &id in &sim.active[first..] {
@@ -102,6 +114,17 @@ impl Coflows {
             if !self.in_live[j] {
                 self.in_live[j] = true;
                 self.live.push(j);
+                changed = true;
+            }
+            let count = &mut self.port_count[j];
+            if count.len() != resources {
+                count.resize(resources, 0);
+            }
+            for &p in &sim.flows[id].path {
+                if count[p as usize] == 0 {
+                    self.ports[j].push(p);
+                }
+                count[p as usize] += 1;
             }
             if self.by_job[j].last().is_none_or(|&l| l < self.seen) {
                 touched.push(j);
@@ -123,7 +146,22 @@ impl Coflows {
             let mut tracked = 0;
             for &j in &self.live {
                 self.by_job[j].retain(|&id| flows[id].remaining > 0.0);
-                self.by_id[j].retain(|&id| flows[id].remaining > 0.0);
+                let (count, ports) = (&mut self.port_count[j], &mut self.ports[j]);
+                self.by_id[j].retain(|&id| {
+                    let f = &flows[id];
+                    if f.remaining > 0.0 {
+                        return true;
+                    }
+                    for &p in &f.path {
+                        count[p as usize] -= 1;
+                        if count[p as usize] == 0
+                            && let Some(k) = ports.iter().position(|&q| q == p)
+                        {
+                            ports.swap_remove(k);
+                        }
+                    }
+                    false
+                });
                 tracked += self.by_job[j].len();
             }
             self.tracked = tracked;
@@ -131,9 +169,11 @@ impl Coflows {
             self.live.retain(|&j| {
                 let keep = !by_job[j].is_empty();
                 in_live[j] = keep;
+                changed |= !keep;
                 keep
             });
         }
+        changed
     }
 
     /// The jobs with active flows (ascending) and, per such job, its remaining demand on
@@ -182,18 +222,6 @@ impl Coflows {
             "incremental coflow demands differ from the per-event sums"
         );
         (jobs, d)
-    }
-
-    /// Keeps, per job of `jobs`, the resources of its demands `d` ([`Coflows::demands`]).
-    pub(super) fn keep_ports(&mut self, jobs: &[usize], d: &[Vec<(usize, f64)>]) {
-        if self.ports.len() != self.by_job.len() {
-            self.ports = vec![Vec::new(); self.by_job.len()];
-        }
-        for (&j, dj) in jobs.iter().zip(d) {
-            let ports = &mut self.ports[j];
-            ports.clear();
-            ports.extend(dj.iter().map(|&(p, _)| p as u32));
-        }
     }
 
     /// Rates of the active flows with the coflows served in `rank` order (`rank[job]`,

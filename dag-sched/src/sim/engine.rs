@@ -96,6 +96,107 @@ pub(super) struct Moving {
     pub(super) planned: f64,
 }
 
+/// A flow's rate under an incremental policy, kept between events: it has sent at `rate`
+/// since `t0`, when it had `Flow::remaining` bits left (materialised only when the rate
+/// changes or the flow ends, so that an event does not touch every moving flow).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Lazy {
+    /// The rate, bits/s (0: not moving).
+    rate: f64,
+    /// When `rate` was set (and `Flow::remaining` last materialised).
+    t0: f64,
+    /// Bumped at every rate change: older predictions in the finish heap are stale.
+    generation: u32,
+    /// Whether the flow delivered its last bit.
+    ended: bool,
+    /// Its rate group, or `NONE`.
+    group: u32,
+}
+
+/// A set of flow ids with O(1) insert and remove (any order).
+#[derive(Debug, Default)]
+pub(super) struct IdSet {
+    ids: Vec<usize>,
+    pos: Vec<u32>,
+}
+
+impl IdSet {
+    fn insert(&mut self, id: usize) {
+        if self.pos.len() <= id {
+            self.pos.resize(id + 1, NONE);
+        }
+        if self.pos[id] == NONE {
+            self.pos[id] = self.ids.len() as u32;
+            self.ids.push(id);
+        }
+    }
+
+    fn remove(&mut self, id: usize) {
+        if let Some(&p) = self.pos.get(id)
+            && p != NONE
+        {
+            self.ids.swap_remove(p as usize);
+            if let Some(&moved) = self.ids.get(p as usize) {
+                self.pos[moved] = p;
+            }
+            self.pos[id] = NONE;
+        }
+    }
+}
+
+/// A rate change an incremental policy reports ([`RatePolicy::sparse_rates`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Change {
+    /// Flow `id` moves at `rate` from now on (0: it stops).
+    Flow {
+        /// The flow.
+        id: usize,
+        /// Its rate, bits/s.
+        rate: f64,
+    },
+    /// Flow `id` joins rate group `group` for the rest of its life: it moves at the group's
+    /// rate. A group's members cross the same resources.
+    Join {
+        /// The flow.
+        id: usize,
+        /// The group.
+        group: u32,
+    },
+    /// Every member of group `group` moves at `rate` from now on.
+    Group {
+        /// The group.
+        group: u32,
+        /// The members' rate, bits/s.
+        rate: f64,
+    },
+}
+
+/// A rate group: flows that always share one rate and one route (fair sharing's route
+/// classes), so that a rate change costs O(1), not a pass over the members. Every member
+/// has received `served` bits per member since `t0` (plus `rate` since then), counted from
+/// the group's last empty moment; a member finishes when that count reaches its target.
+#[derive(Debug, Default)]
+struct Group {
+    rate: f64,
+    t0: f64,
+    served: f64,
+    /// Members by (target key, id): the served count at which each has no bits left.
+    members: BinaryHeap<Reverse<(u64, usize)>>,
+    /// Members of DAG jobs (their usage is recorded per window).
+    dag: u32,
+    /// The members' route (that of the first member).
+    path: Path,
+    /// Reference step: the members (ended ones dropped when read).
+    all: Vec<usize>,
+}
+
+impl Group {
+    /// Bits served per member by `t`.
+    fn served_at(&self, t: f64) -> f64 {
+        self.served + self.rate * (t - self.t0)
+    }
+}
+
 /// Orders non-negative `f64` times in a heap.
 fn key(t: f64) -> u64 {
     t.max(0.0).to_bits()
@@ -114,8 +215,48 @@ pub(super) struct Sim<'a> {
     pub(super) dense: bool,
     /// The flow changes since the policy last set rates (incremental policies only).
     pub(super) log: Vec<FlowEvent>,
-    /// The flows with a positive rate in the current step.
+    /// Dense policies (and the reference step): the flows with a positive rate in the
+    /// current step. Incremental policies: the rate changes of the current step.
     pub(super) moving: Vec<Moving>,
+    /// Incremental policies: every flow's rate since its last change.
+    lazy: Vec<Lazy>,
+    /// Incremental policies: the rate changes of the current step.
+    changes: Vec<Change>,
+    /// Incremental policies: the rate groups, and those moving (with members and a
+    /// positive rate). Fair sharing changes nearly every group's rate at every event, so
+    /// their first finishes are scanned, not kept in a heap (a heap filled with stale
+    /// predictions: 66 % of a run in `BinaryHeap::pop` on the first 200 FB2010 coflows).
+    groups: Vec<Group>,
+    moving_groups: IdSet,
+    /// Per group: its first member's predicted finish, and that less the time its last
+    /// 1e-9 of bits takes (when it counts as done); dense and small, for the scans.
+    group_next: Vec<f64>,
+    group_due: Vec<f64>,
+    /// Buffer of [`Sim::pop_finished`]: the groups with a member due.
+    due_groups: Vec<usize>,
+    /// Groups with DAG members and a positive rate.
+    dag_groups: IdSet,
+    /// Incremental policies: every moving flow's predicted finish (time, id, generation),
+    /// stale entries (an older generation) skipped when they surface.
+    finish_heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    /// The same predictions less the time the flow's last 1e-9 of its size takes at its
+    /// rate: the reference step ends a flow with no more than that left at any event, so the
+    /// flows ending at an event are popped from here (the next event comes from
+    /// `finish_heap`).
+    due_heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    /// Incremental policies: per resource, the total rate of the flows crossing it and how
+    /// many move (the total reset to 0 when none does), for the utilisation maximum.
+    port_rate: Vec<f64>,
+    port_moving: Vec<u32>,
+    /// The resources whose total rate grew at this event's changes.
+    rate_up: Vec<u32>,
+    /// Incremental policies: the moving flows of DAG jobs (their usage is recorded per
+    /// window); and, in the reference step, every moving flow.
+    dag_moving: IdSet,
+    all_moving: IdSet,
+    /// Whether incremental policies run the reference step (every moving flow advanced at
+    /// every event, as before the lazy bookkeeping; tests compare the two).
+    reference: bool,
     /// Reused buffers: the free capacity of every resource, the dense rates, the flows done.
     free: Vec<f64>,
     rate_buf: Vec<f64>,
@@ -129,8 +270,6 @@ pub(super) struct Sim<'a> {
     pub(super) now: f64,
     pub(super) reserved: Reservations,
     pub(super) lp: LpStats,
-    /// Whether a flow arrived or left since the coflow policies last ranked the jobs.
-    pub(super) dirty: bool,
     /// Bits per (port, window) of JIT's planned (LP) transfers; empty for the baselines.
     pub(super) usage: HashMap<(usize, i64), f64>,
     /// The same over all DAG transfers (every scheduler).
@@ -213,13 +352,16 @@ impl Sim<'_> {
                         channel,
                         head: false,
                     });
+                    self.lazy.push(Lazy {
+                        group: NONE,
+                        ..Lazy::default()
+                    });
                     if self.dense {
                         // Ids grow, so `active` stays in release order.
                         self.active.push(id);
                     } else {
                         self.log.push(FlowEvent::Start(id));
                     }
-                    self.dirty = true;
                     if channel {
                         let ch = (j, src.index(), dst.index());
                         if let std::collections::btree_map::Entry::Vacant(e) = self.heads.entry(ch)
@@ -261,7 +403,6 @@ impl Sim<'_> {
             let f = &self.flows[id];
             (f.job, f.node, f.channel, f.src, f.dst)
         };
-        self.dirty = true;
         if !self.dense {
             self.log.push(FlowEvent::End(id));
         }
@@ -338,13 +479,383 @@ impl Sim<'_> {
             self.rate_buf = rate;
             next
         } else {
-            let next = self.with_policy(|p, sim| Ok(p.sparse_rates(sim, &mut moving, &mut free)));
+            let mut changes = std::mem::take(&mut self.changes);
+            changes.clear();
+            let next = self.with_policy(|p, sim| Ok(p.sparse_rates(sim, &mut changes, &mut free)));
             self.log.clear();
+            for &c in &changes {
+                match c {
+                    Change::Flow { id, rate } => self.set_rate(id, rate),
+                    Change::Join { id, group } => self.join(id, group as usize),
+                    Change::Group { group, rate } => self.set_group_rate(group as usize, rate),
+                }
+            }
+            self.changes = changes;
+            // The utilisation once every change is in (a flow that stops may come after the
+            // one that takes its capacity).
+            let cap = self.cluster.capacities();
+            for &p in &self.rate_up {
+                let p = p as usize;
+                self.max_util = self.max_util.max(self.port_rate[p] / cap[p]);
+            }
+            self.rate_up.clear();
+            if self.reference {
+                moving.clear();
+                for &id in &self.all_moving.ids {
+                    moving.push(Moving {
+                        id,
+                        rate: self.lazy[id].rate,
+                        planned: 0.0,
+                    });
+                }
+            }
             next
         };
         self.free = free;
         self.moving = moving;
         next
+    }
+
+    /// Incremental policies: flow `id` joins group `g` (ignored once it ended or if it is in
+    /// a group already).
+    fn join(&mut self, id: usize, g: usize) {
+        let lz = self.lazy[id];
+        if lz.ended || lz.group != NONE {
+            return;
+        }
+        // Its own rate stops (materialising its bits left).
+        self.set_rate(id, 0.0);
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, Group::default);
+        }
+        self.lazy[id].group = g as u32;
+        let now = self.now;
+        let dag = self.st[self.flows[id].job].dag;
+        let grp = &mut self.groups[g];
+        if grp.members.is_empty() && grp.all.is_empty() {
+            // Count afresh from an empty group (the served count stays small).
+            grp.served = 0.0;
+            grp.t0 = now;
+            grp.path = self.flows[id].path.clone();
+        }
+        let rate = grp.rate;
+        if dag {
+            grp.dag += 1;
+        }
+        if self.reference {
+            grp.all.push(id);
+            self.set_rate_reference(id, rate);
+            return;
+        }
+        let target = grp.served_at(now) + self.flows[id].remaining;
+        let first = grp
+            .members
+            .peek()
+            .is_none_or(|&Reverse((t, _))| key(target) < t);
+        grp.members.push(Reverse((key(target), id)));
+        if first && rate > 0.0 {
+            self.predict_group(g);
+        }
+        if rate > 0.0 {
+            self.track_ports(g, true, 0.0, rate, 1);
+        }
+    }
+
+    /// Incremental policies: every member of group `g` moves at `rate` from now on.
+    fn set_group_rate(&mut self, g: usize, rate: f64) {
+        if self.groups.len() <= g {
+            self.groups.resize_with(g + 1, Group::default);
+        }
+        let now = self.now;
+        let grp = &mut self.groups[g];
+        let old = grp.rate;
+        if old.to_bits() == rate.to_bits() {
+            return;
+        }
+        if self.reference {
+            grp.rate = rate;
+            let mut all = std::mem::take(&mut grp.all);
+            all.retain(|&id| !self.lazy[id].ended);
+            for &id in &all {
+                self.set_rate_reference(id, rate);
+            }
+            self.groups[g].all = all;
+            return;
+        }
+        grp.served = grp.served_at(now);
+        grp.t0 = now;
+        grp.rate = rate;
+        let n = grp.members.len() as u32;
+        if rate > 0.0 {
+            self.predict_group(g);
+        } else {
+            self.moving_groups.remove(g);
+        }
+        if n > 0 {
+            self.track_ports(g, true, old, rate, n);
+        }
+    }
+
+    /// Sets group `g`'s first predicted finish (its smallest target at its rate, which is
+    /// positive) and whether it is moving.
+    fn predict_group(&mut self, g: usize) {
+        if self.group_next.len() < self.groups.len() {
+            self.group_next.resize(self.groups.len(), f64::INFINITY);
+            self.group_due.resize(self.groups.len(), f64::INFINITY);
+        }
+        let grp = &self.groups[g];
+        match grp.members.peek() {
+            Some(&Reverse((t, id))) if grp.rate > 0.0 => {
+                let left = (f64::from_bits(t) - grp.served).max(0.0);
+                let next = grp.t0 + left / grp.rate;
+                self.group_next[g] = next;
+                self.group_due[g] = next - 1e-9 * self.flows[id].size / grp.rate;
+                self.moving_groups.insert(g);
+            }
+            _ => {
+                self.moving_groups.remove(g);
+            }
+        }
+    }
+
+    /// Reference step: flow `id` of a group moves at `rate`.
+    fn set_rate_reference(&mut self, id: usize, rate: f64) {
+        self.lazy[id].rate = rate;
+        if rate > 0.0 {
+            self.all_moving.insert(id);
+        } else {
+            self.all_moving.remove(id);
+        }
+    }
+
+    /// Incremental policies: flow `id` moves at `rate` from now on (ignored once it ended or
+    /// when the rate is the same, bit for bit). Materialises its bits left at the old rate,
+    /// predicts its finish at the new one.
+    fn set_rate(&mut self, id: usize, rate: f64) {
+        let lz = self.lazy[id];
+        if lz.ended || lz.rate.to_bits() == rate.to_bits() {
+            return;
+        }
+        if self.reference {
+            // The reference step advances every moving flow itself.
+            self.lazy[id].rate = rate;
+            if rate > 0.0 {
+                self.all_moving.insert(id);
+            } else {
+                self.all_moving.remove(id);
+            }
+            return;
+        }
+        let now = self.now;
+        let f = &mut self.flows[id];
+        if lz.rate > 0.0 {
+            let moved = (lz.rate * (now - lz.t0)).min(f.remaining);
+            f.remaining -= moved;
+            f.sent += moved;
+        }
+        let generation = lz.generation.wrapping_add(1);
+        self.lazy[id] = Lazy {
+            rate,
+            t0: now,
+            generation,
+            ended: false,
+            group: lz.group,
+        };
+        if rate > 0.0 {
+            let fin = now + f.remaining / rate;
+            self.finish_heap.push(Reverse((key(fin), id, generation)));
+            let due = fin - 1e-9 * f.size / rate;
+            self.due_heap.push(Reverse((key(due), id, generation)));
+        }
+        self.track_port_rates(id, lz.rate, rate);
+    }
+
+    /// Incremental policies: flow `id`'s rate went from `old` to `new`: updates the
+    /// per-resource totals, the utilisation maximum and the moving DAG flows.
+    fn track_port_rates(&mut self, id: usize, old: f64, new: f64) {
+        let dag = self.st[self.flows[id].job].dag;
+        self.track_ports(id, false, old, new, 1);
+        if dag {
+            if new > 0.0 {
+                self.dag_moving.insert(id);
+            } else {
+                self.dag_moving.remove(id);
+            }
+        }
+    }
+
+    /// Incremental policies: `n` flows on the route of flow `id` (of group `id` when
+    /// `group`) went from rate `old` to `new` each: updates the per-resource totals, the
+    /// resources whose total grew and (groups) the moving DAG groups.
+    fn track_ports(&mut self, id: usize, group: bool, old: f64, new: f64, n: u32) {
+        if self.port_rate.is_empty() {
+            let r = self.cluster.capacities().len();
+            self.port_rate = vec![0.0; r];
+            self.port_moving = vec![0; r];
+        }
+        let path = if group {
+            &self.groups[id].path
+        } else {
+            &self.flows[id].path
+        };
+        for &p in path {
+            let p = p as usize;
+            match (old > 0.0, new > 0.0) {
+                (false, true) => self.port_moving[p] += n,
+                (true, false) => self.port_moving[p] -= n,
+                _ => {}
+            }
+            self.port_rate[p] = if self.port_moving[p] == 0 {
+                0.0
+            } else {
+                self.port_rate[p] + (new - old) * f64::from(n)
+            };
+            if new > old {
+                self.rate_up.push(p as u32);
+            }
+        }
+        if group {
+            let grp = &self.groups[id];
+            if grp.dag > 0 && grp.rate > 0.0 {
+                self.dag_groups.insert(id);
+            } else {
+                self.dag_groups.remove(id);
+            }
+        }
+    }
+
+    /// Incremental policies: the earliest predicted finish of a moving flow (dropping stale
+    /// predictions), `f64::INFINITY` for none.
+    fn next_finish(&mut self) -> f64 {
+        let mut t_next = f64::INFINITY;
+        while let Some(&Reverse((t, id, g))) = self.finish_heap.peek() {
+            let lz = &self.lazy[id];
+            if lz.ended || lz.generation != g {
+                self.finish_heap.pop();
+                continue;
+            }
+            t_next = f64::from_bits(t);
+            break;
+        }
+        for &g in &self.moving_groups.ids {
+            t_next = t_next.min(self.group_next[g]);
+        }
+        t_next
+    }
+
+    /// Incremental policies: pushes onto `done` every flow that finishes by `t1` (predicted
+    /// by then, or within 1e-9 of its size of its last bit then, as the reference step
+    /// rounds) and ends it (all its bits sent).
+    fn pop_finished(&mut self, t1: f64, done: &mut Vec<usize>) {
+        while let Some(&Reverse((_, id, g))) = self.due_heap.peek() {
+            let lz = self.lazy[id];
+            if lz.ended || lz.generation != g {
+                self.due_heap.pop();
+                continue;
+            }
+            let f = &self.flows[id];
+            let fin = lz.t0 + f.remaining / lz.rate;
+            let left = f.remaining - (lz.rate * (t1 - lz.t0)).min(f.remaining);
+            if fin > t1 && left > 1e-9 * f.size {
+                break;
+            }
+            self.due_heap.pop();
+            let f = &mut self.flows[id];
+            f.sent += f.remaining;
+            f.remaining = 0.0;
+            self.lazy[id] = Lazy {
+                rate: 0.0,
+                t0: t1,
+                generation: lz.generation.wrapping_add(1),
+                ended: true,
+                group: lz.group,
+            };
+            self.track_port_rates(id, lz.rate, 0.0);
+            done.push(id);
+        }
+        let mut due = std::mem::take(&mut self.due_groups);
+        due.clear();
+        for &g in &self.moving_groups.ids {
+            // Due by `t1`, or its first member's bits left then within 1e-9 of its size.
+            if self.group_due[g] <= t1 {
+                due.push(g);
+            }
+        }
+        for &gi in &due {
+            let served = self.groups[gi].served_at(t1);
+            let mut ended = 0u32;
+            let mut dag_ended = 0u32;
+            // The first member finishes (its prediction is due, or it is within rounding);
+            // the next ones as they are due by `t1` or within rounding then.
+            let mut k = 0;
+            while let Some(&Reverse((target, id))) = self.groups[gi].members.peek() {
+                let grp = &self.groups[gi];
+                let left = (f64::from_bits(target) - served).max(0.0);
+                let due = grp.t0 + (f64::from_bits(target) - grp.served).max(0.0) / grp.rate;
+                if k > 0 && due > t1 && left > 1e-9 * self.flows[id].size {
+                    break;
+                }
+                k += 1;
+                self.groups[gi].members.pop();
+                let f = &mut self.flows[id];
+                f.sent += f.remaining;
+                f.remaining = 0.0;
+                let lz = &mut self.lazy[id];
+                lz.ended = true;
+                lz.generation = lz.generation.wrapping_add(1);
+                ended += 1;
+                if self.st[f.job].dag {
+                    dag_ended += 1;
+                }
+                done.push(id);
+            }
+            let rate = self.groups[gi].rate;
+            self.groups[gi].dag -= dag_ended;
+            self.track_ports(gi, true, rate, 0.0, ended);
+            self.predict_group(gi);
+        }
+        self.due_groups = due;
+    }
+
+    /// Incremental policies: records the usage of the moving DAG flows over `[t0, t1]` (the
+    /// others add to no window; their utilisation is tracked per rate change).
+    fn record_lazy_usage(&mut self, t0: f64, t1: f64) {
+        if self.dag_moving.ids.is_empty() && self.dag_groups.ids.is_empty() {
+            return;
+        }
+        if !self.dag_groups.ids.is_empty() {
+            // Per resource: the rate of the moving DAG flows (none of an LP's), grouped or not.
+            let n = self.cluster.capacities().len();
+            let mut port = vec![(0.0f64, 0.0f64); n];
+            for &id in &self.dag_moving.ids {
+                let r = self.lazy[id].rate;
+                for &p in &self.flows[id].path {
+                    port[p as usize].1 += r;
+                }
+            }
+            for &g in &self.dag_groups.ids {
+                let grp = &self.groups[g];
+                let r = grp.rate * f64::from(grp.dag);
+                for &p in &grp.path {
+                    port[p as usize].1 += r;
+                }
+            }
+            self.record_windows(&port, t0, t1);
+            return;
+        }
+        let mut ids = std::mem::take(&mut self.ids_buf);
+        let mut rates = std::mem::take(&mut self.rate_buf);
+        ids.clear();
+        rates.clear();
+        for &id in &self.dag_moving.ids {
+            ids.push(id);
+            rates.push(self.lazy[id].rate);
+        }
+        std::mem::swap(&mut self.active, &mut ids);
+        self.record_usage(&rates, t0, t1);
+        std::mem::swap(&mut self.active, &mut ids);
+        self.ids_buf = ids;
+        self.rate_buf = rates;
     }
 
     /// Records the current step's usage over `[t0, t1]`: `record_usage` reads `active` and a
@@ -440,6 +951,30 @@ pub(super) fn run(
     cfg: &SimConfig,
     policy: Box<dyn RatePolicy>,
 ) -> Result<SimResult, Error> {
+    run_stepped(cluster, jobs, cfg, policy, false)
+}
+
+/// [`run`] with the old recompute-everything step for incremental policies (every moving
+/// flow's bits and finish time updated at every event): the oracle of the lazy step.
+#[cfg(test)]
+pub(super) fn run_reference(
+    cluster: &Cluster,
+    jobs: &[SimJob],
+    cfg: &SimConfig,
+) -> Result<SimResult, Error> {
+    validate(cfg)?;
+    let policy = policy::for_scheduler(cfg.scheduler, jobs.len());
+    run_stepped(cluster, jobs, cfg, policy, true)
+}
+
+/// [`run`], with the reference step for incremental policies when `reference`.
+fn run_stepped(
+    cluster: &Cluster,
+    jobs: &[SimJob],
+    cfg: &SimConfig,
+    policy: Box<dyn RatePolicy>,
+    reference: bool,
+) -> Result<SimResult, Error> {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by(|&a, &b| jobs[a].arrival.total_cmp(&jobs[b].arrival).then(a.cmp(&b)));
     let mut fifo = vec![0; jobs.len()];
@@ -483,6 +1018,22 @@ pub(super) fn run(
         dense: policy.dense(),
         log: Vec::new(),
         moving: Vec::new(),
+        lazy: Vec::new(),
+        changes: Vec::new(),
+        groups: Vec::new(),
+        moving_groups: IdSet::default(),
+        group_next: Vec::new(),
+        group_due: Vec::new(),
+        due_groups: Vec::new(),
+        dag_groups: IdSet::default(),
+        finish_heap: BinaryHeap::new(),
+        due_heap: BinaryHeap::new(),
+        port_rate: Vec::new(),
+        port_moving: Vec::new(),
+        rate_up: Vec::new(),
+        dag_moving: IdSet::default(),
+        all_moving: IdSet::default(),
+        reference,
         free: Vec::new(),
         rate_buf: Vec::new(),
         done_buf: Vec::new(),
@@ -494,7 +1045,6 @@ pub(super) fn run(
         now: 0.0,
         reserved: Reservations::new(),
         lp: LpStats::default(),
-        dirty: true,
         usage: HashMap::new(),
         usage_all: HashMap::new(),
         max_util: 0.0,
@@ -535,14 +1085,19 @@ pub(super) fn run(
         if let Some(&Reverse((t, _, _))) = sim.heap.peek() {
             t_next = t_next.min(f64::from_bits(t));
         }
+        let lazy = !sim.dense && !sim.reference;
         // Each moving flow's finish time at its rate, kept for the step below (the same
         // expression, so the same value, as it computed again before).
         let mut fin = std::mem::take(&mut sim.fin_buf);
         fin.clear();
-        for m in &sim.moving {
-            let t = sim.now + sim.flows[m.id].remaining / m.rate;
-            fin.push(t);
-            t_next = t_next.min(t);
+        if lazy {
+            t_next = t_next.min(sim.next_finish());
+        } else {
+            for m in &sim.moving {
+                let t = sim.now + sim.flows[m.id].remaining / m.rate;
+                fin.push(t);
+                t_next = t_next.min(t);
+            }
         }
         if !t_next.is_finite() {
             return Err(Error::Stalled {
@@ -552,26 +1107,38 @@ pub(super) fn run(
         }
         let t_next = t_next.max(sim.now);
         let dt = t_next - sim.now;
-        sim.record_moving_usage(sim.now, t_next);
         let mut done = std::mem::take(&mut sim.done_buf);
         done.clear();
-        for (m, &t) in sim.moving.iter().zip(&fin) {
-            let f = &mut sim.flows[m.id];
-            let rate = m.rate;
-            let moved = (rate * dt).min(f.remaining);
-            let finishing = t <= t_next || f.remaining - moved <= 1e-9 * f.size;
-            let delta = if finishing { f.remaining } else { moved };
-            if f.lp.is_some() {
-                // Split what moved between the planned rate and the catch-up on top of it.
-                let planned = m.planned.min(rate);
-                let plan_part = delta * planned / rate;
-                sim.lp_bits_on_plan += plan_part;
-                sim.lp_bits_catch_up += delta - plan_part;
+        if lazy {
+            sim.record_lazy_usage(sim.now, t_next);
+            sim.pop_finished(t_next, &mut done);
+        } else {
+            sim.record_moving_usage(sim.now, t_next);
+            for (m, &t) in sim.moving.iter().zip(&fin) {
+                let f = &mut sim.flows[m.id];
+                let rate = m.rate;
+                let moved = (rate * dt).min(f.remaining);
+                let finishing = t <= t_next || f.remaining - moved <= 1e-9 * f.size;
+                let delta = if finishing { f.remaining } else { moved };
+                if f.lp.is_some() {
+                    // Split what moved between the planned rate and the catch-up on top of it.
+                    let planned = m.planned.min(rate);
+                    let plan_part = delta * planned / rate;
+                    sim.lp_bits_on_plan += plan_part;
+                    sim.lp_bits_catch_up += delta - plan_part;
+                }
+                f.sent += delta;
+                f.remaining = if finishing { 0.0 } else { f.remaining - moved };
+                if finishing {
+                    done.push(m.id);
+                }
             }
-            f.sent += delta;
-            f.remaining = if finishing { 0.0 } else { f.remaining - moved };
-            if finishing {
-                done.push(m.id);
+            if !sim.dense {
+                // The reference step: the ended flows leave the moving set.
+                for &id in &done {
+                    sim.lazy[id].ended = true;
+                    sim.all_moving.remove(id);
+                }
             }
         }
         sim.fin_buf = fin;

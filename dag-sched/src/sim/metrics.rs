@@ -176,7 +176,6 @@ impl fmt::Display for SimResult {
 
 impl Sim<'_> {
     pub(super) fn record_usage(&mut self, rate: &[f64], t0: f64, t1: f64) {
-        let w = self.cfg.sample_window.as_secs_f64();
         let jit = matches!(self.cfg.scheduler, Scheduler::Jit(_));
         // Per resource: (JIT's planned DAG rate, all DAG rate), and the total rate; dense vectors
         // (a resource carries DAG traffic iff its all-DAG rate is positive, as every rate
@@ -207,6 +206,13 @@ impl Sim<'_> {
                 self.max_util = self.max_util.max(u / cap);
             }
         }
+        self.record_windows(&port_rate, t0, t1);
+    }
+
+    /// Adds `port_rate[p]` (JIT's planned DAG rate, all DAG rate) on every resource `p`
+    /// over `[t0, t1]` to the per-window usage.
+    pub(super) fn record_windows(&mut self, port_rate: &[(f64, f64)], t0: f64, t1: f64) {
+        let w = self.cfg.sample_window.as_secs_f64();
         if t1 <= t0 {
             return;
         }

@@ -12,15 +12,18 @@
 //!   share ports max-min fairly, as TCP flows do.
 //! - [`Scheduler::TicTac`]: FIFO over jobs, TAC priority inside a job, strict priority.
 //! - [`Scheduler::Sincronia`]: each job's released, unfinished transfers form one coflow;
-//!   BSSI over remaining demand, recomputed whenever a flow arrives or leaves; coflows served
+//!   BSSI over remaining demand, recomputed when a coflow arrives or completes (a job's first
+//!   active transfer appears or its last one leaves: the paper's online algorithm re-orders
+//!   at coflow arrivals and departures, not at every flow event); coflows served
 //!   in that order, each with MADD rates (its flows finish together: the paper's account of
 //!   why Sincronia loses on DAG jobs, §4.2), then leftover capacity handed out greedily in the
 //!   same order (work conservation). Sincronia does not look inside a coflow, so the
 //!   leftover goes to a coflow's flows in the job's arbitrary (random) order.
 //! - [`Scheduler::Varys`]: the same coflows, data plane and recomputation, ordered by SEBF
 //!   (smallest effective bottleneck first: a coflow's largest remaining bits on one port over
-//!   that port's capacity, recomputed on remaining bits: the dynamic variant of Chowdhury,
-//!   Zhong and Stoica's SEBF, "Efficient Coflow Scheduling with Varys", SIGCOMM 2014), ties by arrival.
+//!   that port's capacity, on the remaining bits when a coflow arrives or completes, as
+//!   Chowdhury, Zhong and Stoica's SEBF + MADD re-runs, "Efficient Coflow Scheduling with
+//!   Varys", SIGCOMM 2014), ties by arrival.
 //! - [`Scheduler::Jit`]: at a DAG job's arrival, LAT estimation, α-selection and the LP are run
 //!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
 //!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline

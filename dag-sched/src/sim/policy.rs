@@ -2,7 +2,7 @@
 //! [`RatePolicy`] in a file of its own (as quinn-proto's congestion controllers implement one
 //! `Controller` trait each), chosen from a [`Scheduler`] by [`for_scheduler`].
 
-use super::engine::{Moving, Sim};
+use super::engine::{Change, Sim};
 use super::{Scheduler, jit, sincronia, tensorflow, tictac, varys};
 use crate::Error;
 
@@ -33,12 +33,15 @@ pub(crate) trait RatePolicy {
     }
 
     /// Incremental policies: reads the flow changes in `sim.log` (cleared after the call),
-    /// pushes every flow with a positive rate onto `out` (empty on entry), decreasing `free`
-    /// by what it hands out; returns the time of the next event the policy itself needs.
+    /// pushes onto `out` (empty on entry) the rate changes since the last call ([`Change`]:
+    /// a flow's new rate, 0 to stop it; a flow joining a rate group; a group's new rate; a
+    /// flow or group not reported keeps its rate, a new flow has rate 0), decreasing `free`
+    /// by the rates of every flow that moves; returns the time of the next event the policy
+    /// itself needs.
     fn sparse_rates(
         &mut self,
         _sim: &mut Sim<'_>,
-        _out: &mut Vec<Moving>,
+        _out: &mut Vec<Change>,
         _free: &mut [f64],
     ) -> f64 {
         f64::INFINITY

@@ -1,6 +1,7 @@
 //! Sincronia (Agarwal et al., "Sincronia: Near-Optimal Network Design for Coflows", SIGCOMM
 //! 2018): the coflows of [`super::coflow`] ordered by BSSI over their remaining demand,
-//! recomputed whenever a flow arrives or leaves.
+//! recomputed when a coflow arrives or completes (the paper's online re-ordering at coflow
+//! arrivals and departures).
 
 use super::coflow::Ranked;
 use super::engine::Sim;

@@ -3,9 +3,10 @@
 //! ports max-min fairly, as TCP flows do.
 //!
 //! Incremental: the channel heads are kept in route classes ([`FairClasses`]) as they come
-//! and go, and each event fills the classes, not every flow.
+//! and go, each event fills the classes, not every flow, and reports only the flows whose
+//! rate changed.
 
-use super::engine::{FlowEvent, Moving, Sim};
+use super::engine::{Change, FlowEvent, Sim};
 use super::policy::RatePolicy;
 use crate::rates::{FairClasses, FlowDemand, max_min_fair};
 
@@ -24,7 +25,7 @@ impl RatePolicy for TensorFlow {
         false
     }
 
-    fn sparse_rates(&mut self, sim: &mut Sim<'_>, out: &mut Vec<Moving>, free: &mut [f64]) -> f64 {
+    fn sparse_rates(&mut self, sim: &mut Sim<'_>, out: &mut Vec<Change>, free: &mut [f64]) -> f64 {
         for &e in &sim.log {
             match e {
                 FlowEvent::Head(id) => {
@@ -37,13 +38,17 @@ impl RatePolicy for TensorFlow {
                 FlowEvent::Start(_) => {}
             }
         }
-        self.heads.rates(free, |id, rate| {
-            out.push(Moving {
-                id,
-                rate,
-                planned: 0.0,
-            });
-        });
+        // A class's flows join its rate group; a class's rate is its group's. `out` is
+        // shared by both callbacks: collect the joins first (they come first).
+        let mut joins = Vec::new();
+        let mut rates = Vec::new();
+        self.heads.changes(
+            free,
+            |id, group| joins.push(Change::Join { id, group }),
+            |group, rate| rates.push(Change::Group { group, rate }),
+        );
+        out.append(&mut joins);
+        out.append(&mut rates);
         f64::INFINITY
     }
 }

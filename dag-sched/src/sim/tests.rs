@@ -530,3 +530,109 @@ fn coflow_rates_in_place_match_the_reference_on_a_trace_prefix() {
         assert!(r.jobs.iter().all(|o| o.finish.is_finite()), "{}", s.name());
     }
 }
+
+/// A drawn coflow: arrival (ms), mapper ports, (reducer port, shuffle MB).
+type DrawnCoflow = (u32, Vec<u32>, Vec<(u32, u32)>);
+
+/// A random coflow trace in the coflow-benchmark format: `coflows` coflows over `ports`
+/// ports, each with up to three mappers and three reducers, arrivals within 40 ms.
+fn random_trace(ports: u32, coflows: &[DrawnCoflow]) -> String {
+    let mut s = format!("{ports} {}\n", coflows.len());
+    for (i, (arrival, mappers, reducers)) in coflows.iter().enumerate() {
+        s.push_str(&format!("{} {arrival} {}", i + 1, mappers.len()));
+        for m in mappers {
+            s.push_str(&format!(" {}", m % ports));
+        }
+        s.push_str(&format!(" {}", reducers.len()));
+        for (r, mb) in reducers {
+            s.push_str(&format!(" {}:{mb}", r % ports));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The lazy step of the incremental policies (TensorFlow's fair sharing, FIFO + TicTac)
+/// against the reference step that advances every moving flow at every event: the same
+/// completion time for every job, to 1e-9 relative, and the same remaining-bandwidth samples.
+fn lazy_matches_reference(
+    cluster: &Cluster,
+    jobs: &[SimJob],
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    for s in [Scheduler::TensorFlow, Scheduler::TicTac] {
+        let cfg = SimConfig {
+            scheduler: s,
+            seed,
+            sample_window: Nanos::from_millis(500),
+        };
+        let lazy = simulate(cluster, jobs, &cfg).unwrap();
+        let reference = engine::run_reference(cluster, jobs, &cfg).unwrap();
+        prop_assert_eq!(lazy.jobs.len(), reference.jobs.len());
+        for (k, (a, b)) in lazy.jobs.iter().zip(&reference.jobs).enumerate() {
+            prop_assert!(
+                (a.finish - b.finish).abs() <= 1e-9 * b.finish.abs().max(1e-12),
+                "{} job {}: lazy {} vs reference {}",
+                s.name(),
+                k,
+                a.finish,
+                b.finish
+            );
+        }
+        prop_assert!(lazy.max_conservation_error < 1e-9, "{}", s.name());
+        prop_assert!((lazy.max_port_utilisation - reference.max_port_utilisation).abs() <= 1e-9);
+        prop_assert_eq!(
+            lazy.remaining.len(),
+            reference.remaining.len(),
+            "{}",
+            s.name()
+        );
+        for (a, b) in lazy.remaining.iter().zip(&reference.remaining) {
+            prop_assert!((a - b).abs() <= 1e-9, "{}: {} vs {}", s.name(), a, b);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Random coflow traces (many flows sharing few ports, rates changing at every event).
+    #[test]
+    fn lazy_step_matches_reference_on_coflows(
+        ports in 2u32..7,
+        coflows in proptest::collection::vec(
+            (0u32..40,
+             proptest::collection::vec(0u32..7, 1..4),
+             proptest::collection::vec((0u32..7, 1u32..20), 1..4)),
+            1..12),
+        seed in 0u64..100,
+    ) {
+        let trace = crate::trace::Trace::parse(&random_trace(ports, &coflows)).unwrap();
+        let cluster = Cluster::uniform(ports as usize, BitsPerSec::from_gbps(1)).unwrap();
+        let jobs = trace.to_jobs(&cluster).unwrap();
+        lazy_matches_reference(&cluster, &jobs, seed)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// Random DAG workloads with files (channels, compute, usage windows).
+    #[test]
+    fn lazy_step_matches_reference_on_dag_jobs(seed in 0u64..1000, files in 0usize..4, dags in 1usize..4) {
+        let cluster = Cluster::uniform(6, BitsPerSec::from_gbps(1)).unwrap();
+        let cfg = WorkloadConfig {
+            dag_jobs: dags,
+            file_jobs: files,
+            models: vec![Model::LeNet, Model::AlexNet],
+            mean_interarrival: 0.3,
+            file_sizes: vec![Bytes::new(12_500_000), Bytes::new(37_500_000)],
+            traffic: if seed % 2 == 0 { PsTraffic::Pulls } else { PsTraffic::PullsAndPushes },
+            seed,
+            ..WorkloadConfig::default()
+        };
+        let jobs = generate(&cluster, &cfg).unwrap();
+        lazy_matches_reference(&cluster, &jobs, seed)?;
+    }
+}

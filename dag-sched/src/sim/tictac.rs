@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::engine::{FlowEvent, Moving, Sim};
+use super::engine::{Change, FlowEvent, Sim};
 use super::policy::RatePolicy;
 use crate::Error;
 use crate::baselines::tictac_order;
@@ -20,6 +20,14 @@ use crate::rates::PriorityClasses;
 pub(crate) struct TicTac {
     tac_cache: HashMap<Vec<u64>, Vec<u32>>,
     flows: PriorityClasses,
+    /// The flows given a positive rate at the last event (the engine is told of the changes
+    /// only: those that stop get a rate of 0).
+    prev: Vec<usize>,
+    /// Per flow id: the event at which it last got a rate (`epoch`).
+    seen: Vec<u32>,
+    epoch: u32,
+    /// Buffer: the flows given a positive rate at this event.
+    now: Vec<usize>,
 }
 
 impl RatePolicy for TicTac {
@@ -52,7 +60,7 @@ impl RatePolicy for TicTac {
         false
     }
 
-    fn sparse_rates(&mut self, sim: &mut Sim<'_>, out: &mut Vec<Moving>, free: &mut [f64]) -> f64 {
+    fn sparse_rates(&mut self, sim: &mut Sim<'_>, out: &mut Vec<Change>, free: &mut [f64]) -> f64 {
         for &e in &sim.log {
             match e {
                 FlowEvent::Start(id) => {
@@ -65,13 +73,24 @@ impl RatePolicy for TicTac {
                 FlowEvent::Head(_) => {}
             }
         }
+        self.epoch = self.epoch.wrapping_add(1);
+        let (seen, epoch) = (&mut self.seen, self.epoch);
+        seen.resize(sim.flows.len(), 0);
+        let now = &mut self.now;
+        now.clear();
         self.flows.rates(free, |id, rate| {
-            out.push(Moving {
-                id,
-                rate,
-                planned: 0.0,
-            });
+            seen[id] = epoch;
+            now.push(id);
+            out.push(Change::Flow { id, rate });
         });
+        // The flows that moved at the last event and do not now (those that ended are
+        // ignored by the engine).
+        for &id in &self.prev {
+            if self.seen[id] != epoch {
+                out.push(Change::Flow { id, rate: 0.0 });
+            }
+        }
+        std::mem::swap(&mut self.prev, &mut self.now);
         f64::INFINITY
     }
 }

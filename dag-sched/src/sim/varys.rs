@@ -1,7 +1,8 @@
 //! Varys (Chowdhury, Zhong and Stoica, "Efficient Coflow Scheduling with Varys", SIGCOMM
 //! 2014): the coflows of [`super::coflow`] ordered by SEBF (smallest effective bottleneck
-//! first: a coflow's largest remaining bits on one port over that port's capacity, recomputed
-//! on remaining bits whenever a flow arrives or leaves, the dynamic variant), ties by arrival.
+//! first: a coflow's largest remaining bits on one port over that port's capacity, on the
+//! remaining bits when a coflow arrives or completes, when the paper re-runs SEBF + MADD),
+//! ties by arrival.
 
 use super::coflow::Ranked;
 use super::engine::Sim;
