@@ -146,8 +146,8 @@ fn trace_prefix(c: &mut Criterion) {
     g.finish();
 }
 
-/// Every scheduler over the first 4 coflows of the synthetic FB2010-shaped trace (the
-/// first coflows of `reproduce dag-trace --scale small`): Sincronia's and Varys's dense
+/// Every scheduler over the first 4 coflows of the synthetic FB2010-shaped trace (the first
+/// of the 11 that `reproduce dag-trace --scale small` takes on the big switch): Sincronia's and Varys's dense
 /// per-event pass over every active flow beside the incremental policies. Small enough
 /// that `cargo test --benches` runs it in well under a second.
 fn trace_prefix_all(c: &mut Criterion) {
