@@ -1,6 +1,6 @@
 //! All-pairs switch-to-switch hop counts and OpenSM's per-port min-hop query.
 
-use crate::{Error, Fabric, NodeId, PortNo};
+use crate::{Bytes, Error, Fabric, NodeId, PortNo};
 
 /// Stored for a pair of switches that cannot reach each other.
 pub const UNREACHABLE: u8 = u8::MAX;
@@ -249,10 +249,10 @@ impl HopTable {
         self.n
     }
 
-    /// Bytes held by the table.
+    /// Bytes held by the table (S² for S switches).
     #[must_use]
-    pub fn memory_bytes(&self) -> usize {
-        self.hops.len()
+    pub fn memory_bytes(&self) -> Bytes {
+        Bytes::new(self.hops.len() as u64)
     }
 
     /// Hops between switch indices `a` and `b`, or `None` if unreachable or out of range.

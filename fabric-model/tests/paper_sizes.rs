@@ -22,7 +22,7 @@ fn torus_30_20_20() {
     assert_eq!(f.switch_link_count(), 36_000);
     assert_eq!(f.max_radix(), 8);
     let hops = HopTable::new(&f).unwrap();
-    assert_eq!(hops.memory_bytes(), 144_000_000);
+    assert_eq!(hops.memory_bytes().get(), 144_000_000);
     assert_eq!(hops.diameter(), Some(35));
 }
 

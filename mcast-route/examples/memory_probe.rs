@@ -65,8 +65,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{count} groups of {size} in {secs:.2} s ({:.0} µs/group); router estimate {:.1} MB, hop table {:.1} MB; {st:?}",
         secs * 1e6 / count as f64,
-        r.memory_bytes() as f64 / 1e6,
-        hops.memory_bytes() as f64 / 1e6,
+        r.memory_bytes().get() as f64 / 1e6,
+        hops.memory_bytes().get() as f64 / 1e6,
     );
     Ok(())
 }

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use fabric_model::{Fabric, HopTable, LinkId, NodeId, PortNo};
+use fabric_model::{Bytes, Fabric, HopTable, LinkId, NodeId, PortNo};
 
 use fabric_model::hash::FxHashMap;
 
@@ -908,7 +908,7 @@ impl<'f> Router<'f> {
     /// # Complexity
     /// O(S + trees + groups).
     #[must_use]
-    pub fn memory_bytes(&self) -> usize {
+    pub fn memory_bytes(&self) -> Bytes {
         fn vec_bytes<T>(v: &Vec<T>) -> usize {
             v.capacity() * size_of::<T>()
         }
@@ -926,7 +926,7 @@ impl<'f> Router<'f> {
                 .flatten()
                 .map(|g| vec_bytes(&g.members) + vec_bytes(&g.member_sw))
                 .sum::<usize>();
-        size_of::<Self>()
+        let bytes = size_of::<Self>()
             + trees
             + groups
             + self.colors.memory_bytes()
@@ -939,7 +939,8 @@ impl<'f> Router<'f> {
             + vec_bytes(&self.sw_load)
             + vec_bytes(&self.attach_count)
             + self.hops.memory_bytes()
-            + self.down.memory_bytes()
+            + self.down.memory_bytes();
+        Bytes::new(bytes as u64)
     }
 }
 

@@ -303,7 +303,7 @@ impl Experiment for Mcast {
         let dump_dir = ctx.dump_dir().map(PathBuf::from);
         let mut charts: Vec<ChartData> = Vec::new();
         // (bytes, which run, groups): the largest router, hop table included.
-        let mut peak = (0usize, String::new(), 0usize);
+        let mut peak = (0u64, String::new(), 0usize);
         for topo in topologies(ctx.scale) {
             ctx.progress(&format!("mcast: building {}", topo.name));
             let fabric = (topo.build)().map_err(|e| e.to_string())?;
@@ -349,7 +349,7 @@ impl Experiment for Mcast {
                     ));
                     let (r, st, us) = timed_runs(&fabric, &hops, *cfg, &groups)
                         .map_err(|e| format!("{} {pname} {alg}: {e}", topo.name))?;
-                    let mem = r.memory_bytes() + hops.memory_bytes();
+                    let mem = r.memory_bytes().get() + hops.memory_bytes().get();
                     if mem > peak.0 {
                         peak = (mem, format!("{} {pname} {alg}", topo.name), groups.len());
                     }

@@ -222,7 +222,7 @@ fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
     let fab = Arc::new((s.build)().map_err(|e| e.to_string())?);
     let f: &Fabric = &fab;
     let hops = Arc::new(HopTable::new(f).map_err(|e| e.to_string())?);
-    let hop_bytes = hops.memory_bytes();
+    let hop_bytes = hops.memory_bytes().get();
     let cfg = Config::mr4lms(Entries::Limit(s.n_colors)).with_join_color(s.join_color);
     let mut r =
         Router::new_shared(Arc::clone(&fab), Arc::clone(&hops), cfg).map_err(|e| e.to_string())?;
@@ -257,7 +257,7 @@ fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
             osm.join(mgid(k), m).map_err(|e| e.to_string())?;
         }
     }
-    let router_bytes = r.memory_bytes();
+    let router_bytes = r.memory_bytes().get();
     let stats = r.stats();
     r.take_mft_delta();
     let full = full_blocks(&r, f);
@@ -391,7 +391,7 @@ fn run_one(ctx: &Context, s: &Setup, table: &mut Table) -> Result<(), String> {
         router_bytes as f64 / 1e6,
         hop_bytes as f64 / 1e6,
         copy_us,
-        r.memory_bytes() as f64 / 1e6,
+        r.memory_bytes().get() as f64 / 1e6,
         peak_rss().map_or("unknown".into(), |b| format!("{:.0} MB", b as f64 / 1e6)),
     ));
     Ok(())
