@@ -142,6 +142,7 @@ mod fctb;
 pub mod fuzz_harness;
 mod gid;
 mod graft;
+mod grow;
 mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;
