@@ -135,6 +135,7 @@ mod config;
 mod delta;
 mod distances;
 mod error;
+mod far;
 mod fbtc;
 mod fctb;
 #[cfg(any(test, fuzzing))]

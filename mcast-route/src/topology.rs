@@ -213,6 +213,8 @@ impl Router<'_> {
             rows.dedup();
             let down = &self.down;
             self.g.refresh_rows(&self.fabric, &rows, |l| down.link(l));
+            // Every cached distance may be stale.
+            self.far.clear();
             let live = self.hops.live();
             if going_down {
                 live.remove_edges(&self.g, &edges);
@@ -367,6 +369,7 @@ impl Router<'_> {
         if groups.is_empty() {
             self.trees[tid.0 as usize] = Some(old);
             self.uninstall(tid);
+            self.far.forget(tid);
             return;
         }
         let alive_sw = {
