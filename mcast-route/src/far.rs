@@ -14,10 +14,13 @@ pub(crate) const FAR_MIN_SWITCHES: usize = 64;
 /// A cached row is computed again when more than this many switches were added since.
 const MAX_ADDED: usize = 32;
 
-/// Per tree, the member switches a row of largest distances was computed for, and the row.
+/// The member switches (sorted) a row of largest distances was computed for, and the row.
+type Cached = (Vec<u32>, Box<[u8]>);
+
+/// Per tree, its [`Cached`] row, if any.
 #[derive(Debug, Default)]
 pub(crate) struct FarCache {
-    rows: Vec<Option<(Vec<u32>, Box<[u8]>)>>,
+    rows: Vec<Option<Cached>>,
 }
 
 impl FarCache {
@@ -35,7 +38,7 @@ impl FarCache {
 
     /// Bytes held, at capacity.
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.rows.capacity() * size_of::<Option<(Vec<u32>, Box<[u8]>)>>()
+        self.rows.capacity() * size_of::<Option<Cached>>()
             + self
                 .rows
                 .iter()
