@@ -5,6 +5,41 @@
 use crate::tree::{Edge, Tree};
 use crate::{Router, TreeId};
 
+/// A tree a graft search joins a switch to: its color and root, and the depth of each of its
+/// switches.
+pub(crate) trait GraftTarget {
+    /// The tree's color.
+    fn color(&self) -> u32;
+    /// The tree's root switch.
+    fn root(&self) -> u32;
+    /// Prepares `memo` for [`depth_of`](Self::depth_of)'s calls of one search.
+    fn reset_memo(&self, memo: &mut Vec<u32>);
+    /// `None` when switch `v` is not in the tree, else its depth (`u32::MAX` when it has
+    /// none): `memo` and `chain` as [`Tree::depth_memo`] uses them.
+    fn depth_of(&self, v: u32, memo: &mut [u32], chain: &mut Vec<u32>) -> Option<u32>;
+}
+
+impl GraftTarget for Tree {
+    fn color(&self) -> u32 {
+        self.color
+    }
+
+    fn root(&self) -> u32 {
+        self.root
+    }
+
+    fn reset_memo(&self, memo: &mut Vec<u32>) {
+        memo.clear();
+        memo.resize(self.switches().len(), 0);
+    }
+
+    #[inline]
+    fn depth_of(&self, v: u32, memo: &mut [u32], chain: &mut Vec<u32>) -> Option<u32> {
+        self.node_of(v)?;
+        Some(self.depth_memo(v, memo, chain).unwrap_or(u32::MAX))
+    }
+}
+
 /// The edges joining switch `x` to `tree` (of id `own`: its own switches count as free in its
 /// color, installed or not) along a path of switches free in the color, and the depth `x` then
 /// has: the path of least resulting depth whose depth is at most `bound`, or else the
@@ -20,26 +55,25 @@ use crate::{Router, TreeId};
 /// walked once: [`Tree::depth_memo`]).
 pub(crate) fn graft_path(
     r: &mut Router<'_>,
-    tree: &Tree,
+    tree: &impl GraftTarget,
     own: TreeId,
     x: u32,
     bound: u32,
 ) -> Option<(Vec<(u32, Edge)>, u32)> {
-    let color = tree.color;
+    let color = tree.color();
     let colors = &r.colors;
     let busy = |v: u32| colors.is_busy(v, color) && colors.tree_at(v, color) != Some(own);
     if busy(x) {
         return None;
     }
-    let root_row = r.hops.row(tree.root as usize);
+    let root_row = r.hops.row(tree.root() as usize);
     let s = &mut r.s;
     s.seen.begin();
     s.seen.set(x);
     s.queue.clear();
     s.queue.push(x);
     s.hops[x as usize] = 0;
-    s.tree_depth.clear();
-    s.tree_depth.resize(tree.switches().len(), 0);
+    tree.reset_memo(&mut s.tree_depth);
     // (resulting depth, tree switch reached).
     let mut best: Option<(u32, u32)> = None;
     let mut head = 0;
@@ -61,10 +95,8 @@ pub(crate) fn graft_path(
             s.seen.set(v);
             s.hops[v as usize] = k + 1;
             s.cost[v as usize] = (u64::from(u) << 32) | slot as u64;
-            if tree.node_of(v).is_some() {
-                let depth = tree
-                    .depth_memo(v, &mut s.tree_depth, &mut s.chain)
-                    .map_or(u32::MAX, |h| h + k + 1);
+            if let Some(h) = tree.depth_of(v, &mut s.tree_depth, &mut s.chain) {
+                let depth = h.saturating_add(k + 1);
                 if best.is_none_or(|(b, _)| depth < b) {
                     best = Some((depth, v));
                 }

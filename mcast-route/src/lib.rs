@@ -139,6 +139,7 @@ mod config;
 mod delta;
 mod distances;
 mod error;
+mod far;
 mod fbtc;
 mod fctb;
 #[cfg(any(test, fuzzing))]
@@ -146,6 +147,7 @@ mod fctb;
 pub mod fuzz_harness;
 mod gid;
 mod graft;
+mod grow;
 mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;

@@ -7,7 +7,7 @@
 
 use fabric_model::NodeId;
 
-use crate::router::{Group, Members};
+use crate::router::{Changes, Group, Members};
 use crate::tree::Leaf;
 use crate::{Algorithm, Color, Error, Gid, GroupId, JoinColor, Method, Router, TreeId};
 
@@ -268,22 +268,28 @@ impl Router<'_> {
             terminal: port,
             link: a.link,
         };
+        if self.tree_ref(tid).node_of(x).is_some() {
+            // A leaf, edited in place: the switch's entry and the cable's load change.
+            let mut changes = Changes::default();
+            let fresh = !self.tree_ref(tid).has_leaf(x, port);
+            if fresh {
+                changes.touched.push(x);
+                changes.new_leaves.push(leaf.link);
+            }
+            self.reinstall_with(tid, changes, |t| {
+                if fresh {
+                    t.add_leaf(x, leaf);
+                }
+                t.add_holder(port);
+            });
+            return (JoinMethod::Leaf, tid, Vec::new());
+        }
         // The tree out of its slot (its entries stay: the graft search reads its own switches
         // as free), back before the reinstall.
         let tree = self.trees[tid.0 as usize]
             .take()
             .expect("a live group's tree is live");
         let color = tree.color;
-        if tree.node_of(x).is_some() {
-            let mut t = tree.clone();
-            if !t.has_leaf(x, port) {
-                t.add_leaf(x, leaf);
-            }
-            t.add_members([(port, 1)]);
-            self.trees[tid.0 as usize] = Some(tree);
-            self.reinstall(tid, t);
-            return (JoinMethod::Leaf, tid, Vec::new());
-        }
         let leaf_sw: Vec<u32> = tree.leaf_counts().map(|(s, _)| s).collect();
         let height = tree.max_depth(&leaf_sw).unwrap_or(0);
         let bound = height.max(u32::from(d));
@@ -292,9 +298,18 @@ impl Router<'_> {
             && *depth <= bound
         {
             let mut t = tree.grown(path, &[(x, leaf)]);
-            t.add_members([(port, 1)]);
+            t.add_holder(port);
             self.trees[tid.0 as usize] = Some(tree);
-            self.reinstall(tid, t);
+            // What the graft adds: its switches and edges, the member's leaf, and the entry
+            // of the tree switch it hangs from.
+            let changes = Changes {
+                joined: path.iter().map(|&(c, _)| c).collect(),
+                new_edges: path.clone(),
+                new_leaves: vec![leaf.link],
+                touched: vec![x],
+                ..Changes::default()
+            };
+            self.reinstall_with(tid, changes, |old| *old = t);
             return (JoinMethod::Graft, tid, Vec::new());
         }
         self.trees[tid.0 as usize] = Some(tree);
@@ -310,7 +325,7 @@ impl Router<'_> {
         sw.sort_unstable();
         sw.dedup();
         let all = Members { terminals, sw };
-        let dd = self.max_dist(&all.sw);
+        let dd = self.max_dist_of_tree(tid, &all.sw);
         if let Some(crate::fctb::Built::New(mut t)) = self.fctb_in(&all, dd, Some(color)) {
             t.add_members(tree.member_counts().iter().copied());
             t.add_members([(port, 1)]);
@@ -381,14 +396,50 @@ impl Router<'_> {
             }
             self.attach_count[x as usize] -= 1;
         }
-        let mut tree = self.tree_ref(tid).clone();
-        let before = tree.switches().len();
+        // Edited in place, from the list of what changes.
+        let tree = self.trees[tid.0 as usize]
+            .as_mut()
+            .expect("a live group's tree is live");
         tree.remove_holder(port);
-        if !tree.has_member(port) && !tree.remove_leaf_in_place(x, port) {
-            tree.prune();
+        let tree = self.tree_ref(tid);
+        let mut changes = Changes::default();
+        let mut gone_nodes = None;
+        let mut leaf_only = false;
+        let mut pruned = 0;
+        if !tree.has_member(port) {
+            if tree.leaf_removable_in_place(x, port) {
+                leaf_only = true;
+                changes.touched.push(x);
+                changes
+                    .gone_leaves
+                    .extend(tree.leaf_of(x, port).map(|l| l.link));
+            } else {
+                // Alg. 6: the switches left with nothing below, their edges, the leaves of
+                // terminals no longer members, and the entries of the switches they hung from.
+                let gone = tree.pruned_nodes();
+                for (i, (sw, e)) in tree.parents().enumerate() {
+                    if gone[i] {
+                        changes.left.push(sw);
+                        changes.gone_edges.extend(e.map(|e| (sw, e)));
+                    }
+                }
+                for (sw, l) in tree.leaves() {
+                    if !tree.has_member(l.terminal) {
+                        changes.touched.push(sw);
+                        changes.gone_leaves.push(l.link);
+                    }
+                }
+                pruned = changes.left.len();
+                gone_nodes = Some(gone);
+            }
         }
-        let pruned = before - tree.switches().len();
-        self.reinstall(tid, tree);
+        self.reinstall_with(tid, changes, |t| {
+            if let Some(gone) = gone_nodes {
+                t.keep_nodes(&gone);
+            } else if leaf_only {
+                t.remove_leaf_in_place(x, port);
+            }
+        });
         g.min_height = u32::from(self.max_dist(&g.member_sw)) + 1;
         self.groups[gid.0 as usize] = Some(g);
         Ok(LeaveOutcome {

@@ -565,6 +565,7 @@ impl Router<'_> {
                     vm_bits: &mut Vec<u64>,
                     free: Option<&mut FreeBits>| {
             let t = this.uninstall(id);
+            this.far.forget(id);
             for a in t.members().filter_map(|x| this.attach[x.index()]) {
                 bits::set(vm_bits, a.sw as usize);
             }

@@ -11,7 +11,7 @@ use crate::colors::ColorTable;
 use crate::distances::Hops;
 use crate::held::Held;
 use crate::search::{Scratch, SwitchGraph};
-use crate::tree::{Leaf, Tree};
+use crate::tree::{Edge, Leaf, Tree};
 use crate::{
     Algorithm, Color, Config, CreateOutcome, Error, GroupId, Method, Policy, PortSet, TreeId,
 };
@@ -35,6 +35,24 @@ pub(crate) struct Group {
     pub(crate) merged: bool,
     /// The MGID it was joined under ([`Router::join`]), `None` for [`Router::create_group`]'s.
     pub(crate) mgid: Option<crate::Gid>,
+}
+
+/// What differs between an installed tree and its edit ([`Router::reinstall_with`]).
+#[derive(Debug, Default)]
+pub(crate) struct Changes {
+    /// Switches whose forwarding ports change besides those below (any order, repeats
+    /// allowed).
+    pub(crate) touched: Vec<u32>,
+    /// Switches leaving the tree, and joining it.
+    pub(crate) left: Vec<u32>,
+    pub(crate) joined: Vec<u32>,
+    /// Switch–switch edges `(child, edge up)` leaving the tree, and joining it.
+    pub(crate) gone_edges: Vec<(u32, Edge)>,
+    pub(crate) new_edges: Vec<(u32, Edge)>,
+    /// The links of the leaves leaving the tree, and joining it (a switch member's
+    /// [`NO_LINK`](crate::tree::NO_LINK) allowed).
+    pub(crate) gone_leaves: Vec<LinkId>,
+    pub(crate) new_leaves: Vec<LinkId>,
 }
 
 /// A validated member list.
@@ -134,6 +152,8 @@ pub struct Router<'f> {
     pub(crate) mgids: FxHashMap<crate::Gid, GroupId>,
     /// The links and switches down ([`Router::link_down`], [`Router::switch_down`]).
     pub(crate) down: crate::topology::Down,
+    /// Large trees' largest distances to their member switches (ours, [`crate::far`]).
+    pub(crate) far: crate::far::FarCache,
 }
 
 impl fmt::Debug for Router<'_> {
@@ -271,6 +291,7 @@ impl<'f> Router<'f> {
             mft_log: None,
             mgids: FxHashMap::default(),
             down: crate::topology::Down::new(&fabric),
+            far: crate::far::FarCache::default(),
             fabric,
             hops: Hops::Table(hops),
         })
@@ -480,8 +501,6 @@ impl<'f> Router<'f> {
             .take()
             .expect("reinstalling a live tree");
         debug_assert_eq!((old.color, old.groups()), (new.color, new.groups()));
-        let color = old.color;
-        let tfi = old.groups().len() as u32;
         // Switch–switch edges and leaves by switch: merge-walk the two sorted lists.
         let mut touched: Vec<u32> = Vec::new();
         // (Walked over the trees' rows, not copies of them.)
@@ -547,15 +566,68 @@ impl<'f> Router<'f> {
         }
         // Switches leaving and joining: one merge walk of the two sorted switch lists.
         let (left, joined) = sorted_difference(old.switches(), new.switches());
+        self.trees[id.0 as usize] = Some(old);
+        let changes = Changes {
+            touched,
+            left,
+            joined,
+            gone_edges,
+            new_edges,
+            gone_leaves: gone_leaves.iter().map(|&(.., l)| l).collect(),
+            new_leaves: new_leaves.iter().map(|&(.., l)| l).collect(),
+        };
+        self.reinstall_with(id, changes, |t| *t = new);
+    }
+
+    /// Edits the installed tree `id` by `edit`, `changes` saying what differs (as
+    /// [`reinstall`](Self::reinstall) finds it by comparing the two trees; the caller who
+    /// edits a tree in place knows it without the comparison): the switches in
+    /// `changes.touched` (and those joining or leaving, and the ends of the edges) are logged
+    /// for the MFT delta with the tree before the edit, then the colors and the link loads
+    /// follow. The color and the groups stay.
+    ///
+    /// Complexity: O(k log k + k·C/64) for k changes.
+    pub(crate) fn reinstall_with(
+        &mut self,
+        id: TreeId,
+        changes: Changes,
+        edit: impl FnOnce(&mut Tree),
+    ) {
+        let Changes {
+            mut touched,
+            left,
+            joined,
+            gone_edges,
+            new_edges,
+            gone_leaves,
+            new_leaves,
+        } = changes;
+        let (color, tfi) = {
+            let old = self.tree_ref(id);
+            (old.color, old.groups().len() as u32)
+        };
+        for &(c, e) in gone_edges.iter().chain(&new_edges) {
+            touched.push(c);
+            touched.push(e.parent);
+        }
         touched.extend_from_slice(&left);
         touched.extend_from_slice(&joined);
         touched.sort_unstable();
         touched.dedup();
         // Log with the old tree in place.
-        self.trees[id.0 as usize] = Some(old);
         for &sw in &touched {
             self.log_mft(sw, color);
         }
+        if let Some(t) = self.trees[id.0 as usize].as_mut() {
+            edit(t);
+        }
+        debug_assert_eq!(
+            (
+                self.tree_ref(id).color,
+                self.tree_ref(id).groups().len() as u32
+            ),
+            (color, tfi)
+        );
         for &sw in &left {
             self.colors.clear(sw, color);
         }
@@ -578,12 +650,12 @@ impl<'f> Router<'f> {
             self.sw_load[e.parent as usize] += u64::from(tfi);
             self.move_efi(was, was + tfi);
         }
-        for &(.., l) in &gone_leaves {
+        for &l in &gone_leaves {
             if l != crate::tree::NO_LINK {
                 self.efi[l.index()] -= tfi;
             }
         }
-        for &(.., l) in &new_leaves {
+        for &l in &new_leaves {
             if l != crate::tree::NO_LINK {
                 self.efi[l.index()] += tfi;
             }
@@ -591,7 +663,6 @@ impl<'f> Router<'f> {
         while self.max_efi > 0 && self.efi_hist[self.max_efi as usize] == 0 {
             self.max_efi -= 1;
         }
-        self.trees[id.0 as usize] = Some(new);
     }
 
     pub(crate) fn new_tree_id(&mut self) -> TreeId {
@@ -767,7 +838,9 @@ impl<'f> Router<'f> {
         }
         let mut tree = self.uninstall(group.tree);
         tree.remove_group(id, &group.members);
-        if !tree.groups().is_empty() {
+        if tree.groups().is_empty() {
+            self.far.forget(group.tree);
+        } else {
             tree.prune();
             self.install(group.tree, tree);
         }
@@ -939,7 +1012,8 @@ impl<'f> Router<'f> {
             + vec_bytes(&self.sw_load)
             + vec_bytes(&self.attach_count)
             + self.hops.memory_bytes()
-            + self.down.memory_bytes();
+            + self.down.memory_bytes()
+            + self.far.memory_bytes();
         Bytes::new(bytes as u64)
     }
 }

@@ -14,6 +14,7 @@ use fabric_model::{Fabric, LinkId, NodeId};
 #[cfg(test)]
 use fabric_model::{FabricBuilder, NodeInfo, PortNo};
 
+use crate::grow::Growing;
 use crate::router::{Attach, Members};
 use crate::tree::{Edge, Leaf, NO_LINK, Tree};
 use crate::{Color, Error, GroupId, Router, TreeId};
@@ -212,6 +213,8 @@ impl Router<'_> {
             rows.dedup();
             let down = &self.down;
             self.g.refresh_rows(&self.fabric, &rows, |l| down.link(l));
+            // Every cached distance may be stale.
+            self.far.clear();
             let live = self.hops.live();
             if going_down {
                 live.remove_edges(&self.g, &edges);
@@ -299,8 +302,23 @@ impl Router<'_> {
 
     /// Routes tree `tid` again after a failure (see the module's documentation), recording
     /// what changed in `out`.
+    ///
+    /// The tree stays installed while the part still joined to its root is kept and the
+    /// member switches cut off are grafted back (a graft reads the tree's own switches as
+    /// free in its color, as it would with the tree uninstalled), each graft costing its
+    /// path ([`Growing`]); a repair within the height is then written by
+    /// [`Router::reinstall`], which touches only the switches and links that change. The
+    /// least height of the members, O(S·M), is computed only when the largest hop distance
+    /// from the kept root to a member could exceed the tree's height (the least height is
+    /// no more than that distance), or when FCTB or a merge needs it.
+    ///
+    /// Complexity: O(T log T) for the tree's T switches and leaves, a bounded search per
+    /// member switch cut off, and the fallbacks' (FCTB, a merge) when the grafts fail.
     fn reroute(&mut self, tid: TreeId, out: &mut TopologyOutcome) {
-        let old = self.uninstall(tid);
+        // Out of its slot, its entries and link loads still installed.
+        let old = self.trees[tid.0 as usize]
+            .take()
+            .expect("rerouting a live tree");
         out.rerouted += 1;
         let color = old.color;
         // The part still joined to the root (nothing when the root is down).
@@ -347,7 +365,11 @@ impl Router<'_> {
         }
         out.changed.extend(groups.iter().copied());
         groups.retain(|g| self.groups[g.0 as usize].is_some());
+        let same_groups = groups.len() == old.groups().len();
         if groups.is_empty() {
+            self.trees[tid.0 as usize] = Some(old);
+            self.uninstall(tid);
+            self.far.forget(tid);
             return;
         }
         let alive_sw = {
@@ -359,7 +381,6 @@ impl Router<'_> {
             sw.dedup();
             sw
         };
-        let d = self.max_dist(&alive_sw);
         // The kept part, as a tree (rooted at a member switch when the root is down or no
         // member's switch stays in it).
         let kept_root_ok = root_up
@@ -385,37 +406,56 @@ impl Router<'_> {
             .leaves_of(alive.iter().map(|(t, _)| t))
             .filter(|(s, _)| kept_set.binary_search(s).is_ok())
             .collect();
-        let mut tree = Tree::from_parts(color, root, &parents, &leaves);
-        tree.add_members(alive.iter().copied());
-        tree.add_groups(groups.iter().copied());
-        tree.prune();
-        // Graft every member switch cut off.
-        let leaf_sw: Vec<u32> = tree.leaf_counts().map(|(s, _)| s).collect();
-        let bound = old
+        let mut kept = Tree::from_parts_in(&mut self.s.index, color, root, &parents, &leaves);
+        kept.add_members(alive.iter().copied());
+        kept.add_groups(groups.iter().copied());
+        kept.prune();
+        // Graft every member switch cut off, within the larger of the old height over the
+        // members left, the kept part's height and the members' least height.
+        let leaf_sw: Vec<u32> = kept.leaf_counts().map(|(s, _)| s).collect();
+        let heights = old
             .max_depth(&alive_sw)
             .unwrap_or(0)
-            .max(tree.max_depth(&leaf_sw).unwrap_or(0))
-            .max(u32::from(d));
+            .max(kept.max_depth(&leaf_sw).unwrap_or(0));
+        // The least height is at most the kept root's largest distance to a member (the
+        // table is symmetric): within the heights, it cannot raise the bound.
+        let root_row = self.hops.row(kept.root as usize);
+        let far_root = alive_sw
+            .iter()
+            .map(|&s| u32::from(root_row[s as usize]))
+            .max()
+            .unwrap_or(0);
+        let bound = if far_root <= heights {
+            heights
+        } else {
+            heights.max(u32::from(self.max_dist(&alive_sw)))
+        };
+        // `leaf_sw` is sorted (nodes are in switch order).
         let orphans: Vec<u32> = alive_sw
             .iter()
             .copied()
-            .filter(|&s| tree.node_of(s).is_none() || !leaf_sw.contains(&s))
+            .filter(|&s| kept.node_of(s).is_none() || leaf_sw.binary_search(&s).is_err())
             .collect();
+        // The members' leaves by switch (stable: in member order on each).
+        let mut alive_leaves: Vec<(u32, Leaf)> =
+            self.leaves_of(alive.iter().map(|(t, _)| t)).collect();
+        alive_leaves.sort_by_key(|&(s, _)| s);
+        let mut grow = Growing::new(&kept, std::mem::take(&mut self.s.grow_depth), self.g.len());
         let mut ok = true;
         let mut higher = false;
         for &x in &orphans {
-            let leaves: Vec<(u32, Leaf)> = self
-                .leaves_of(alive.iter().map(|(t, _)| t))
-                .filter(|&(s, _)| s == x)
-                .collect();
-            if tree.node_of(x).is_some() {
-                tree = tree.grown(&[], &leaves);
+            let lo = alive_leaves.partition_point(|&(s, _)| s < x);
+            let hi = alive_leaves.partition_point(|&(s, _)| s <= x);
+            let leaves = &alive_leaves[lo..hi];
+            if grow.contains(x) {
+                grow.add_leaves(leaves);
                 continue;
             }
-            match crate::graft::graft_path(self, &tree, tid, x, bound) {
+            match crate::graft::graft_path(self, &grow, tid, x, bound) {
                 Some((path, depth)) => {
                     higher |= depth > bound;
-                    tree = tree.grown(&path, &leaves);
+                    grow.add_path(&path);
+                    grow.add_leaves(leaves);
                 }
                 None => {
                     ok = false;
@@ -423,6 +463,23 @@ impl Router<'_> {
                 }
             }
         }
+        let (tree, depth) = grow.finish(&mut self.s.index, &kept);
+        self.s.grow_depth = depth;
+        drop(kept);
+        self.trees[tid.0 as usize] = Some(old);
+        if ok && !higher {
+            // The same color and, unless a group left, the same groups: only what differs.
+            if same_groups {
+                self.reinstall(tid, tree);
+            } else {
+                self.uninstall(tid);
+                self.install(tid, tree);
+            }
+            return;
+        }
+        // The other repairs search the color with the tree out of it.
+        self.uninstall(tid);
+        let d = self.max_dist(&alive_sw);
         let all = Members {
             terminals: alive.iter().map(|&(t, _)| t).collect(),
             sw: alive_sw,
@@ -541,8 +598,9 @@ impl Router<'_> {
             return;
         };
         let before = g.members.len();
+        // (`gone` is sorted.)
         g.members.retain(|m| {
-            if gone.contains(m) {
+            if gone.binary_search(m).is_ok() {
                 out.left.push((gid, *m));
                 false
             } else {

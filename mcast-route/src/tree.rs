@@ -641,6 +641,43 @@ impl Tree {
         true
     }
 
+    /// Whether [`remove_leaf_in_place`](Self::remove_leaf_in_place) would remove the leaf of
+    /// `terminal` on `sw` (the switch is the root, has children or other leaves).
+    ///
+    /// Complexity: O(log T + L).
+    pub(crate) fn leaf_removable_in_place(&self, sw: u32, terminal: NodeId) -> bool {
+        let Some(i) = self.node(sw) else {
+            return false;
+        };
+        let row = self.leaves_of(i);
+        row.iter().any(|(_, l)| l.terminal == terminal)
+            && (sw == self.root || row.len() > 1 || !self.kids_of(i).is_empty())
+    }
+
+    /// The leaf of `terminal` on switch `sw`, if any.
+    pub(crate) fn leaf_of(&self, sw: u32, terminal: NodeId) -> Option<Leaf> {
+        let i = self.node(sw)?;
+        self.leaves_of(i)
+            .iter()
+            .find(|(_, l)| l.terminal == terminal)
+            .map(|&(_, l)| l)
+    }
+
+    /// Adds one holder of `terminal` (a member with one more group holding it): the members
+    /// [`add_members`](Self::add_members) gives for `[(terminal, 1)]`, by one insertion.
+    ///
+    /// Complexity: O(log M + M) for M members.
+    pub(crate) fn add_holder(&mut self, terminal: NodeId) {
+        match self.members.binary_search_by_key(&terminal, |&(t, _)| t) {
+            Ok(i) => self.members[i].1 += 1,
+            Err(i) => {
+                self.members.insert(i, (terminal, 1));
+                // At its length, as `add_members` leaves it.
+                self.members.shrink_to_fit();
+            }
+        }
+    }
+
     /// Removes the leaf of `terminal` on switch `sw` in place when that leaves nothing to
     /// prune (the switch is the root, has children or other leaves); false otherwise (the
     /// caller then runs [`prune`](Self::prune)).
@@ -856,7 +893,7 @@ impl Tree {
     /// below once the leaves of terminals no longer members are dropped.
     ///
     /// Complexity: O(T log T).
-    fn pruned_nodes(&self) -> Vec<bool> {
+    pub(crate) fn pruned_nodes(&self) -> Vec<bool> {
         let n = self.sw.len();
         // Downstream links left per node, the leaves of members only (step ②).
         let mut below: Vec<u32> = (0..n).map(|i| self.kids_of(i).len() as u32).collect();
@@ -891,7 +928,7 @@ impl Tree {
     /// builds from the parts left.
     ///
     /// Complexity: O(T) for T switches and leaves.
-    fn keep_nodes(&mut self, gone: &[bool]) {
+    pub(crate) fn keep_nodes(&mut self, gone: &[bool]) {
         let n = self.sw.len();
         let mut renum = vec![u32::MAX; n];
         let mut w = 0;
@@ -1337,6 +1374,39 @@ mod tests {
             shrunk += usize::from(got.switches().len() < t.switches().len());
         }
         assert!(shrunk > 50, "{shrunk} of 400 lost switches");
+    }
+
+    #[test]
+    fn add_holder_is_add_members_of_one() {
+        let mut rng = fabric_model::rng::seeded(17);
+        for _ in 0..50 {
+            let t = random_tree(&mut rng);
+            for x in [5000u32, 5012, 6000, 1] {
+                let x = NodeId::new(x);
+                let mut a = t.clone();
+                a.add_holder(x);
+                let mut b = t.clone();
+                b.add_members([(x, 1)]);
+                assert_eq!(a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn leaf_removable_in_place_says_what_remove_leaf_in_place_does() {
+        let mut rng = fabric_model::rng::seeded(19);
+        for _ in 0..100 {
+            let t = random_tree(&mut rng);
+            for (s, l) in t.leaves().collect::<Vec<_>>() {
+                assert_eq!(t.leaf_of(s, l.terminal), Some(l));
+                let mut u = t.clone();
+                assert_eq!(
+                    t.leaf_removable_in_place(s, l.terminal),
+                    u.remove_leaf_in_place(s, l.terminal)
+                );
+            }
+            assert!(!t.leaf_removable_in_place(t.root, NodeId::new(1)));
+        }
     }
 
     #[test]

@@ -31,6 +31,9 @@ pub(crate) struct Scratch {
     pub(crate) tree_depth: Vec<u32>,
     /// The walk up the tree of [`Tree::depth_memo`](crate::tree::Tree::depth_memo).
     pub(crate) chain: Vec<u32>,
+    /// Per switch, its depth in a tree under repair ([`Growing`](crate::grow::Growing)),
+    /// `u32::MAX` between repairs (empty until the first).
+    pub(crate) grow_depth: Vec<u32>,
     /// Per hop count, the (Σ EFI, switch) entries queued by [`dijkstra`](Self::dijkstra).
     pub(super) buckets: Vec<Vec<u32>>,
     /// The live (Σ EFI, switch) entries of one bucket, to sort.
@@ -115,6 +118,7 @@ impl Scratch {
             queue: Vec::with_capacity(n),
             tree_depth: Vec::new(),
             chain: Vec::new(),
+            grow_depth: Vec::new(),
             buckets: Vec::new(),
             entries: Vec::new(),
             owned: Marks::new(n),
@@ -177,7 +181,8 @@ impl Scratch {
             + self.parent.capacity()
             + self.via.capacity()
             + self.choice.capacity()
-            + self.queue.capacity())
+            + self.queue.capacity()
+            + self.grow_depth.capacity())
             * 4
             + self.index.memory_bytes()
             + self.dfs.capacity() * size_of::<(u32, u32, u64, u32)>()
