@@ -260,4 +260,4 @@ impl Router<'_> {
 
 #[cfg(test)]
 #[path = "recolor_tests.rs"]
-mod tests;
+pub(crate) mod tests;

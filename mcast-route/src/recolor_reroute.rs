@@ -179,20 +179,8 @@ impl Router<'_> {
             let mut all = true;
             for t in in_top {
                 let old = self.uninstall(t);
-                let terminals: Vec<NodeId> = old.members().collect();
-                let lower = self.validate(&terminals).ok().and_then(|m| {
-                    let d = self.max_dist(&m.sw);
-                    match self.fctb(&m, d) {
-                        Some(Built::New(tree)) if tree.color < top => Some(tree),
-                        _ => None,
-                    }
-                });
-                match lower {
-                    Some(mut tree) => {
-                        tree.add_groups(old.groups().iter().copied());
-                        tree.add_members(old.member_counts().iter().copied());
-                        self.install(t, tree);
-                    }
+                match self.build_again(&old, None).filter(|tree| tree.color < top) {
+                    Some(tree) => self.install(t, tree),
                     None => {
                         self.install(t, old);
                         all = false;

@@ -4,12 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use fabric_model::{Fabric, HopTable, NodeId, generators};
+use fabric_model::{HopTable, NodeId, generators};
 use proptest::prelude::*;
 
 use crate::coloring::Tabu;
 use crate::invariants::check_state;
-use crate::{Algorithm, Config, Entries, GroupId, MftBlock, Router, TreeId, patterns};
+use crate::recolor::tests::{block_count, blocks, fabric, routed, run_script};
+use crate::{Algorithm, Config, Entries, GroupId, Router, TreeId, patterns};
 
 /// Every live group: its members and its tree.
 fn memberships(r: &Router<'_>) -> BTreeMap<GroupId, (Vec<NodeId>, TreeId)> {
@@ -19,24 +20,6 @@ fn memberships(r: &Router<'_>) -> BTreeMap<GroupId, (Vec<NodeId>, TreeId)> {
             (g, (v.members, v.tree))
         })
         .collect()
-}
-
-fn blocks(r: &Router<'_>, blocks: u16) -> BTreeMap<(NodeId, u16), Vec<MftBlock>> {
-    let f = r.fabric();
-    f.switches()
-        .iter()
-        .flat_map(|&s| (0..blocks).map(move |b| ((s, b), r.mft_block(s, b).expect("a switch"))))
-        .collect()
-}
-
-fn block_count(r: &Router<'_>) -> u16 {
-    r.fabric()
-        .switches()
-        .iter()
-        .flat_map(|&s| r.entries(s).expect("a switch"))
-        .map(|(c, _)| (c.get() / 32 + 1) as u16)
-        .max()
-        .unwrap_or(0)
 }
 
 /// Re-routes and recolors `r` and checks everything: returns (colors before, after).
@@ -88,14 +71,6 @@ fn reroute_and_check(r: &mut Router<'_>, tabu: &Tabu) -> Result<(usize, usize), 
     Ok((out.colors_before, out.colors_after))
 }
 
-fn routed<'f>(f: &'f Fabric, h: &'f HopTable, cfg: Config, groups: &[Vec<NodeId>]) -> Router<'f> {
-    let mut r = Router::new(f, h, cfg).expect("valid config");
-    for g in groups {
-        r.create_group(g).expect("valid group");
-    }
-    r
-}
-
 #[test]
 fn rerouting_goes_below_what_recoloring_the_same_trees_reaches() {
     // fat_tree(16), 300 random groups of 12: the trees share aggregation and core switches
@@ -135,16 +110,6 @@ fn rerouting_an_empty_router_or_one_at_the_bound_changes_nothing() {
     assert_eq!((b, a), (st.colors_used, st.colors_used));
 }
 
-fn fabric(kind: u8, seed: u64) -> Fabric {
-    match kind % 4 {
-        0 => generators::fat_tree(4),
-        1 => generators::tapered_fat_tree(4, 6, 2),
-        2 => generators::torus(&[4, 3], 2),
-        _ => generators::random_regular(10, 5, 2, seed),
-    }
-    .expect("small generator parameters are valid")
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -162,21 +127,7 @@ proptest! {
         let f = fabric(kind, seed);
         let h = HopTable::new(&f).unwrap();
         let mut r = Router::new(&f, &h, Config::baseline(alg, limit)).unwrap();
-        let t = f.terminals();
-        let mut live: Vec<GroupId> = Vec::new();
-        for (op, idx) in ops {
-            if op == 0 && !live.is_empty() {
-                let g = live.remove(idx[0] % live.len());
-                r.delete_group(g).unwrap();
-                continue;
-            }
-            let mut members: Vec<NodeId> = idx.iter().map(|&i| t[i % t.len()]).collect();
-            members.sort();
-            members.dedup();
-            if let Ok(made) = r.create_group(&members) {
-                live.push(made.group);
-            }
-        }
+        run_script(&mut r, &f, ops);
         let tabu = Tabu::default().with_moves(300).with_seed(seed + 1);
         if let Err(e) = reroute_and_check(&mut r, &tabu) {
             return Err(TestCaseError::fail(e));

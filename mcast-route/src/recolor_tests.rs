@@ -29,7 +29,7 @@ fn shapes(r: &Router<'_>) -> BTreeMap<TreeId, Shape> {
 }
 
 /// Blocks `0..blocks` of every switch.
-fn blocks(r: &Router<'_>, blocks: u16) -> BTreeMap<(NodeId, u16), Vec<MftBlock>> {
+pub(crate) fn blocks(r: &Router<'_>, blocks: u16) -> BTreeMap<(NodeId, u16), Vec<MftBlock>> {
     let f = r.fabric();
     f.switches()
         .iter()
@@ -37,7 +37,8 @@ fn blocks(r: &Router<'_>, blocks: u16) -> BTreeMap<(NodeId, u16), Vec<MftBlock>>
         .collect()
 }
 
-fn block_count(r: &Router<'_>) -> u16 {
+/// The MFT blocks in use on the most used switch.
+pub(crate) fn block_count(r: &Router<'_>) -> u16 {
     r.fabric()
         .switches()
         .iter()
@@ -120,7 +121,13 @@ fn recolor_and_check(r: &mut Router<'_>, tabu: &Tabu) -> Result<(usize, usize), 
     Ok((out.colors_before, out.colors_after))
 }
 
-fn routed<'f>(f: &'f Fabric, h: &'f HopTable, cfg: Config, groups: &[Vec<NodeId>]) -> Router<'f> {
+/// A router of `cfg` with `groups` created in order.
+pub(crate) fn routed<'f>(
+    f: &'f Fabric,
+    h: &'f HopTable,
+    cfg: Config,
+    groups: &[Vec<NodeId>],
+) -> Router<'f> {
     let mut r = Router::new(f, h, cfg).expect("valid config");
     for g in groups {
         r.create_group(g).expect("valid group");
@@ -181,7 +188,8 @@ fn recoloring_an_empty_router_or_one_at_the_bound_changes_nothing() {
     assert_eq!((b, a), (st.colors_used, st.colors_used));
 }
 
-fn fabric(kind: u8, seed: u64) -> Fabric {
+/// One of four small fabric kinds.
+pub(crate) fn fabric(kind: u8, seed: u64) -> Fabric {
     match kind % 4 {
         0 => generators::fat_tree(4),
         1 => generators::tapered_fat_tree(4, 6, 2),
@@ -189,6 +197,26 @@ fn fabric(kind: u8, seed: u64) -> Fabric {
         _ => generators::random_regular(10, 5, 2, seed),
     }
     .expect("small generator parameters are valid")
+}
+
+/// Random creates and deletes: an op 0 deletes a live group (when there is one), any other
+/// creates a group of the terminals `idx` picks (repeats dropped; refused groups skipped).
+pub(crate) fn run_script(r: &mut Router<'_>, f: &Fabric, ops: Vec<(u8, Vec<usize>)>) {
+    let t = f.terminals();
+    let mut live: Vec<GroupId> = Vec::new();
+    for (op, idx) in ops {
+        if op == 0 && !live.is_empty() {
+            let g = live.remove(idx[0] % live.len());
+            r.delete_group(g).unwrap();
+            continue;
+        }
+        let mut members: Vec<NodeId> = idx.iter().map(|&i| t[i % t.len()]).collect();
+        members.sort();
+        members.dedup();
+        if let Ok(made) = r.create_group(&members) {
+            live.push(made.group);
+        }
+    }
 }
 
 proptest! {
@@ -207,21 +235,7 @@ proptest! {
         let f = fabric(kind, seed);
         let h = HopTable::new(&f).unwrap();
         let mut r = Router::new(&f, &h, Config::baseline(alg, limit)).unwrap();
-        let t = f.terminals();
-        let mut live: Vec<GroupId> = Vec::new();
-        for (op, idx) in ops {
-            if op == 0 && !live.is_empty() {
-                let g = live.remove(idx[0] % live.len());
-                r.delete_group(g).unwrap();
-                continue;
-            }
-            let mut members: Vec<NodeId> = idx.iter().map(|&i| t[i % t.len()]).collect();
-            members.sort();
-            members.dedup();
-            if let Ok(made) = r.create_group(&members) {
-                live.push(made.group);
-            }
-        }
+        run_script(&mut r, &f, ops);
         let tabu = Tabu::default().with_moves(300).with_seed(seed + 1);
         if let Err(e) = recolor_and_check(&mut r, &tabu) {
             return Err(TestCaseError::fail(e));
