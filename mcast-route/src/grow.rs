@@ -123,15 +123,7 @@ mod tests {
     use fabric_model::{LinkId, NodeId, PortNo};
 
     use crate::GroupId;
-
-    fn edge(parent: u32, up: u16, down: u16, link: u32) -> Edge {
-        Edge {
-            parent,
-            up_port: PortNo::new(up),
-            down_port: PortNo::new(down),
-            link: LinkId::new(link),
-        }
-    }
+    use crate::tree::tests::edge;
 
     fn leaf(port: u16, terminal: u32) -> (Leaf, NodeId) {
         let t = NodeId::new(terminal);

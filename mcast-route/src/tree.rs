@@ -981,7 +981,7 @@ impl Tree {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     impl Tree {
@@ -1041,7 +1041,8 @@ mod tests {
         }
     }
 
-    fn edge(parent: u32, up: u16, down: u16, link: u32) -> Edge {
+    /// An edge to `parent` by ports `up` (the parent's) and `down` over link `link`.
+    pub(crate) fn edge(parent: u32, up: u16, down: u16, link: u32) -> Edge {
         Edge {
             parent,
             up_port: PortNo::new(up),

@@ -473,24 +473,35 @@ fn bad_parameters() {
     ));
 }
 
+/// Six 1 Gbit/s machines and a seeded workload of `dags` LeNet/AlexNet jobs and `files` file
+/// transfers (pulls, or pulls and pushes by the seed's parity), for the properties below.
+fn small_workload(seed: u64, files: usize, dags: usize) -> (Cluster, Vec<SimJob>) {
+    let cluster = Cluster::uniform(6, BitsPerSec::from_gbps(1)).unwrap();
+    let cfg = WorkloadConfig {
+        dag_jobs: dags,
+        file_jobs: files,
+        models: vec![Model::LeNet, Model::AlexNet],
+        mean_interarrival: 0.3,
+        file_sizes: vec![Bytes::new(12_500_000), Bytes::new(37_500_000)],
+        traffic: if seed.is_multiple_of(2) {
+            PsTraffic::Pulls
+        } else {
+            PsTraffic::PullsAndPushes
+        },
+        seed,
+        ..WorkloadConfig::default()
+    };
+    let jobs = generate(&cluster, &cfg).unwrap();
+    (cluster, jobs)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
 
     /// Every scheduler delivers every bit exactly and never exceeds a port's capacity.
     #[test]
     fn conserves_bytes_and_capacity(seed in 0u64..1000, files in 0usize..4, dags in 1usize..4) {
-        let cluster = Cluster::uniform(6, BitsPerSec::from_gbps(1)).unwrap();
-        let cfg = WorkloadConfig {
-            dag_jobs: dags,
-            file_jobs: files,
-            models: vec![Model::LeNet, Model::AlexNet],
-            mean_interarrival: 0.3,
-            file_sizes: vec![Bytes::new(12_500_000), Bytes::new(37_500_000)],
-            traffic: if seed % 2 == 0 { PsTraffic::Pulls } else { PsTraffic::PullsAndPushes },
-            seed,
-            ..WorkloadConfig::default()
-        };
-        let jobs = generate(&cluster, &cfg).unwrap();
+        let (cluster, jobs) = small_workload(seed, files, dags);
         let total: f64 = jobs.iter().map(|j| j.job.total_bits()).sum();
         for s in all_schedulers() {
             let r = simulate(&cluster, &jobs, &SimConfig { scheduler: s, seed, sample_window: Nanos::from_millis(500) }).unwrap();
@@ -621,18 +632,7 @@ proptest! {
     /// Random DAG workloads with files (channels, compute, usage windows).
     #[test]
     fn lazy_step_matches_reference_on_dag_jobs(seed in 0u64..1000, files in 0usize..4, dags in 1usize..4) {
-        let cluster = Cluster::uniform(6, BitsPerSec::from_gbps(1)).unwrap();
-        let cfg = WorkloadConfig {
-            dag_jobs: dags,
-            file_jobs: files,
-            models: vec![Model::LeNet, Model::AlexNet],
-            mean_interarrival: 0.3,
-            file_sizes: vec![Bytes::new(12_500_000), Bytes::new(37_500_000)],
-            traffic: if seed % 2 == 0 { PsTraffic::Pulls } else { PsTraffic::PullsAndPushes },
-            seed,
-            ..WorkloadConfig::default()
-        };
-        let jobs = generate(&cluster, &cfg).unwrap();
+        let (cluster, jobs) = small_workload(seed, files, dags);
         lazy_matches_reference(&cluster, &jobs, seed)?;
     }
 }
