@@ -1,8 +1,8 @@
 //! The OpenSM baselines MINIHOP-MC and SSSP-MC, one MLID per group.
 
-use crate::router::Members;
 use crate::search::{Extent, Pruning};
 use crate::tree::{Edge, Tree};
+use crate::view::Members;
 use crate::{Algorithm, Error, Router};
 
 impl Router<'_> {
@@ -10,10 +10,11 @@ impl Router<'_> {
     /// [`SwitchOrder`](crate::SwitchOrder), of strictly least maximum hop distance to the
     /// members.
     fn opensm_root(&self, d: u8) -> u32 {
-        let found = if self.switch_order.is_empty() {
+        let found = if self.view.switch_order.is_empty() {
             self.s.maxd.iter().position(|&m| m == d).map(|i| i as u32)
         } else {
-            self.switch_order
+            self.view
+                .switch_order
                 .iter()
                 .copied()
                 .find(|&i| self.s.maxd[i as usize] == d)
@@ -33,15 +34,19 @@ impl Router<'_> {
     ///
     /// Complexity: MINIHOP-MC O(M·D·P); SSSP-MC O((S + L) log S).
     pub(crate) fn baseline(&mut self, m: &Members, d: u8) -> Result<Tree, Error> {
-        let color = self.colors.lowest_unused().ok_or(Error::EntriesExhausted {
-            limit: self.config.entries.limit().unwrap_or(u32::MAX),
-        })?;
+        let color = self
+            .state
+            .colors
+            .lowest_unused()
+            .ok_or(Error::EntriesExhausted {
+                limit: self.config.entries.limit().unwrap_or(u32::MAX),
+            })?;
         let root = self.opensm_root(d);
         let parents = if self.config.algorithm == Algorithm::SsspMc {
             let all = |_: u32| true;
             let ok = self.s.dijkstra(
-                &self.g,
-                &self.efi,
+                &self.view.g,
+                &self.state.efi,
                 root,
                 all,
                 &m.sw,
@@ -51,11 +56,11 @@ impl Router<'_> {
                 Pruning::Off,
             );
             debug_assert!(ok, "members were checked to be connected");
-            self.s.collect_paths(&self.g, m.sw.iter().copied())
+            self.s.collect_paths(&self.view.g, m.sw.iter().copied())
         } else {
             self.minihop(root, &m.sw)
         };
-        let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
+        let leaves: Vec<_> = self.view.leaves_of(m.terminals.iter()).collect();
         Ok(Tree::from_parts(color, root, &parents, &leaves))
     }
 
@@ -65,11 +70,12 @@ impl Router<'_> {
         in_tree.set(root);
         let mut parents = Vec::new();
         for &t in member_sw {
-            let row = self.hops.row(t as usize);
+            let row = self.view.hops.row(t as usize);
             let mut x = root;
             while x != t {
                 let need = row[x as usize] - 1;
                 let a = *self
+                    .view
                     .g
                     .adj(x)
                     .iter()

@@ -9,18 +9,6 @@ use crate::{Color, Error, PortSet, Router};
 pub(crate) type MftLogEntry = (u32, u32, Option<PortSet>);
 
 impl Router<'_> {
-    /// Records the content of `(sw, color)` before a change, when deltas are being tracked.
-    pub(crate) fn log_mft(&mut self, sw: u32, color: u32) {
-        if let Some(log) = &mut self.mft_log {
-            let before = self
-                .colors
-                .tree_at(sw, color)
-                .and_then(|t| self.trees[t.0 as usize].as_ref())
-                .and_then(|t| t.port_set(sw));
-            log.push((sw, color, before));
-        }
-    }
-
     /// The (switch, MFT block) pairs whose content changed since the last call: the
     /// `MulticastForwardingTable` blocks a subnet manager must send again (each at every port
     /// position; [`mft_block`](Self::mft_block) gives them). The first call answers against
@@ -36,10 +24,16 @@ impl Router<'_> {
     pub fn take_mft_delta(&mut self) -> Vec<(NodeId, u16)> {
         let block = |c: u32| (c / MLIDS_PER_BLOCK) as u16;
         let mut changed: Vec<(u32, u16)> = Vec::new();
-        match self.mft_log.replace(Vec::new()) {
+        match self.state.mft_log.replace(Vec::new()) {
             None => {
-                for sw in 0..self.g.len() as u32 {
-                    changed.extend(self.colors.entries(sw).iter().map(|&(c, _)| (sw, block(c))));
+                for sw in 0..self.view.g.len() as u32 {
+                    changed.extend(
+                        self.state
+                            .colors
+                            .entries(sw)
+                            .iter()
+                            .map(|&(c, _)| (sw, block(c))),
+                    );
                 }
             }
             Some(mut log) => {
@@ -48,9 +42,10 @@ impl Router<'_> {
                 log.dedup_by_key(|e| (e.0, e.1));
                 for (sw, c, before) in log {
                     let now = self
+                        .state
                         .colors
                         .tree_at(sw, c)
-                        .and_then(|t| self.tree_ref(t).port_set(sw));
+                        .and_then(|t| self.state.tree_ref(t).port_set(sw));
                     if now != before {
                         changed.push((sw, block(c)));
                     }
@@ -61,7 +56,7 @@ impl Router<'_> {
         changed.dedup();
         changed
             .into_iter()
-            .map(|(sw, b)| (self.sw_node(sw), b))
+            .map(|(sw, b)| (self.view.sw_node(sw), b))
             .collect()
     }
 
@@ -79,7 +74,7 @@ impl Router<'_> {
                 color: Color(first),
             });
         }
-        let positions = (usize::from(self.fabric.radix(switch)) + 1).div_ceil(16) as u8;
+        let positions = (usize::from(self.view.fabric.radix(switch)) + 1).div_ceil(16) as u8;
         Ok((0..positions)
             .map(|position| {
                 let mut masks = [0u16; 32];

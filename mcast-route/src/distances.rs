@@ -585,7 +585,7 @@ mod tests {
             let kept = other_owner.then(|| Arc::clone(&hops));
             let mut r = Router::new_shared(Arc::clone(&f), hops, Config::default()).unwrap();
             r.keep_own_hops();
-            let Hops::Live(live) = &r.hops else {
+            let Hops::Live(live) = &r.view.hops else {
                 panic!("live after keep_own_hops")
             };
             assert_eq!(live.row(0).as_ptr(), at);
@@ -602,7 +602,7 @@ mod tests {
         let h = HopTable::new(&f).unwrap();
         let mut r = Router::new(&f, &h, Config::default()).unwrap();
         r.keep_own_hops();
-        let Hops::Live(live) = &r.hops else {
+        let Hops::Live(live) = &r.view.hops else {
             panic!("live after keep_own_hops")
         };
         assert_eq!(live.row(3).as_ptr(), h.row(3).as_ptr());
@@ -623,17 +623,17 @@ mod tests {
             .unwrap();
         r.link_down(l).unwrap();
         let s = f.switch_count();
-        let Hops::Live(live) = &r.hops else {
+        let Hops::Live(live) = &r.view.hops else {
             panic!("live after a link down")
         };
         let copied = live.copied_rows();
         assert!(copied > 0, "some rows change");
         assert!(copied * 4 < s, "{copied} rows copied of {s}");
-        assert_eq!(live.bytes(), LiveHops::rebuilt(&r.g).bytes());
+        assert_eq!(live.bytes(), LiveHops::rebuilt(&r.view.g).bytes());
         let changed = (0..s).filter(|&a| live.row(a) != h.row(a)).count();
         assert_eq!(copied, changed, "exactly the rows that differ are copied");
         r.link_up(l).unwrap();
-        let Hops::Live(live) = &r.hops else {
+        let Hops::Live(live) = &r.view.hops else {
             panic!("live after a link up")
         };
         assert_eq!(live.copied_rows(), 0);

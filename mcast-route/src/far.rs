@@ -93,7 +93,7 @@ impl Router<'_> {
             && row.len() == self.s.maxd.len()
         {
             self.s.maxd.copy_from_slice(row);
-            crate::distances::fold_rows(&self.hops, &extra, &mut self.s.maxd, u8::max);
+            crate::distances::fold_rows(&self.view.hops, &extra, &mut self.s.maxd, u8::max);
             return self.s.maxd.iter().copied().min().unwrap_or(0);
         }
         let d = self.max_dist(sw);
@@ -129,7 +129,7 @@ mod tests {
         let f = generators::torus(&[9, 8, 4], 1).unwrap();
         let h = HopTable::new(&f).unwrap();
         let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Limit(8))).unwrap();
-        let n = r.g.len() as u32;
+        let n = r.view.g.len() as u32;
         let mut rng = fabric_model::rng::seeded(3);
         let mut sw: Vec<u32> = (0..n).filter(|_| rng.random_bool(0.3)).collect();
         for step in 0..200 {

@@ -3,8 +3,8 @@
 use std::iter;
 
 use crate::fctb::Built;
-use crate::router::Members;
 use crate::tree::{Edge, Tree};
+use crate::view::Members;
 use crate::{BottomUp, Router};
 
 /// [`BottomUp::BestOfBoth`] builds the least-load tree only when the greedy tree has a link
@@ -38,8 +38,8 @@ impl Router<'_> {
         // Every tree holds the member switches: no color free on all of them, no tree can be
         // colored (the paper finds this out by trying every root), and a tree colored with
         // the first color free on them cannot be beaten.
-        let floor = self.colors.first_fit(m.sw.iter().copied())?;
-        let members_busy = self.colors.last_fit_busy().to_vec();
+        let floor = self.state.colors.first_fit(m.sw.iter().copied())?;
+        let members_busy = self.state.colors.last_fit_busy().to_vec();
         let roots = self.candidate_roots(d, true);
         let tries = self.config.fbtc_root_tries.max(1);
         // (color, root, parent edges, branched) of the best tree so far.
@@ -47,7 +47,7 @@ impl Router<'_> {
         let mut tried = 0;
         // Whether every tree is colored: unlimited entries, or a color below the limit still
         // unused.
-        let every = self.colors.colors_every_tree();
+        let every = self.state.colors.colors_every_tree();
         for root in roots {
             // While every tree is colored, a greedy build that can no longer beat the best
             // color (ties go to the earlier root) stops early, and counts as a try as the
@@ -57,7 +57,7 @@ impl Router<'_> {
             let cutoff = if every {
                 best.as_ref().map(|b| b.0)
             } else {
-                Some(self.colors.span())
+                Some(self.state.colors.span())
             };
             let cutoff = cutoff.map(|c| (c, members_busy.as_slice()));
             let built = if self.config.bottom_up == BottomUp::LeastLoadPath {
@@ -78,7 +78,8 @@ impl Router<'_> {
             };
             // A build with a cut-off found its first-fit color on the way.
             let color = known.or_else(|| {
-                self.colors
+                self.state
+                    .colors
                     .first_fit(iter::once(root).chain(parents.iter().map(|p| p.0)))
             });
             // Steps ⑤–⑦: no color, try the next root.
@@ -96,10 +97,11 @@ impl Router<'_> {
         // fabric's largest link EFI: elsewhere it cannot raise the largest EFI.
         if branched
             && self.config.bottom_up == BottomUp::BestOfBoth
-            && self.load_of(&parents).0 + GATE_SLACK >= self.max_efi
+            && self.load_of(&parents).0 + GATE_SLACK >= self.state.max_efi
         {
             let least = self.bottom_up_least_load(root, &m.sw, None);
             let least_color = self
+                .state
                 .colors
                 .first_fit(iter::once(root).chain(least.iter().map(|p| p.0)));
             if let Some(c) = least_color
@@ -108,7 +110,7 @@ impl Router<'_> {
                 (color, parents) = (c, least);
             }
         }
-        let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
+        let leaves: Vec<_> = self.view.leaves_of(m.terminals.iter()).collect();
         Some(Built::New(Tree::from_parts_in(
             &mut self.s.index,
             color,
@@ -124,7 +126,7 @@ impl Router<'_> {
     /// Complexity: O(T) for T edges.
     fn load_of(&self, parents: &[(u32, Edge)]) -> (u32, u64) {
         parents.iter().fold((0, 0), |(max, sum), p| {
-            let e = self.efi[p.1.link.index()];
+            let e = self.state.efi[p.1.link.index()];
             (max.max(e), sum + u64::from(e))
         })
     }
@@ -138,8 +140,8 @@ mod tests {
 
     use super::GATE_SLACK;
     use crate::fctb::Built;
-    use crate::router::Members;
     use crate::tree::Tree;
+    use crate::view::Members;
     use crate::{Config, Entries, Policy, Router, patterns};
 
     /// With every root allowed, FBTC's color is the least first-fit color over all
@@ -157,14 +159,15 @@ mod tests {
         let mut r = Router::new(&f, &h, cfg).unwrap();
         let (mut colored, mut failed) = (0, 0);
         for g in patterns::random_groups(&f, 80, 5, 21).unwrap() {
-            let m = r.validate(&g).unwrap();
+            let m = r.view.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
             let roots = r.candidate_roots(d, true).all();
             let best = roots
                 .iter()
                 .filter_map(|&root| {
                     let parents = r.bottom_up(root, &m.sw, None);
-                    r.colors
+                    r.state
+                        .colors
                         .first_fit(iter::once(root).chain(parents.iter().map(|p| p.0)))
                 })
                 .min();
@@ -202,10 +205,10 @@ mod tests {
             let mut r = Router::new(&f, &h, cfg).unwrap();
             let (mut before, mut after, mut failed) = (0, 0, 0);
             for g in patterns::random_groups(&f, 70, 3, 17).unwrap() {
-                let m = r.validate(&g).unwrap();
+                let m = r.view.validate(&g).unwrap();
                 let d = r.max_dist(&m.sw);
-                let every = r.colors.colors_every_tree();
-                let floor = r.colors.first_fit(m.sw.iter().copied());
+                let every = r.state.colors.colors_every_tree();
+                let floor = r.state.colors.first_fit(m.sw.iter().copied());
                 let mut want: Option<(u32, u32)> = None;
                 let mut tried = 0;
                 for root in r.candidate_roots(d, true).all() {
@@ -214,7 +217,7 @@ mod tests {
                     }
                     let parents = r.bottom_up_greedy(root, &m.sw, None, None).unwrap().0;
                     let tree = iter::once(root).chain(parents.iter().map(|p| p.0));
-                    let Some(c) = r.colors.first_fit(tree) else {
+                    let Some(c) = r.state.colors.first_fit(tree) else {
                         continue;
                     };
                     if want.is_none_or(|w| c < w.0) {
@@ -255,13 +258,14 @@ mod tests {
         let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
         let (mut cut, mut kept) = (0, 0);
         for g in patterns::random_groups(&f, 60, 4, 5).unwrap() {
-            let m = r.validate(&g).unwrap();
+            let m = r.view.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
-            r.colors.first_fit(m.sw.iter().copied());
-            let members_busy = r.colors.last_fit_busy().to_vec();
+            r.state.colors.first_fit(m.sw.iter().copied());
+            let members_busy = r.state.colors.last_fit_busy().to_vec();
             for root in r.candidate_roots(d, true).all().into_iter().take(4) {
                 let full = r.bottom_up_greedy(root, &m.sw, None, None).unwrap();
                 let color = r
+                    .state
                     .colors
                     .first_fit(iter::once(root).chain(full.0.iter().map(|p| p.0)))
                     .unwrap();
@@ -315,14 +319,14 @@ mod tests {
         let key = |r: &Router<'_>, t: &Tree| {
             let e: Vec<u32> = t
                 .parents()
-                .filter_map(|(_, e)| e.map(|e| r.efi[e.link.index()]))
+                .filter_map(|(_, e)| e.map(|e| r.state.efi[e.link.index()]))
                 .collect();
             let sum: u64 = e.iter().map(|&x| u64::from(x)).sum();
             (t.color, e.iter().copied().max().unwrap_or(0), sum)
         };
         let mut better = 0;
         for g in patterns::random_groups(&f, 60, 4, 5).unwrap() {
-            let m = r.validate(&g).unwrap();
+            let m = r.view.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
             let (greedy, both) = greedy_and_both(&mut r, &m, d);
             assert_eq!(both.root, greedy.root, "group {g:?}");
@@ -353,15 +357,15 @@ mod tests {
             if i % 3 == 2 {
                 r.delete_group(ids.swap_remove(i % ids.len())).unwrap();
             }
-            assert_eq!(r.max_efi, r.stats().max_efi, "after group {i}");
-            rose |= r.max_efi > 2;
+            assert_eq!(r.state.max_efi, r.stats().max_efi, "after group {i}");
+            rose |= r.state.max_efi > 2;
         }
         assert!(r.stats().merged_groups > 0 && rose);
         for id in ids {
             r.delete_group(id).unwrap();
-            assert_eq!(r.max_efi, r.stats().max_efi);
+            assert_eq!(r.state.max_efi, r.stats().max_efi);
         }
-        assert_eq!(r.max_efi, 0);
+        assert_eq!(r.state.max_efi, 0);
     }
 
     /// `BottomUp::BestOfBoth`'s gate: a greedy tree whose links stay more than
@@ -374,20 +378,21 @@ mod tests {
         let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
         let (mut kept, mut compared) = (0, 0);
         for g in patterns::random_groups(&f, 80, 4, 5).unwrap() {
-            let m = r.validate(&g).unwrap();
+            let m = r.view.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
             let (greedy, both) = greedy_and_both(&mut r, &m, d);
             let greedy_max = greedy
                 .parents()
-                .filter_map(|(_, e)| e.map(|e| r.efi[e.link.index()]))
+                .filter_map(|(_, e)| e.map(|e| r.state.efi[e.link.index()]))
                 .max()
                 .unwrap_or(0);
-            if greedy_max + GATE_SLACK < r.max_efi {
+            if greedy_max + GATE_SLACK < r.state.max_efi {
                 assert_eq!(both, greedy, "group {g:?}");
                 kept += 1;
             } else {
                 let least = r.bottom_up_least_load(greedy.root, &m.sw, None);
                 let c = r
+                    .state
                     .colors
                     .first_fit(iter::once(greedy.root).chain(least.iter().map(|p| p.0)));
                 let from_least = c == Some(both.color)
@@ -418,14 +423,14 @@ mod tests {
             let (mut hops, mut cost) = (0, 0u64);
             while let Some(&(_, e)) = parents.iter().find(|p| p.0 == x) {
                 hops += 1;
-                cost += u64::from(r.efi[e.link.index()]);
+                cost += u64::from(r.state.efi[e.link.index()]);
                 x = e.parent;
             }
             (x, hops, cost)
         };
         let mut cheaper = 0;
         for g in patterns::random_groups(&f, 30, 4, 9).unwrap() {
-            let m = r.validate(&g).unwrap();
+            let m = r.view.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
             let root = r.candidate_roots(d, true).all()[0];
             r.config.bottom_up = crate::BottomUp::Greedy;

@@ -2,9 +2,9 @@
 
 use crate::Router;
 use crate::TreeId;
-use crate::router::Members;
 use crate::search::{Extent, Pruning};
 use crate::tree::Tree;
+use crate::view::Members;
 
 /// Free candidate roots up to which FCTB skips the connectivity search of steps ③–④ (on
 /// the 30×20×20 torus with 256 entries and random groups it saves a third of the time).
@@ -47,20 +47,20 @@ impl Router<'_> {
         // The free roots the filtering BFS reached, as a bit set over the switches. Hand-written
         // words: with a bitvec `BitVec` an FCTB-only run (dragonfly(18, 9, 9), 600 random
         // groups of 16, 256 entries) took 2.1210 G instructions instead of 2.1068 G.
-        let mut reached = vec![0u64; self.g.len().div_ceil(64)];
-        self.s.near_of(&self.hops, &m.sw);
+        let mut reached = vec![0u64; self.view.g.len().div_ceil(64)];
+        self.s.near_of(&self.view.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
         let mut reachable_roots = Vec::new();
-        let colors = only.map_or(0..self.colors.span(), |c| c..c + 1);
+        let colors = only.map_or(0..self.state.colors.span(), |c| c..c + 1);
         for c in colors {
             // The island of the first member: an existing tree of color c.
-            if let Some(t) = self.colors.tree_at(s0, c) {
-                let tree = self.tree_ref(t);
+            if let Some(t) = self.state.colors.tree_at(s0, c) {
+                let tree = self.state.tree_ref(t);
                 let spans = m
                     .terminals
                     .iter()
-                    .all(|&x| self.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
+                    .all(|&x| self.view.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
                 // (The heights only when it spans: each costs a walk up the tree.)
                 if spans && !m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d)) {
                     return Some(Built::Existing(t));
@@ -68,7 +68,7 @@ impl Router<'_> {
                 continue;
             }
             // Cheap necessary conditions: every member switch and some root free in c.
-            let colors = &self.colors;
+            let colors = &self.state.colors;
             if m.sw.iter().any(|&s| colors.is_busy(s, c))
                 || roots.iter().all(|&r| colors.is_busy(r, c))
             {
@@ -81,7 +81,10 @@ impl Router<'_> {
             // The search is a filter only (step ⑤ checks each root in full), so with few
             // free roots it is skipped: their own searches, bounded by d, cost less.
             if reachable_roots.len() > FEW_ROOTS {
-                if !self.s.bfs(&self.g, s0, 2 * d, free, &m.sw, Pruning::Near) {
+                if !self
+                    .s
+                    .bfs(&self.view.g, s0, 2 * d, free, &m.sw, Pruning::Near)
+                {
                     continue;
                 }
                 reachable_roots.retain(|&r| self.s.seen.get(r));
@@ -110,8 +113,8 @@ impl Router<'_> {
                 }
                 left -= 1;
                 if self.s.dijkstra(
-                    &self.g,
-                    &self.efi,
+                    &self.view.g,
+                    &self.state.efi,
                     r,
                     free,
                     &m.sw,
@@ -129,8 +132,8 @@ impl Router<'_> {
             }
             let Some(root) = chosen else { continue };
             // Step ⑨: the paths of the search from the root.
-            let parents = self.s.collect_paths(&self.g, m.sw.iter().copied());
-            let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
+            let parents = self.s.collect_paths(&self.view.g, m.sw.iter().copied());
+            let leaves: Vec<_> = self.view.leaves_of(m.terminals.iter()).collect();
             return Some(Built::New(Tree::from_parts(c, root, &parents, &leaves)));
         }
         None
@@ -142,9 +145,9 @@ mod tests {
     use fabric_model::{HopTable, generators};
 
     use super::{Built, FEW_ROOTS};
-    use crate::router::Members;
     use crate::search::{Extent, Pruning};
     use crate::tree::Tree;
+    use crate::view::Members;
     use crate::{Config, Entries, Policy, Router, patterns};
 
     /// Alg. 3 as [`Router::fctb`] was written before it took the candidate roots in order
@@ -152,22 +155,22 @@ mod tests {
     /// [`fctb_matches_the_sorted_roots_reference`].
     fn fctb_sorted(r: &mut Router<'_>, m: &Members, d: u8) -> Option<Built> {
         let roots = r.candidate_roots(d, true).all();
-        r.s.near_of(&r.hops, &m.sw);
+        r.s.near_of(&r.view.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
-        for c in 0..r.colors.span() {
-            if let Some(t) = r.colors.tree_at(s0, c) {
-                let tree = r.tree_ref(t);
+        for c in 0..r.state.colors.span() {
+            if let Some(t) = r.state.colors.tree_at(s0, c) {
+                let tree = r.state.tree_ref(t);
                 let spans = m
                     .terminals
                     .iter()
-                    .all(|&x| r.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
+                    .all(|&x| r.view.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
                 if spans && !m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d)) {
                     return Some(Built::Existing(t));
                 }
                 continue;
             }
-            let colors = &r.colors;
+            let colors = &r.state.colors;
             if m.sw.iter().any(|&s| colors.is_busy(s, c))
                 || roots.iter().all(|&x| colors.is_busy(x, c))
             {
@@ -176,7 +179,7 @@ mod tests {
             let free = |x: u32| !colors.is_busy(x, c);
             let mut reachable: Vec<u32> = roots.iter().copied().filter(|&x| free(x)).collect();
             if reachable.len() > FEW_ROOTS {
-                if !r.s.bfs(&r.g, s0, 2 * d, free, &m.sw, Pruning::Near) {
+                if !r.s.bfs(&r.view.g, s0, 2 * d, free, &m.sw, Pruning::Near) {
                     continue;
                 }
                 reachable.retain(|&x| r.s.seen.get(x));
@@ -184,8 +187,8 @@ mod tests {
             let mut chosen = None;
             for &x in &reachable {
                 if r.s.dijkstra(
-                    &r.g,
-                    &r.efi,
+                    &r.view.g,
+                    &r.state.efi,
                     x,
                     free,
                     &m.sw,
@@ -199,8 +202,8 @@ mod tests {
                 }
             }
             let Some(root) = chosen else { continue };
-            let parents = r.s.collect_paths(&r.g, m.sw.iter().copied());
-            let leaves: Vec<_> = r.leaves_of(m.terminals.iter()).collect();
+            let parents = r.s.collect_paths(&r.view.g, m.sw.iter().copied());
+            let leaves: Vec<_> = r.view.leaves_of(m.terminals.iter()).collect();
             return Some(Built::New(Tree::from_parts(c, root, &parents, &leaves)));
         }
         None
@@ -226,7 +229,7 @@ mod tests {
             let mut r = Router::new(&f, &h, cfg).unwrap();
             let (mut new, mut failed) = (0, 0);
             for g in patterns::random_groups(&f, 120, 3, 11).unwrap() {
-                let m = r.validate(&g).unwrap();
+                let m = r.view.validate(&g).unwrap();
                 let d = r.max_dist(&m.sw);
                 many += usize::from(r.candidate_roots(d, true).unordered().len() > FEW_ROOTS);
                 let want = fctb_sorted(&mut r, &m, d);

@@ -61,12 +61,12 @@ pub(crate) fn graft_path(
     bound: u32,
 ) -> Option<(Vec<(u32, Edge)>, u32)> {
     let color = tree.color();
-    let colors = &r.colors;
+    let colors = &r.state.colors;
     let busy = |v: u32| colors.is_busy(v, color) && colors.tree_at(v, color) != Some(own);
     if busy(x) {
         return None;
     }
-    let root_row = r.hops.row(tree.root() as usize);
+    let root_row = r.view.hops.row(tree.root() as usize);
     let s = &mut r.s;
     s.seen.begin();
     s.seen.set(x);
@@ -87,7 +87,7 @@ pub(crate) fn graft_path(
             // Nothing deeper in the queue can beat it (depths are ≥ 0, one more hop).
             break;
         }
-        for (slot, a) in r.g.adj(u).iter().enumerate() {
+        for (slot, a) in r.view.g.adj(u).iter().enumerate() {
             let v = a.peer;
             if s.seen.get(v) || busy(v) {
                 continue;
@@ -116,7 +116,7 @@ pub(crate) fn graft_path(
     while v != x {
         let packed = s.cost[v as usize];
         let (u, slot) = ((packed >> 32) as u32, (packed & 0xFFFF_FFFF) as usize);
-        let a = r.g.adj(u)[slot];
+        let a = r.view.g.adj(u)[slot];
         path.push((
             u,
             Edge {

@@ -134,10 +134,10 @@ pub(crate) fn check_state(r: &Router<'_>) -> Result<(), String> {
             max_efi = max_efi.max(e);
         }
     }
-    if r.max_efi != max_efi {
+    if r.state.max_efi != max_efi {
         return Err(format!(
             "max EFI {} but the links give {max_efi}",
-            r.max_efi
+            r.state.max_efi
         ));
     }
     if let Some(l) = limit {

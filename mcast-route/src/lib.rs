@@ -161,12 +161,14 @@ mod recolor_reroute;
 mod roots;
 mod router;
 mod search;
+mod state;
 mod stats;
 #[cfg(test)]
 mod tests;
 mod topology;
 mod tree;
 mod types;
+mod view;
 
 /// The README's example, compiled and run as a doc test.
 #[cfg(doctest)]

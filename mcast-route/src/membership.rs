@@ -7,8 +7,9 @@
 
 use fabric_model::NodeId;
 
-use crate::router::{Changes, Group, Members};
+use crate::state::{Changes, Group};
 use crate::tree::Leaf;
+use crate::view::Members;
 use crate::{Algorithm, Color, Error, Gid, GroupId, JoinColor, Method, Router, TreeId};
 
 /// How [`Router::join`] placed the new member.
@@ -66,24 +67,24 @@ impl Router<'_> {
     /// The group joined under `mgid`, if any.
     #[must_use]
     pub fn group_of(&self, mgid: Gid) -> Option<GroupId> {
-        self.mgids.get(&mgid).copied()
+        self.state.mgids.get(&mgid).copied()
     }
 
     /// The MGID group `id` was joined under (`None` for a group of
     /// [`create_group`](Self::create_group) or an unknown id).
     #[must_use]
     pub fn mgid_of(&self, id: GroupId) -> Option<Gid> {
-        self.groups.get(id.0 as usize)?.as_ref()?.mgid
+        self.state.groups.get(id.0 as usize)?.as_ref()?.mgid
     }
 
     /// Checks a port to join: a terminal on a live cable, or a switch (its port 0, which
     /// must be enhanced: the caller's to check, as OpenSM does).
     fn member_port(&self, node: NodeId) -> Result<Members, Error> {
-        if self.fabric.get(node).is_none() {
+        if self.view.fabric.get(node).is_none() {
             return Err(Error::UnknownNode { node });
         }
-        let a = self.attach[node.index()]
-            .filter(|&a| !self.down.attach_down(a))
+        let a = self.view.attach[node.index()]
+            .filter(|&a| !self.view.down.attach_down(a))
             .ok_or(Error::PortDown { node })?;
         Ok(Members {
             terminals: vec![node],
@@ -124,10 +125,10 @@ impl Router<'_> {
         let Some(gid) = self.group_of(mgid) else {
             let preset = self.least_used_tree(&new);
             let made = self.create_with(new, preset)?;
-            if let Some(Some(g)) = self.groups.get_mut(made.group.0 as usize) {
+            if let Some(Some(g)) = self.state.groups.get_mut(made.group.0 as usize) {
                 g.mgid = Some(mgid);
             }
-            self.mgids.insert(mgid, made.group);
+            self.state.mgids.insert(mgid, made.group);
             return Ok(JoinOutcome {
                 group: made.group,
                 color: made.color,
@@ -136,7 +137,7 @@ impl Router<'_> {
                 merged: made.merged,
             });
         };
-        let g = self.groups[gid.0 as usize]
+        let g = self.state.groups[gid.0 as usize]
             .as_ref()
             .expect("an MGID names a live group");
         if g.members.contains(&port) {
@@ -144,7 +145,7 @@ impl Router<'_> {
         }
         let x = new.sw[0];
         let first = g.member_sw[0];
-        if self.hops.hops(first as usize, x as usize).is_none() {
+        if self.view.hops.hops(first as usize, x as usize).is_none() {
             return Err(Error::Disconnected {
                 a: g.members[0],
                 b: port,
@@ -167,7 +168,7 @@ impl Router<'_> {
         } else {
             self.graft(tid, port, x, d)
         };
-        let g = self.groups[gid.0 as usize]
+        let g = self.state.groups[gid.0 as usize]
             .as_mut()
             .expect("an MGID names a live group");
         g.members.push(port);
@@ -175,12 +176,12 @@ impl Router<'_> {
         g.min_height = u32::from(d) + 1;
         g.tree = tid;
         if fresh_switch {
-            self.attach_count[x as usize] += 1;
+            self.state.attach_count[x as usize] += 1;
         }
         let mut others = Vec::new();
         for &o in &merged {
             if o != gid
-                && let Some(Some(og)) = self.groups.get_mut(o.0 as usize)
+                && let Some(Some(og)) = self.state.groups.get_mut(o.0 as usize)
             {
                 og.merged = true;
                 og.tree = tid;
@@ -188,14 +189,14 @@ impl Router<'_> {
             }
         }
         if !others.is_empty() {
-            self.groups[gid.0 as usize]
+            self.state.groups[gid.0 as usize]
                 .as_mut()
                 .expect("an MGID names a live group")
                 .merged = true;
         }
         Ok(JoinOutcome {
             group: gid,
-            color: Color(self.tree_ref(tid).color),
+            color: Color(self.state.tree_ref(tid).color),
             tree: tid,
             method,
             merged: others,
@@ -214,11 +215,11 @@ impl Router<'_> {
             return None;
         }
         let x = m.sw[0];
-        let trees = &self.colors.trees_per_color;
-        let c = (0..self.colors.span())
-            .filter(|&c| !self.colors.is_busy(x, c))
+        let trees = &self.state.colors.trees_per_color;
+        let c = (0..self.state.colors.span())
+            .filter(|&c| !self.state.colors.is_busy(x, c))
             .min_by_key(|&c| (trees.get(c as usize).copied().unwrap_or(0), c))?;
-        let leaves: Vec<_> = self.leaves_of(m.terminals.iter()).collect();
+        let leaves: Vec<_> = self.view.leaves_of(m.terminals.iter()).collect();
         Some((
             crate::tree::Tree::from_parts(c, x, &[], &leaves),
             Method::JoinLeastUsed,
@@ -228,12 +229,12 @@ impl Router<'_> {
     /// A baseline's join: the tree of `tid` routed again for its members and `port`, in
     /// its color.
     fn reroute_baseline(&mut self, tid: TreeId, port: NodeId, d: u8) -> Result<TreeId, Error> {
-        let old = self.uninstall(tid);
+        let old = self.state.uninstall(tid);
         let mut terminals: Vec<NodeId> = old.members().collect();
         terminals.push(port);
         let mut sw: Vec<u32> = terminals
             .iter()
-            .filter_map(|t| self.attach[t.index()].map(|a| a.sw))
+            .filter_map(|t| self.view.attach[t.index()].map(|a| a.sw))
             .collect();
         sw.sort_unstable();
         sw.dedup();
@@ -242,14 +243,14 @@ impl Router<'_> {
         let mut tree = match self.baseline(&m, d) {
             Ok(t) => t.recolored(old.color),
             Err(e) => {
-                self.install(tid, old);
+                self.state.install(tid, old);
                 return Err(e);
             }
         };
         tree.add_members(old.member_counts().iter().copied());
         tree.add_members([(port, 1)]);
         tree.add_groups(old.groups().iter().copied());
-        self.install(tid, tree);
+        self.state.install(tid, tree);
         Ok(tid)
     }
 
@@ -262,21 +263,21 @@ impl Router<'_> {
         x: u32,
         d: u8,
     ) -> (JoinMethod, TreeId, Vec<GroupId>) {
-        let a = self.attach[port.index()].expect("a checked port is attached");
+        let a = self.view.attach[port.index()].expect("a checked port is attached");
         let leaf = Leaf {
             port: a.port,
             terminal: port,
             link: a.link,
         };
-        if self.tree_ref(tid).node_of(x).is_some() {
+        if self.state.tree_ref(tid).node_of(x).is_some() {
             // A leaf, edited in place: the switch's entry and the cable's load change.
             let mut changes = Changes::default();
-            let fresh = !self.tree_ref(tid).has_leaf(x, port);
+            let fresh = !self.state.tree_ref(tid).has_leaf(x, port);
             if fresh {
                 changes.touched.push(x);
                 changes.new_leaves.push(leaf.link);
             }
-            self.reinstall_with(tid, changes, |t| {
+            self.state.reinstall_with(tid, changes, |t| {
                 if fresh {
                     t.add_leaf(x, leaf);
                 }
@@ -286,7 +287,7 @@ impl Router<'_> {
         }
         // The tree out of its slot (its entries stay: the graft search reads its own switches
         // as free), back before the reinstall.
-        let tree = self.trees[tid.0 as usize]
+        let tree = self.state.trees[tid.0 as usize]
             .take()
             .expect("a live group's tree is live");
         let color = tree.color;
@@ -299,7 +300,7 @@ impl Router<'_> {
         {
             let mut t = tree.grown(path, &[(x, leaf)]);
             t.add_holder(port);
-            self.trees[tid.0 as usize] = Some(tree);
+            self.state.trees[tid.0 as usize] = Some(tree);
             // What the graft adds: its switches and edges, the member's leaf, and the entry
             // of the tree switch it hangs from.
             let changes = Changes {
@@ -309,18 +310,18 @@ impl Router<'_> {
                 touched: vec![x],
                 ..Changes::default()
             };
-            self.reinstall_with(tid, changes, |old| *old = t);
+            self.state.reinstall_with(tid, changes, |old| *old = t);
             return (JoinMethod::Graft, tid, Vec::new());
         }
-        self.trees[tid.0 as usize] = Some(tree);
-        let tree = self.uninstall(tid);
+        self.state.trees[tid.0 as usize] = Some(tree);
+        let tree = self.state.uninstall(tid);
         // Every member of the tree with the new one (the tree's own switches are free in
         // its color now).
         let mut terminals: Vec<NodeId> = tree.members().collect();
         terminals.push(port);
         let mut sw: Vec<u32> = terminals
             .iter()
-            .filter_map(|t| self.attach[t.index()].map(|a| a.sw))
+            .filter_map(|t| self.view.attach[t.index()].map(|a| a.sw))
             .collect();
         sw.sort_unstable();
         sw.dedup();
@@ -330,17 +331,17 @@ impl Router<'_> {
             t.add_members(tree.member_counts().iter().copied());
             t.add_members([(port, 1)]);
             t.add_groups(tree.groups().iter().copied());
-            self.install(tid, t);
+            self.state.install(tid, t);
             return (JoinMethod::Rebuilt, tid, Vec::new());
         }
         if let Some((path, _)) = found {
             let mut t = tree.grown(&path, &[(x, leaf)]);
             t.add_members([(port, 1)]);
-            self.install(tid, t);
+            self.state.install(tid, t);
             return (JoinMethod::HigherGraft, tid, Vec::new());
         }
         // Alg. 4 in the tree's color, the tree itself first.
-        self.install(tid, tree);
+        self.state.install(tid, tree);
         let m = Members {
             terminals: vec![port],
             sw: vec![x],
@@ -364,16 +365,16 @@ impl Router<'_> {
     /// height.
     pub fn leave(&mut self, mgid: Gid, port: NodeId) -> Result<LeaveOutcome, Error> {
         let gid = self.group_of(mgid).ok_or(Error::UnknownMgid { mgid })?;
-        let g = self.groups[gid.0 as usize]
+        let g = self.state.groups[gid.0 as usize]
             .as_ref()
             .expect("an MGID names a live group");
         let Some(i) = g.members.iter().position(|&m| m == port) else {
             return Err(Error::NotAMember { mgid, node: port });
         };
         if g.members.len() == 1 {
-            let before = self.tree_ref(g.tree).switches().len();
+            let before = self.state.tree_ref(g.tree).switches().len();
             self.delete_group(gid)?;
-            self.mgids.remove(&mgid);
+            self.state.mgids.remove(&mgid);
             return Ok(LeaveOutcome {
                 group: gid,
                 deleted: true,
@@ -381,27 +382,29 @@ impl Router<'_> {
             });
         }
         let tid = g.tree;
-        let mut g: Group = self.groups[gid.0 as usize]
+        let mut g: Group = self.state.groups[gid.0 as usize]
             .take()
             .expect("an MGID names a live group");
         g.members.remove(i);
-        let x = self.attach[port.index()].expect("a member is attached").sw;
+        let x = self.view.attach[port.index()]
+            .expect("a member is attached")
+            .sw;
         let still = g
             .members
             .iter()
-            .any(|t| self.attach[t.index()].is_some_and(|a| a.sw == x));
+            .any(|t| self.view.attach[t.index()].is_some_and(|a| a.sw == x));
         if !still {
             if let Ok(k) = g.member_sw.binary_search(&x) {
                 g.member_sw.remove(k);
             }
-            self.attach_count[x as usize] -= 1;
+            self.state.attach_count[x as usize] -= 1;
         }
         // Edited in place, from the list of what changes.
-        let tree = self.trees[tid.0 as usize]
+        let tree = self.state.trees[tid.0 as usize]
             .as_mut()
             .expect("a live group's tree is live");
         tree.remove_holder(port);
-        let tree = self.tree_ref(tid);
+        let tree = self.state.tree_ref(tid);
         let mut changes = Changes::default();
         let mut gone_nodes = None;
         let mut leaf_only = false;
@@ -433,7 +436,7 @@ impl Router<'_> {
                 gone_nodes = Some(gone);
             }
         }
-        self.reinstall_with(tid, changes, |t| {
+        self.state.reinstall_with(tid, changes, |t| {
             if let Some(gone) = gone_nodes {
                 t.keep_nodes(&gone);
             } else if leaf_only {
@@ -441,7 +444,7 @@ impl Router<'_> {
             }
         });
         g.min_height = u32::from(self.max_dist(&g.member_sw)) + 1;
-        self.groups[gid.0 as usize] = Some(g);
+        self.state.groups[gid.0 as usize] = Some(g);
         Ok(LeaveOutcome {
             group: gid,
             deleted: false,
@@ -455,7 +458,7 @@ impl Router<'_> {
     /// [`Error::UnknownMgid`].
     pub fn members_of(&self, mgid: Gid) -> Result<&[NodeId], Error> {
         let gid = self.group_of(mgid).ok_or(Error::UnknownMgid { mgid })?;
-        Ok(&self.groups[gid.0 as usize]
+        Ok(&self.state.groups[gid.0 as usize]
             .as_ref()
             .expect("an MGID names a live group")
             .members)

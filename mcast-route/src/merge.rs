@@ -8,9 +8,9 @@ use fabric_model::NodeId;
 
 use crate::bits;
 use crate::colors::ColorTable;
-use crate::router::Members;
 use crate::search::{Extent, Pruning};
 use crate::tree::{Leaf, Tree};
+use crate::view::Members;
 use crate::{GroupId, MergeRoot, MergeStrategy, Regraft, Router, TreeId};
 
 /// [`merge_root_in`](Router::merge_root_in) with more than twice this many member switches
@@ -106,9 +106,11 @@ impl Router<'_> {
             if a == b {
                 return 0;
             }
-            let (sa, sb) = (self.attach[a.index()], self.attach[b.index()]);
+            let (sa, sb) = (self.view.attach[a.index()], self.view.attach[b.index()]);
             match (sa, sb) {
-                (Some(x), Some(y)) => u64::from(self.hops.row(x.sw as usize)[y.sw as usize]) + 2,
+                (Some(x), Some(y)) => {
+                    u64::from(self.view.hops.row(x.sw as usize)[y.sw as usize]) + 2
+                }
                 _ => u64::MAX / 4,
             }
         };
@@ -139,11 +141,11 @@ impl Router<'_> {
         // Least hops from every switch to the group's switches.
         let field = &mut self.s.maxd;
         field.fill(u8::MAX);
-        crate::distances::fold_rows(&self.hops, &m.sw, field, u8::min);
+        crate::distances::fold_rows(&self.view.hops, &m.sw, field, u8::min);
         let g = m.terminals.len() as u64;
         // (bound numerator, count, tree side sum, tree).
         let mut cands: Vec<(u64, u64, u64, u32)> = Vec::new();
-        for (i, t) in self.trees.iter().enumerate() {
+        for (i, t) in self.state.trees.iter().enumerate() {
             let Some(t) = t else { continue };
             // A member shared with the group sits on a group switch (field 0): it counts 2
             // in the sum below and 0 in formula (1).
@@ -169,7 +171,7 @@ impl Router<'_> {
             {
                 break;
             }
-            let t = self.trees[i as usize].as_ref().expect("listed live");
+            let t = self.state.trees[i as usize].as_ref().expect("listed live");
             leaf_sw.clear();
             leaf_sw.extend(t.leaf_counts().map(|(s, _)| s as usize));
             let mut sum = side;
@@ -177,10 +179,10 @@ impl Router<'_> {
                 if t.has_member(x) {
                     continue;
                 }
-                let Some(a) = self.attach[x.index()] else {
+                let Some(a) = self.view.attach[x.index()] else {
                     continue;
                 };
-                let row = self.hops.row(a.sw as usize);
+                let row = self.view.hops.row(a.sw as usize);
                 sum += leaf_sw
                     .iter()
                     .map(|&s| u64::from(row[s]))
@@ -218,15 +220,15 @@ impl Router<'_> {
         ms.cursor.clear();
         ms.cursor.resize(m.sw.len(), 0);
         ms.stamp.clear();
-        ms.stamp.resize(self.trees.len(), u32::MAX);
+        ms.stamp.resize(self.state.trees.len(), u32::MAX);
         let member_sw = m.sw.len();
         // (load added, groups, color).
         let mut best: Option<(usize, usize, u32)> = None;
-        for c in 0..self.colors.span() {
+        for c in 0..self.state.colors.span() {
             // Σ groups, Σ switches, Σ groups × switches over the distinct trees of c.
             let (mut g, mut sw, mut gs) = (0usize, 0usize, 0usize);
             for (&s, at) in m.sw.iter().zip(ms.cursor.iter_mut()) {
-                let row = self.colors.entries(s);
+                let row = self.state.colors.entries(s);
                 if let Some(&(col, t)) = row.get(*at as usize)
                     && col == c
                 {
@@ -234,7 +236,7 @@ impl Router<'_> {
                     let stamp = &mut ms.stamp[t.0 as usize];
                     if *stamp != c {
                         *stamp = c;
-                        let tree = self.trees[t.0 as usize]
+                        let tree = self.state.trees[t.0 as usize]
                             .as_ref()
                             .expect("a live group's tree is live");
                         let (tg, ts) = (tree.groups().len(), tree.switches().len());
@@ -260,7 +262,7 @@ impl Router<'_> {
         ids.extend(
             switches
                 .into_iter()
-                .filter_map(|s| self.colors.tree_at(s, color)),
+                .filter_map(|s| self.state.colors.tree_at(s, color)),
         );
         ids.sort_unstable();
         ids.dedup();
@@ -276,12 +278,15 @@ impl Router<'_> {
         member_sw: usize,
         color: u32,
     ) -> (usize, usize, u32) {
-        let groups: usize = ids.iter().map(|&t| self.tree_ref(t).groups().len()).sum();
+        let groups: usize = ids
+            .iter()
+            .map(|&t| self.state.tree_ref(t).groups().len())
+            .sum();
         let total = groups + 1;
         let added = ids
             .iter()
             .map(|&t| {
-                let t = self.tree_ref(t);
+                let t = self.state.tree_ref(t);
                 (total - t.groups().len()) * t.switches().len()
             })
             .sum::<usize>()
@@ -292,8 +297,8 @@ impl Router<'_> {
     /// [`merge_root_in`](Self::merge_root_in) with vMcg's component searched first.
     #[cfg(test)]
     fn merge_root(&mut self, color: u32, vm_sw: &[u32]) -> u32 {
-        let free = FreeBits::of(&self.colors, self.g.len(), color);
-        self.s.component(&self.g, vm_sw[0], free.words(), &[]);
+        let free = FreeBits::of(&self.state.colors, self.view.g.len(), color);
+        self.s.component(&self.view.g, vm_sw[0], free.words(), &[]);
         let comp = self.s.queue.clone();
         self.merge_root_in(&free, vm_sw, &comp)
     }
@@ -334,7 +339,7 @@ impl Router<'_> {
             let mut sample = std::mem::take(&mut self.s.merge.path);
             sample.clear();
             sample.extend(vm_sw.iter().copied().step_by(step).take(SAMPLE_ROWS));
-            self.s.far_of(&self.hops, &sample);
+            self.s.far_of(&self.view.hops, &sample);
             sample.clear();
             sample.extend(
                 vm_sw
@@ -344,11 +349,11 @@ impl Router<'_> {
                     .step_by(step)
                     .take(SAMPLE_ROWS),
             );
-            sampled = !self.s.raise_far_of(&self.hops, &sample);
+            sampled = !self.s.raise_far_of(&self.view.hops, &sample);
             self.s.merge.path = sample;
         }
         if !sampled {
-            self.s.far_of(&self.hops, vm_sw);
+            self.s.far_of(&self.view.hops, vm_sw);
         }
         // The switches by increasing key, lazily: few are ever taken. Keys packed in one
         // word, in the same order: the bound is a byte and the entries in use are at most
@@ -359,7 +364,7 @@ impl Router<'_> {
         keys.extend(comp.iter().map(|&x| {
             Reverse(pack((
                 u32::from(self.s.maxd[x as usize]),
-                self.colors.in_use(x),
+                self.state.colors.in_use(x),
                 x,
             )))
         }));
@@ -409,14 +414,14 @@ impl Router<'_> {
             }
             if best.is_none() && tries > MERGE_ROOT_TRIES {
                 if sampled {
-                    self.s.far_of(&self.hops, vm_sw);
+                    self.s.far_of(&self.view.hops, vm_sw);
                 }
                 return self.merge_root_by_members(free, vm_sw, comp, u32::MAX);
             }
             let depth = best.map_or(u32::MAX, |b| b.0);
             if !self
                 .s
-                .bfs(&self.g, x, depth, |x| free.get(x), vm_sw, Pruning::Off)
+                .bfs(&self.view.g, x, depth, |x| free.get(x), vm_sw, Pruning::Off)
             {
                 continue;
             }
@@ -431,10 +436,10 @@ impl Router<'_> {
                 // the switches not tried yet ordered by it.
                 if sampled && order.peek().is_some_and(|r| unpack(r.0) < (far, load, x)) {
                     sampled = false;
-                    self.s.far_of(&self.hops, vm_sw);
+                    self.s.far_of(&self.view.hops, vm_sw);
                     let mut keys = std::mem::take(order).into_vec();
                     keys.clear();
-                    let (maxd, colors) = (&self.s.maxd, &self.colors);
+                    let (maxd, colors) = (&self.s.maxd, &self.state.colors);
                     keys.extend(comp.iter().filter(|c| !popped.contains(c)).map(|&c| {
                         Reverse(pack((u32::from(maxd[c as usize]), colors.in_use(c), c)))
                     }));
@@ -451,7 +456,7 @@ impl Router<'_> {
                 };
                 if left > (far as usize + 1) * words {
                     if sampled {
-                        self.s.far_of(&self.hops, vm_sw);
+                        self.s.far_of(&self.view.hops, vm_sw);
                     }
                     return self.merge_root_by_members(free, vm_sw, comp, far);
                 }
@@ -478,11 +483,11 @@ impl Router<'_> {
         comp: &[u32],
         bound: u32,
     ) -> u32 {
-        let colors = &self.colors;
+        let colors = &self.state.colors;
         // Ties to fewest entries in use, then index.
         let key = |x: u32| (colors.in_use(x) as u64) << 32 | u64::from(x);
         self.s
-            .least_farthest(&self.g, vm_sw, |x| free.get(x), comp, bound, key)
+            .least_farthest(&self.view.g, vm_sw, |x| free.get(x), comp, bound, key)
             .expect("some switch of vMcg's component is within the bound")
             .1
     }
@@ -514,7 +519,7 @@ impl Router<'_> {
                 let t = self
                     .nearest_tree(m)
                     .expect("merging needs an existing tree");
-                (self.tree_ref(t).color, vec![t])
+                (self.state.tree_ref(t).color, vec![t])
             }
             MergeStrategy::LeastAddedLoad => {
                 let c = self.least_merging_color(m);
@@ -523,8 +528,8 @@ impl Router<'_> {
                 (c, ids)
             }
             MergeStrategy::FewestGroupsColor => {
-                let span = self.colors.span();
-                let g = &self.colors.groups_per_color;
+                let span = self.state.colors.span();
+                let g = &self.state.colors.groups_per_color;
                 let c = (0..span)
                     .min_by_key(|&c| (g.get(c as usize).copied().unwrap_or(0), c))
                     .unwrap_or(0);
@@ -551,7 +556,7 @@ impl Router<'_> {
         let mut old: Vec<Tree> = Vec::new();
         // vMcg's terminals, repeats included (sorted and deduplicated for the leaves).
         // vMcg's member switches, as a bit set over the switches (its terminals' switches).
-        let n = self.g.len();
+        let n = self.view.g.len();
         let mut vm_bits = std::mem::take(&mut self.s.merge.vm);
         vm_bits.clear();
         vm_bits.resize(n.div_ceil(64), 0);
@@ -564,9 +569,9 @@ impl Router<'_> {
                     old: &mut Vec<Tree>,
                     vm_bits: &mut Vec<u64>,
                     free: Option<&mut FreeBits>| {
-            let t = this.uninstall(id);
+            let t = this.state.uninstall(id);
             this.far.forget(id);
-            for a in t.members().filter_map(|x| this.attach[x.index()]) {
+            for a in t.members().filter_map(|x| this.view.attach[x.index()]) {
                 bits::set(vm_bits, a.sw as usize);
             }
             if let Some(free) = free {
@@ -581,23 +586,26 @@ impl Router<'_> {
         }
         // G_color's switches; the trees taken from now on free theirs (as computing it
         // again would find).
-        let mut free = FreeBits::of(&self.colors, n, color);
+        let mut free = FreeBits::of(&self.state.colors, n, color);
         let mut vm_sw: Vec<u32> = Vec::new();
         loop {
             vm_sw.clear();
             vm_sw.extend(bits::ones(&vm_bits).map(|x| x as u32));
             #[cfg(test)]
-            assert_eq!(free.0, FreeBits::of(&self.colors, n, color).0);
+            assert_eq!(free.0, FreeBits::of(&self.state.colors, n, color).0);
             // Step ④: connected in G_color (the uninstalled trees' switches are free now)?
             // (The whole component: the root is chosen in it.)
-            if self.s.component(&self.g, vm_sw[0], free.words(), &vm_sw) {
+            if self
+                .s
+                .component(&self.view.g, vm_sw[0], free.words(), &vm_sw)
+            {
                 break;
             }
             // Steps ⑤–⑥: a temporary tree in the whole fabric.
             let d = self.max_dist(&vm_sw);
             let root_tmp = self
                 .candidate_roots(d, false)
-                .free_first(&self.colors, color)
+                .free_first(&self.state.colors, color)
                 .expect("some switch is at the least distance");
             let parents = self.bottom_up(root_tmp, &vm_sw, Some(color));
             // Steps ⑦–⑩: merge the trees of this color on its switches.
@@ -621,8 +629,8 @@ impl Router<'_> {
         let root = self.merge_root_in(&free, &vm_sw, &comp);
         let keep = self.config.regraft == Regraft::KeepOldTree;
         let ok = self.s.dijkstra(
-            &self.g,
-            &self.efi,
+            &self.view.g,
+            &self.state.efi,
             root,
             |x| free.get(x),
             &vm_sw,
@@ -639,8 +647,8 @@ impl Router<'_> {
             self.merged_tree_reference(color, root, &vm_sw, &old, keep, m, gid),
             "the merged tree as its parts make it"
         );
-        let id = self.new_tree_id();
-        self.install(id, tree);
+        let id = self.state.new_tree_id();
+        self.state.install(id, tree);
         (id, merged)
     }
 }
@@ -676,7 +684,7 @@ impl Router<'_> {
         let olds = old.iter().filter(|_| keep).flat_map(|t| t.switches());
         self.s
             .path_switches(vm_sw.iter().chain(olds).copied(), &mut ms.path);
-        let n = self.g.len();
+        let n = self.view.g.len();
         ms.bits.clear();
         ms.bits.resize(n.div_ceil(64), 0);
         for &x in &ms.path {
@@ -689,7 +697,7 @@ impl Router<'_> {
             sw.push(x as u32);
         }
         // The members with their holders, by node.
-        let nodes = self.fabric.node_count();
+        let nodes = self.view.fabric.node_count();
         ms.count.resize(nodes, 0);
         ms.bits.clear();
         ms.bits.resize(nodes.div_ceil(64), 0);
@@ -712,7 +720,8 @@ impl Router<'_> {
         let pos = &ms.pos;
         let mut leaves: Vec<(u32, Leaf)> = Vec::with_capacity(members.len());
         leaves.extend(
-            self.leaves_of(members.iter().map(|(t, _)| t))
+            self.view
+                .leaves_of(members.iter().map(|(t, _)| t))
                 .map(|(s, l)| (pos[s as usize], l)),
         );
         if !leaves.is_sorted_by_key(|&(i, l)| (i, l.port)) {
@@ -731,7 +740,7 @@ impl Router<'_> {
             debug_assert!(groups.last().is_none_or(|&g| g < gid));
             groups.push(gid);
         }
-        let (s, g) = (&self.s, &self.g);
+        let (s, g) = (&self.s, &self.view.g);
         let tree = Tree::from_sorted(
             color,
             root,
@@ -771,17 +780,17 @@ impl Router<'_> {
         } else {
             vm_sw.to_vec()
         };
-        let parents = self.s.collect_paths(&self.g, ends.into_iter());
+        let parents = self.s.collect_paths(&self.view.g, ends.into_iter());
         let mut terminals: Vec<NodeId> = m.terminals.clone();
         terminals.extend(old.iter().flat_map(|t| t.members()));
         let terminals: Vec<NodeId> = sorted_distinct(
             terminals.iter().map(|t| t.index() as u32),
-            self.fabric.node_count(),
+            self.view.fabric.node_count(),
         )
         .into_iter()
         .map(NodeId::new)
         .collect();
-        let leaves: Vec<_> = self.leaves_of(terminals.iter()).collect();
+        let leaves: Vec<_> = self.view.leaves_of(terminals.iter()).collect();
         let mut tree = Tree::from_parts(color, root, &parents, &leaves);
         let mut merged = Vec::new();
         for t in old {
@@ -818,19 +827,19 @@ mod tests {
             .iter()
             .enumerate()
         {
-            let m = r.validate(g).unwrap();
+            let m = r.view.validate(g).unwrap();
             let color = (i % 2) as u32;
-            let free = |x: u32| !r.colors.is_busy(x, color);
+            let free = |x: u32| !r.state.colors.is_busy(x, color);
             if m.sw.iter().any(|&s| !free(s)) {
                 continue;
             }
             // Literal: one BFS per member switch.
-            let n = r.g.len();
+            let n = r.view.g.len();
             let mut far = vec![0u32; n];
             let mut reached = vec![0usize; n];
             let mut s = crate::search::Scratch::new(n);
             for &src in &m.sw {
-                s.bfs(&r.g, src, u32::MAX, free, &[], Pruning::Off);
+                s.bfs(&r.view.g, src, u32::MAX, free, &[], Pruning::Off);
                 for &x in &s.queue {
                     far[x as usize] = far[x as usize].max(s.hops[x as usize]);
                     reached[x as usize] += 1;
@@ -841,7 +850,7 @@ mod tests {
             }
             let want = (0..n as u32)
                 .filter(|&x| reached[x as usize] == m.sw.len())
-                .min_by_key(|&x| (far[x as usize], r.colors.in_use(x), x))
+                .min_by_key(|&x| (far[x as usize], r.state.colors.in_use(x), x))
                 .unwrap();
             assert_eq!(
                 r.merge_root(color, &m.sw),
@@ -851,8 +860,8 @@ mod tests {
             let comp: Vec<u32> = (0..n as u32)
                 .filter(|&x| reached[x as usize] == m.sw.len())
                 .collect();
-            let fb = super::FreeBits::of(&r.colors, n, color);
-            let free = |x: u32| !r.colors.is_busy(x, color);
+            let fb = super::FreeBits::of(&r.state.colors, n, color);
+            let free = |x: u32| !r.state.colors.is_busy(x, color);
             assert!((0..n as u32).all(|x| fb.get(x) == free(x)));
             assert_eq!(r.merge_root_by_members(&fb, &m.sw, &comp, u32::MAX), want);
             let bound = far[want as usize];
@@ -878,10 +887,10 @@ mod tests {
             for g in patterns::random_groups(f, 4, 3, 3).unwrap() {
                 r.create_group(&g).unwrap();
             }
-            let n = r.g.len() as u32;
+            let n = r.view.g.len() as u32;
             for seed in 0..16u32 {
                 let color = seed % 3;
-                let free = |x: u32| !r.colors.is_busy(x, color);
+                let free = |x: u32| !r.state.colors.is_busy(x, color);
                 let cands: Vec<u32> = (0..n).filter(|&x| free(x)).collect();
                 // 70 to 84 member switches, spread.
                 let k = 70 + (seed as usize * 2) % 15;
@@ -897,7 +906,7 @@ mod tests {
                 let mut far = vec![0u32; n as usize];
                 let mut reached = vec![0usize; n as usize];
                 for &src in &vm_sw {
-                    s.bfs(&r.g, src, u32::MAX, free, &[], Pruning::Off);
+                    s.bfs(&r.view.g, src, u32::MAX, free, &[], Pruning::Off);
                     for &x in &s.queue {
                         far[x as usize] = far[x as usize].max(s.hops[x as usize]);
                         reached[x as usize] += 1;
@@ -908,7 +917,7 @@ mod tests {
                 }
                 let want = (0..n)
                     .filter(|&x| reached[x as usize] == vm_sw.len())
-                    .min_by_key(|&x| (far[x as usize], r.colors.in_use(x), x))
+                    .min_by_key(|&x| (far[x as usize], r.state.colors.in_use(x), x))
                     .unwrap();
                 assert_eq!(r.merge_root(color, &vm_sw), want, "seed {seed}");
                 checked[i] += 1;
@@ -1010,13 +1019,13 @@ mod tests {
                 r.create_group(&g).unwrap();
             }
             for g in patterns::random_groups(&f, 20, size, 5).unwrap() {
-                let m = r.validate(&g).unwrap();
+                let m = r.view.validate(&g).unwrap();
                 // Literal: per color, the distinct trees on the member switches and the load
                 // their merge adds.
                 let trees_of = |c: u32| {
                     let mut ids: Vec<TreeId> =
                         m.sw.iter()
-                            .filter_map(|&s| r.colors.tree_at(s, c))
+                            .filter_map(|&s| r.state.colors.tree_at(s, c))
                             .collect();
                     ids.sort_unstable();
                     ids.dedup();
@@ -1024,13 +1033,15 @@ mod tests {
                 };
                 let cost = |c: u32| {
                     let ids = trees_of(c);
-                    let groups: Vec<usize> =
-                        ids.iter().map(|&t| r.tree_ref(t).groups().len()).collect();
+                    let groups: Vec<usize> = ids
+                        .iter()
+                        .map(|&t| r.state.tree_ref(t).groups().len())
+                        .collect();
                     let total: usize = groups.iter().sum::<usize>() + 1;
                     let added: usize = ids
                         .iter()
                         .zip(&groups)
-                        .map(|(&t, &g)| (total - g) * r.tree_ref(t).switches().len())
+                        .map(|(&t, &g)| (total - g) * r.state.tree_ref(t).switches().len())
                         .sum::<usize>()
                         + total * m.sw.len();
                     (added, total - 1, c)
@@ -1059,10 +1070,10 @@ mod tests {
                 r.create_group(&g).unwrap();
             }
             for g in patterns::random_groups(&f, 20, 4, seed + 100).unwrap() {
-                let m = r.validate(&g).unwrap();
+                let m = r.view.validate(&g).unwrap();
                 let mut best: Option<(u64, u64, TreeId)> = None;
                 for id in r.tree_ids().collect::<Vec<_>>() {
-                    let (s, n) = r.distance(&m, r.tree_ref(id));
+                    let (s, n) = r.distance(&m, r.state.tree_ref(id));
                     if best.is_none_or(|(bs, bn, _)| {
                         u128::from(s) * u128::from(bn) < u128::from(bs) * u128::from(n)
                     }) {

@@ -30,7 +30,8 @@ impl MftBlock {
 
 impl Router<'_> {
     fn highest_color(&self) -> Option<u32> {
-        self.colors
+        self.state
+            .colors
             .trees_per_color
             .iter()
             .rposition(|&t| t > 0)
@@ -55,7 +56,7 @@ impl Router<'_> {
         if Color(top).mlid().is_none() {
             return Err(Error::MlidOutOfRange { color: Color(top) });
         }
-        let positions = (usize::from(self.fabric.radix(switch)) + 1).div_ceil(16) as u8;
+        let positions = (usize::from(self.view.fabric.radix(switch)) + 1).div_ceil(16) as u8;
         let blocks = (top / MLIDS_PER_BLOCK + 1) as u16;
         let mut out = Vec::with_capacity(usize::from(blocks) * usize::from(positions));
         for block in 0..blocks {
@@ -96,12 +97,12 @@ impl Router<'_> {
     pub fn dump(&self) -> Result<String, Error> {
         let mut out = String::new();
         let mlid = |c: Color| c.mlid().ok_or(Error::MlidOutOfRange { color: c });
-        for &s in self.fabric.switches() {
+        for &s in self.view.fabric.switches() {
             for (c, ports) in self.entries(s)? {
                 let _ = write!(
                     out,
                     "switch {} mlid {:#06x} ports ",
-                    quoted(&self.fabric.node(s).name),
+                    quoted(&self.view.fabric.node(s).name),
                     mlid(c)?
                 );
                 join(&mut out, ports.iter().map(|p| p.get().to_string()));
@@ -114,7 +115,7 @@ impl Router<'_> {
                 &mut out,
                 g.members
                     .iter()
-                    .map(|&m| quoted(&self.fabric.node(m).name).into_owned()),
+                    .map(|&m| quoted(&self.view.fabric.node(m).name).into_owned()),
             );
         }
         Ok(out)

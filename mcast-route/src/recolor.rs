@@ -82,12 +82,12 @@ impl Router<'_> {
     /// tried up to `tabu.moves()` moves of O(T / 64 + conflicting trees · colors); the
     /// reinstall O(switches of the recolored trees).
     pub fn recolor_with(&mut self, tabu: &Tabu) -> Recolored {
-        let used: Vec<u32> = (0..self.colors.trees_per_color.len() as u32)
-            .filter(|&c| self.colors.trees_per_color[c as usize] > 0)
+        let used: Vec<u32> = (0..self.state.colors.trees_per_color.len() as u32)
+            .filter(|&c| self.state.colors.trees_per_color[c as usize] > 0)
             .collect();
         let before = used.len();
-        let most = (0..self.g.len() as u32)
-            .map(|sw| self.colors.in_use(sw))
+        let most = (0..self.view.g.len() as u32)
+            .map(|sw| self.state.colors.in_use(sw))
             .max()
             .unwrap_or(0);
         if most >= before {
@@ -100,13 +100,13 @@ impl Router<'_> {
             };
         }
         let (ids, g) = self.tree_conflicts();
-        let mut rank = vec![0u32; self.colors.trees_per_color.len()];
+        let mut rank = vec![0u32; self.state.colors.trees_per_color.len()];
         for (r, &c) in used.iter().enumerate() {
             rank[c as usize] = r as u32;
         }
         let current = Coloring::from_colors(
             ids.iter()
-                .map(|&t| rank[self.tree_ref(t).color as usize])
+                .map(|&t| rank[self.state.tree_ref(t).color as usize])
                 .collect(),
         );
         let floor = most.max(greedy_clique(&g).len());
@@ -126,7 +126,7 @@ impl Router<'_> {
         let moved: Vec<(TreeId, u32)> = ids
             .iter()
             .zip(new)
-            .filter(|&(&t, c)| self.tree_ref(t).color != c)
+            .filter(|&(&t, c)| self.state.tree_ref(t).color != c)
             .map(|(&t, c)| (t, c))
             .collect();
         let delta = self.move_trees(&moved);
@@ -143,7 +143,7 @@ impl Router<'_> {
     /// every tree sharing a switch with it.
     fn tree_conflicts(&self) -> (Vec<TreeId>, Graph) {
         let ids: Vec<TreeId> = self.tree_ids().collect();
-        let mut vertex = vec![u32::MAX; self.trees.len()];
+        let mut vertex = vec![u32::MAX; self.state.trees.len()];
         for (i, t) in ids.iter().enumerate() {
             vertex[t.0 as usize] = i as u32;
         }
@@ -153,8 +153,8 @@ impl Router<'_> {
         for (i, &t) in ids.iter().enumerate() {
             row.clear();
             stamp[i] = i as u32;
-            for &sw in self.tree_ref(t).switches() {
-                for &(_, other) in self.colors.entries(sw) {
+            for &sw in self.state.tree_ref(t).switches() {
+                for &(_, other) in self.state.colors.entries(sw) {
                     let j = vertex[other.0 as usize];
                     if stamp[j as usize] != i as u32 {
                         stamp[j as usize] = i as u32;
@@ -173,7 +173,7 @@ impl Router<'_> {
     /// once; classes left over take the old colors left over, in order. `used` holds the
     /// colors in use (more than `best` has classes).
     fn relabel(&self, ids: &[TreeId], best: &Coloring, used: &[u32]) -> Vec<u32> {
-        let mut rank = vec![0usize; self.colors.trees_per_color.len()];
+        let mut rank = vec![0usize; self.state.colors.trees_per_color.len()];
         for (r, &c) in used.iter().enumerate() {
             rank[c as usize] = r;
         }
@@ -182,7 +182,7 @@ impl Router<'_> {
             .iter()
             .zip(best.colors())
             .map(|(&t, &class)| {
-                let tree = self.tree_ref(t);
+                let tree = self.state.tree_ref(t);
                 (
                     class,
                     rank[tree.color as usize],
@@ -225,13 +225,14 @@ impl Router<'_> {
     /// block) pairs whose content changed.
     fn move_trees(&mut self, moved: &[(TreeId, u32)]) -> Vec<(NodeId, u16)> {
         let content = |r: &Self, sw: u32, c: u32| -> Option<PortSet> {
-            r.colors
+            r.state
+                .colors
                 .tree_at(sw, c)
-                .and_then(|t| r.tree_ref(t).port_set(sw))
+                .and_then(|t| r.state.tree_ref(t).port_set(sw))
         };
         let mut touched: Vec<(u32, u32, Option<PortSet>)> = Vec::new();
         for &(t, new) in moved {
-            let tree = self.tree_ref(t);
+            let tree = self.state.tree_ref(t);
             for &sw in tree.switches() {
                 for c in [tree.color, new] {
                     touched.push((sw, c, content(self, sw, c)));
@@ -240,10 +241,13 @@ impl Router<'_> {
         }
         touched.sort_unstable_by_key(|e| (e.0, e.1));
         touched.dedup_by_key(|e| (e.0, e.1));
-        let out: Vec<(TreeId, Tree)> = moved.iter().map(|&(t, _)| (t, self.uninstall(t))).collect();
+        let out: Vec<(TreeId, Tree)> = moved
+            .iter()
+            .map(|&(t, _)| (t, self.state.uninstall(t)))
+            .collect();
         for ((t, mut tree), &(_, new)) in out.into_iter().zip(moved) {
             tree.color = new;
-            self.install(t, tree);
+            self.state.install(t, tree);
         }
         let mut changed: Vec<(u32, u16)> = touched
             .into_iter()
@@ -253,7 +257,7 @@ impl Router<'_> {
         changed.dedup();
         changed
             .into_iter()
-            .map(|(sw, b)| (self.sw_node(sw), b))
+            .map(|(sw, b)| (self.view.sw_node(sw), b))
             .collect()
     }
 }

@@ -93,7 +93,7 @@ impl Router<'_> {
         };
         // Every entry in use now, to compare with what the new trees write.
         let old_entries = self.entries_of(&ids);
-        let old: Vec<(TreeId, Tree)> = ids.iter().map(|&t| (t, self.uninstall(t))).collect();
+        let old: Vec<(TreeId, Tree)> = ids.iter().map(|&t| (t, self.state.uninstall(t))).collect();
         let slot_of = |t: TreeId| ids.iter().position(|&x| x == t);
         let mut built: Vec<TreeId> = Vec::with_capacity(ids.len());
         let mut ok = true;
@@ -107,7 +107,7 @@ impl Router<'_> {
                 .or_else(|| self.build_again(&old[i].1, None));
             match new {
                 Some(new) => {
-                    self.install(t, new);
+                    self.state.install(t, new);
                     built.push(t);
                 }
                 None => {
@@ -122,10 +122,10 @@ impl Router<'_> {
         if !ok || self.colors_in_use() >= before {
             // Put the old trees back exactly.
             for &t in &built {
-                let _ = self.uninstall(t);
+                let _ = self.state.uninstall(t);
             }
             for (t, tree) in old {
-                self.install(t, tree);
+                self.state.install(t, tree);
             }
             // (The MFT log holds both directions of the undo: an entry changed and changed
             // back is no change to `take_mft_delta`.)
@@ -136,7 +136,7 @@ impl Router<'_> {
         let moved = old
             .iter()
             .filter(|(t, was)| {
-                let now = self.tree_ref(*t);
+                let now = self.state.tree_ref(*t);
                 now.color != was.color
                     || now.switches() != was.switches()
                     || now
@@ -161,6 +161,7 @@ impl Router<'_> {
     fn evict_top_colors(&mut self) {
         loop {
             let Some(top) = self
+                .state
                 .colors
                 .trees_per_color
                 .iter()
@@ -174,15 +175,15 @@ impl Router<'_> {
             }
             let in_top: Vec<TreeId> = self
                 .tree_ids()
-                .filter(|&t| self.tree_ref(t).color == top)
+                .filter(|&t| self.state.tree_ref(t).color == top)
                 .collect();
             let mut all = true;
             for t in in_top {
-                let old = self.uninstall(t);
+                let old = self.state.uninstall(t);
                 match self.build_again(&old, None).filter(|tree| tree.color < top) {
-                    Some(tree) => self.install(t, tree),
+                    Some(tree) => self.state.install(t, tree),
                     None => {
-                        self.install(t, old);
+                        self.state.install(t, old);
                         all = false;
                     }
                 }
@@ -195,7 +196,8 @@ impl Router<'_> {
 
     /// Colors used by at least one tree.
     fn colors_in_use(&self) -> usize {
-        self.colors
+        self.state
+            .colors
             .trees_per_color
             .iter()
             .filter(|&&n| n > 0)
@@ -208,13 +210,18 @@ impl Router<'_> {
         let member_sw: Vec<Vec<u32>> = ids
             .iter()
             .map(|&t| {
-                let mut sw: Vec<u32> = self.tree_ref(t).leaf_counts().map(|(s, _)| s).collect();
+                let mut sw: Vec<u32> = self
+                    .state
+                    .tree_ref(t)
+                    .leaf_counts()
+                    .map(|(s, _)| s)
+                    .collect();
                 sw.sort_unstable();
                 sw.dedup();
                 sw
             })
             .collect();
-        let mut at: Vec<Vec<u32>> = vec![Vec::new(); self.g.len()];
+        let mut at: Vec<Vec<u32>> = vec![Vec::new(); self.view.g.len()];
         for (i, sws) in member_sw.iter().enumerate() {
             for &s in sws {
                 at[s as usize].push(i as u32);
@@ -243,7 +250,7 @@ impl Router<'_> {
         member_sw: &[Vec<u32>],
     ) -> Option<Vec<(TreeId, u32)>> {
         let k = classes.count();
-        if (k as u32) > self.colors.span() {
+        if (k as u32) > self.state.colors.span() {
             return None;
         }
         let mut size = vec![0usize; k];
@@ -270,7 +277,7 @@ impl Router<'_> {
     /// or with `None` in the first color that takes it; `None` when it cannot be built so.
     fn build_again(&mut self, old: &Tree, color: Option<u32>) -> Option<Tree> {
         let terminals: Vec<NodeId> = old.members().collect();
-        let m = self.validate(&terminals).ok()?;
+        let m = self.view.validate(&terminals).ok()?;
         let d = self.max_dist(&m.sw);
         // An existing tree spanning the members would merge two trees: not ours to do.
         let Some(Built::New(mut tree)) = self.fctb_in(&m, d, color) else {
@@ -285,7 +292,7 @@ impl Router<'_> {
     fn entries_of(&self, ids: &[TreeId]) -> Vec<(u32, u32, PortSet)> {
         let mut v: Vec<(u32, u32, PortSet)> = Vec::new();
         for &t in ids {
-            if let Some(Some(tree)) = self.trees.get(t.0 as usize) {
+            if let Some(Some(tree)) = self.state.trees.get(t.0 as usize) {
                 for &sw in tree.switches() {
                     if let Some(p) = tree.port_set(sw) {
                         v.push((sw, tree.color, p));
@@ -339,7 +346,7 @@ fn entry_delta(
     changed.dedup();
     changed
         .into_iter()
-        .map(|(sw, b)| (r.sw_node(sw), b))
+        .map(|(sw, b)| (r.view.sw_node(sw), b))
         .collect()
 }
 

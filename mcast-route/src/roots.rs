@@ -12,7 +12,7 @@ impl Router<'_> {
     /// Complexity: O(S·M) byte operations for S switches and M member switches.
     pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
         // The hop table is symmetric: row m holds the distances from every switch to m.
-        self.s.far_of(&self.hops, member_sw);
+        self.s.far_of(&self.view.hops, member_sw);
         self.s.maxd.iter().copied().min().unwrap_or(0)
     }
 
@@ -38,8 +38,12 @@ impl Router<'_> {
             }
             for (i, &m) in chunk.iter().enumerate() {
                 let s = (c * CHUNK + i) as u32;
-                if m == d && !(skip_full && self.colors.is_full(s)) {
-                    keys.push(root_key(self.colors.in_use(s), self.sw_load[s as usize], s));
+                if m == d && !(skip_full && self.state.colors.is_full(s)) {
+                    keys.push(root_key(
+                        self.state.colors.in_use(s),
+                        self.state.sw_load[s as usize],
+                        s,
+                    ));
                 }
             }
         }
@@ -98,7 +102,7 @@ impl Router<'_> {
         cutoff: Option<(u32, &[u64])>,
     ) -> Option<Greedy> {
         let mut branched = false;
-        let colors = &self.colors;
+        let colors = &self.state.colors;
         let acc = &mut self.s.busy_or;
         acc.clear();
         // The leading words of `acc` all busy.
@@ -117,7 +121,7 @@ impl Router<'_> {
         let mut covered =
             |sw: u32| cutoff.is_some_and(|c| colors.or_busy_covers(sw, acc, &mut full, c));
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
-        let row = warm(self.hops.row(root as usize));
+        let row = warm(self.view.hops.row(root as usize));
         let seen = &mut self.s.seen;
         seen.begin();
         // Each member's walk adds at most its hops to the root.
@@ -137,9 +141,9 @@ impl Router<'_> {
                 let least = row[cur as usize];
                 let mut best: Option<((bool, u32), &crate::search::Adj)> = None;
                 // Steps ⑦–⑧.
-                for a in self.g.adj(cur) {
+                for a in self.view.g.adj(cur) {
                     if row[a.peer as usize].wrapping_add(1) == least {
-                        let w = (busy(a.peer), self.efi[a.link.index()]);
+                        let w = (busy(a.peer), self.state.efi[a.link.index()]);
                         branched |= best.is_some();
                         if best.is_none_or(|(bw, _)| w < bw) {
                             best = Some((w, a));
@@ -176,11 +180,11 @@ impl Router<'_> {
         avoid: Option<u32>,
     ) -> Vec<(u32, Edge)> {
         const BUSY: u64 = 1 << 40;
-        let colors = &self.colors;
+        let colors = &self.state.colors;
         let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
-        let row = self.hops.row(root as usize);
+        let row = self.view.hops.row(root as usize);
         let s = &mut self.s;
-        let (g, efi) = (&self.g, &self.efi[..]);
+        let (g, efi) = (&self.view.g, &self.state.efi[..]);
         let (cost, choice, done) = (&mut s.cost[..], &mut s.choice[..], &mut s.done);
         // Least load to the root of every switch on least-hop paths from the members, by a
         // depth-first search toward the root that settles a switch once every neighbour one
@@ -240,7 +244,7 @@ impl Router<'_> {
             let mut cur = m;
             while cur != root && !s.seen.get(cur) {
                 s.seen.set(cur);
-                let a = self.g.adj(cur)[s.choice[cur as usize] as usize];
+                let a = self.view.g.adj(cur)[s.choice[cur as usize] as usize];
                 parents.push((cur, a.up_edge()));
                 cur = a.peer;
             }
@@ -415,7 +419,7 @@ mod tests {
                 .iter()
                 .enumerate()
             {
-                let m = r.validate(g).unwrap();
+                let m = r.view.validate(g).unwrap();
                 let d = r.max_dist(&m.sw);
                 let avoid = (i % 2 == 1).then_some(0);
                 for root in r.candidate_roots(d, false).all().into_iter().take(3) {
@@ -427,7 +431,7 @@ mod tests {
                     while head < area.len() {
                         let v = area[head];
                         head += 1;
-                        for a in r.g.adj(v) {
+                        for a in r.view.g.adj(v) {
                             if row[a.peer as usize] + 1 == row[v as usize]
                                 && !area.contains(&a.peer)
                             {
@@ -436,31 +440,36 @@ mod tests {
                         }
                     }
                     for &v in area.iter().filter(|&&v| v != root) {
-                        let want =
-                            r.g.adj(v)
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, a)| row[a.peer as usize] + 1 == row[v as usize])
-                                .map(|(k, a)| {
-                                    let peer = if a.peer == root {
-                                        0
-                                    } else {
-                                        r.s.cost[a.peer as usize]
-                                    };
-                                    let busy = avoid.is_some_and(|c| r.colors.is_busy(a.peer, c));
-                                    let c = peer
-                                        + u64::from(r.efi[a.link.index()])
-                                        + if busy { 1 << 40 } else { 0 };
-                                    (c, k as u32)
-                                })
-                                .min()
-                                .unwrap();
+                        let want = r
+                            .view
+                            .g
+                            .adj(v)
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, a)| row[a.peer as usize] + 1 == row[v as usize])
+                            .map(|(k, a)| {
+                                let peer = if a.peer == root {
+                                    0
+                                } else {
+                                    r.s.cost[a.peer as usize]
+                                };
+                                let busy = avoid.is_some_and(|c| r.state.colors.is_busy(a.peer, c));
+                                let c = peer
+                                    + u64::from(r.state.efi[a.link.index()])
+                                    + if busy { 1 << 40 } else { 0 };
+                                (c, k as u32)
+                            })
+                            .min()
+                            .unwrap();
                         assert_eq!((r.s.cost[v as usize], r.s.choice[v as usize]), want);
                         checked += 1;
                     }
                     // The tree follows the choices.
                     for &(x, e) in &parents {
-                        assert_eq!(e.parent, r.g.adj(x)[r.s.choice[x as usize] as usize].peer);
+                        assert_eq!(
+                            e.parent,
+                            r.view.g.adj(x)[r.s.choice[x as usize] as usize].peer
+                        );
                     }
                 }
                 r.create_group(g).unwrap();
@@ -486,17 +495,17 @@ mod tests {
             .enumerate()
         {
             let g = &patterns::random_groups(&f, 1, size, i as u64).unwrap()[0];
-            let m = r.validate(g).unwrap();
+            let m = r.view.validate(g).unwrap();
             let d = r.max_dist(&m.sw);
-            let want: Vec<u8> = (0..r.g.len())
+            let want: Vec<u8> = (0..r.view.g.len())
                 .map(|s| m.sw.iter().map(|&x| h.row(x as usize)[s]).max().unwrap())
                 .collect();
             assert_eq!(r.s.maxd, want, "group {g:?}");
             assert_eq!(Some(&d), want.iter().min());
             for skip_full in [false, true] {
-                let mut keys: Vec<u128> = (0..r.g.len() as u32)
-                    .filter(|&s| want[s as usize] == d && !(skip_full && r.colors.is_full(s)))
-                    .map(|s| root_key(r.colors.in_use(s), r.sw_load[s as usize], s))
+                let mut keys: Vec<u128> = (0..r.view.g.len() as u32)
+                    .filter(|&s| want[s as usize] == d && !(skip_full && r.state.colors.is_full(s)))
+                    .map(|s| root_key(r.state.colors.in_use(s), r.state.sw_load[s as usize], s))
                     .collect();
                 keys.sort_unstable();
                 let want: Vec<u32> = keys.into_iter().map(key_switch).collect();

@@ -54,30 +54,33 @@ impl Router<'_> {
     /// O(S + L + Σ group members · tree depth).
     #[must_use]
     pub fn stats(&self) -> Stats {
-        let live = self.groups.iter().flatten();
+        let live = self.state.groups.iter().flatten();
         let max_efi = self
+            .view
             .fabric
             .links()
             .iter()
-            .zip(&self.efi)
+            .zip(&self.state.efi)
             .filter(|(l, _)| {
-                self.fabric.is_switch(l.ends[0].0) && self.fabric.is_switch(l.ends[1].0)
+                self.view.fabric.is_switch(l.ends[0].0) && self.view.fabric.is_switch(l.ends[1].0)
             })
             .map(|(_, &e)| e)
             .max()
             .unwrap_or(0);
         Stats {
             groups: live.clone().count(),
-            trees: self.trees.iter().flatten().count(),
+            trees: self.state.trees.iter().flatten().count(),
             colors_used: self
+                .state
                 .colors
                 .trees_per_color
                 .iter()
                 .filter(|&&t| t > 0)
                 .count(),
-            color_lower_bound: self.attach_count.iter().copied().max().unwrap_or(0),
+            color_lower_bound: self.state.attach_count.iter().copied().max().unwrap_or(0),
             max_efi,
             max_tfi: self
+                .state
                 .trees
                 .iter()
                 .flatten()

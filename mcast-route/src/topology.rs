@@ -15,8 +15,8 @@ use fabric_model::{Fabric, LinkId, NodeId};
 use fabric_model::{FabricBuilder, NodeInfo, PortNo};
 
 use crate::grow::Growing;
-use crate::router::{Attach, Members};
 use crate::tree::{Edge, Leaf, NO_LINK, Tree};
+use crate::view::{Attach, Members};
 use crate::{Color, Error, GroupId, Router, TreeId};
 
 /// Which links and switches are down.
@@ -151,21 +151,22 @@ impl Router<'_> {
     /// # Complexity
     /// O(S) the first time (the work arrays), O(1) after.
     pub fn keep_own_hops(&mut self) {
-        self.hops.live();
+        self.view.hops.live();
     }
 
     /// Whether `link` is down (by itself or with a switch at one end).
     #[must_use]
     pub fn is_link_down(&self, link: LinkId) -> bool {
-        self.down.link(link)
+        self.view.down.link(link)
     }
 
     /// Whether `switch` is a switch that is down.
     #[must_use]
     pub fn is_switch_down(&self, switch: NodeId) -> bool {
-        self.fabric
+        self.view
+            .fabric
             .switch_index(switch)
-            .is_some_and(|i| self.down.switch(i as u32))
+            .is_some_and(|i| self.view.down.switch(i as u32))
     }
 
     /// Applies one topology change: the switch graph and the hop table follow (the table is
@@ -189,55 +190,57 @@ impl Router<'_> {
     pub fn apply(&mut self, event: TopologyEvent) -> Result<TopologyOutcome, Error> {
         let (links, going_down) = self.event_links(event)?;
         // The switch–switch edges that change.
-        let was_down: Vec<bool> = links.iter().map(|&l| self.down.link(l)).collect();
+        let was_down: Vec<bool> = links.iter().map(|&l| self.view.down.link(l)).collect();
         match event {
-            TopologyEvent::LinkDown(l) => self.down.own[l.index()] = true,
-            TopologyEvent::LinkUp(l) => self.down.own[l.index()] = false,
+            TopologyEvent::LinkDown(l) => self.view.down.own[l.index()] = true,
+            TopologyEvent::LinkUp(l) => self.view.down.own[l.index()] = false,
             TopologyEvent::SwitchDown(s) | TopologyEvent::SwitchUp(s) => {
                 let i = self.switch_idx_of(s)?;
-                self.down.sw[i as usize] = going_down;
+                self.view.down.sw[i as usize] = going_down;
             }
         }
-        self.down.count = self.down.own.iter().filter(|&&d| d).count()
-            + self.down.sw.iter().filter(|&&d| d).count();
+        self.view.down.count = self.view.down.own.iter().filter(|&&d| d).count()
+            + self.view.down.sw.iter().filter(|&&d| d).count();
         let edges: Vec<(u32, u32)> = links
             .iter()
             .zip(&was_down)
-            .filter(|&(&l, &was)| was != self.down.link(l))
-            .filter_map(|(&l, _)| self.link_sw[l.index()])
+            .filter(|&(&l, &was)| was != self.view.down.link(l))
+            .filter_map(|(&l, _)| self.view.link_sw[l.index()])
             .collect();
         if !edges.is_empty() {
             // The rows at both ends of every edge changed, edited in place.
             let mut rows: Vec<u32> = edges.iter().flat_map(|&(a, b)| [a, b]).collect();
             rows.sort_unstable();
             rows.dedup();
-            let down = &self.down;
-            self.g.refresh_rows(&self.fabric, &rows, |l| down.link(l));
+            let down = &self.view.down;
+            self.view
+                .g
+                .refresh_rows(&self.view.fabric, &rows, |l| down.link(l));
             // Every cached distance may be stale.
             self.far.clear();
-            let live = self.hops.live();
+            let live = self.view.hops.live();
             if going_down {
-                live.remove_edges(&self.g, &edges);
+                live.remove_edges(&self.view.g, &edges);
             } else {
-                live.add_edges(&self.g, &edges);
+                live.add_edges(&self.view.g, &edges);
             }
         }
         if !going_down {
             return Ok(TopologyOutcome::default());
         }
         let sw_down = match event {
-            TopologyEvent::SwitchDown(s) => self.fabric.switch_index(s).map(|i| i as u32),
+            TopologyEvent::SwitchDown(s) => self.view.fabric.switch_index(s).map(|i| i as u32),
             _ => None,
         };
         // The trees crossing it: a down link among their links, or the down switch.
-        let mut failed = vec![false; self.fabric.link_count()];
+        let mut failed = vec![false; self.view.fabric.link_count()];
         for l in &links {
             failed[l.index()] = true;
         }
         let hit: Vec<TreeId> = self
             .tree_ids()
             .filter(|&t| {
-                let tree = self.tree_ref(t);
+                let tree = self.state.tree_ref(t);
                 sw_down.is_some_and(|s| tree.node_of(s).is_some())
                     || tree.links().any(|l| failed[l.index()])
             })
@@ -254,7 +257,8 @@ impl Router<'_> {
     }
 
     fn switch_idx_of(&self, s: NodeId) -> Result<u32, Error> {
-        self.fabric
+        self.view
+            .fabric
             .switch_index(s)
             .map(|i| i as u32)
             .ok_or(Error::NotASwitch { node: s })
@@ -264,24 +268,24 @@ impl Router<'_> {
     fn event_links(&self, event: TopologyEvent) -> Result<(Vec<LinkId>, bool), Error> {
         match event {
             TopologyEvent::LinkDown(l) | TopologyEvent::LinkUp(l) => {
-                if l.index() >= self.fabric.link_count() {
+                if l.index() >= self.view.fabric.link_count() {
                     return Err(Error::UnknownLink { link: l });
                 }
                 let down = matches!(event, TopologyEvent::LinkDown(_));
-                if self.down.own[l.index()] == down {
+                if self.view.down.own[l.index()] == down {
                     return Err(Error::AlreadyInState {
                         what: l.to_string(),
                         state: if down { "down" } else { "up" },
                     });
                 }
                 if !down
-                    && let Some(&s) = self.down.ends[l.index()]
+                    && let Some(&s) = self.view.down.ends[l.index()]
                         .iter()
-                        .find(|&&s| self.down.switch(s))
+                        .find(|&&s| self.view.down.switch(s))
                 {
                     return Err(Error::EndDown {
                         link: l,
-                        switch: self.sw_node(s),
+                        switch: self.view.sw_node(s),
                     });
                 }
                 Ok((vec![l], down))
@@ -289,13 +293,16 @@ impl Router<'_> {
             TopologyEvent::SwitchDown(s) | TopologyEvent::SwitchUp(s) => {
                 let i = self.switch_idx_of(s)?;
                 let down = matches!(event, TopologyEvent::SwitchDown(_));
-                if self.down.switch(i) == down {
+                if self.view.down.switch(i) == down {
                     return Err(Error::AlreadyInState {
                         what: format!("switch {s}"),
                         state: if down { "down" } else { "up" },
                     });
                 }
-                Ok((self.fabric.neighbors(s).map(|n| n.link).collect(), down))
+                Ok((
+                    self.view.fabric.neighbors(s).map(|n| n.link).collect(),
+                    down,
+                ))
             }
         }
     }
@@ -316,17 +323,17 @@ impl Router<'_> {
     /// member switch cut off, and the fallbacks' (FCTB, a merge) when the grafts fail.
     fn reroute(&mut self, tid: TreeId, out: &mut TopologyOutcome) {
         // Out of its slot, its entries and link loads still installed.
-        let old = self.trees[tid.0 as usize]
+        let old = self.state.trees[tid.0 as usize]
             .take()
             .expect("rerouting a live tree");
         out.rerouted += 1;
         let color = old.color;
         // The part still joined to the root (nothing when the root is down).
         let up = |this: &Self, sw: u32, e: Option<Edge>| {
-            !this.down.switch(sw) && e.is_none_or(|e| !this.down.link(e.link))
+            !this.view.down.switch(sw) && e.is_none_or(|e| !this.view.down.link(e.link))
         };
         let mut kept_nodes = vec![false; old.switches().len()];
-        let root_up = !self.down.switch(old.root);
+        let root_up = !self.view.down.switch(old.root);
         // Walk down from the root, not across a link or switch down.
         if root_up {
             let mut stack = vec![old.node_of(old.root).expect("the root is in its tree")];
@@ -344,12 +351,17 @@ impl Router<'_> {
             .member_counts()
             .iter()
             .copied()
-            .filter(|&(t, _)| self.attach[t.index()].is_some_and(|a| !self.down.attach_down(a)))
+            .filter(|&(t, _)| {
+                self.view.attach[t.index()].is_some_and(|a| !self.view.down.attach_down(a))
+            })
             .collect();
         if let Some(anchor) = self.anchor(&alive) {
             alive.retain(|&(t, _)| {
-                let a = self.attach[t.index()].expect("checked attached");
-                self.hops.hops(anchor as usize, a.sw as usize).is_some()
+                let a = self.view.attach[t.index()].expect("checked attached");
+                self.view
+                    .hops
+                    .hops(anchor as usize, a.sw as usize)
+                    .is_some()
             });
         } else {
             alive.clear();
@@ -364,18 +376,18 @@ impl Router<'_> {
             self.drop_members(gid, &gone, out);
         }
         out.changed.extend(groups.iter().copied());
-        groups.retain(|g| self.groups[g.0 as usize].is_some());
+        groups.retain(|g| self.state.groups[g.0 as usize].is_some());
         let same_groups = groups.len() == old.groups().len();
         if groups.is_empty() {
-            self.trees[tid.0 as usize] = Some(old);
-            self.uninstall(tid);
+            self.state.trees[tid.0 as usize] = Some(old);
+            self.state.uninstall(tid);
             self.far.forget(tid);
             return;
         }
         let alive_sw = {
             let mut sw: Vec<u32> = alive
                 .iter()
-                .filter_map(|&(t, _)| self.attach[t.index()].map(|a| a.sw))
+                .filter_map(|&(t, _)| self.view.attach[t.index()].map(|a| a.sw))
                 .collect();
             sw.sort_unstable();
             sw.dedup();
@@ -403,6 +415,7 @@ impl Router<'_> {
             v
         };
         let leaves: Vec<(u32, Leaf)> = self
+            .view
             .leaves_of(alive.iter().map(|(t, _)| t))
             .filter(|(s, _)| kept_set.binary_search(s).is_ok())
             .collect();
@@ -419,7 +432,7 @@ impl Router<'_> {
             .max(kept.max_depth(&leaf_sw).unwrap_or(0));
         // The least height is at most the kept root's largest distance to a member (the
         // table is symmetric): within the heights, it cannot raise the bound.
-        let root_row = self.hops.row(kept.root as usize);
+        let root_row = self.view.hops.row(kept.root as usize);
         let far_root = alive_sw
             .iter()
             .map(|&s| u32::from(root_row[s as usize]))
@@ -438,9 +451,13 @@ impl Router<'_> {
             .collect();
         // The members' leaves by switch (stable: in member order on each).
         let mut alive_leaves: Vec<(u32, Leaf)> =
-            self.leaves_of(alive.iter().map(|(t, _)| t)).collect();
+            self.view.leaves_of(alive.iter().map(|(t, _)| t)).collect();
         alive_leaves.sort_by_key(|&(s, _)| s);
-        let mut grow = Growing::new(&kept, std::mem::take(&mut self.s.grow_depth), self.g.len());
+        let mut grow = Growing::new(
+            &kept,
+            std::mem::take(&mut self.s.grow_depth),
+            self.view.g.len(),
+        );
         let mut ok = true;
         let mut higher = false;
         for &x in &orphans {
@@ -466,19 +483,19 @@ impl Router<'_> {
         let (tree, depth) = grow.finish(&mut self.s.index, &kept);
         self.s.grow_depth = depth;
         drop(kept);
-        self.trees[tid.0 as usize] = Some(old);
+        self.state.trees[tid.0 as usize] = Some(old);
         if ok && !higher {
             // The same color and, unless a group left, the same groups: only what differs.
             if same_groups {
-                self.reinstall(tid, tree);
+                self.state.reinstall(tid, tree);
             } else {
-                self.uninstall(tid);
-                self.install(tid, tree);
+                self.state.uninstall(tid);
+                self.state.install(tid, tree);
             }
             return;
         }
         // The other repairs search the color with the tree out of it.
-        self.uninstall(tid);
+        self.state.uninstall(tid);
         let d = self.max_dist(&alive_sw);
         let all = Members {
             terminals: alive.iter().map(|&(t, _)| t).collect(),
@@ -490,16 +507,16 @@ impl Router<'_> {
             t
         };
         if ok && !higher {
-            self.install(tid, tree);
+            self.state.install(tid, tree);
             return;
         }
         if let Some(crate::fctb::Built::New(t)) = self.fctb_in(&all, d, Some(color)) {
             let t = with_parts(t);
-            self.install(tid, t);
+            self.state.install(tid, t);
             return;
         }
         if ok {
-            self.install(tid, tree);
+            self.state.install(tid, tree);
             return;
         }
         // A new color (the groups' MLIDs change): FCTB over every color, which may find an
@@ -509,9 +526,9 @@ impl Router<'_> {
         // into an unrelated tree of their color, changing a group that crossed nothing.)
         let built = match self.fctb_in(&all, d, None) {
             Some(crate::fctb::Built::Existing(other)) => {
-                let to = self.tree_ref(other).color;
+                let to = self.state.tree_ref(other).color;
                 for &g in &groups {
-                    let Some(Some(gr)) = self.groups.get(g.0 as usize) else {
+                    let Some(Some(gr)) = self.state.groups.get(g.0 as usize) else {
                         continue;
                     };
                     let m = Members {
@@ -519,7 +536,7 @@ impl Router<'_> {
                         sw: gr.member_sw.clone(),
                     };
                     self.join_tree(other, g, &m);
-                    if let Some(Some(gr)) = self.groups.get_mut(g.0 as usize) {
+                    if let Some(Some(gr)) = self.state.groups.get_mut(g.0 as usize) {
                         gr.tree = other;
                     }
                     out.recolored.push((g, Color(color), Color(to)));
@@ -537,25 +554,26 @@ impl Router<'_> {
             for &g in &groups {
                 out.recolored.push((g, Color(color), Color(t.color)));
             }
-            self.install(tid, t);
+            self.state.install(tid, t);
             return;
         }
         // The kept part installed, then merged with the cut-off members' switches.
         let base_leaves: Vec<(u32, Leaf)> = self
+            .view
             .leaves_of(alive.iter().map(|(t, _)| t))
             .filter(|(s, _)| kept_set.binary_search(s).is_ok())
             .collect();
         let mut base = Tree::from_parts(color, root, &parents, &base_leaves);
         base.add_members(alive.iter().copied());
         base.add_groups(groups.iter().copied());
-        self.install(tid, base);
+        self.state.install(tid, base);
         let m = Members {
             terminals: Vec::new(),
             sw: all.sw.clone(),
         };
         let (id, merged) = self.merge_in(color, vec![tid], &m, None);
         for g in merged {
-            if let Some(Some(gr)) = self.groups.get_mut(g.0 as usize) {
+            if let Some(Some(gr)) = self.state.groups.get_mut(g.0 as usize) {
                 gr.tree = id;
                 gr.merged = true;
             }
@@ -568,21 +586,21 @@ impl Router<'_> {
     fn anchor(&self, members: &[(NodeId, u32)]) -> Option<u32> {
         let sw: Vec<u32> = members
             .iter()
-            .filter_map(|&(t, _)| self.attach[t.index()].map(|a| a.sw))
+            .filter_map(|&(t, _)| self.view.attach[t.index()].map(|a| a.sw))
             .collect();
         let mut best: Option<(usize, u32)> = None;
         let mut counted: Vec<u32> = Vec::new();
         for &s in &sw {
             if counted
                 .iter()
-                .any(|&c| self.hops.hops(c as usize, s as usize).is_some())
+                .any(|&c| self.view.hops.hops(c as usize, s as usize).is_some())
             {
                 continue;
             }
             counted.push(s);
             let n = sw
                 .iter()
-                .filter(|&&o| self.hops.hops(s as usize, o as usize).is_some())
+                .filter(|&&o| self.view.hops.hops(s as usize, o as usize).is_some())
                 .count();
             if best.is_none_or(|(b, _)| n > b) {
                 best = Some((n, s));
@@ -594,7 +612,7 @@ impl Router<'_> {
     /// Removes the members of `gone` from group `gid` (each recorded in `out`), deleting the
     /// group when none is left.
     fn drop_members(&mut self, gid: GroupId, gone: &[NodeId], out: &mut TopologyOutcome) {
-        let Some(g) = self.groups[gid.0 as usize].as_mut() else {
+        let Some(g) = self.state.groups[gid.0 as usize].as_mut() else {
             return;
         };
         let before = g.members.len();
@@ -613,12 +631,12 @@ impl Router<'_> {
         let members = g.members.clone();
         let mut sw: Vec<u32> = members
             .iter()
-            .filter_map(|t| self.attach[t.index()].map(|a| a.sw))
+            .filter_map(|t| self.view.attach[t.index()].map(|a| a.sw))
             .collect();
         sw.sort_unstable();
         sw.dedup();
         let old_sw = std::mem::replace(
-            &mut self.groups[gid.0 as usize]
+            &mut self.state.groups[gid.0 as usize]
                 .as_mut()
                 .expect("live")
                 .member_sw,
@@ -626,18 +644,18 @@ impl Router<'_> {
         );
         for s in old_sw {
             if sw.binary_search(&s).is_err() {
-                self.attach_count[s as usize] -= 1;
+                self.state.attach_count[s as usize] -= 1;
             }
         }
         if members.is_empty() {
-            let g = self.groups[gid.0 as usize].take().expect("live");
+            let g = self.state.groups[gid.0 as usize].take().expect("live");
             if let Some(mgid) = g.mgid {
-                self.mgids.remove(&mgid);
+                self.state.mgids.remove(&mgid);
             }
             out.deleted.push(gid);
         } else {
             let mh = u32::from(self.max_dist(&sw)) + 1;
-            if let Some(g) = self.groups[gid.0 as usize].as_mut() {
+            if let Some(g) = self.state.groups[gid.0 as usize].as_mut() {
                 g.min_height = mh;
             }
         }

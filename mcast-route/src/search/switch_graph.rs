@@ -298,8 +298,8 @@ mod tests {
                     Err(Error::AlreadyInState { .. } | Error::EndDown { .. }) => continue,
                     Err(e) => panic!("{e}"),
                 }
-                let want = SwitchGraph::new(&crate::topology::view(&r.fabric, &r.down));
-                let g = &r.g;
+                let want = SwitchGraph::new(&crate::topology::view(&r.view.fabric, &r.view.down));
+                let g = &r.view.g;
                 assert_eq!(g.len(), want.len());
                 for x in 0..g.len() as u32 {
                     let got: Vec<_> = g.adj(x).iter().map(key).collect();

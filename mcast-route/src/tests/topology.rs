@@ -18,13 +18,13 @@ fn mgid(k: u64) -> Gid {
 /// The router's distances equal one BFS a source over its switch graph, and the fabric
 /// model's own table over the same view of the fabric.
 fn hops_match(r: &Router<'_>) -> Result<(), String> {
-    let Hops::Live(live) = &r.hops else {
+    let Hops::Live(live) = &r.view.hops else {
         return Ok(());
     };
-    if live.bytes() != LiveHops::rebuilt(&r.g).bytes() {
+    if live.bytes() != LiveHops::rebuilt(&r.view.g).bytes() {
         return Err("incremental table differs from a BFS rebuild".into());
     }
-    let v = crate::topology::view(&r.fabric, &r.down);
+    let v = crate::topology::view(&r.view.fabric, &r.view.down);
     let t = HopTable::new(&v).map_err(|e| e.to_string())?;
     if live.bytes() != LiveHops::from_table(&t).bytes() {
         return Err("incremental table differs from HopTable::new".into());
@@ -68,7 +68,7 @@ fn the_hop_table_follows_links_and_switches_down_and_up() {
             r.link_up(l).unwrap();
         }
     }
-    let Hops::Live(live) = &r.hops else {
+    let Hops::Live(live) = &r.view.hops else {
         panic!("live after changes")
     };
     assert_eq!(live.bytes(), LiveHops::from_table(&h).bytes());
