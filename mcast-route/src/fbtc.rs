@@ -3,6 +3,7 @@
 use std::iter;
 
 use crate::fctb::Built;
+use crate::roots::FullSwitches;
 use crate::tree::{Edge, Tree};
 use crate::view::Members;
 use crate::{BottomUp, Router};
@@ -40,7 +41,7 @@ impl Router<'_> {
         // the first color free on them cannot be beaten.
         let floor = self.state.colors.first_fit(m.sw.iter().copied())?;
         let members_busy = self.state.colors.last_fit_busy().to_vec();
-        let roots = self.candidate_roots(d, true);
+        let roots = self.candidate_roots(d, FullSwitches::Skip);
         let tries = self.config.fbtc_root_tries.max(1);
         // (color, root, parent edges, branched) of the best tree so far.
         let mut best: Option<Candidate> = None;
@@ -140,6 +141,7 @@ mod tests {
 
     use super::GATE_SLACK;
     use crate::fctb::Built;
+    use crate::roots::FullSwitches;
     use crate::tree::Tree;
     use crate::view::Members;
     use crate::{Config, Entries, Policy, Router, patterns};
@@ -161,7 +163,7 @@ mod tests {
         for g in patterns::random_groups(&f, 80, 5, 21).unwrap() {
             let m = r.view.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
-            let roots = r.candidate_roots(d, true).all();
+            let roots = r.candidate_roots(d, FullSwitches::Skip).all();
             let best = roots
                 .iter()
                 .filter_map(|&root| {
@@ -211,7 +213,7 @@ mod tests {
                 let floor = r.state.colors.first_fit(m.sw.iter().copied());
                 let mut want: Option<(u32, u32)> = None;
                 let mut tried = 0;
-                for root in r.candidate_roots(d, true).all() {
+                for root in r.candidate_roots(d, FullSwitches::Skip).all() {
                     if floor.is_none() {
                         break;
                     }
@@ -262,7 +264,12 @@ mod tests {
             let d = r.max_dist(&m.sw);
             r.state.colors.first_fit(m.sw.iter().copied());
             let members_busy = r.state.colors.last_fit_busy().to_vec();
-            for root in r.candidate_roots(d, true).all().into_iter().take(4) {
+            for root in r
+                .candidate_roots(d, FullSwitches::Skip)
+                .all()
+                .into_iter()
+                .take(4)
+            {
                 let full = r.bottom_up_greedy(root, &m.sw, None, None).unwrap();
                 let color = r
                     .state
@@ -432,7 +439,7 @@ mod tests {
         for g in patterns::random_groups(&f, 30, 4, 9).unwrap() {
             let m = r.view.validate(&g).unwrap();
             let d = r.max_dist(&m.sw);
-            let root = r.candidate_roots(d, true).all()[0];
+            let root = r.candidate_roots(d, FullSwitches::Skip).all()[0];
             r.config.bottom_up = crate::BottomUp::Greedy;
             let greedy = r.bottom_up(root, &m.sw, None);
             r.config.bottom_up = crate::BottomUp::LeastLoadPath;

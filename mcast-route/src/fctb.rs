@@ -2,6 +2,7 @@
 
 use crate::Router;
 use crate::TreeId;
+use crate::roots::FullSwitches;
 use crate::search::{Extent, Pruning};
 use crate::tree::Tree;
 use crate::view::Members;
@@ -41,7 +42,7 @@ impl Router<'_> {
     pub(crate) fn fctb_in(&mut self, m: &Members, d: u8, only: Option<u32>) -> Option<Built> {
         // The candidates in order only as far as step ⑤ takes them (usually the first free
         // one succeeds): the necessary conditions need them in no order.
-        let mut order = self.candidate_roots(d, true);
+        let mut order = self.candidate_roots(d, FullSwitches::Skip);
         let roots = order.unordered();
         let mut in_order: Vec<u32> = Vec::new();
         // The free roots the filtering BFS reached, as a bit set over the switches. Hand-written
@@ -145,6 +146,7 @@ mod tests {
     use fabric_model::{HopTable, generators};
 
     use super::{Built, FEW_ROOTS};
+    use crate::roots::FullSwitches;
     use crate::search::{Extent, Pruning};
     use crate::tree::Tree;
     use crate::view::Members;
@@ -154,7 +156,7 @@ mod tests {
     /// lazily: every candidate sorted first, then filtered a color. The reference of
     /// [`fctb_matches_the_sorted_roots_reference`].
     fn fctb_sorted(r: &mut Router<'_>, m: &Members, d: u8) -> Option<Built> {
-        let roots = r.candidate_roots(d, true).all();
+        let roots = r.candidate_roots(d, FullSwitches::Skip).all();
         r.s.near_of(&r.view.hops, &m.sw);
         let d = u32::from(d);
         let s0 = m.sw[0];
@@ -231,7 +233,9 @@ mod tests {
             for g in patterns::random_groups(&f, 120, 3, 11).unwrap() {
                 let m = r.view.validate(&g).unwrap();
                 let d = r.max_dist(&m.sw);
-                many += usize::from(r.candidate_roots(d, true).unordered().len() > FEW_ROOTS);
+                many += usize::from(
+                    r.candidate_roots(d, FullSwitches::Skip).unordered().len() > FEW_ROOTS,
+                );
                 let want = fctb_sorted(&mut r, &m, d);
                 let d = r.max_dist(&m.sw);
                 let got = r.fctb(&m, d);

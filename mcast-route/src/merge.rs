@@ -8,6 +8,7 @@ use fabric_model::NodeId;
 
 use crate::bits;
 use crate::colors::ColorTable;
+use crate::roots::FullSwitches;
 use crate::search::{Extent, Pruning};
 use crate::tree::{Leaf, Tree};
 use crate::view::Members;
@@ -92,6 +93,14 @@ impl FreeBits {
     pub(crate) fn words(&self) -> &[u64] {
         self.0.as_raw_slice()
     }
+}
+
+/// What the merge-root search's distances (`Scratch::maxd`) hold: a lower bound from a
+/// sample of the member switches' rows, or every member switch's largest distance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Sampled,
+    Whole,
 }
 
 impl Router<'_> {
@@ -332,9 +341,13 @@ impl Router<'_> {
         // distance): the one BFS a switch tried needs only a lower bound, and it is
         // completed when more than one switch is to be tried (or the all-at-once search
         // runs).
-        let mut sampled =
-            self.config.merge_root != MergeRoot::HopTable && vm_sw.len() > 2 * SAMPLE_ROWS;
-        if sampled {
+        let mut bound =
+            if self.config.merge_root != MergeRoot::HopTable && vm_sw.len() > 2 * SAMPLE_ROWS {
+                Bound::Sampled
+            } else {
+                Bound::Whole
+            };
+        if bound == Bound::Sampled {
             let step = vm_sw.len() / SAMPLE_ROWS;
             let mut sample = std::mem::take(&mut self.s.merge.path);
             sample.clear();
@@ -349,10 +362,12 @@ impl Router<'_> {
                     .step_by(step)
                     .take(SAMPLE_ROWS),
             );
-            sampled = !self.s.raise_far_of(&self.view.hops, &sample);
+            if self.s.raise_far_of(&self.view.hops, &sample) {
+                bound = Bound::Whole;
+            }
             self.s.merge.path = sample;
         }
-        if !sampled {
+        if bound == Bound::Whole {
             self.s.far_of(&self.view.hops, vm_sw);
         }
         // The switches by increasing key, lazily: few are ever taken. Keys packed in one
@@ -380,7 +395,7 @@ impl Router<'_> {
             self.s.merge.keys = order.into_vec();
             return root;
         }
-        let root = self.merge_root_from(free, vm_sw, comp, &mut order, sampled);
+        let root = self.merge_root_from(free, vm_sw, comp, &mut order, bound);
         self.s.merge.keys = order.into_vec();
         root
     }
@@ -392,7 +407,7 @@ impl Router<'_> {
         vm_sw: &[u32],
         comp: &[u32],
         order: &mut BinaryHeap<Reverse<u64>>,
-        mut sampled: bool,
+        mut bound: Bound,
     ) -> u32 {
         let (pack, unpack) = (pack_key, unpack_key);
         let mut best: Option<(u32, usize, u32)> = None;
@@ -404,7 +419,7 @@ impl Router<'_> {
             let (lb, load, x) = unpack(k);
             let tries = tried;
             tried += 1;
-            if sampled {
+            if bound == Bound::Sampled {
                 popped.push(x);
             }
             if let Some(b) = best
@@ -413,7 +428,7 @@ impl Router<'_> {
                 break;
             }
             if best.is_none() && tries > MERGE_ROOT_TRIES {
-                if sampled {
+                if bound == Bound::Sampled {
                     self.s.far_of(&self.view.hops, vm_sw);
                 }
                 return self.merge_root_by_members(free, vm_sw, comp, u32::MAX);
@@ -434,8 +449,10 @@ impl Router<'_> {
                 best = Some((far, load, x));
                 // A sampled bound that lets switches below the best: the whole bound, and
                 // the switches not tried yet ordered by it.
-                if sampled && order.peek().is_some_and(|r| unpack(r.0) < (far, load, x)) {
-                    sampled = false;
+                if bound == Bound::Sampled
+                    && order.peek().is_some_and(|r| unpack(r.0) < (far, load, x))
+                {
+                    bound = Bound::Whole;
                     self.s.far_of(&self.view.hops, vm_sw);
                     let mut keys = std::mem::take(order).into_vec();
                     keys.clear();
@@ -455,7 +472,7 @@ impl Router<'_> {
                     order.len()
                 };
                 if left > (far as usize + 1) * words {
-                    if sampled {
+                    if bound == Bound::Sampled {
                         self.s.far_of(&self.view.hops, vm_sw);
                     }
                     return self.merge_root_by_members(free, vm_sw, comp, far);
@@ -604,7 +621,7 @@ impl Router<'_> {
             // Steps ⑤–⑥: a temporary tree in the whole fabric.
             let d = self.max_dist(&vm_sw);
             let root_tmp = self
-                .candidate_roots(d, false)
+                .candidate_roots(d, FullSwitches::Include)
                 .free_first(&self.state.colors, color)
                 .expect("some switch is at the least distance");
             let parents = self.bottom_up(root_tmp, &vm_sw, Some(color));
@@ -627,7 +644,8 @@ impl Router<'_> {
         // §3.3.2: the root.
         let comp = self.s.queue.clone();
         let root = self.merge_root_in(&free, &vm_sw, &comp);
-        let keep = self.config.regraft == Regraft::KeepOldTree;
+        let regraft = self.config.regraft;
+        let keep = regraft == Regraft::KeepOldTree;
         let ok = self.s.dijkstra(
             &self.view.g,
             &self.state.efi,
@@ -640,11 +658,11 @@ impl Router<'_> {
             Pruning::Off,
         );
         assert!(ok, "vMcg is connected in G_color");
-        let (tree, merged) = self.merged_tree(color, root, &vm_sw, &old, keep, m, gid);
+        let (tree, merged) = self.merged_tree(color, root, &vm_sw, &old, regraft, m, gid);
         #[cfg(test)]
         assert_eq!(
             tree,
-            self.merged_tree_reference(color, root, &vm_sw, &old, keep, m, gid),
+            self.merged_tree_reference(color, root, &vm_sw, &old, regraft, m, gid),
             "the merged tree as its parts make it"
         );
         let id = self.state.new_tree_id();
@@ -655,8 +673,8 @@ impl Router<'_> {
 
 impl Router<'_> {
     /// The tree of vMcg after [`merge`](Self::merge)'s Dijkstra from `root` (Alg. 5 with the
-    /// old trees `old` when `keep`): the paths up from every member switch in `vm_sw` (and
-    /// every switch of the old trees when `keep`), a leaf for every member terminal, the
+    /// old trees `old` under [`Regraft::KeepOldTree`]): the paths up from every member switch
+    /// in `vm_sw` (and every switch of the old trees under that `regraft`), a leaf for every member terminal, the
     /// members of `old` and `m` with their holders, the groups of `old` and `gid`; and the
     /// groups of `old`, sorted.
     ///
@@ -675,10 +693,11 @@ impl Router<'_> {
         root: u32,
         vm_sw: &[u32],
         old: &[Tree],
-        keep: bool,
+        regraft: Regraft,
         m: &Members,
         gid: Option<GroupId>,
     ) -> (Tree, Vec<GroupId>) {
+        let keep = regraft == Regraft::KeepOldTree;
         let mut ms = std::mem::take(&mut self.s.merge);
         // The switches: up the paths from the ends.
         let olds = old.iter().filter(|_| keep).flat_map(|t| t.switches());
@@ -766,11 +785,11 @@ impl Router<'_> {
         root: u32,
         vm_sw: &[u32],
         old: &[Tree],
-        keep: bool,
+        regraft: Regraft,
         m: &Members,
         gid: Option<GroupId>,
     ) -> Tree {
-        let ends: Vec<u32> = if keep {
+        let ends: Vec<u32> = if regraft == Regraft::KeepOldTree {
             let mut ends: Vec<u32> = old
                 .iter()
                 .flat_map(|t| t.switches().iter().copied())

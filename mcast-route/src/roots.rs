@@ -4,6 +4,15 @@ use crate::Router;
 use crate::colors::ColorTable;
 use crate::tree::Edge;
 
+/// Whether [`Router::candidate_roots`] lists the switches whose MFT has no free entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FullSwitches {
+    /// Left out: FBTC and FCTB need a free entry at the root (Alg. 1 step ①).
+    Skip,
+    /// Listed: merging reuses an entry the merged trees free.
+    Include,
+}
+
 impl Router<'_> {
     /// Fills `scratch.maxd[s]` with the largest hop distance from switch `s` to a member
     /// switch, and returns the least of them: the least tree height over all roots, less the
@@ -17,14 +26,14 @@ impl Router<'_> {
     }
 
     /// Alg. 1 step ①: the switches whose largest distance to the members is `d` (the least,
-    /// from [`max_dist`](Self::max_dist)), without those whose MFT is full when `skip_full`,
+    /// from [`max_dist`](Self::max_dist)), without those whose MFT is full by `full`,
     /// in order of load: entries in use, then the summed EFI of their switch links, then
     /// index. The order is produced lazily: the first root costs O(S), the next ones a
     /// linear selection every [`ROOT_BATCH`].
     ///
     /// Complexity: O(S + ⌈k/16⌉·R) for R candidates of which k are taken, O(S) when only
     /// the first is.
-    pub(crate) fn candidate_roots(&self, d: u8, skip_full: bool) -> Roots {
+    pub(crate) fn candidate_roots(&self, d: u8, full: FullSwitches) -> Roots {
         const CHUNK: usize = 32;
         let maxd = &self.s.maxd;
         // Switches at the least distance in a chunk (a test without branches a byte).
@@ -38,7 +47,7 @@ impl Router<'_> {
             }
             for (i, &m) in chunk.iter().enumerate() {
                 let s = (c * CHUNK + i) as u32;
-                if m == d && !(skip_full && self.state.colors.is_full(s)) {
+                if m == d && !(full == FullSwitches::Skip && self.state.colors.is_full(s)) {
                     keys.push(root_key(
                         self.state.colors.in_use(s),
                         self.state.sw_load[s as usize],
@@ -422,7 +431,12 @@ mod tests {
                 let m = r.view.validate(g).unwrap();
                 let d = r.max_dist(&m.sw);
                 let avoid = (i % 2 == 1).then_some(0);
-                for root in r.candidate_roots(d, false).all().into_iter().take(3) {
+                for root in r
+                    .candidate_roots(d, FullSwitches::Include)
+                    .all()
+                    .into_iter()
+                    .take(3)
+                {
                     let parents = r.bottom_up_least_load(root, &m.sw, avoid);
                     let row = h.row(root as usize);
                     // The area: every switch reached from the members by nearer neighbours.
@@ -502,14 +516,17 @@ mod tests {
                 .collect();
             assert_eq!(r.s.maxd, want, "group {g:?}");
             assert_eq!(Some(&d), want.iter().min());
-            for skip_full in [false, true] {
+            for full in [FullSwitches::Include, FullSwitches::Skip] {
                 let mut keys: Vec<u128> = (0..r.view.g.len() as u32)
-                    .filter(|&s| want[s as usize] == d && !(skip_full && r.state.colors.is_full(s)))
+                    .filter(|&s| {
+                        want[s as usize] == d
+                            && !(full == FullSwitches::Skip && r.state.colors.is_full(s))
+                    })
                     .map(|s| root_key(r.state.colors.in_use(s), r.state.sw_load[s as usize], s))
                     .collect();
                 keys.sort_unstable();
                 let want: Vec<u32> = keys.into_iter().map(key_switch).collect();
-                assert_eq!(r.candidate_roots(d, skip_full).all(), want, "group {g:?}");
+                assert_eq!(r.candidate_roots(d, full).all(), want, "group {g:?}");
             }
             r.create_group(g).unwrap();
         }

@@ -435,7 +435,7 @@ pub(super) mod oracle {
                 for (k, a) in g.adj(x).iter().enumerate() {
                     if s.done.get(a.peer)
                         || !avail(a.peer)
-                        || s.pruned(pruning == Pruning::Near, hx + 1, a.peer, max_hops)
+                        || s.pruned(pruning, hx + 1, a.peer, max_hops)
                     {
                         continue;
                     }

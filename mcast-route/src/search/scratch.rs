@@ -1,5 +1,7 @@
 //! The searches' reusable per-switch arrays.
 
+#[cfg(test)]
+use super::Pruning;
 use super::least_farthest::BitSearch;
 use super::{Marks, NO_SLOT, fold_rows};
 
@@ -168,8 +170,8 @@ impl Scratch {
     /// Whether a switch `v` reached in `h` hops is beyond `bound` by [`near`](Self::near)
     /// (the searches test it inline; the heap reference of the tests calls it).
     #[cfg(test)]
-    pub(super) fn pruned(&self, prune: bool, h: u32, v: u32, bound: u32) -> bool {
-        prune && h.saturating_add(u32::from(self.near[v as usize])) > bound
+    pub(super) fn pruned(&self, pruning: Pruning, h: u32, v: u32, bound: u32) -> bool {
+        pruning == Pruning::Near && h.saturating_add(u32::from(self.near[v as usize])) > bound
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
