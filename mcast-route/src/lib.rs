@@ -131,6 +131,21 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// A map of the crate for its readers (the modules are private unless `pub`):
+// - what a router holds: `view` (the fabric as routed over: switch graph, attachments, hop
+//   table, what is down; changed only by `topology`), `state` (trees, groups, colors, EFI,
+//   MFT log; the trees change only through `State::install`/`uninstall`/`reinstall_with`),
+//   `router` (the `Router` over the two, group create/delete and inspection), `config`;
+// - building one tree (each an `impl Router` of its own file, reading the view and the
+//   state, writing `search` scratch, handing the tree to `State::install`): `roots`
+//   (Alg. 1 step ① and the bottom-up searches), `fbtc` (Alg. 1), `fctb` (Alg. 3), `merge`
+//   (Alg. 4–5), `baseline` (OpenSM's MINIHOP-MC, SSSP-MC);
+// - a live subnet manager: `membership` (join, leave by MGID; `graft`), `topology` (links
+//   and switches down and up; `grow`, `distances`), `delta` and `mft` (what to send),
+//   `recolor` and `recolor_reroute` (offline, ours), `far` (ours);
+// - the parts: `tree`, `colors`, `search` (one search kind per file, oracles beside them),
+//   `coloring` (DSatur, TabuCol, public), `bits`, `portset`, `gid`, `held`, `stats`;
+// - checks: `invariants` (every test and fuzz target runs it), `tests`, `fuzz_harness`.
 mod baseline;
 mod bits;
 pub mod coloring;
