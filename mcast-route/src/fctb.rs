@@ -2,10 +2,12 @@
 
 use crate::Router;
 use crate::TreeId;
-use crate::roots::FullSwitches;
+use crate::roots::{FullSwitches, candidate_roots};
+use crate::search::Scratch;
 use crate::search::{Extent, Pruning};
+use crate::state::State;
 use crate::tree::Tree;
-use crate::view::Members;
+use crate::view::{Members, View};
 
 /// Free candidate roots up to which FCTB skips the connectivity search of steps ③–④ (on
 /// the 30×20×20 torus with 256 entries and random groups it saves a third of the time).
@@ -38,107 +40,117 @@ impl Router<'_> {
         self.fctb_in(m, d, None)
     }
 
-    /// [`fctb`](Self::fctb) over every color, or over `only` that color.
+    /// [`fctb_in`] over this router's view, state and scratch.
     pub(crate) fn fctb_in(&mut self, m: &Members, d: u8, only: Option<u32>) -> Option<Built> {
-        // The candidates in order only as far as step ⑤ takes them (usually the first free
-        // one succeeds): the necessary conditions need them in no order.
-        let mut order = self.candidate_roots(d, FullSwitches::Skip);
-        let roots = order.unordered();
-        let mut in_order: Vec<u32> = Vec::new();
-        // The free roots the filtering BFS reached, as a bit set over the switches. Hand-written
-        // words: with a bitvec `BitVec` an FCTB-only run (dragonfly(18, 9, 9), 600 random
-        // groups of 16, 256 entries) took 2.1210 G instructions instead of 2.1068 G.
-        let mut reached = vec![0u64; self.view.g.len().div_ceil(64)];
-        self.s.near_of(&self.view.hops, &m.sw);
-        let d = u32::from(d);
-        let s0 = m.sw[0];
-        let mut reachable_roots = Vec::new();
-        let colors = only.map_or(0..self.state.colors.span(), |c| c..c + 1);
-        for c in colors {
-            // The island of the first member: an existing tree of color c.
-            if let Some(t) = self.state.colors.tree_at(s0, c) {
-                let tree = self.state.tree_ref(t);
-                let spans = m
-                    .terminals
-                    .iter()
-                    .all(|&x| self.view.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
-                // (The heights only when it spans: each costs a walk up the tree.)
-                if spans && !m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d)) {
-                    return Some(Built::Existing(t));
-                }
-                continue;
-            }
-            // Cheap necessary conditions: every member switch and some root free in c.
-            let colors = &self.state.colors;
-            if m.sw.iter().any(|&s| colors.is_busy(s, c))
-                || roots.iter().all(|&r| colors.is_busy(r, c))
-            {
-                continue;
-            }
-            let free = |x: u32| !colors.is_busy(x, c);
-            reachable_roots.clear();
-            reachable_roots.extend(roots.iter().copied().filter(|&r| free(r)));
-            // Steps ③–④: a root within d of every member puts them within 2d of each other.
-            // The search is a filter only (step ⑤ checks each root in full), so with few
-            // free roots it is skipped: their own searches, bounded by d, cost less.
-            if reachable_roots.len() > FEW_ROOTS {
-                if !self
-                    .s
-                    .bfs(&self.view.g, s0, 2 * d, free, &m.sw, Pruning::Near)
-                {
-                    continue;
-                }
-                reachable_roots.retain(|&r| self.s.seen.get(r));
-            }
-            for &r in &reachable_roots {
-                crate::bits::set(&mut reached, r as usize);
-            }
-            // Step ⑤, with step ⑨'s search: Dijkstra bounded by d goes by BFS layers, so it
-            // reaches every member exactly when the BFS would, and leaves the tree's paths.
-            // The roots in order, as many as taken so far and then from `order`.
-            let mut chosen = None;
-            let mut left = reachable_roots.len();
-            let mut k = 0;
-            while left > 0 {
-                let r = match in_order.get(k) {
-                    Some(&r) => r,
-                    None => {
-                        let r = order.next().expect("every reachable root is a candidate");
-                        in_order.push(r);
-                        r
-                    }
-                };
-                k += 1;
-                if !crate::bits::get(&reached, r as usize) {
-                    continue;
-                }
-                left -= 1;
-                if self.s.dijkstra(
-                    &self.view.g,
-                    &self.state.efi,
-                    r,
-                    free,
-                    &m.sw,
-                    d,
-                    Extent::Targets,
-                    None,
-                    Pruning::Near,
-                ) {
-                    chosen = Some(r);
-                    break;
-                }
-            }
-            for &r in &reachable_roots {
-                crate::bits::clear(&mut reached, r as usize);
-            }
-            let Some(root) = chosen else { continue };
-            // Step ⑨: the paths of the search from the root.
-            let parents = self.s.collect_paths(&self.view.g, m.sw.iter().copied());
-            let leaves: Vec<_> = self.view.leaves_of(m.terminals.iter()).collect();
-            return Some(Built::New(Tree::from_parts(c, root, &parents, &leaves)));
-        }
-        None
+        fctb_in(&self.view, &self.state, &mut self.s, m, d, only)
     }
+}
+
+/// [`Router::fctb`] over every color, or over `only` that color: reads the view and the
+/// state, writes only the searches' `scratch`, and returns the tree for the caller to
+/// install.
+pub(crate) fn fctb_in(
+    view: &View<'_>,
+    state: &State,
+    scratch: &mut Scratch,
+    m: &Members,
+    d: u8,
+    only: Option<u32>,
+) -> Option<Built> {
+    // The candidates in order only as far as step ⑤ takes them (usually the first free
+    // one succeeds): the necessary conditions need them in no order.
+    let mut order = candidate_roots(scratch, state, d, FullSwitches::Skip);
+    let roots = order.unordered();
+    let mut in_order: Vec<u32> = Vec::new();
+    // The free roots the filtering BFS reached, as a bit set over the switches. Hand-written
+    // words: with a bitvec `BitVec` an FCTB-only run (dragonfly(18, 9, 9), 600 random
+    // groups of 16, 256 entries) took 2.1210 G instructions instead of 2.1068 G.
+    let mut reached = vec![0u64; view.g.len().div_ceil(64)];
+    scratch.near_of(&view.hops, &m.sw);
+    let d = u32::from(d);
+    let s0 = m.sw[0];
+    let mut reachable_roots = Vec::new();
+    let colors = only.map_or(0..state.colors.span(), |c| c..c + 1);
+    for c in colors {
+        // The island of the first member: an existing tree of color c.
+        if let Some(t) = state.colors.tree_at(s0, c) {
+            let tree = state.tree_ref(t);
+            let spans = m
+                .terminals
+                .iter()
+                .all(|&x| view.attach[x.index()].is_some_and(|a| tree.has_leaf(a.sw, x)));
+            // (The heights only when it spans: each costs a walk up the tree.)
+            if spans && !m.sw.iter().any(|&s| tree.depth(s).is_none_or(|h| h > d)) {
+                return Some(Built::Existing(t));
+            }
+            continue;
+        }
+        // Cheap necessary conditions: every member switch and some root free in c.
+        let colors = &state.colors;
+        if m.sw.iter().any(|&s| colors.is_busy(s, c)) || roots.iter().all(|&r| colors.is_busy(r, c))
+        {
+            continue;
+        }
+        let free = |x: u32| !colors.is_busy(x, c);
+        reachable_roots.clear();
+        reachable_roots.extend(roots.iter().copied().filter(|&r| free(r)));
+        // Steps ③–④: a root within d of every member puts them within 2d of each other.
+        // The search is a filter only (step ⑤ checks each root in full), so with few
+        // free roots it is skipped: their own searches, bounded by d, cost less.
+        if reachable_roots.len() > FEW_ROOTS {
+            if !scratch.bfs(&view.g, s0, 2 * d, free, &m.sw, Pruning::Near) {
+                continue;
+            }
+            reachable_roots.retain(|&r| scratch.seen.get(r));
+        }
+        for &r in &reachable_roots {
+            crate::bits::set(&mut reached, r as usize);
+        }
+        // Step ⑤, with step ⑨'s search: Dijkstra bounded by d goes by BFS layers, so it
+        // reaches every member exactly when the BFS would, and leaves the tree's paths.
+        // The roots in order, as many as taken so far and then from `order`.
+        let mut chosen = None;
+        let mut left = reachable_roots.len();
+        let mut k = 0;
+        while left > 0 {
+            let r = match in_order.get(k) {
+                Some(&r) => r,
+                None => {
+                    let r = order.next().expect("every reachable root is a candidate");
+                    in_order.push(r);
+                    r
+                }
+            };
+            k += 1;
+            if !crate::bits::get(&reached, r as usize) {
+                continue;
+            }
+            left -= 1;
+            if scratch.dijkstra(
+                &view.g,
+                &state.efi,
+                r,
+                free,
+                &m.sw,
+                d,
+                Extent::Targets,
+                None,
+                Pruning::Near,
+            ) {
+                chosen = Some(r);
+                break;
+            }
+        }
+        for &r in &reachable_roots {
+            crate::bits::clear(&mut reached, r as usize);
+        }
+        let Some(root) = chosen else { continue };
+        // Step ⑨: the paths of the search from the root.
+        let parents = scratch.collect_paths(&view.g, m.sw.iter().copied());
+        let leaves: Vec<_> = view.leaves_of(m.terminals.iter()).collect();
+        return Some(Built::New(Tree::from_parts(c, root, &parents, &leaves)));
+    }
+    None
 }
 
 #[cfg(test)]

@@ -220,7 +220,7 @@ impl Router<'_> {
     /// One walk over the member switches' entries, all colors at once: each switch's
     /// entries are sorted by color, so a cursor a switch hands out the trees of each color
     /// in turn, deduplicated by the last color that counted each tree (no search and no
-    /// sort a color), and [`added_load`](Self::added_load)'s sum is kept as three running
+    /// sort a color), and the sum of `added_load` (the tests' reference) is kept as three running
     /// sums.
     ///
     /// Complexity: O(C·M + E) for C colors, M member switches and E entries on them.

@@ -2,7 +2,10 @@
 
 use crate::Router;
 use crate::colors::ColorTable;
+use crate::search::Scratch;
+use crate::state::State;
 use crate::tree::Edge;
+use crate::view::View;
 
 /// Whether [`Router::candidate_roots`] lists the switches whose MFT has no free entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,50 +16,65 @@ pub(crate) enum FullSwitches {
     Include,
 }
 
-impl Router<'_> {
-    /// Fills `scratch.maxd[s]` with the largest hop distance from switch `s` to a member
-    /// switch, and returns the least of them: the least tree height over all roots, less the
-    /// terminal link.
-    ///
-    /// Complexity: O(S·M) byte operations for S switches and M member switches.
-    pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
-        // The hop table is symmetric: row m holds the distances from every switch to m.
-        self.s.far_of(&self.view.hops, member_sw);
-        self.s.maxd.iter().copied().min().unwrap_or(0)
-    }
+/// Fills `scratch.maxd[s]` with the largest hop distance from switch `s` to a member
+/// switch, and returns the least of them: the least tree height over all roots, less the
+/// terminal link.
+///
+/// Complexity: O(S·M) byte operations for S switches and M member switches.
+pub(crate) fn max_dist(scratch: &mut Scratch, view: &View<'_>, member_sw: &[u32]) -> u8 {
+    // The hop table is symmetric: row m holds the distances from every switch to m.
+    scratch.far_of(&view.hops, member_sw);
+    scratch.maxd.iter().copied().min().unwrap_or(0)
+}
 
-    /// Alg. 1 step ①: the switches whose largest distance to the members is `d` (the least,
-    /// from [`max_dist`](Self::max_dist)), without those whose MFT is full by `full`,
-    /// in order of load: entries in use, then the summed EFI of their switch links, then
-    /// index. The order is produced lazily: the first root costs O(S), the next ones a
-    /// linear selection every [`ROOT_BATCH`].
-    ///
-    /// Complexity: O(S + ⌈k/16⌉·R) for R candidates of which k are taken, O(S) when only
-    /// the first is.
-    pub(crate) fn candidate_roots(&self, d: u8, full: FullSwitches) -> Roots {
-        const CHUNK: usize = 32;
-        let maxd = &self.s.maxd;
-        // Switches at the least distance in a chunk (a test without branches a byte).
-        let at_d = |chunk: &[u8]| chunk.iter().fold(0u8, |n, &m| n + u8::from(m == d));
-        let total: usize = maxd.chunks(CHUNK).map(|c| usize::from(at_d(c))).sum();
-        let mut keys: Vec<u128> = Vec::with_capacity(total);
-        // Few switches are at the least distance: skip the chunks without one.
-        for (c, chunk) in maxd.chunks(CHUNK).enumerate() {
-            if at_d(chunk) == 0 {
-                continue;
-            }
-            for (i, &m) in chunk.iter().enumerate() {
-                let s = (c * CHUNK + i) as u32;
-                if m == d && !(full == FullSwitches::Skip && self.state.colors.is_full(s)) {
-                    keys.push(root_key(
-                        self.state.colors.in_use(s),
-                        self.state.sw_load[s as usize],
-                        s,
-                    ));
-                }
+/// Alg. 1 step ①: the switches whose largest distance to the members is `d` (the least,
+/// from [`max_dist`], left in `scratch.maxd`), without those whose MFT is full by `full`,
+/// in order of load: entries in use, then the summed EFI of their switch links, then
+/// index. The order is produced lazily: the first root costs O(S), the next ones a
+/// linear selection every [`ROOT_BATCH`].
+///
+/// Complexity: O(S + ⌈k/16⌉·R) for R candidates of which k are taken, O(S) when only
+/// the first is.
+pub(crate) fn candidate_roots(
+    scratch: &Scratch,
+    state: &State,
+    d: u8,
+    full: FullSwitches,
+) -> Roots {
+    const CHUNK: usize = 32;
+    let maxd = &scratch.maxd;
+    // Switches at the least distance in a chunk (a test without branches a byte).
+    let at_d = |chunk: &[u8]| chunk.iter().fold(0u8, |n, &m| n + u8::from(m == d));
+    let total: usize = maxd.chunks(CHUNK).map(|c| usize::from(at_d(c))).sum();
+    let mut keys: Vec<u128> = Vec::with_capacity(total);
+    // Few switches are at the least distance: skip the chunks without one.
+    for (c, chunk) in maxd.chunks(CHUNK).enumerate() {
+        if at_d(chunk) == 0 {
+            continue;
+        }
+        for (i, &m) in chunk.iter().enumerate() {
+            let s = (c * CHUNK + i) as u32;
+            if m == d && !(full == FullSwitches::Skip && state.colors.is_full(s)) {
+                keys.push(root_key(
+                    state.colors.in_use(s),
+                    state.sw_load[s as usize],
+                    s,
+                ));
             }
         }
-        Roots::new(keys)
+    }
+    Roots::new(keys)
+}
+
+impl Router<'_> {
+    /// [`max_dist`] over this router's scratch and hop distances.
+    pub(crate) fn max_dist(&mut self, member_sw: &[u32]) -> u8 {
+        max_dist(&mut self.s, &self.view, member_sw)
+    }
+
+    /// [`candidate_roots`] over this router's scratch and state.
+    pub(crate) fn candidate_roots(&self, d: u8, full: FullSwitches) -> Roots {
+        candidate_roots(&self.s, &self.state, d, full)
     }
 
     /// Alg. 2 (`build_mct_from_down_to_up`): from every member switch, walk toward `root`;

@@ -19,11 +19,11 @@ pub(crate) struct Group {
     pub(crate) tree: TreeId,
     pub(crate) min_height: u32,
     pub(crate) merged: bool,
-    /// The MGID it was joined under ([`Router::join`]), `None` for [`Router::create_group`]'s.
+    /// The MGID it was joined under ([`Router::join`](crate::Router::join)), `None` for [`Router::create_group`](crate::Router::create_group)'s.
     pub(crate) mgid: Option<crate::Gid>,
 }
 
-/// What differs between an installed tree and its edit ([`Router::reinstall_with`]).
+/// What differs between an installed tree and its edit ([`State::reinstall_with`]).
 #[derive(Debug, Default)]
 pub(crate) struct Changes {
     /// Switches whose forwarding ports change besides those below (any order, repeats
