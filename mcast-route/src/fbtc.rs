@@ -3,10 +3,12 @@
 use std::iter;
 
 use crate::fctb::Built;
-use crate::roots::FullSwitches;
+use crate::roots::{FullSwitches, bottom_up_greedy, bottom_up_least_load, candidate_roots};
+use crate::search::Scratch;
+use crate::state::State;
 use crate::tree::{Edge, Tree};
-use crate::view::Members;
-use crate::{BottomUp, Router};
+use crate::view::{Members, View};
+use crate::{BottomUp, Config, Router};
 
 /// [`BottomUp::BestOfBoth`] builds the least-load tree only when the greedy tree has a link
 /// whose EFI is at least the fabric's largest link EFI minus this: with 1, only where the new
@@ -18,119 +20,134 @@ pub(crate) const GATE_SLACK: u32 = 1;
 type Candidate = (u32, u32, Vec<(u32, Edge)>, bool);
 
 impl Router<'_> {
-    /// Alg. 1: for each candidate root in order of load (step ②), build the tree bottom-up
-    /// (step ③, Alg. 2) and color it first-fit (step ④); the first root whose tree can be
-    /// colored wins. `None` when no root's tree can be colored (the caller merges).
-    ///
-    /// With [`Config::with_fbtc_root_tries`](crate::Config::with_fbtc_root_tries) = n > 1 (beyond the
-    /// paper), the first n colorable roots are built and the one of least color kept (ties
-    /// to the earlier root).
-    ///
-    /// With [`BottomUp::BestOfBoth`] (the default, beyond the paper) the roots' trees are
-    /// built greedily and the chosen root's tree is built again along least-load paths; the
-    /// least of the two by (color, largest link EFI, summed link EFI) is kept, ties to the
-    /// least-load tree. The second build runs only when the greedy tree has a link within
-    /// [`GATE_SLACK`] of the fabric's largest EFI.
-    ///
-    /// Complexity: O(R·(T·P + T·C/64)) for R roots tried, T tree switches, P ports, C colors;
-    /// [`BottomUp::BestOfBoth`] adds O(A·P + T·C/64) for the A switches on least-hop paths
-    /// from the members to the chosen root.
+    /// [`fbtc`] over this router's view, state and scratch.
     pub(crate) fn fbtc(&mut self, m: &Members, d: u8) -> Option<Built> {
-        // Every tree holds the member switches: no color free on all of them, no tree can be
-        // colored (the paper finds this out by trying every root), and a tree colored with
-        // the first color free on them cannot be beaten.
-        let floor = self.state.colors.first_fit(m.sw.iter().copied())?;
-        let members_busy = self.state.colors.last_fit_busy().to_vec();
-        let roots = self.candidate_roots(d, FullSwitches::Skip);
-        let tries = self.config.fbtc_root_tries.max(1);
-        // (color, root, parent edges, branched) of the best tree so far.
-        let mut best: Option<Candidate> = None;
-        let mut tried = 0;
-        // Whether every tree is colored: unlimited entries, or a color below the limit still
-        // unused.
-        let every = self.state.colors.colors_every_tree();
-        for root in roots {
-            // While every tree is colored, a greedy build that can no longer beat the best
-            // color (ties go to the earlier root) stops early, and counts as a try as the
-            // finished tree would. Otherwise a tree with no color does not count as a try
-            // (steps ⑤–⑦), so a build cut short must know whether it has one: it stops
-            // early only once every color below the limit is busy on it.
-            let cutoff = if every {
-                best.as_ref().map(|b| b.0)
-            } else {
-                Some(self.state.colors.span())
-            };
-            let cutoff = cutoff.map(|c| (c, members_busy.as_slice()));
-            let built = if self.config.bottom_up == BottomUp::LeastLoadPath {
-                Some((self.bottom_up_least_load(root, &m.sw, None), false, None))
-            } else {
-                self.bottom_up_greedy(root, &m.sw, None, cutoff)
-            };
-            let Some((parents, branched, known)) = built else {
-                if !every {
-                    // No color below the limit: the next root.
-                    continue;
-                }
-                tried += 1;
-                if tried >= tries {
-                    break;
-                }
+        fbtc(&self.view, &mut self.state, &self.config, &mut self.s, m, d)
+    }
+}
+
+/// Alg. 1: for each candidate root in order of load (step ②), build the tree bottom-up
+/// (step ③, Alg. 2) and color it first-fit (step ④); the first root whose tree can be
+/// colored wins. `None` when no root's tree can be colored (the caller merges).
+///
+/// With [`Config::with_fbtc_root_tries`](crate::Config::with_fbtc_root_tries) = n > 1 (beyond the
+/// paper), the first n colorable roots are built and the one of least color kept (ties
+/// to the earlier root).
+///
+/// With [`BottomUp::BestOfBoth`] (the default, beyond the paper) the roots' trees are
+/// built greedily and the chosen root's tree is built again along least-load paths; the
+/// least of the two by (color, largest link EFI, summed link EFI) is kept, ties to the
+/// least-load tree. The second build runs only when the greedy tree has a link within
+/// [`GATE_SLACK`] of the fabric's largest EFI.
+///
+/// Complexity: O(R·(T·P + T·C/64)) for R roots tried, T tree switches, P ports, C colors;
+/// [`BottomUp::BestOfBoth`] adds O(A·P + T·C/64) for the A switches on least-hop paths
+/// from the members to the chosen root.
+pub(crate) fn fbtc(
+    view: &View<'_>,
+    state: &mut State,
+    config: &Config,
+    scratch: &mut Scratch,
+    m: &Members,
+    d: u8,
+) -> Option<Built> {
+    // Every tree holds the member switches: no color free on all of them, no tree can be
+    // colored (the paper finds this out by trying every root), and a tree colored with
+    // the first color free on them cannot be beaten.
+    let floor = state.colors.first_fit(m.sw.iter().copied())?;
+    let members_busy = state.colors.last_fit_busy().to_vec();
+    let roots = candidate_roots(scratch, state, d, FullSwitches::Skip);
+    let tries = config.fbtc_root_tries.max(1);
+    // (color, root, parent edges, branched) of the best tree so far.
+    let mut best: Option<Candidate> = None;
+    let mut tried = 0;
+    // Whether every tree is colored: unlimited entries, or a color below the limit still
+    // unused.
+    let every = state.colors.colors_every_tree();
+    for root in roots {
+        // While every tree is colored, a greedy build that can no longer beat the best
+        // color (ties go to the earlier root) stops early, and counts as a try as the
+        // finished tree would. Otherwise a tree with no color does not count as a try
+        // (steps ⑤–⑦), so a build cut short must know whether it has one: it stops
+        // early only once every color below the limit is busy on it.
+        let cutoff = if every {
+            best.as_ref().map(|b| b.0)
+        } else {
+            Some(state.colors.span())
+        };
+        let cutoff = cutoff.map(|c| (c, members_busy.as_slice()));
+        let built = if config.bottom_up == BottomUp::LeastLoadPath {
+            Some((
+                bottom_up_least_load(view, state, scratch, root, &m.sw, None),
+                false,
+                None,
+            ))
+        } else {
+            bottom_up_greedy(view, state, scratch, root, &m.sw, None, cutoff)
+        };
+        let Some((parents, branched, known)) = built else {
+            if !every {
+                // No color below the limit: the next root.
                 continue;
-            };
-            // A build with a cut-off found its first-fit color on the way.
-            let color = known.or_else(|| {
-                self.state
-                    .colors
-                    .first_fit(iter::once(root).chain(parents.iter().map(|p| p.0)))
-            });
-            // Steps ⑤–⑦: no color, try the next root.
-            let Some(color) = color else { continue };
-            if best.as_ref().is_none_or(|b| color < b.0) {
-                best = Some((color, root, parents, branched));
             }
             tried += 1;
-            if tried >= tries || color == floor {
+            if tried >= tries {
                 break;
             }
-        }
-        let (mut color, root, mut parents, branched) = best?;
-        // The second build only where the greedy tree comes within GATE_SLACK of the
-        // fabric's largest link EFI: elsewhere it cannot raise the largest EFI.
-        if branched
-            && self.config.bottom_up == BottomUp::BestOfBoth
-            && self.load_of(&parents).0 + GATE_SLACK >= self.state.max_efi
-        {
-            let least = self.bottom_up_least_load(root, &m.sw, None);
-            let least_color = self
-                .state
+            continue;
+        };
+        // A build with a cut-off found its first-fit color on the way.
+        let color = known.or_else(|| {
+            state
                 .colors
-                .first_fit(iter::once(root).chain(least.iter().map(|p| p.0)));
-            if let Some(c) = least_color
-                && (c, self.load_of(&least)) <= (color, self.load_of(&parents))
-            {
-                (color, parents) = (c, least);
-            }
+                .first_fit(iter::once(root).chain(parents.iter().map(|p| p.0)))
+        });
+        // Steps ⑤–⑦: no color, try the next root.
+        let Some(color) = color else { continue };
+        if best.as_ref().is_none_or(|b| color < b.0) {
+            best = Some((color, root, parents, branched));
         }
-        let leaves: Vec<_> = self.view.leaves_of(m.terminals.iter()).collect();
-        Some(Built::New(Tree::from_parts_in(
-            &mut self.s.index,
-            color,
-            root,
-            &parents,
-            &leaves,
-        )))
+        tried += 1;
+        if tried >= tries || color == floor {
+            break;
+        }
     }
+    let (mut color, root, mut parents, branched) = best?;
+    // The second build only where the greedy tree comes within GATE_SLACK of the
+    // fabric's largest link EFI: elsewhere it cannot raise the largest EFI.
+    if branched
+        && config.bottom_up == BottomUp::BestOfBoth
+        && load_of(state, &parents).0 + GATE_SLACK >= state.max_efi
+    {
+        let least = bottom_up_least_load(view, state, scratch, root, &m.sw, None);
+        let least_color = state
+            .colors
+            .first_fit(iter::once(root).chain(least.iter().map(|p| p.0)));
+        if let Some(c) = least_color
+            && (c, load_of(state, &least)) <= (color, load_of(state, &parents))
+        {
+            (color, parents) = (c, least);
+        }
+    }
+    let leaves: Vec<_> = view.leaves_of(m.terminals.iter()).collect();
+    Some(Built::New(Tree::from_parts_in(
+        &mut scratch.index,
+        color,
+        root,
+        &parents,
+        &leaves,
+    )))
+}
 
-    /// The largest and the summed EFI over the links of a tree's parent edges
-    /// ([`BottomUp::BestOfBoth`]'s comparison).
-    ///
-    /// Complexity: O(T) for T edges.
-    fn load_of(&self, parents: &[(u32, Edge)]) -> (u32, u64) {
-        parents.iter().fold((0, 0), |(max, sum), p| {
-            let e = self.state.efi[p.1.link.index()];
-            (max.max(e), sum + u64::from(e))
-        })
-    }
+/// The largest and the summed EFI over the links of a tree's parent edges
+/// ([`BottomUp::BestOfBoth`]'s comparison).
+///
+/// Complexity: O(T) for T edges.
+fn load_of(state: &State, parents: &[(u32, Edge)]) -> (u32, u64) {
+    parents.iter().fold((0, 0), |(max, sum), p| {
+        let e = state.efi[p.1.link.index()];
+        (max.max(e), sum + u64::from(e))
+    })
 }
 
 #[cfg(test)]

@@ -136,10 +136,12 @@
 //   table, what is down; changed only by `topology`), `state` (trees, groups, colors, EFI,
 //   MFT log; the trees change only through `State::install`/`uninstall`/`reinstall_with`),
 //   `router` (the `Router` over the two, group create/delete and inspection), `config`;
-// - building one tree (each an `impl Router` of its own file, reading the view and the
-//   state, writing `search` scratch, handing the tree to `State::install`): `roots`
-//   (Alg. 1 step ① and the bottom-up searches), `fbtc` (Alg. 1), `fctb` (Alg. 3), `merge`
-//   (Alg. 4–5), `baseline` (OpenSM's MINIHOP-MC, SSSP-MC);
+// - building one tree, one algorithm a file: `roots` (Alg. 1 step ① and Alg. 2's
+//   bottom-up walks), `fbtc` (Alg. 1) and `fctb` (Alg. 3) are functions over the view, the
+//   state (read only but for the color table's first-fit buffer) and the `search` scratch
+//   that return the tree for the caller to install, with one-line `Router` wrappers;
+//   `merge` (Alg. 4–5, which uninstalls the merged trees) and `baseline` (OpenSM's
+//   MINIHOP-MC, SSSP-MC) are `impl Router` blocks;
 // - a live subnet manager: `membership` (join, leave by MGID; `graft`), `topology` (links
 //   and switches down and up; `grow`, `distances`), `delta` and `mft` (what to send),
 //   `recolor` and `recolor_reroute` (offline, ours), `far` (ours);

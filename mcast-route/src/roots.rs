@@ -1,11 +1,11 @@
 //! Candidate roots (Alg. 1 step ①) and the bottom-up build (Alg. 2).
 
-use crate::Router;
 use crate::colors::ColorTable;
 use crate::search::Scratch;
 use crate::state::State;
 use crate::tree::Edge;
 use crate::view::View;
+use crate::{Config, Router};
 
 /// Whether [`Router::candidate_roots`] lists the switches whose MFT has no free entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,50 +77,26 @@ impl Router<'_> {
         candidate_roots(&self.s, &self.state, d, full)
     }
 
-    /// Alg. 2 (`build_mct_from_down_to_up`): from every member switch, walk toward `root`;
-    /// at each switch take, among the neighbours one hop nearer the root (the ports with the
-    /// least hops in the min-hop table, step ⑦), the one over the least loaded link (step ⑧,
-    /// ties to the lowest port); stop at the root or at a switch already visited (step ④).
-    /// Returns `(child, edge to parent)` for every tree switch but the root.
-    ///
-    /// With `avoid = Some(color)` (the pessimistic merge's temporary tree, Alg. 4 step ⑥),
-    /// neighbours free in `color` go before busy ones, then by load: every busy switch the
-    /// temporary tree crosses merges its tree into the virtual group (steps ⑦–⑩), so a
-    /// tree that crosses free switches where it can merges no more groups than needed.
-    ///
-    /// Complexity: O(T·P) for a tree of T switches of P ports.
+    /// [`bottom_up`] over this router's view, state and scratch.
     pub(crate) fn bottom_up(
         &mut self,
         root: u32,
         member_sw: &[u32],
         avoid: Option<u32>,
     ) -> Vec<(u32, Edge)> {
-        if self.config.bottom_up == crate::BottomUp::LeastLoadPath {
-            return self.bottom_up_least_load(root, member_sw, avoid);
-        }
-        self.bottom_up_greedy(root, member_sw, avoid, None)
-            .expect("no cut-off")
-            .0
+        bottom_up(
+            &self.view,
+            &self.state,
+            &self.config,
+            &mut self.s,
+            root,
+            member_sw,
+            avoid,
+        )
     }
 
-    /// Alg. 2 with the paper's step ⑧ (see [`bottom_up`](Self::bottom_up)), and whether some
-    /// switch of the walk had two or more neighbours one hop nearer the root (when none had,
-    /// every bottom-up build from this root gives this tree).
-    ///
-    /// With `cutoff = Some((c, members_busy))`, where `members_busy` holds the colors busy
-    /// on some member switch (as [`ColorTable::last_fit_busy`] words), the build stops and
-    /// returns `None` as soon as every color below `c` is busy on some switch of the tree
-    /// so far, the member switches counted from the start (every tree holds them): the
-    /// finished tree could not be colored below `c` (FBTC's tries that cannot beat the best
-    /// tree found).
-    ///
-    /// A finished build with a cut-off also returns the tree's first-fit color (the first
-    /// color free on all its switches, below `c`): the busy colors OR-ed for the cut-off are
-    /// those of every tree switch, so [`ColorTable::first_fit`] over the tree would find
-    /// the same.
-    ///
-    /// Complexity: O(T·P) for a tree of T switches of P ports, plus O(T·c/64) with a
-    /// cut-off.
+    /// [`bottom_up_greedy`] over this router's view, state and scratch (for the tests).
+    #[cfg(test)]
     pub(crate) fn bottom_up_greedy(
         &mut self,
         root: u32,
@@ -128,155 +104,26 @@ impl Router<'_> {
         avoid: Option<u32>,
         cutoff: Option<(u32, &[u64])>,
     ) -> Option<Greedy> {
-        let mut branched = false;
-        let colors = &self.state.colors;
-        let acc = &mut self.s.busy_or;
-        acc.clear();
-        // The leading words of `acc` all busy.
-        let mut full = 0;
-        if let Some((c, members_busy)) = cutoff {
-            acc.resize(c as usize / 64 + 1, 0);
-            for (a, &w) in acc.iter_mut().zip(members_busy) {
-                *a = w;
-            }
-            if colors.or_busy_covers(root, acc, &mut full, c) {
-                return None;
-            }
-        }
-        let cutoff = cutoff.map(|c| c.0);
-        // Whether the tree so far, with `sw`, can no longer be colored below the cut-off.
-        let mut covered =
-            |sw: u32| cutoff.is_some_and(|c| colors.or_busy_covers(sw, acc, &mut full, c));
-        let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
-        let row = warm(self.view.hops.row(root as usize));
-        let seen = &mut self.s.seen;
-        seen.begin();
-        // Each member's walk adds at most its hops to the root.
-        let mut parents = Vec::with_capacity(
-            member_sw
-                .iter()
-                .map(|&m| usize::from(row[m as usize]))
-                .sum(),
-        );
-        for &m in member_sw {
-            let mut cur = m;
-            // Step ④.
-            while cur != root && !seen.get(cur) {
-                // Step ⑤.
-                seen.set(cur);
-                // Step ⑥.
-                let least = row[cur as usize];
-                let mut best: Option<((bool, u32), &crate::search::Adj)> = None;
-                // Steps ⑦–⑧.
-                for a in self.view.g.adj(cur) {
-                    if row[a.peer as usize].wrapping_add(1) == least {
-                        let w = (busy(a.peer), self.state.efi[a.link.index()]);
-                        branched |= best.is_some();
-                        if best.is_none_or(|(bw, _)| w < bw) {
-                            best = Some((w, a));
-                        }
-                    }
-                }
-                let (_, a) = best.expect("a switch off the root has a neighbour one hop nearer");
-                // Steps ⑨–⑩.
-                parents.push((cur, a.up_edge()));
-                if covered(cur) {
-                    return None;
-                }
-                cur = a.peer;
-            }
-        }
-        let color = cutoff.map(|_| ColorTable::first_free(acc, full));
-        Some((parents, branched, color))
+        bottom_up_greedy(
+            &self.view,
+            &self.state,
+            &mut self.s,
+            root,
+            member_sw,
+            avoid,
+            cutoff,
+        )
     }
-}
 
-impl Router<'_> {
-    /// [`BottomUp::LeastLoadPath`](crate::BottomUp::LeastLoadPath): Alg. 2 with step ⑧ looking
-    /// at the whole way to the root instead of the next link. The switches on least-hop paths
-    /// from the members to `root` (the ones Alg. 2 may walk) get, nearest the root first, the
-    /// least summed EFI of a least-hop path to the root (with `avoid`, the fewest switches busy
-    /// in that color first); every member then walks its least path, stopping at the root or
-    /// at a switch already walked, as in Alg. 2. The tree has the same height as Alg. 2's.
-    ///
-    /// Complexity: O(A·P) for A switches on least-hop paths, P ports.
+    /// [`bottom_up_least_load`] over this router's view, state and scratch (for the tests).
+    #[cfg(test)]
     pub(crate) fn bottom_up_least_load(
         &mut self,
         root: u32,
         member_sw: &[u32],
         avoid: Option<u32>,
     ) -> Vec<(u32, Edge)> {
-        const BUSY: u64 = 1 << 40;
-        let colors = &self.state.colors;
-        let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
-        let row = self.view.hops.row(root as usize);
-        let s = &mut self.s;
-        let (g, efi) = (&self.view.g, &self.state.efi[..]);
-        let (cost, choice, done) = (&mut s.cost[..], &mut s.choice[..], &mut s.done);
-        // Least load to the root of every switch on least-hop paths from the members, by a
-        // depth-first search toward the root that settles a switch once every neighbour one
-        // hop nearer is settled (`done`: `cost` and `choice` known). Frames: switch, next
-        // adjacency slot to look at, least cost so far and its slot.
-        done.begin();
-        done.set(root);
-        cost[root as usize] = 0;
-        let stack = &mut s.dfs;
-        stack.clear();
-        for &m in member_sw {
-            if done.get(m) {
-                continue;
-            }
-            stack.push((m, 0, u64::MAX, 0));
-            while let Some(&(v, mut k, mut bc, mut bk)) = stack.last() {
-                let adj = g.adj(v);
-                let least = row[v as usize];
-                let mut deeper = None;
-                while let Some(a) = adj.get(k as usize) {
-                    if row[a.peer as usize].wrapping_add(1) == least {
-                        if !done.get(a.peer) {
-                            deeper = Some(a.peer);
-                            break;
-                        }
-                        // Ties to the first slot, as a scan in adjacency order.
-                        let c = cost[a.peer as usize]
-                            + u64::from(efi[a.link.index()])
-                            + if busy(a.peer) { BUSY } else { 0 };
-                        if c < bc {
-                            (bc, bk) = (c, k);
-                        }
-                    }
-                    k += 1;
-                }
-                let top = stack.len() - 1;
-                if let Some(p) = deeper {
-                    // Come back to slot k once `p` is settled.
-                    stack[top] = (v, k, bc, bk);
-                    stack.push((p, 0, u64::MAX, 0));
-                } else {
-                    assert!(
-                        bc != u64::MAX,
-                        "a switch off the root has a neighbour one hop nearer"
-                    );
-                    cost[v as usize] = bc;
-                    choice[v as usize] = bk;
-                    done.set(v);
-                    stack.pop();
-                }
-            }
-        }
-        // Steps ④–⑩ along the chosen next hops.
-        s.seen.begin();
-        let mut parents = Vec::new();
-        for &m in member_sw {
-            let mut cur = m;
-            while cur != root && !s.seen.get(cur) {
-                s.seen.set(cur);
-                let a = self.view.g.adj(cur)[s.choice[cur as usize] as usize];
-                parents.push((cur, a.up_edge()));
-                cur = a.peer;
-            }
-        }
-        parents
+        bottom_up_least_load(&self.view, &self.state, &mut self.s, root, member_sw, avoid)
     }
 }
 
@@ -418,6 +265,213 @@ impl Iterator for Roots {
         self.next += 1;
         Some(key_switch(k))
     }
+}
+
+/// Alg. 2 (`build_mct_from_down_to_up`): from every member switch, walk toward `root`;
+/// at each switch take, among the neighbours one hop nearer the root (the ports with the
+/// least hops in the min-hop table, step ⑦), the one over the least loaded link (step ⑧,
+/// ties to the lowest port); stop at the root or at a switch already visited (step ④).
+/// Returns `(child, edge to parent)` for every tree switch but the root.
+///
+/// With `avoid = Some(color)` (the pessimistic merge's temporary tree, Alg. 4 step ⑥),
+/// neighbours free in `color` go before busy ones, then by load: every busy switch the
+/// temporary tree crosses merges its tree into the virtual group (steps ⑦–⑩), so a
+/// tree that crosses free switches where it can merges no more groups than needed.
+///
+/// Complexity: O(T·P) for a tree of T switches of P ports.
+pub(crate) fn bottom_up(
+    view: &View<'_>,
+    state: &State,
+    config: &Config,
+    scratch: &mut Scratch,
+    root: u32,
+    member_sw: &[u32],
+    avoid: Option<u32>,
+) -> Vec<(u32, Edge)> {
+    if config.bottom_up == crate::BottomUp::LeastLoadPath {
+        return bottom_up_least_load(view, state, scratch, root, member_sw, avoid);
+    }
+    bottom_up_greedy(view, state, scratch, root, member_sw, avoid, None)
+        .expect("no cut-off")
+        .0
+}
+
+/// Alg. 2 with the paper's step ⑧ (see [`bottom_up`](Self::bottom_up)), and whether some
+/// switch of the walk had two or more neighbours one hop nearer the root (when none had,
+/// every bottom-up build from this root gives this tree).
+///
+/// With `cutoff = Some((c, members_busy))`, where `members_busy` holds the colors busy
+/// on some member switch (as [`ColorTable::last_fit_busy`] words), the build stops and
+/// returns `None` as soon as every color below `c` is busy on some switch of the tree
+/// so far, the member switches counted from the start (every tree holds them): the
+/// finished tree could not be colored below `c` (FBTC's tries that cannot beat the best
+/// tree found).
+///
+/// A finished build with a cut-off also returns the tree's first-fit color (the first
+/// color free on all its switches, below `c`): the busy colors OR-ed for the cut-off are
+/// those of every tree switch, so [`ColorTable::first_fit`] over the tree would find
+/// the same.
+///
+/// Complexity: O(T·P) for a tree of T switches of P ports, plus O(T·c/64) with a
+/// cut-off.
+pub(crate) fn bottom_up_greedy(
+    view: &View<'_>,
+    state: &State,
+    scratch: &mut Scratch,
+    root: u32,
+    member_sw: &[u32],
+    avoid: Option<u32>,
+    cutoff: Option<(u32, &[u64])>,
+) -> Option<Greedy> {
+    let mut branched = false;
+    let colors = &state.colors;
+    let acc = &mut scratch.busy_or;
+    acc.clear();
+    // The leading words of `acc` all busy.
+    let mut full = 0;
+    if let Some((c, members_busy)) = cutoff {
+        acc.resize(c as usize / 64 + 1, 0);
+        for (a, &w) in acc.iter_mut().zip(members_busy) {
+            *a = w;
+        }
+        if colors.or_busy_covers(root, acc, &mut full, c) {
+            return None;
+        }
+    }
+    let cutoff = cutoff.map(|c| c.0);
+    // Whether the tree so far, with `sw`, can no longer be colored below the cut-off.
+    let mut covered =
+        |sw: u32| cutoff.is_some_and(|c| colors.or_busy_covers(sw, acc, &mut full, c));
+    let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
+    let row = warm(view.hops.row(root as usize));
+    let seen = &mut scratch.seen;
+    seen.begin();
+    // Each member's walk adds at most its hops to the root.
+    let mut parents = Vec::with_capacity(
+        member_sw
+            .iter()
+            .map(|&m| usize::from(row[m as usize]))
+            .sum(),
+    );
+    for &m in member_sw {
+        let mut cur = m;
+        // Step ④.
+        while cur != root && !seen.get(cur) {
+            // Step ⑤.
+            seen.set(cur);
+            // Step ⑥.
+            let least = row[cur as usize];
+            let mut best: Option<((bool, u32), &crate::search::Adj)> = None;
+            // Steps ⑦–⑧.
+            for a in view.g.adj(cur) {
+                if row[a.peer as usize].wrapping_add(1) == least {
+                    let w = (busy(a.peer), state.efi[a.link.index()]);
+                    branched |= best.is_some();
+                    if best.is_none_or(|(bw, _)| w < bw) {
+                        best = Some((w, a));
+                    }
+                }
+            }
+            let (_, a) = best.expect("a switch off the root has a neighbour one hop nearer");
+            // Steps ⑨–⑩.
+            parents.push((cur, a.up_edge()));
+            if covered(cur) {
+                return None;
+            }
+            cur = a.peer;
+        }
+    }
+    let color = cutoff.map(|_| ColorTable::first_free(acc, full));
+    Some((parents, branched, color))
+}
+
+/// [`BottomUp::LeastLoadPath`](crate::BottomUp::LeastLoadPath): Alg. 2 with step ⑧ looking
+/// at the whole way to the root instead of the next link. The switches on least-hop paths
+/// from the members to `root` (the ones Alg. 2 may walk) get, nearest the root first, the
+/// least summed EFI of a least-hop path to the root (with `avoid`, the fewest switches busy
+/// in that color first); every member then walks its least path, stopping at the root or
+/// at a switch already walked, as in Alg. 2. The tree has the same height as Alg. 2's.
+///
+/// Complexity: O(A·P) for A switches on least-hop paths, P ports.
+pub(crate) fn bottom_up_least_load(
+    view: &View<'_>,
+    state: &State,
+    scratch: &mut Scratch,
+    root: u32,
+    member_sw: &[u32],
+    avoid: Option<u32>,
+) -> Vec<(u32, Edge)> {
+    const BUSY: u64 = 1 << 40;
+    let colors = &state.colors;
+    let busy = |s: u32| avoid.is_some_and(|c| colors.is_busy(s, c));
+    let row = view.hops.row(root as usize);
+    let s = scratch;
+    let (g, efi) = (&view.g, &state.efi[..]);
+    let (cost, choice, done) = (&mut s.cost[..], &mut s.choice[..], &mut s.done);
+    // Least load to the root of every switch on least-hop paths from the members, by a
+    // depth-first search toward the root that settles a switch once every neighbour one
+    // hop nearer is settled (`done`: `cost` and `choice` known). Frames: switch, next
+    // adjacency slot to look at, least cost so far and its slot.
+    done.begin();
+    done.set(root);
+    cost[root as usize] = 0;
+    let stack = &mut s.dfs;
+    stack.clear();
+    for &m in member_sw {
+        if done.get(m) {
+            continue;
+        }
+        stack.push((m, 0, u64::MAX, 0));
+        while let Some(&(v, mut k, mut bc, mut bk)) = stack.last() {
+            let adj = g.adj(v);
+            let least = row[v as usize];
+            let mut deeper = None;
+            while let Some(a) = adj.get(k as usize) {
+                if row[a.peer as usize].wrapping_add(1) == least {
+                    if !done.get(a.peer) {
+                        deeper = Some(a.peer);
+                        break;
+                    }
+                    // Ties to the first slot, as a scan in adjacency order.
+                    let c = cost[a.peer as usize]
+                        + u64::from(efi[a.link.index()])
+                        + if busy(a.peer) { BUSY } else { 0 };
+                    if c < bc {
+                        (bc, bk) = (c, k);
+                    }
+                }
+                k += 1;
+            }
+            let top = stack.len() - 1;
+            if let Some(p) = deeper {
+                // Come back to slot k once `p` is settled.
+                stack[top] = (v, k, bc, bk);
+                stack.push((p, 0, u64::MAX, 0));
+            } else {
+                assert!(
+                    bc != u64::MAX,
+                    "a switch off the root has a neighbour one hop nearer"
+                );
+                cost[v as usize] = bc;
+                choice[v as usize] = bk;
+                done.set(v);
+                stack.pop();
+            }
+        }
+    }
+    // Steps ④–⑩ along the chosen next hops.
+    s.seen.begin();
+    let mut parents = Vec::new();
+    for &m in member_sw {
+        let mut cur = m;
+        while cur != root && !s.seen.get(cur) {
+            s.seen.set(cur);
+            let a = view.g.adj(cur)[s.choice[cur as usize] as usize];
+            parents.push((cur, a.up_edge()));
+            cur = a.peer;
+        }
+    }
+    parents
 }
 
 #[cfg(test)]
