@@ -212,8 +212,8 @@ impl PriorityClasses {
             // is then one crossing a reopened resource.
             self.old_free.resize(n, 0.0);
             changed.clear();
-            for p in 0..n {
-                if free[p] > 0.0 {
+            for (p, &f) in free.iter().enumerate() {
+                if f > 0.0 {
                     self.reopened[p] = true;
                     if let Some(&(k, c)) = self.on[p].first() {
                         self.heap.push(Reverse((k, c, p as u32)));
