@@ -52,8 +52,8 @@ pub(crate) struct PriorityClasses {
     classes: Vec<PriorityClass>,
     /// Per resource: the heads (key, class) of the classes whose route crosses it.
     on: Vec<BTreeSet<(u64, u32)>>,
-    /// Per class: its head's key (`u64::MAX` for none).
-    head: Vec<u64>,
+    /// Per class: its head (key, flow id), key `u64::MAX` for none.
+    head: Vec<(u64, usize)>,
     /// Per flow id: (class, key), class `NONE` when not in.
     of_flow: Vec<(u32, u64)>,
     /// Heads set since the last walk (key, class); those no longer heads are dropped there.
@@ -92,12 +92,12 @@ impl PriorityClasses {
             }
         });
         self.of_flow[id] = (c as u32, key);
-        ensure(&mut self.head, c, u64::MAX);
+        ensure(&mut self.head, c, (u64::MAX, 0));
         let cl = &mut self.classes[c];
         let old = cl.flows.first().map(|&(k, _)| k);
         cl.flows.insert((key, id));
         if old.is_none_or(|o| key < o) {
-            self.head[c] = key;
+            self.head[c] = (key, id);
             self.first_change = self.first_change.min(key);
             for &p in &cl.path {
                 let p = p as usize;
@@ -123,11 +123,12 @@ impl PriorityClasses {
         }
         self.of_flow[id] = (NONE, 0);
         let cl = &mut self.classes[c as usize];
-        let was_head = cl.flows.first() == Some(&(key, id));
+        let was_head = self.head[c as usize] == (key, id);
         cl.flows.remove(&(key, id));
         if was_head {
-            let next = cl.flows.first().map(|&(k, _)| k);
-            self.head[c as usize] = next.unwrap_or(u64::MAX);
+            let first = cl.flows.first().copied();
+            let next = first.map(|(k, _)| k);
+            self.head[c as usize] = first.unwrap_or((u64::MAX, 0));
             self.first_change = self.first_change.min(key);
             for &p in &cl.path {
                 let on = &mut self.on[p as usize];
@@ -144,7 +145,7 @@ impl PriorityClasses {
 
     /// The key of class `c`'s head, if it has flows.
     fn head(&self, c: u32) -> Option<u64> {
-        Some(self.head[c as usize]).filter(|&k| k != u64::MAX)
+        Some(self.head[c as usize].0).filter(|&k| k != u64::MAX)
     }
 
     /// Queues the first head crossing resource `p` after key `after`, if any.
@@ -178,16 +179,19 @@ impl PriorityClasses {
     /// with a positive rate, then the last walk's other movers.
     pub(crate) fn rates(&mut self, free: &mut [f64], mut out: impl FnMut(usize, f64)) {
         let n = free.len();
+        // Every element compared (no early exit), which vectorises.
         let full = !self.walked
             || self.base.len() != n
             || self
                 .base
                 .iter()
                 .zip(free.iter())
-                .any(|(a, b)| a.to_bits() != b.to_bits());
-        self.walked = true;
-        self.base.clear();
-        self.base.extend_from_slice(free);
+                .fold(false, |d, (a, b)| d | (a.to_bits() != b.to_bits()));
+        if full {
+            self.walked = true;
+            self.base.clear();
+            self.base.extend_from_slice(free);
+        }
         if self.on.len() < n {
             self.on.resize_with(n, BTreeSet::new);
         }
@@ -281,7 +285,7 @@ impl PriorityClasses {
                     for &p in &cl.path {
                         free[p as usize] -= r;
                     }
-                    let &(_, id) = cl.flows.first().expect("a head has flows");
+                    let id = self.head[c as usize].1;
                     self.next.push(Mover {
                         key: k,
                         class: c,
