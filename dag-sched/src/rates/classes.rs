@@ -7,8 +7,8 @@
 //!   the filling runs over classes weighted by their flow counts.
 //! - [`PriorityClasses`]: strict priority. In the greedy walk a flow takes the smallest free
 //!   capacity on its route, which leaves a resource of that route with none, so only the
-//!   first flow of a class in priority order can move; the walk visits class heads in key
-//!   order, source by source, and skips what cannot move. Same rates, bit for bit, as
+//!   first flow of a class in priority order can move; each event repairs the last walk
+//!   over class heads from what changed instead of walking again. Same rates, bit for bit, as
 //!   [`priority_greedy`](super::priority_greedy) over all flows sorted by key.
 
 mod fair;

@@ -14,20 +14,13 @@ use crate::lat;
 use crate::rates::PriorityClasses;
 
 /// The FIFO + TicTac baseline; jobs of one shape share their TAC order, computed once. The
-/// active flows are kept by route and priority ([`PriorityClasses`]), so that an event walks
-/// the flows that can move, not every flow.
+/// active flows are kept by route and priority ([`PriorityClasses`]), which repairs the last
+/// event's strict-priority walk and reports the flows whose rate changed, so that an event
+/// walks what it changed, not every flow.
 #[derive(Default)]
 pub(crate) struct TicTac {
     tac_cache: HashMap<Vec<u64>, Vec<u32>>,
     flows: PriorityClasses,
-    /// The flows given a positive rate at the last event (the engine is told of the changes
-    /// only: those that stop get a rate of 0).
-    prev: Vec<usize>,
-    /// Per flow id: the event at which it last got a rate (`epoch`).
-    seen: Vec<u32>,
-    epoch: u32,
-    /// Buffer: the flows given a positive rate at this event.
-    now: Vec<usize>,
 }
 
 impl RatePolicy for TicTac {
@@ -73,24 +66,10 @@ impl RatePolicy for TicTac {
                 FlowEvent::Head(_) => {}
             }
         }
-        self.epoch = self.epoch.wrapping_add(1);
-        let (seen, epoch) = (&mut self.seen, self.epoch);
-        seen.resize(sim.flows.len(), 0);
-        let now = &mut self.now;
-        now.clear();
-        self.flows.rates(free, |id, rate| {
-            seen[id] = epoch;
-            now.push(id);
-            out.push(Change::Flow { id, rate });
-        });
-        // The flows that moved at the last event and do not now (those that ended are
-        // ignored by the engine).
-        for &id in &self.prev {
-            if self.seen[id] != epoch {
-                out.push(Change::Flow { id, rate: 0.0 });
-            }
-        }
-        std::mem::swap(&mut self.prev, &mut self.now);
+        // The changes only (the engine keeps every other flow's rate): flows that move at
+        // another rate, then flows that stop (those that ended are ignored by the engine).
+        self.flows
+            .rates(free, |id, rate| out.push(Change::Flow { id, rate }));
         f64::INFINITY
     }
 }
