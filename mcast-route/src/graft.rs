@@ -28,15 +28,12 @@ impl GraftTarget for Tree {
         self.root
     }
 
-    fn reset_memo(&self, memo: &mut Vec<u32>) {
-        memo.clear();
-        memo.resize(self.switches().len(), 0);
-    }
+    /// The depths are kept with the tree: no memo.
+    fn reset_memo(&self, _memo: &mut Vec<u32>) {}
 
     #[inline]
-    fn depth_of(&self, v: u32, memo: &mut [u32], chain: &mut Vec<u32>) -> Option<u32> {
-        self.node_of(v)?;
-        Some(self.depth_memo(v, memo, chain).unwrap_or(u32::MAX))
+    fn depth_of(&self, v: u32, _memo: &mut [u32], _chain: &mut Vec<u32>) -> Option<u32> {
+        Some(self.node_depth(self.node_of(v)?).unwrap_or(u32::MAX))
     }
 }
 
@@ -46,13 +43,15 @@ impl GraftTarget for Tree {
 /// shortest path to the tree (the nearest tree switch of least depth), `None` when the
 /// color's free switches do not join `x` to the tree.
 ///
-/// A switch reached in `k` hops is not expanded when `k` plus its hop distance to the root
-/// exceeds `bound` and a path was found already: any tree path through it would be deeper
-/// (tree depths are no less than hop distances from the root).
+/// A switch reached in `k` hops is not expanded, once a path was found, when `k` plus its
+/// hop distance to the root exceeds `bound` or is no less than the best depth found: any
+/// tree path through it would be deeper (tree depths are no less than hop distances from
+/// the root), so it could not replace the best (only a strictly shallower path does), and
+/// the switches it would have reached first lead only to paths as deep (ours: the second
+/// test; the search finds the same path, it visits less).
 ///
-/// Complexity: O(V·P) for the V switches searched, of P ports, O(T) to clear the depth memo
-/// of the tree's T switches, and O(log T) for each tree switch walked for its depth (each
-/// walked once: [`Tree::depth_memo`]).
+/// Complexity: O(V·P) for the V switches searched, of P ports, and O(log T) for each tree
+/// switch reached, for its depth (kept with the tree).
 pub(crate) fn graft_path(
     r: &mut Router<'_>,
     tree: &impl GraftTarget,
@@ -103,7 +102,7 @@ pub(crate) fn graft_path(
                 continue;
             }
             let near = u32::from(root_row[v as usize]);
-            if best.is_some() && k + 1 + near > bound {
+            if best.is_some_and(|(b, _)| k + 1 + near > bound || k + 1 + near >= b) {
                 continue;
             }
             s.queue.push(v);

@@ -291,8 +291,8 @@ impl Router<'_> {
             .take()
             .expect("a live group's tree is live");
         let color = tree.color;
-        let leaf_sw: Vec<u32> = tree.leaf_counts().map(|(s, _)| s).collect();
-        let height = tree.max_depth(&leaf_sw).unwrap_or(0);
+        // The largest depth of a leaf switch (kept with the tree).
+        let height = tree.height().unwrap_or(0);
         let bound = height.max(u32::from(d));
         let found = crate::graft::graft_path(self, &tree, tid, x, bound);
         if let Some((path, depth)) = &found
