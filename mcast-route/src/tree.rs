@@ -9,6 +9,7 @@ use fabric_model::{LinkId, NodeId, PortNo};
 
 use crate::{GroupId, PortSet};
 
+mod chain;
 mod depth;
 
 /// A tree edge from a switch up to its parent.
@@ -68,6 +69,8 @@ pub(crate) struct Tree {
     depth: Vec<u32>,
     /// Per depth, the leaves on switches at that depth; its last entry is not 0.
     leaf_depths: Vec<u32>,
+    /// The switches other than the root with no child and no leaf (a prune removes them).
+    bare: u32,
 }
 
 /// Switch → node numbers of the tree being built, dense over the fabric's switches and reused
@@ -238,6 +241,7 @@ impl Tree {
             groups: Vec::new(),
             depth: Vec::new(),
             leaf_depths: Vec::new(),
+            bare: 0,
         };
         t.compute_depths();
         t
@@ -362,6 +366,7 @@ impl Tree {
             groups,
             depth: Vec::new(),
             leaf_depths: Vec::new(),
+            bare: 0,
         };
         t.compute_depths();
         t
@@ -530,9 +535,11 @@ impl Tree {
         let mut up = Vec::with_capacity(n + k);
         let mut depth = Vec::with_capacity(n + k);
         let mut renum = Vec::with_capacity(n);
+        let mut fresh_at: Vec<u32> = Vec::with_capacity(k);
         let mut j = 0;
         for (i, &s) in self.sw.iter().enumerate() {
             while j < k && fresh[j].0 < s {
+                fresh_at.push(sw.len() as u32);
                 sw.push(fresh[j].0);
                 up.push(fresh[j].1);
                 depth.push(depth::NO_DEPTH);
@@ -544,6 +551,7 @@ impl Tree {
             depth.push(self.depth[i]);
         }
         for &(c, e) in &fresh[j..] {
+            fresh_at.push(sw.len() as u32);
             sw.push(c);
             up.push(e);
             depth.push(depth::NO_DEPTH);
@@ -650,7 +658,24 @@ impl Tree {
             groups: self.groups.clone(),
             depth,
             leaf_depths: self.leaf_depths.clone(),
+            bare: self.bare,
         };
+        // The nodes whose children or leaves changed: bare now, or before (old nodes only).
+        let mut edited: Vec<u32> = fresh_at;
+        edited.extend(added.iter().map(|&(p, _)| p));
+        edited.extend_from_slice(&inserted);
+        edited.sort_unstable();
+        edited.dedup();
+        for &i in &edited {
+            let was = self
+                .node(t.sw[i as usize])
+                .is_some_and(|o| self.is_bare(o));
+            match (was, t.is_bare(i as usize)) {
+                (true, false) => t.bare -= 1,
+                (false, true) => t.bare += 1,
+                _ => {}
+            }
+        }
         for i in inserted {
             t.count_leaf(i, true);
         }
@@ -682,6 +707,9 @@ impl Tree {
         let Some(i) = self.node(sw) else {
             return false;
         };
+        if self.is_bare(i) {
+            self.bare -= 1;
+        }
         let key = (i as u32, leaf.port);
         let at = self.leaves.partition_point(|&(n, l)| (n, l.port) < key);
         self.leaves.insert(at, (i as u32, leaf));
@@ -1003,6 +1031,7 @@ impl Tree {
         self.leaves.shrink_to_fit();
         (self.kid_start, self.kids) = (kid_start, kids);
         self.recount_leaves();
+        self.bare = self.count_bare();
     }
 
     /// Bytes held by the tree, its heap vectors at their capacity included.
@@ -1079,6 +1108,7 @@ pub(crate) mod tests {
                 groups: Vec::new(),
                 depth: Vec::new(),
                 leaf_depths: Vec::new(),
+                bare: 0,
             };
             t.compute_depths();
             t

@@ -10,7 +10,8 @@ use super::Tree;
 pub(super) const NO_DEPTH: u32 = u32::MAX;
 
 impl Tree {
-    /// Fills the depths by one walk down from the root and counts the leaves by depth, as
+    /// Fills the depths by one walk down from the root, counts the leaves by depth (and the
+    /// switches with nothing below, [`chain`](super::chain)), as
     /// [`max_depth`](Self::max_depth)'s walk once did on every call (a node it does not
     /// reach counts its leaves at depth 0; the root's depth 0 is never overwritten).
     ///
@@ -42,6 +43,7 @@ impl Tree {
             }
         }
         self.recount_leaves();
+        self.bare = self.count_bare();
     }
 
     /// Counts the leaves by depth again from the leaves and the depths.
@@ -144,8 +146,9 @@ mod tests {
                 .max()
         }
 
-        /// Checks the kept depths and leaf counts against the walks.
+        /// Checks the kept depths, leaf counts and bare count against the walks.
         pub(crate) fn assert_depths(&self) {
+            assert_eq!(self.bare, self.count_bare());
             for &s in &self.sw {
                 assert_eq!(self.depth(s), self.depth_walked(s), "switch {s}");
             }
