@@ -404,8 +404,11 @@ impl Router<'_> {
         let (root, parents): (u32, Vec<(u32, Edge)>) = if kept_root_ok {
             (
                 old.root,
-                old.edges()
-                    .filter(|&(s, _)| old.node_of(s).is_some_and(|i| kept_nodes[i as usize]))
+                // (By node, in the node order `edges` walks: no search a switch.)
+                old.parents()
+                    .enumerate()
+                    .filter(|&(i, _)| kept_nodes[i])
+                    .filter_map(|(_, (s, e))| e.map(|e| (s, e)))
                     .collect(),
             )
         } else {

@@ -667,9 +667,7 @@ impl Tree {
         edited.sort_unstable();
         edited.dedup();
         for &i in &edited {
-            let was = self
-                .node(t.sw[i as usize])
-                .is_some_and(|o| self.is_bare(o));
+            let was = self.node(t.sw[i as usize]).is_some_and(|o| self.is_bare(o));
             match (was, t.is_bare(i as usize)) {
                 (true, false) => t.bare -= 1,
                 (false, true) => t.bare += 1,

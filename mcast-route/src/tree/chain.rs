@@ -44,7 +44,9 @@ impl Tree {
     ///
     /// Complexity: O(k log T) for the k nodes returned.
     pub(crate) fn prunable_chain(&self, sw: u32, terminal: NodeId) -> Option<Vec<u32>> {
-        if self.bare != 0 || self.leaves.len() != self.members.len() + 1 || self.has_member(terminal)
+        if self.bare != 0
+            || self.leaves.len() != self.members.len() + 1
+            || self.has_member(terminal)
         {
             return None;
         }
