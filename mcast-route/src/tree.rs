@@ -65,12 +65,10 @@ pub(crate) struct Tree {
     members: Vec<(NodeId, u32)>,
     /// The groups using the tree, sorted.
     groups: Vec<GroupId>,
-    /// Node `i`'s depth ([`depth::NO_DEPTH`] when the root does not reach it).
+    /// Node `i`'s depth ([`depth::NO_DEPTH`] when the root does not reach it), then the
+    /// number of switches other than the root with no child and no leaf (a prune removes
+    /// them), then per depth the leaves on switches at that depth ([`depth`]).
     depth: Vec<u32>,
-    /// Per depth, the leaves on switches at that depth; its last entry is not 0.
-    leaf_depths: Vec<u32>,
-    /// The switches other than the root with no child and no leaf (a prune removes them).
-    bare: u32,
 }
 
 /// Switch → node numbers of the tree being built, dense over the fabric's switches and reused
@@ -240,8 +238,6 @@ impl Tree {
             members: Vec::new(),
             groups: Vec::new(),
             depth: Vec::new(),
-            leaf_depths: Vec::new(),
-            bare: 0,
         };
         t.compute_depths();
         t
@@ -365,8 +361,6 @@ impl Tree {
             members,
             groups,
             depth: Vec::new(),
-            leaf_depths: Vec::new(),
-            bare: 0,
         };
         t.compute_depths();
         t
@@ -533,7 +527,8 @@ impl Tree {
         // old node's new number.
         let mut sw = Vec::with_capacity(n + k);
         let mut up = Vec::with_capacity(n + k);
-        let mut depth = Vec::with_capacity(n + k);
+        let counts = self.leaf_counts_by_depth();
+        let mut depth = Vec::with_capacity(n + k + 2 + counts.len());
         let mut renum = Vec::with_capacity(n);
         let mut fresh_at: Vec<u32> = Vec::with_capacity(k);
         let mut j = 0;
@@ -657,9 +652,10 @@ impl Tree {
             members: self.members.clone(),
             groups: self.groups.clone(),
             depth,
-            leaf_depths: self.leaf_depths.clone(),
-            bare: self.bare,
         };
+        // The bare count and the leaf counts after the node depths ([`depth`]).
+        t.depth.push(self.bare());
+        t.depth.extend_from_slice(counts);
         // The nodes whose children or leaves changed: bare now, or before (old nodes only).
         let mut edited: Vec<u32> = fresh_at;
         edited.extend(added.iter().map(|&(p, _)| p));
@@ -669,8 +665,8 @@ impl Tree {
         for &i in &edited {
             let was = self.node(t.sw[i as usize]).is_some_and(|o| self.is_bare(o));
             match (was, t.is_bare(i as usize)) {
-                (true, false) => t.bare -= 1,
-                (false, true) => t.bare += 1,
+                (true, false) => t.set_bare(t.bare() - 1),
+                (false, true) => t.set_bare(t.bare() + 1),
                 _ => {}
             }
         }
@@ -706,7 +702,7 @@ impl Tree {
             return false;
         };
         if self.is_bare(i) {
-            self.bare -= 1;
+            self.set_bare(self.bare() - 1);
         }
         let key = (i as u32, leaf.port);
         let at = self.leaves.partition_point(|&(n, l)| (n, l.port) < key);
@@ -1006,7 +1002,6 @@ impl Tree {
         self.depth.truncate(w);
         self.sw.shrink_to_fit();
         self.up.shrink_to_fit();
-        self.depth.shrink_to_fit();
         let mut kid_start = Vec::with_capacity(w + 1);
         let mut kids = Vec::with_capacity(self.kids.len());
         for i in (0..n).filter(|&i| !gone[i]) {
@@ -1029,7 +1024,6 @@ impl Tree {
         self.leaves.shrink_to_fit();
         (self.kid_start, self.kids) = (kid_start, kids);
         self.recount_leaves();
-        self.bare = self.count_bare();
     }
 
     /// Bytes held by the tree, its heap vectors at their capacity included.
@@ -1043,7 +1037,6 @@ impl Tree {
             + self.members.capacity() * size_of::<(NodeId, u32)>()
             + self.groups.capacity() * size_of::<GroupId>()
             + self.depth.capacity() * size_of::<u32>()
-            + self.leaf_depths.capacity() * size_of::<u32>()
     }
 }
 
@@ -1105,8 +1098,6 @@ pub(crate) mod tests {
                 members: Vec::new(),
                 groups: Vec::new(),
                 depth: Vec::new(),
-                leaf_depths: Vec::new(),
-                bare: 0,
             };
             t.compute_depths();
             t

@@ -44,7 +44,7 @@ impl Tree {
     ///
     /// Complexity: O(k log T) for the k nodes returned.
     pub(crate) fn prunable_chain(&self, sw: u32, terminal: NodeId) -> Option<Vec<u32>> {
-        if self.bare != 0
+        if self.bare() != 0
             || self.leaves.len() != self.members.len() + 1
             || self.has_member(terminal)
         {
@@ -101,7 +101,6 @@ impl Tree {
         for i in lost {
             self.count_leaf(i, false);
         }
-        self.leaf_depths.shrink_to_fit();
         let n = self.sw.len();
         let old_kids = self.kids.len();
         let (mut w, mut wk) = (0usize, 0usize);
@@ -126,7 +125,10 @@ impl Tree {
         self.kid_start[w] = wk as u32;
         self.sw.truncate(w);
         self.up.truncate(w);
-        self.depth.truncate(w);
+        // The bare count and the leaf counts follow the node depths down.
+        let tail = self.depth.len() - n;
+        self.depth.copy_within(n.., w);
+        self.depth.truncate(w + tail);
         self.kid_start.truncate(w + 1);
         self.kids.truncate(wk);
         self.leaves.retain(|&(i, _)| !gone(i));
@@ -162,7 +164,7 @@ mod tests {
             let members: Vec<_> = t.leaves.iter().map(|&(_, l)| (l.terminal, 1)).collect();
             t.members.clear();
             t.add_members(members);
-            assert_eq!(t.bare, t.count_bare());
+            assert_eq!(t.bare(), t.count_bare());
             let Some(&(i, l)) = t.leaves.get(rng.random_range(0..t.leaves.len().max(1))) else {
                 continue;
             };
@@ -183,11 +185,11 @@ mod tests {
                     t.remove_chain(&chain);
                     assert_eq!(t, want, "case {case}");
                     assert_eq!(t.memory_bytes(), want.memory_bytes(), "case {case}");
-                    assert_eq!(t.bare, t.count_bare(), "case {case}");
+                    assert_eq!(t.bare(), t.count_bare(), "case {case}");
                     t.assert_depths();
                 }
                 None => assert!(
-                    t.leaf_removable_in_place(sw, l.terminal) || sw == t.root || t.bare > 0,
+                    t.leaf_removable_in_place(sw, l.terminal) || sw == t.root || t.bare() > 0,
                     "case {case}: a lone leaf's branch not offered"
                 ),
             }

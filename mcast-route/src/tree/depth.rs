@@ -9,18 +9,47 @@ use super::Tree;
 /// The depth of a node the walk down from the root does not reach (a malformed tree only).
 pub(super) const NO_DEPTH: u32 = u32::MAX;
 
+// `Tree::depth` holds, in one vector (the tree's size stays within clippy's enum-variant
+// bound, a tree being a variant of FCTB's result): each node's depth, then the count of bare
+// switches (see [`chain`](super::chain)), then per depth the leaves on switches at that
+// depth, the last of those not 0.
+
 impl Tree {
-    /// Fills the depths by one walk down from the root, counts the leaves by depth (and the
-    /// switches with nothing below, [`chain`](super::chain)), as
-    /// [`max_depth`](Self::max_depth)'s walk once did on every call (a node it does not
-    /// reach counts its leaves at depth 0; the root's depth 0 is never overwritten).
+    /// Where the leaf counts start in `depth`.
+    #[inline]
+    fn counts_at(&self) -> usize {
+        self.sw.len() + 1
+    }
+
+    /// The switches other than the root with no child and no leaf (kept count).
+    #[inline]
+    pub(super) fn bare(&self) -> u32 {
+        self.depth[self.sw.len()]
+    }
+
+    /// Sets the kept count of bare switches.
+    #[inline]
+    pub(super) fn set_bare(&mut self, bare: u32) {
+        let n = self.sw.len();
+        self.depth[n] = bare;
+    }
+
+    /// Per depth, the leaves on switches at that depth.
+    #[inline]
+    pub(super) fn leaf_counts_by_depth(&self) -> &[u32] {
+        &self.depth[self.counts_at()..]
+    }
+
+    /// Fills the depths by one walk down from the root, counts the leaves by depth and the
+    /// bare switches, as [`max_depth`](Self::max_depth)'s walk once did on every call (a node
+    /// it does not reach counts its leaves at depth 0; the root's depth 0 is never
+    /// overwritten).
     ///
     /// Complexity: O(T + L) for T switches and L leaves.
     pub(super) fn compute_depths(&mut self) {
         let n = self.sw.len();
         self.depth.clear();
         self.depth.resize(n, NO_DEPTH);
-        self.depth.shrink_to_fit();
         if let Some(r) = self.node(self.root) {
             self.depth[r] = 0;
             // The nodes in walk order, reusing no buffer of the tree's: a local queue.
@@ -43,22 +72,25 @@ impl Tree {
             }
         }
         self.recount_leaves();
-        self.bare = self.count_bare();
     }
 
-    /// Counts the leaves by depth again from the leaves and the depths.
+    /// Counts the bare switches and the leaves by depth again from the node depths (the
+    /// first `T` entries of `depth`, all that is read of it).
     ///
-    /// Complexity: O(L + H) for L leaves and height H.
+    /// Complexity: O(T + L + H) for L leaves and height H.
     pub(super) fn recount_leaves(&mut self) {
-        self.leaf_depths.clear();
+        let n = self.sw.len();
+        self.depth.truncate(n);
+        let bare = self.count_bare();
+        self.depth.push(bare);
         for k in 0..self.leaves.len() {
-            let d = self.leaf_depth(self.leaves[k].0);
-            if self.leaf_depths.len() <= d as usize {
-                self.leaf_depths.resize(d as usize + 1, 0);
+            let d = self.leaf_depth(self.leaves[k].0) as usize;
+            if self.depth.len() <= n + 1 + d {
+                self.depth.resize(n + 2 + d, 0);
             }
-            self.leaf_depths[d as usize] += 1;
+            self.depth[n + 1 + d] += 1;
         }
-        self.leaf_depths.shrink_to_fit();
+        self.depth.shrink_to_fit();
     }
 
     /// The depth a leaf on node `i` counts at (0 for a node not reached from the root).
@@ -74,16 +106,16 @@ impl Tree {
     ///
     /// Complexity: O(1) amortized, O(H) when the deepest leaf goes.
     pub(super) fn count_leaf(&mut self, i: u32, added: bool) {
-        let d = self.leaf_depth(i) as usize;
+        let at = self.counts_at() + self.leaf_depth(i) as usize;
         if added {
-            if self.leaf_depths.len() <= d {
-                self.leaf_depths.resize(d + 1, 0);
+            if self.depth.len() <= at {
+                self.depth.resize(at + 1, 0);
             }
-            self.leaf_depths[d] += 1;
+            self.depth[at] += 1;
         } else {
-            self.leaf_depths[d] -= 1;
-            while self.leaf_depths.last() == Some(&0) {
-                self.leaf_depths.pop();
+            self.depth[at] -= 1;
+            while self.depth.len() > self.counts_at() && self.depth.last() == Some(&0) {
+                self.depth.pop();
             }
         }
     }
@@ -101,7 +133,7 @@ impl Tree {
     /// Complexity: O(1).
     #[inline]
     pub(crate) fn height(&self) -> Option<u32> {
-        (self.leaf_depths.len() as u32).checked_sub(1)
+        (self.leaf_counts_by_depth().len() as u32).checked_sub(1)
     }
 }
 
@@ -148,13 +180,13 @@ mod tests {
 
         /// Checks the kept depths, leaf counts and bare count against the walks.
         pub(crate) fn assert_depths(&self) {
-            assert_eq!(self.bare, self.count_bare());
+            assert_eq!(self.bare(), self.count_bare());
             for &s in &self.sw {
                 assert_eq!(self.depth(s), self.depth_walked(s), "switch {s}");
             }
             let leaf_sw: Vec<u32> = self.leaf_counts().map(|(s, _)| s).collect();
             assert_eq!(self.height(), self.max_depth_walked(&leaf_sw));
-            let mut counts = Vec::new();
+            let mut counts: Vec<u32> = Vec::new();
             for &(i, _) in &self.leaves {
                 let d = self.leaf_depth(i) as usize;
                 if counts.len() <= d {
@@ -162,7 +194,7 @@ mod tests {
                 }
                 counts[d] += 1;
             }
-            assert_eq!(self.leaf_depths, counts);
+            assert_eq!(self.leaf_counts_by_depth(), counts);
             for k in 0..self.sw.len() {
                 let some: Vec<u32> = self.sw.iter().copied().step_by(k + 1).collect();
                 assert_eq!(self.max_depth(&some), self.max_depth_walked(&some));
