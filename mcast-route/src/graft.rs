@@ -59,6 +59,28 @@ pub(crate) fn graft_path(
     x: u32,
     bound: u32,
 ) -> Option<(Vec<(u32, Edge)>, u32)> {
+    graft_path_with(r, tree, own, x, bound, Skip::NoBetter)
+}
+
+/// Which switches [`graft_path_with`] leaves unexpanded once a path is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    /// Those past `bound` and those that cannot lead to a shallower path.
+    NoBetter,
+    /// Those past `bound` only (the search before the second test: the tests' reference).
+    #[cfg(test)]
+    PastBound,
+}
+
+/// [`graft_path`] with the switches left unexpanded chosen by `skip`.
+fn graft_path_with(
+    r: &mut Router<'_>,
+    tree: &impl GraftTarget,
+    own: TreeId,
+    x: u32,
+    bound: u32,
+    skip: Skip,
+) -> Option<(Vec<(u32, Edge)>, u32)> {
     let color = tree.color();
     let colors = &r.state.colors;
     let busy = |v: u32| colors.is_busy(v, color) && colors.tree_at(v, color) != Some(own);
@@ -102,7 +124,9 @@ pub(crate) fn graft_path(
                 continue;
             }
             let near = u32::from(root_row[v as usize]);
-            if best.is_some_and(|(b, _)| k + 1 + near > bound || k + 1 + near >= b) {
+            if best.is_some_and(|(b, _)| {
+                k + 1 + near > bound || (skip == Skip::NoBetter && k + 1 + near >= b)
+            }) {
                 continue;
             }
             s.queue.push(v);
@@ -128,4 +152,47 @@ pub(crate) fn graft_path(
         v = u;
     }
     Some((path, depth))
+}
+
+#[cfg(test)]
+mod tests {
+    use fabric_model::{HopTable, generators};
+
+    use super::{Skip, graft_path_with};
+    use crate::{Config, Entries, Router};
+
+    /// Random trees of a loaded router and random new switches and bounds: the search that
+    /// also skips the switches that cannot lead to a shallower path finds the path and
+    /// depth of the search that skips only those past the bound.
+    #[test]
+    fn skipping_no_better_switches_finds_the_same_path() {
+        use rand::Rng;
+        let mut rng = fabric_model::rng::seeded(31);
+        for (dims, n_colors) in [(&[6, 5, 4][..], 4), (&[8, 8][..], 3), (&[5, 4, 3][..], 16)] {
+            let f = generators::torus(dims, 1).unwrap();
+            let h = HopTable::new(&f).unwrap();
+            let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Limit(n_colors))).unwrap();
+            let t = f.terminals().to_vec();
+            for _ in 0..60 {
+                let size = rng.random_range(2..9);
+                let mut g: Vec<_> = (0..size).map(|_| t[rng.random_range(0..t.len())]).collect();
+                g.sort_unstable();
+                g.dedup();
+                let _ = r.create_group(&g);
+            }
+            let ids: Vec<_> = r.tree_ids().collect();
+            let mut found = 0;
+            for _ in 0..400 {
+                let id = ids[rng.random_range(0..ids.len())];
+                let tree = r.state.tree_ref(id).clone();
+                let x = rng.random_range(0..r.view.g.len() as u32);
+                let bound = rng.random_range(0..12);
+                let want = graft_path_with(&mut r, &tree, id, x, bound, Skip::PastBound);
+                let got = graft_path_with(&mut r, &tree, id, x, bound, Skip::NoBetter);
+                assert_eq!(got, want, "tree {id:?} switch {x} bound {bound}");
+                found += usize::from(want.is_some_and(|(p, _)| !p.is_empty()));
+            }
+            assert!(found > 100, "{found} paths found");
+        }
+    }
 }
