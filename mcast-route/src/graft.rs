@@ -28,15 +28,12 @@ impl GraftTarget for Tree {
         self.root
     }
 
-    fn reset_memo(&self, memo: &mut Vec<u32>) {
-        memo.clear();
-        memo.resize(self.switches().len(), 0);
-    }
+    /// The depths are kept with the tree: no memo.
+    fn reset_memo(&self, _memo: &mut Vec<u32>) {}
 
     #[inline]
-    fn depth_of(&self, v: u32, memo: &mut [u32], chain: &mut Vec<u32>) -> Option<u32> {
-        self.node_of(v)?;
-        Some(self.depth_memo(v, memo, chain).unwrap_or(u32::MAX))
+    fn depth_of(&self, v: u32, _memo: &mut [u32], _chain: &mut Vec<u32>) -> Option<u32> {
+        Some(self.node_depth(self.node_of(v)?).unwrap_or(u32::MAX))
     }
 }
 
@@ -46,19 +43,43 @@ impl GraftTarget for Tree {
 /// shortest path to the tree (the nearest tree switch of least depth), `None` when the
 /// color's free switches do not join `x` to the tree.
 ///
-/// A switch reached in `k` hops is not expanded when `k` plus its hop distance to the root
-/// exceeds `bound` and a path was found already: any tree path through it would be deeper
-/// (tree depths are no less than hop distances from the root).
+/// A switch reached in `k` hops is not expanded, once a path was found, when `k` plus its
+/// hop distance to the root exceeds `bound` or is no less than the best depth found: any
+/// tree path through it would be deeper (tree depths are no less than hop distances from
+/// the root), so it could not replace the best (only a strictly shallower path does), and
+/// the switches it would have reached first lead only to paths as deep (ours: the second
+/// test; the search finds the same path, it visits less).
 ///
-/// Complexity: O(V·P) for the V switches searched, of P ports, O(T) to clear the depth memo
-/// of the tree's T switches, and O(log T) for each tree switch walked for its depth (each
-/// walked once: [`Tree::depth_memo`]).
+/// Complexity: O(V·P) for the V switches searched, of P ports, and O(log T) for each tree
+/// switch reached, for its depth (kept with the tree).
 pub(crate) fn graft_path(
     r: &mut Router<'_>,
     tree: &impl GraftTarget,
     own: TreeId,
     x: u32,
     bound: u32,
+) -> Option<(Vec<(u32, Edge)>, u32)> {
+    graft_path_with(r, tree, own, x, bound, Skip::NoBetter)
+}
+
+/// Which switches [`graft_path_with`] leaves unexpanded once a path is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Skip {
+    /// Those past `bound` and those that cannot lead to a shallower path.
+    NoBetter,
+    /// Those past `bound` only (the search before the second test: the tests' reference).
+    #[cfg(test)]
+    PastBound,
+}
+
+/// [`graft_path`] with the switches left unexpanded chosen by `skip`.
+fn graft_path_with(
+    r: &mut Router<'_>,
+    tree: &impl GraftTarget,
+    own: TreeId,
+    x: u32,
+    bound: u32,
+    skip: Skip,
 ) -> Option<(Vec<(u32, Edge)>, u32)> {
     let color = tree.color();
     let colors = &r.state.colors;
@@ -103,7 +124,9 @@ pub(crate) fn graft_path(
                 continue;
             }
             let near = u32::from(root_row[v as usize]);
-            if best.is_some() && k + 1 + near > bound {
+            if best.is_some_and(|(b, _)| {
+                k + 1 + near > bound || (skip == Skip::NoBetter && k + 1 + near >= b)
+            }) {
                 continue;
             }
             s.queue.push(v);
@@ -129,4 +152,47 @@ pub(crate) fn graft_path(
         v = u;
     }
     Some((path, depth))
+}
+
+#[cfg(test)]
+mod tests {
+    use fabric_model::{HopTable, generators};
+
+    use super::{Skip, graft_path_with};
+    use crate::{Config, Entries, Router};
+
+    /// Random trees of a loaded router and random new switches and bounds: the search that
+    /// also skips the switches that cannot lead to a shallower path finds the path and
+    /// depth of the search that skips only those past the bound.
+    #[test]
+    fn skipping_no_better_switches_finds_the_same_path() {
+        use rand::Rng;
+        let mut rng = fabric_model::rng::seeded(31);
+        for (dims, n_colors) in [(&[6, 5, 4][..], 4), (&[8, 8][..], 3), (&[5, 4, 3][..], 16)] {
+            let f = generators::torus(dims, 1).unwrap();
+            let h = HopTable::new(&f).unwrap();
+            let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Limit(n_colors))).unwrap();
+            let t = f.terminals().to_vec();
+            for _ in 0..60 {
+                let size = rng.random_range(2..9);
+                let mut g: Vec<_> = (0..size).map(|_| t[rng.random_range(0..t.len())]).collect();
+                g.sort_unstable();
+                g.dedup();
+                let _ = r.create_group(&g);
+            }
+            let ids: Vec<_> = r.tree_ids().collect();
+            let mut found = 0;
+            for _ in 0..400 {
+                let id = ids[rng.random_range(0..ids.len())];
+                let tree = r.state.tree_ref(id).clone();
+                let x = rng.random_range(0..r.view.g.len() as u32);
+                let bound = rng.random_range(0..12);
+                let want = graft_path_with(&mut r, &tree, id, x, bound, Skip::PastBound);
+                let got = graft_path_with(&mut r, &tree, id, x, bound, Skip::NoBetter);
+                assert_eq!(got, want, "tree {id:?} switch {x} bound {bound}");
+                found += usize::from(want.is_some_and(|(p, _)| !p.is_empty()));
+            }
+            assert!(found > 100, "{found} paths found");
+        }
+    }
 }

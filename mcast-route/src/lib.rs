@@ -168,6 +168,7 @@ mod grow;
 mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;
+mod least_height;
 mod membership;
 mod merge;
 pub mod mft;

@@ -7,6 +7,7 @@
 
 use fabric_model::NodeId;
 
+use crate::least_height::{Least, UNKNOWN};
 use crate::state::{Changes, Group};
 use crate::tree::Leaf;
 use crate::view::Members;
@@ -152,28 +153,46 @@ impl Router<'_> {
             });
         }
         let tid = g.tree;
-        // The group's new member switches and least height.
+        // The group's new member switches and least height: kept through the join when
+        // the new switch is within it from the kept center, computed when it was known,
+        // and only when the graft needs it when it was not ([`crate::least_height`]).
         let mut sw = g.member_sw.clone();
         let fresh_switch = sw.binary_search(&x).map_err(|i| sw.insert(i, x)).is_err();
-        let d = self.max_dist(&sw);
-        let (method, tid, merged) = if matches!(
+        let (kept, unknown) = (self.least_after_join(g, x), g.min_height == UNKNOWN);
+        // (A baseline reads its root off the largest distances: always computed.)
+        let baseline = matches!(
             self.config.algorithm,
             Algorithm::MinihopMc | Algorithm::SsspMc
-        ) {
+        );
+        let mut least = match kept {
+            Some(l) if !baseline => Some(l),
+            None if unknown && !baseline => None,
+            _ => Some(self.least(&sw)),
+        };
+        let (method, tid, merged) = if baseline {
+            let l = match least {
+                Some(l) => l,
+                None => self.least(&sw),
+            };
+            least = Some(l);
             (
                 JoinMethod::Rerouted,
-                self.reroute_baseline(tid, port, d)?,
+                self.reroute_baseline(tid, port, l.d)?,
                 Vec::new(),
             )
         } else {
-            self.graft(tid, port, x, d)
+            self.graft(tid, port, x, &sw, &mut least)
         };
+        let epoch = self.hops_epoch;
         let g = self.state.groups[gid.0 as usize]
             .as_mut()
             .expect("an MGID names a live group");
         g.members.push(port);
         g.member_sw = sw;
-        g.min_height = u32::from(d) + 1;
+        match least {
+            Some(l) => l.keep_in(g, epoch),
+            None => g.min_height = UNKNOWN,
+        }
         g.tree = tid;
         if fresh_switch {
             self.state.attach_count[x as usize] += 1;
@@ -255,13 +274,15 @@ impl Router<'_> {
     }
 
     /// MR4LMS's join of `port` on switch `x` to tree `tid` (steps 1–4 of
-    /// [`join`](Self::join)); `d` is the new member set's least largest hop distance.
+    /// [`join`](Self::join)); `least` is the new member switches `sw`'s least largest hop
+    /// distance, computed here into it when the graft search needs it and it is `None`.
     fn graft(
         &mut self,
         tid: TreeId,
         port: NodeId,
         x: u32,
-        d: u8,
+        sw: &[u32],
+        least: &mut Option<Least>,
     ) -> (JoinMethod, TreeId, Vec<GroupId>) {
         let a = self.view.attach[port.index()].expect("a checked port is attached");
         let leaf = Leaf {
@@ -291,9 +312,24 @@ impl Router<'_> {
             .take()
             .expect("a live group's tree is live");
         let color = tree.color;
-        let leaf_sw: Vec<u32> = tree.leaf_counts().map(|(s, _)| s).collect();
-        let height = tree.max_depth(&leaf_sw).unwrap_or(0);
-        let bound = height.max(u32::from(d));
+        // The largest depth of a leaf switch (kept with the tree).
+        let height = tree.height().unwrap_or(0);
+        // The least distance is at most the root's largest distance to the members, which
+        // is within the height but for the new switch's: within it, the bound is the height.
+        let near_root = self
+            .view
+            .hops
+            .hops(tree.root as usize, x as usize)
+            .is_some_and(|h| u32::from(h) <= height);
+        let bound = match *least {
+            Some(l) => height.max(u32::from(l.d)),
+            None if near_root => height,
+            None => {
+                let l = self.least(sw);
+                *least = Some(l);
+                height.max(u32::from(l.d))
+            }
+        };
         let found = crate::graft::graft_path(self, &tree, tid, x, bound);
         if let Some((path, depth)) = &found
             && *depth <= bound
@@ -407,6 +443,7 @@ impl Router<'_> {
         let tree = self.state.tree_ref(tid);
         let mut changes = Changes::default();
         let mut gone_nodes = None;
+        let mut chain = None;
         let mut leaf_only = false;
         let mut pruned = 0;
         if !tree.has_member(port) {
@@ -416,6 +453,19 @@ impl Router<'_> {
                 changes
                     .gone_leaves
                     .extend(tree.leaf_of(x, port).map(|l| l.link));
+            } else if let Some(nodes) = tree.prunable_chain(x, port) {
+                // Alg. 6 when only the member's branch goes (the same changes as below).
+                for &i in &nodes {
+                    let sw = tree.switches()[i as usize];
+                    changes.left.push(sw);
+                    changes.gone_edges.extend(tree.edge_of(i).map(|e| (sw, e)));
+                }
+                changes.touched.push(x);
+                changes
+                    .gone_leaves
+                    .extend(tree.leaf_of(x, port).map(|l| l.link));
+                pruned = nodes.len();
+                chain = Some(nodes);
             } else {
                 // Alg. 6: the switches left with nothing below, their edges, the leaves of
                 // terminals no longer members, and the entries of the switches they hung from.
@@ -439,11 +489,17 @@ impl Router<'_> {
         self.state.reinstall_with(tid, changes, |t| {
             if let Some(gone) = gone_nodes {
                 t.keep_nodes(&gone);
+            } else if let Some(nodes) = chain {
+                t.remove_chain(&nodes);
             } else if leaf_only {
                 t.remove_leaf_in_place(x, port);
             }
         });
-        g.min_height = u32::from(self.max_dist(&g.member_sw)) + 1;
+        // Unknown until asked for, unless the member switches stay and it was known over
+        // this hop table ([`crate::least_height`]).
+        if !(still && g.epoch == self.hops_epoch) {
+            g.min_height = UNKNOWN;
+        }
         self.state.groups[gid.0 as usize] = Some(g);
         Ok(LeaveOutcome {
             group: gid,

@@ -71,6 +71,9 @@ pub struct Router<'f> {
     pub(crate) s: Scratch,
     /// Large trees' largest distances to their member switches (ours, [`crate::far`]).
     pub(crate) far: crate::far::FarCache,
+    /// Bumped whenever the hop table changes: the epoch of the groups' kept least heights
+    /// ([`crate::least_height`]).
+    pub(crate) hops_epoch: u32,
 }
 
 impl fmt::Debug for Router<'_> {
@@ -169,6 +172,7 @@ impl<'f> Router<'f> {
             state: State::new(switches, links, config.entries.limit()),
             s: Scratch::new(switches),
             far: crate::far::FarCache::default(),
+            hops_epoch: 0,
         })
     }
 
@@ -246,7 +250,8 @@ impl<'f> Router<'f> {
         m: Members,
         preset: Option<(Tree, Method)>,
     ) -> Result<CreateOutcome, Error> {
-        let d = self.max_dist(&m.sw);
+        let least = self.least(&m.sw);
+        let d = least.d;
         let min_height = u32::from(d) + 1;
         let gid = GroupId(self.state.groups.len() as u32);
         let (tid, method, merged) = match (preset, self.config.algorithm) {
@@ -275,6 +280,8 @@ impl<'f> Router<'f> {
             member_sw: m.sw,
             tree: tid,
             min_height,
+            center: least.center,
+            epoch: self.hops_epoch,
             merged: method == Method::Merge,
             mgid: None,
         }));
@@ -420,7 +427,7 @@ impl<'f> Router<'f> {
             color: Color(t.color),
             root: self.view.sw_node(t.root),
             height: self.group_height(g),
-            min_height: g.min_height,
+            min_height: self.min_height_of(g),
             merged: g.merged,
         })
     }

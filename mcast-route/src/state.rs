@@ -17,7 +17,14 @@ pub(crate) struct Group {
     /// Distinct member switches, sorted.
     pub(crate) member_sw: Vec<u32>,
     pub(crate) tree: TreeId,
+    /// The least height, [`UNKNOWN`](crate::least_height::UNKNOWN) until asked for
+    /// ([`crate::least_height`]).
     pub(crate) min_height: u32,
+    /// A switch where the largest distance to the member switches is least, when
+    /// `min_height` is known.
+    pub(crate) center: u32,
+    /// The hop table's epoch `min_height` and `center` were computed in.
+    pub(crate) epoch: u32,
     pub(crate) merged: bool,
     /// The MGID it was joined under ([`Router::join`](crate::Router::join)), `None` for [`Router::create_group`](crate::Router::create_group)'s.
     pub(crate) mgid: Option<crate::Gid>,

@@ -89,7 +89,7 @@ impl Router<'_> {
                 .unwrap_or(0),
             merged_groups: live.clone().filter(|g| g.merged).count(),
             max_height_excess: live
-                .map(|g| self.group_height(g).saturating_sub(g.min_height))
+                .map(|g| self.group_height(g).saturating_sub(self.min_height_of(g)))
                 .max()
                 .unwrap_or(0),
         }

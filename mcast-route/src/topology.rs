@@ -218,6 +218,8 @@ impl Router<'_> {
                 .refresh_rows(&self.view.fabric, &rows, |l| down.link(l));
             // Every cached distance may be stale.
             self.far.clear();
+            // The least heights left to compute, over the distances they were asked over.
+            self.settle_min_heights();
             let live = self.view.hops.live();
             if going_down {
                 live.remove_edges(&self.view.g, &edges);
@@ -402,8 +404,11 @@ impl Router<'_> {
         let (root, parents): (u32, Vec<(u32, Edge)>) = if kept_root_ok {
             (
                 old.root,
-                old.edges()
-                    .filter(|&(s, _)| old.node_of(s).is_some_and(|i| kept_nodes[i as usize]))
+                // (By node, in the node order `edges` walks: no search a switch.)
+                old.parents()
+                    .enumerate()
+                    .filter(|&(i, _)| kept_nodes[i])
+                    .filter_map(|(_, (s, e))| e.map(|e| (s, e)))
                     .collect(),
             )
         } else {
@@ -654,9 +659,10 @@ impl Router<'_> {
             }
             out.deleted.push(gid);
         } else {
-            let mh = u32::from(self.max_dist(&sw)) + 1;
+            let least = self.least(&sw);
+            let epoch = self.hops_epoch;
             if let Some(g) = self.state.groups[gid.0 as usize].as_mut() {
-                g.min_height = mh;
+                least.keep_in(g, epoch);
             }
         }
     }

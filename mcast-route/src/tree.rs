@@ -9,6 +9,9 @@ use fabric_model::{LinkId, NodeId, PortNo};
 
 use crate::{GroupId, PortSet};
 
+mod chain;
+mod depth;
+
 /// A tree edge from a switch up to its parent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Edge {
@@ -62,6 +65,10 @@ pub(crate) struct Tree {
     members: Vec<(NodeId, u32)>,
     /// The groups using the tree, sorted.
     groups: Vec<GroupId>,
+    /// Node `i`'s depth ([`depth::NO_DEPTH`] when the root does not reach it), then the
+    /// number of switches other than the root with no child and no leaf (a prune removes
+    /// them), then per depth the leaves on switches at that depth ([`depth`]).
+    depth: Vec<u32>,
 }
 
 /// Switch → node numbers of the tree being built, dense over the fabric's switches and reused
@@ -220,7 +227,7 @@ impl Tree {
                 )
             }));
         }
-        Self {
+        let mut t = Self {
             color,
             root,
             sw,
@@ -230,7 +237,10 @@ impl Tree {
             leaves,
             members: Vec::new(),
             groups: Vec::new(),
-        }
+            depth: Vec::new(),
+        };
+        t.compute_depths();
+        t
     }
 
     /// [`from_parts`](Self::from_parts) with `index`'s dense switch numbers instead of a
@@ -340,7 +350,7 @@ impl Tree {
                 row.sort_unstable_by_key(|&c| up[c as usize].down_port);
             }
         }
-        Self {
+        let mut t = Self {
             color,
             root,
             sw,
@@ -350,7 +360,10 @@ impl Tree {
             leaves,
             members,
             groups,
-        }
+            depth: Vec::new(),
+        };
+        t.compute_depths();
+        t
     }
 
     /// The node number of switch `sw`.
@@ -510,24 +523,33 @@ impl Tree {
             return None;
         }
         let (n, k) = (self.sw.len(), fresh.len());
-        // The merged switches, their edges up, and each old node's new number.
+        // The merged switches, their edges up and depths (the new ones' below), and each
+        // old node's new number.
         let mut sw = Vec::with_capacity(n + k);
         let mut up = Vec::with_capacity(n + k);
+        let counts = self.leaf_counts_by_depth();
+        let mut depth = Vec::with_capacity(n + k + 2 + counts.len());
         let mut renum = Vec::with_capacity(n);
+        let mut fresh_at: Vec<u32> = Vec::with_capacity(k);
         let mut j = 0;
         for (i, &s) in self.sw.iter().enumerate() {
             while j < k && fresh[j].0 < s {
+                fresh_at.push(sw.len() as u32);
                 sw.push(fresh[j].0);
                 up.push(fresh[j].1);
+                depth.push(depth::NO_DEPTH);
                 j += 1;
             }
             renum.push(sw.len() as u32);
             sw.push(s);
             up.push(self.up[i]);
+            depth.push(self.depth[i]);
         }
         for &(c, e) in &fresh[j..] {
+            fresh_at.push(sw.len() as u32);
             sw.push(c);
             up.push(e);
+            depth.push(depth::NO_DEPTH);
         }
         let at = |s: u32| sw.binary_search(&s).ok().map(|i| i as u32);
         // The new children rows' entries: (parent node, (down port, child node)), sorted.
@@ -536,6 +558,23 @@ impl Tree {
             added.push((at(e.parent)?, (e.down_port, at(c)?)));
         }
         added.sort_unstable();
+        // The new switches' depths, one below their parents' (a graft path, given from the
+        // tree outward, in one pass; a pass more for each switch given before its parent).
+        let mut left = k;
+        while left > 0 {
+            let before = left;
+            for &(c, e) in parents {
+                let (c, p) = (at(c)? as usize, at(e.parent)? as usize);
+                if depth[c] == depth::NO_DEPTH && depth[p] != depth::NO_DEPTH {
+                    depth[c] = depth[p] + 1;
+                    left -= 1;
+                }
+            }
+            if left == before {
+                // The rest hang below a switch the root does not reach.
+                break;
+            }
+        }
         let mut kid_start = Vec::with_capacity(n + k + 1);
         let mut kids = Vec::with_capacity(self.kids.len() + k);
         let mut a = 0;
@@ -549,6 +588,10 @@ impl Tree {
             } else {
                 &[]
             };
+            if added.get(a).is_none_or(|e| e.0 as usize != i) {
+                kids.extend(row.iter().map(|&c| renum[c as usize]));
+                continue;
+            }
             let mut r = row.iter().map(|&c| {
                 let c = renum[c as usize];
                 (up[c as usize].down_port, c)
@@ -571,7 +614,8 @@ impl Tree {
             }
         }
         kid_start.push(kids.len() as u32);
-        // The leaves: the old ones renumbered (the same order), merged with the new ones.
+        // The leaves: the old ones renumbered (the same order), the new ones inserted where
+        // they sort (one that is already a leaf kept once).
         let key = |&(i, l): &(u32, Leaf)| (i, l.port, l.terminal, l.link);
         let mut extra: Vec<(u32, Leaf)> = Vec::with_capacity(leaves.len());
         for &(s, l) in leaves {
@@ -579,25 +623,25 @@ impl Tree {
         }
         extra.sort_unstable_by_key(key);
         extra.dedup();
+        let renumbered = |&(i, l): &(u32, Leaf)| (renum[i as usize], l);
         let mut out = Vec::with_capacity(self.leaves.len() + extra.len());
-        let mut e = extra.iter().peekable();
-        for &(i, l) in &self.leaves {
-            let x = (renum[i as usize], l);
-            while let Some(&&y) = e.peek() {
-                if key(&y) < key(&x) {
-                    out.push(y);
-                    e.next();
-                } else {
-                    if key(&y) == key(&x) {
-                        e.next();
-                    }
-                    break;
-                }
+        let mut inserted: Vec<u32> = Vec::with_capacity(extra.len());
+        let mut from = 0;
+        for y in &extra {
+            let pos = from + self.leaves[from..].partition_point(|x| key(&renumbered(x)) < key(y));
+            out.extend(self.leaves[from..pos].iter().map(renumbered));
+            from = pos;
+            if self
+                .leaves
+                .get(from)
+                .is_none_or(|x| key(&renumbered(x)) != key(y))
+            {
+                out.push(*y);
+                inserted.push(y.0);
             }
-            out.push(x);
         }
-        out.extend(e);
-        Some(Self {
+        out.extend(self.leaves[from..].iter().map(renumbered));
+        let mut t = Self {
             color: self.color,
             root: self.root,
             sw,
@@ -607,7 +651,29 @@ impl Tree {
             leaves: out,
             members: self.members.clone(),
             groups: self.groups.clone(),
-        })
+            depth,
+        };
+        // The bare count and the leaf counts after the node depths ([`depth`]).
+        t.depth.push(self.bare());
+        t.depth.extend_from_slice(counts);
+        // The nodes whose children or leaves changed: bare now, or before (old nodes only).
+        let mut edited: Vec<u32> = fresh_at;
+        edited.extend(added.iter().map(|&(p, _)| p));
+        edited.extend_from_slice(&inserted);
+        edited.sort_unstable();
+        edited.dedup();
+        for &i in &edited {
+            let was = self.node(t.sw[i as usize]).is_some_and(|o| self.is_bare(o));
+            match (was, t.is_bare(i as usize)) {
+                (true, false) => t.set_bare(t.bare() - 1),
+                (false, true) => t.set_bare(t.bare() + 1),
+                _ => {}
+            }
+        }
+        for i in inserted {
+            t.count_leaf(i, true);
+        }
+        Some(t)
     }
 
     /// [`grown`](Self::grown) by building the tree again from all its parts.
@@ -635,9 +701,13 @@ impl Tree {
         let Some(i) = self.node(sw) else {
             return false;
         };
+        if self.is_bare(i) {
+            self.set_bare(self.bare() - 1);
+        }
         let key = (i as u32, leaf.port);
         let at = self.leaves.partition_point(|&(n, l)| (n, l.port) < key);
         self.leaves.insert(at, (i as u32, leaf));
+        self.count_leaf(i as u32, true);
         true
     }
 
@@ -696,6 +766,7 @@ impl Tree {
         }
         let lo = self.leaves.partition_point(|&(n, _)| (n as usize) < i);
         self.leaves.remove(lo + k);
+        self.count_leaf(i as u32, false);
         true
     }
 
@@ -722,17 +793,10 @@ impl Tree {
     }
 
     /// Hops from the root to switch `sw` along the tree, or `None` if not in the tree.
+    ///
+    /// Complexity: O(log T) (the depths are kept, [`depth`]).
     pub(crate) fn depth(&self, sw: u32) -> Option<u32> {
-        let mut i = self.node(sw)?;
-        let mut d = 0;
-        while let Some(e) = self.edge(i) {
-            d += 1;
-            i = self.node(e.parent)?;
-            if d as usize > self.sw.len() {
-                return None;
-            }
-        }
-        Some(d)
+        self.node_depth(self.node(sw)? as u32)
     }
 
     /// [`depth`](Self::depth) remembering what it walks: `memo` holds, per node of the tree
@@ -741,6 +805,7 @@ impl Tree {
     /// that asks for the depth of many switches of one tree then walks each node once.
     ///
     /// Complexity: O(W log T) for the W nodes not yet in `memo` on the way to the root.
+    #[cfg(test)]
     pub(crate) fn depth_memo(
         &self,
         sw: u32,
@@ -776,26 +841,16 @@ impl Tree {
     }
 
     /// The largest depth of the switches of `switches` that are in the tree, `None` when
-    /// none is: one pass down the tree from the root.
+    /// none is (a switch the root does not reach counts 0, as a walk down from the root
+    /// leaves it): read from the kept depths ([`depth`]).
     ///
-    /// Complexity: O(T + |switches| log T).
+    /// Complexity: O(|switches| log T).
     pub(crate) fn max_depth(&self, switches: &[u32]) -> Option<u32> {
-        let mut depth = vec![0u32; self.sw.len()];
-        let mut order: Vec<u32> = Vec::with_capacity(self.sw.len());
-        order.push(self.node(self.root)? as u32);
-        let mut head = 0;
-        while head < order.len() {
-            let i = order[head] as usize;
-            head += 1;
-            for &c in self.kids_of(i) {
-                depth[c as usize] = depth[i] + 1;
-                order.push(c);
-            }
-        }
+        self.node(self.root)?;
         switches
             .iter()
             .filter_map(|&s| self.node(s))
-            .map(|i| depth[i])
+            .map(|i| self.leaf_depth(i as u32))
             .max()
     }
 
@@ -937,11 +992,14 @@ impl Tree {
                 renum[i] = w as u32;
                 self.sw[w] = self.sw[i];
                 self.up[w] = self.up[i];
+                // (A kept node's ancestors are kept: its depth stays.)
+                self.depth[w] = self.depth[i];
                 w += 1;
             }
         }
         self.sw.truncate(w);
         self.up.truncate(w);
+        self.depth.truncate(w);
         self.sw.shrink_to_fit();
         self.up.shrink_to_fit();
         let mut kid_start = Vec::with_capacity(w + 1);
@@ -965,6 +1023,7 @@ impl Tree {
         }
         self.leaves.shrink_to_fit();
         (self.kid_start, self.kids) = (kid_start, kids);
+        self.recount_leaves();
     }
 
     /// Bytes held by the tree, its heap vectors at their capacity included.
@@ -977,6 +1036,7 @@ impl Tree {
             + self.leaves.capacity() * size_of::<(u32, Leaf)>()
             + self.members.capacity() * size_of::<(NodeId, u32)>()
             + self.groups.capacity() * size_of::<GroupId>()
+            + self.depth.capacity() * size_of::<u32>()
     }
 }
 
@@ -1027,7 +1087,7 @@ pub(crate) mod tests {
             leaves.sort_unstable_by_key(|&(i, l)| (i, l.port));
             leaves.dedup();
             leaves.shrink_to_fit();
-            Self {
+            let mut t = Self {
                 color,
                 root,
                 sw,
@@ -1037,7 +1097,10 @@ pub(crate) mod tests {
                 leaves,
                 members: Vec::new(),
                 groups: Vec::new(),
-            }
+                depth: Vec::new(),
+            };
+            t.compute_depths();
+            t
         }
     }
 
@@ -1256,7 +1319,7 @@ pub(crate) mod tests {
 
     /// A random canonical tree (from its parts) over switches of `0..200`: 1 to 40 switches,
     /// up to two leaves a switch, half the leaves' terminals members.
-    fn random_tree(rng: &mut impl rand::Rng) -> Tree {
+    pub(crate) fn random_tree(rng: &mut impl rand::Rng) -> Tree {
         use rand::seq::SliceRandom;
         let n: u32 = rng.random_range(1..40);
         let mut ids: Vec<u32> = (0..200).collect();
