@@ -195,7 +195,7 @@ impl Router<'_> {
         }
         g.tree = tid;
         if fresh_switch {
-            self.state.attach_count[x as usize] += 1;
+            self.state.member_switch_added(x);
         }
         let mut others = Vec::new();
         for &o in &merged {
@@ -308,9 +308,7 @@ impl Router<'_> {
         }
         // The tree out of its slot (its entries stay: the graft search reads its own switches
         // as free), back before the reinstall.
-        let tree = self.state.trees[tid.0 as usize]
-            .take()
-            .expect("a live group's tree is live");
+        let tree = self.state.lend(tid);
         let color = tree.color;
         // The largest depth of a leaf switch (kept with the tree).
         let height = tree.height().unwrap_or(0);
@@ -336,7 +334,7 @@ impl Router<'_> {
         {
             let mut t = tree.grown(path, &[(x, leaf)]);
             t.add_holder(port);
-            self.state.trees[tid.0 as usize] = Some(tree);
+            self.state.put_back(tid, tree);
             // What the graft adds: its switches and edges, the member's leaf, and the entry
             // of the tree switch it hangs from.
             let changes = Changes {
@@ -349,7 +347,7 @@ impl Router<'_> {
             self.state.reinstall_with(tid, changes, |old| *old = t);
             return (JoinMethod::Graft, tid, Vec::new());
         }
-        self.state.trees[tid.0 as usize] = Some(tree);
+        self.state.put_back(tid, tree);
         let tree = self.state.uninstall(tid);
         // Every member of the tree with the new one (the tree's own switches are free in
         // its color now).
@@ -433,7 +431,7 @@ impl Router<'_> {
             if let Ok(k) = g.member_sw.binary_search(&x) {
                 g.member_sw.remove(k);
             }
-            self.state.attach_count[x as usize] -= 1;
+            self.state.member_switch_removed(x);
         }
         // Edited in place, from the list of what changes.
         let tree = self.state.trees[tid.0 as usize]

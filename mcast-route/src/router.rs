@@ -272,10 +272,7 @@ impl<'f> Router<'f> {
                 g.tree = tid;
             }
         }
-        for &sw in &m.sw {
-            self.state.attach_count[sw as usize] += 1;
-        }
-        self.state.groups.push(Some(Group {
+        let added = self.state.add_group(Group {
             members: m.terminals,
             member_sw: m.sw,
             tree: tid,
@@ -284,7 +281,8 @@ impl<'f> Router<'f> {
             epoch: self.hops_epoch,
             merged: method == Method::Merge,
             mgid: None,
-        }));
+        });
+        debug_assert_eq!(added, gid);
         let group = self.state.groups[gid.0 as usize]
             .as_ref()
             .expect("the group was just created");
@@ -377,15 +375,7 @@ impl<'f> Router<'f> {
     /// # Complexity
     /// O(T log T) for a tree of T switches and leaves.
     pub fn delete_group(&mut self, id: GroupId) -> Result<(), Error> {
-        let slot = self
-            .state
-            .groups
-            .get_mut(id.0 as usize)
-            .ok_or(Error::UnknownGroup { group: id })?;
-        let group = slot.take().ok_or(Error::GroupDeleted { group: id })?;
-        for &sw in &group.member_sw {
-            self.state.attach_count[sw as usize] -= 1;
-        }
+        let group = self.state.remove_group(id)?;
         let mut tree = self.state.uninstall(group.tree);
         tree.remove_group(id, &group.members);
         if tree.groups().is_empty() {

@@ -8,7 +8,7 @@ use fabric_model::hash::FxHashMap;
 
 use crate::colors::ColorTable;
 use crate::tree::{Edge, Leaf, Tree};
-use crate::{GroupId, TreeId};
+use crate::{Error, GroupId, TreeId};
 
 /// A live group.
 #[derive(Debug, Clone)]
@@ -373,6 +373,60 @@ impl State {
                 .and_then(|t| t.port_set(sw));
             log.push((sw, color, before));
         }
+    }
+
+    /// Adds the live group `g` under the next id, counting it on its member switches.
+    pub(crate) fn add_group(&mut self, g: Group) -> GroupId {
+        for &sw in &g.member_sw {
+            self.attach_count[sw as usize] += 1;
+        }
+        self.groups.push(Some(g));
+        GroupId(self.groups.len() as u32 - 1)
+    }
+
+    /// Takes group `id` out (its slot stays, deleted), uncounting it on its member switches.
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`], [`Error::GroupDeleted`].
+    pub(crate) fn remove_group(&mut self, id: GroupId) -> Result<Group, Error> {
+        let slot = self
+            .groups
+            .get_mut(id.0 as usize)
+            .ok_or(Error::UnknownGroup { group: id })?;
+        let group = slot.take().ok_or(Error::GroupDeleted { group: id })?;
+        for &sw in &group.member_sw {
+            self.attach_count[sw as usize] -= 1;
+        }
+        Ok(group)
+    }
+
+    /// A live group's member switches gained `sw`: counts the group there.
+    pub(crate) fn member_switch_added(&mut self, sw: u32) {
+        self.attach_count[sw as usize] += 1;
+    }
+
+    /// A live group's member switches lost `sw`: uncounts the group there.
+    pub(crate) fn member_switch_removed(&mut self, sw: u32) {
+        self.attach_count[sw as usize] -= 1;
+    }
+
+    /// Lends tree `id` out of `trees`, so that it can be read while the rest of the router
+    /// is borrowed mutably: its colors, link loads and MFT entries stay as installed (a
+    /// search reads its own switches as busy on it), and [`State::put_back`] returns it
+    /// before the state changes again.
+    pub(crate) fn lend(&mut self, id: TreeId) -> Tree {
+        self.trees[id.0 as usize]
+            .take()
+            .expect("lending a live tree")
+    }
+
+    /// Returns the tree [`State::lend`] lent, unchanged.
+    pub(crate) fn put_back(&mut self, id: TreeId, tree: Tree) {
+        debug_assert!(
+            self.trees[id.0 as usize].is_none(),
+            "putting back a lent tree"
+        );
+        self.trees[id.0 as usize] = Some(tree);
     }
 
     /// Heap bytes held.

@@ -316,7 +316,7 @@ impl Router<'_> {
     /// member switches cut off are grafted back (a graft reads the tree's own switches as
     /// free in its color, as it would with the tree uninstalled), each graft costing its
     /// path ([`Growing`]); a repair within the height is then written by
-    /// [`Router::reinstall`], which touches only the switches and links that change. The
+    /// [`State::reinstall`](crate::state::State::reinstall), which touches only the switches and links that change. The
     /// least height of the members, O(S·M), is computed only when the largest hop distance
     /// from the kept root to a member could exceed the tree's height (the least height is
     /// no more than that distance), or when FCTB or a merge needs it.
@@ -325,9 +325,7 @@ impl Router<'_> {
     /// member switch cut off, and the fallbacks' (FCTB, a merge) when the grafts fail.
     fn reroute(&mut self, tid: TreeId, out: &mut TopologyOutcome) {
         // Out of its slot, its entries and link loads still installed.
-        let old = self.state.trees[tid.0 as usize]
-            .take()
-            .expect("rerouting a live tree");
+        let old = self.state.lend(tid);
         out.rerouted += 1;
         let color = old.color;
         // The part still joined to the root (nothing when the root is down).
@@ -381,7 +379,7 @@ impl Router<'_> {
         groups.retain(|g| self.state.groups[g.0 as usize].is_some());
         let same_groups = groups.len() == old.groups().len();
         if groups.is_empty() {
-            self.state.trees[tid.0 as usize] = Some(old);
+            self.state.put_back(tid, old);
             self.state.uninstall(tid);
             self.far.forget(tid);
             return;
@@ -488,7 +486,7 @@ impl Router<'_> {
         let (tree, depth) = grow.finish(&mut self.s.index, &kept);
         self.s.grow_depth = depth;
         drop(kept);
-        self.state.trees[tid.0 as usize] = Some(old);
+        self.state.put_back(tid, old);
         if ok && !higher {
             // The same color and, unless a group left, the same groups: only what differs.
             if same_groups {
@@ -649,7 +647,7 @@ impl Router<'_> {
         );
         for s in old_sw {
             if sw.binary_search(&s).is_err() {
-                self.state.attach_count[s as usize] -= 1;
+                self.state.member_switch_removed(s);
             }
         }
         if members.is_empty() {
