@@ -144,6 +144,54 @@ impl IdSet {
     }
 }
 
+/// The moving rate groups, each with its first member's predicted finish and that less the
+/// time its last 1e-9 of bits takes (when it counts as done), side by side so that the scans
+/// of every event read them in order. Insert, update and remove are O(1).
+#[derive(Debug, Default)]
+struct MovingGroups {
+    ids: Vec<usize>,
+    pos: Vec<u32>,
+    next: Vec<f64>,
+    due: Vec<f64>,
+}
+
+impl MovingGroups {
+    /// Group `g` moves, its first member predicted to finish at `next` (done from `due`).
+    fn set(&mut self, g: usize, next: f64, due: f64) {
+        if self.pos.len() <= g {
+            self.pos.resize(g + 1, NONE);
+        }
+        match self.pos[g] {
+            NONE => {
+                self.pos[g] = self.ids.len() as u32;
+                self.ids.push(g);
+                self.next.push(next);
+                self.due.push(due);
+            }
+            p => {
+                self.next[p as usize] = next;
+                self.due[p as usize] = due;
+            }
+        }
+    }
+
+    /// Group `g` does not move.
+    fn remove(&mut self, g: usize) {
+        if let Some(&p) = self.pos.get(g)
+            && p != NONE
+        {
+            let p = p as usize;
+            self.ids.swap_remove(p);
+            self.next.swap_remove(p);
+            self.due.swap_remove(p);
+            if let Some(&moved) = self.ids.get(p) {
+                self.pos[moved] = p as u32;
+            }
+            self.pos[g] = NONE;
+        }
+    }
+}
+
 /// A rate change an incremental policy reports ([`RatePolicy::sparse_rates`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Change {
@@ -180,8 +228,13 @@ struct Group {
     rate: f64,
     t0: f64,
     served: f64,
-    /// Members by (target key, id): the served count at which each has no bits left.
-    members: BinaryHeap<Reverse<(u64, usize)>>,
+    /// Members by (target key, id, size as bits): the served count at which each has no
+    /// bits left.
+    members: BinaryHeap<Reverse<(u64, usize, u64)>>,
+    /// The first member's (target key, size), as `members` holds it: what
+    /// [`Sim::predict_group`] reads at every rate change, beside the group's other fields
+    /// (the heap's top, and the flow's size, were one cache miss each).
+    top: Option<(u64, f64)>,
     /// Members of DAG jobs (their usage is recorded per window).
     dag: u32,
     /// The members' route (that of the first member).
@@ -191,6 +244,14 @@ struct Group {
 }
 
 impl Group {
+    /// Sets `top` from the heap.
+    fn refresh_top(&mut self) {
+        self.top = self
+            .members
+            .peek()
+            .map(|&Reverse((t, _, size))| (t, f64::from_bits(size)));
+    }
+
     /// Bits served per member by `t`.
     fn served_at(&self, t: f64) -> f64 {
         self.served + self.rate * (t - self.t0)
@@ -227,11 +288,7 @@ pub(super) struct Sim<'a> {
     /// their first finishes are scanned, not kept in a heap (a heap filled with stale
     /// predictions: 66 % of a run in `BinaryHeap::pop` on the first 200 FB2010 coflows).
     groups: Vec<Group>,
-    moving_groups: IdSet,
-    /// Per group: its first member's predicted finish, and that less the time its last
-    /// 1e-9 of bits takes (when it counts as done); dense and small, for the scans.
-    group_next: Vec<f64>,
-    group_due: Vec<f64>,
+    moving_groups: MovingGroups,
     /// Buffer of [`Sim::pop_finished`]: the groups with a member due.
     due_groups: Vec<usize>,
     /// Groups with DAG members and a positive rate.
@@ -548,11 +605,12 @@ impl Sim<'_> {
             return;
         }
         let target = grp.served_at(now) + self.flows[id].remaining;
-        let first = grp
-            .members
-            .peek()
-            .is_none_or(|&Reverse((t, _))| key(target) < t);
-        grp.members.push(Reverse((key(target), id)));
+        let first = grp.top.is_none_or(|(t, _)| key(target) < t);
+        grp.members
+            .push(Reverse((key(target), id, self.flows[id].size.to_bits())));
+        if first {
+            grp.refresh_top();
+        }
         if first && rate > 0.0 {
             self.predict_group(g);
         }
@@ -599,18 +657,13 @@ impl Sim<'_> {
     /// Sets group `g`'s first predicted finish (its smallest target at its rate, which is
     /// positive) and whether it is moving.
     fn predict_group(&mut self, g: usize) {
-        if self.group_next.len() < self.groups.len() {
-            self.group_next.resize(self.groups.len(), f64::INFINITY);
-            self.group_due.resize(self.groups.len(), f64::INFINITY);
-        }
         let grp = &self.groups[g];
-        match grp.members.peek() {
-            Some(&Reverse((t, id))) if grp.rate > 0.0 => {
+        match grp.top {
+            Some((t, size)) if grp.rate > 0.0 => {
                 let left = (f64::from_bits(t) - grp.served).max(0.0);
                 let next = grp.t0 + left / grp.rate;
-                self.group_next[g] = next;
-                self.group_due[g] = next - 1e-9 * self.flows[id].size / grp.rate;
-                self.moving_groups.insert(g);
+                let due = next - 1e-9 * size / grp.rate;
+                self.moving_groups.set(g, next, due);
             }
             _ => {
                 self.moving_groups.remove(g);
@@ -737,8 +790,8 @@ impl Sim<'_> {
             t_next = f64::from_bits(t);
             break;
         }
-        for &g in &self.moving_groups.ids {
-            t_next = t_next.min(self.group_next[g]);
+        for &t in &self.moving_groups.next {
+            t_next = t_next.min(t);
         }
         t_next
     }
@@ -775,9 +828,9 @@ impl Sim<'_> {
         }
         let mut due = std::mem::take(&mut self.due_groups);
         due.clear();
-        for &g in &self.moving_groups.ids {
+        for (&g, &d) in self.moving_groups.ids.iter().zip(&self.moving_groups.due) {
             // Due by `t1`, or its first member's bits left then within 1e-9 of its size.
-            if self.group_due[g] <= t1 {
+            if d <= t1 {
                 due.push(g);
             }
         }
@@ -788,11 +841,11 @@ impl Sim<'_> {
             // The first member finishes (its prediction is due, or it is within rounding);
             // the next ones as they are due by `t1` or within rounding then.
             let mut k = 0;
-            while let Some(&Reverse((target, id))) = self.groups[gi].members.peek() {
+            while let Some(&Reverse((target, id, size))) = self.groups[gi].members.peek() {
                 let grp = &self.groups[gi];
                 let left = (f64::from_bits(target) - served).max(0.0);
                 let due = grp.t0 + (f64::from_bits(target) - grp.served).max(0.0) / grp.rate;
-                if k > 0 && due > t1 && left > 1e-9 * self.flows[id].size {
+                if k > 0 && due > t1 && left > 1e-9 * f64::from_bits(size) {
                     break;
                 }
                 k += 1;
@@ -809,6 +862,7 @@ impl Sim<'_> {
                 }
                 done.push(id);
             }
+            self.groups[gi].refresh_top();
             let rate = self.groups[gi].rate;
             self.groups[gi].dag -= dag_ended;
             self.track_ports(gi, true, rate, 0.0, ended);
@@ -1021,9 +1075,7 @@ fn run_stepped(
         lazy: Vec::new(),
         changes: Vec::new(),
         groups: Vec::new(),
-        moving_groups: IdSet::default(),
-        group_next: Vec::new(),
-        group_due: Vec::new(),
+        moving_groups: MovingGroups::default(),
         due_groups: Vec::new(),
         dag_groups: IdSet::default(),
         finish_heap: BinaryHeap::new(),

@@ -22,12 +22,30 @@ struct FairClass {
     members: Vec<usize>,
 }
 
-/// What the filling reads of a live class: its flow count and route (`hops[start..end]`).
+/// What the filling reads and writes of a live class, in 32 bytes (one cache line's half,
+/// where the filling's random visits land): its level at the last filling, the filling that
+/// froze it, its flow count and route (`hops[start..end]`, also in `near` when it has at
+/// most two resources, as every route of the big switch does).
 #[derive(Clone, Copy)]
 struct Hot {
+    level: f64,
+    epoch: u32,
     size: u32,
     start: u32,
     end: u32,
+    near: [u32; 2],
+}
+
+impl Hot {
+    /// The class's route.
+    fn route<'a>(&'a self, hops: &'a [u32]) -> &'a [u32] {
+        let len = (self.end - self.start) as usize;
+        if len <= 2 {
+            &self.near[..len]
+        } else {
+            &hops[self.start as usize..self.end as usize]
+        }
+    }
 }
 
 /// Flows sharing capacity max-min fairly, grouped by route; add and remove are O(h)
@@ -65,13 +83,12 @@ pub(crate) struct FairClasses {
     used: Vec<u32>,
     used_pos: Vec<u32>,
     // Buffers of `fill`: per resource the unfrozen flows (0 outside `fill`); the resources
-    // with unfrozen flows; those saturated at a round; per live class its level and
-    // whether it is frozen.
+    // with unfrozen flows; those saturated at a round.
     cnt: Vec<usize>,
     act: Vec<u32>,
     sat: Vec<u32>,
-    level_of: Vec<f64>,
-    frozen: Vec<bool>,
+    /// Number of fillings so far (a class is frozen when its `Hot::epoch` is this).
+    epoch: u32,
 }
 
 impl FairClasses {
@@ -122,10 +139,17 @@ impl FairClasses {
             self.live_pos[c] = p;
             self.live.push(c as u32);
             self.prev.push(0.0);
+            let mut near = [0; 2];
+            for (n, &r) in near.iter_mut().zip(&self.hops[start..end]) {
+                *n = r;
+            }
             self.hot.push(Hot {
+                level: 0.0,
+                epoch: self.epoch.wrapping_sub(1),
                 size: 0,
                 start: start as u32,
                 end: end as u32,
+                near,
             });
             for h in start..end {
                 let r = self.hops[h] as usize;
@@ -219,7 +243,7 @@ impl FairClasses {
     pub(crate) fn rates(&mut self, free: &mut [f64], mut out: impl FnMut(usize, f64)) {
         self.fill(free);
         for (p, &c) in self.live.iter().enumerate() {
-            let rate = self.level_of[p];
+            let rate = self.hot[p].level;
             if rate > 0.0 {
                 for &id in &self.classes[c as usize].members {
                     out(id, rate);
@@ -249,8 +273,8 @@ impl FairClasses {
                 join(id, self.class[id]);
             }
         }
-        for ((&c, &level), prev) in self.live.iter().zip(&self.level_of).zip(&mut self.prev) {
-            let rate = level.max(0.0);
+        for ((&c, h), prev) in self.live.iter().zip(&self.hot).zip(&mut self.prev) {
+            let rate = h.level.max(0.0);
             if rate.to_bits() != prev.to_bits() {
                 *prev = rate;
                 class_rate(c, rate);
@@ -258,7 +282,7 @@ impl FairClasses {
         }
     }
 
-    /// Progressive filling over the live classes: `level_of[p]` is the rate of the class at
+    /// Progressive filling over the live classes: `hot[p].level` is the rate of the class at
     /// `live[p]`; decreases `free` by what it hands out.
     fn fill(&mut self, free: &mut [f64]) {
         let Self {
@@ -271,18 +295,22 @@ impl FairClasses {
             cnt,
             act,
             sat,
-            level_of,
-            frozen,
+            epoch,
             ..
         } = self;
         if cnt.len() < load.len() {
             cnt.resize(load.len(), 0);
         }
         let k = live.len();
-        level_of.clear();
-        level_of.resize(k, 0.0);
-        frozen.clear();
-        frozen.resize(k, false);
+        *epoch = epoch.wrapping_add(1);
+        if *epoch == 0 {
+            // Wrapped: no class may look frozen already.
+            for h in hot.iter_mut() {
+                h.epoch = u32::MAX;
+            }
+            *epoch = 1;
+        }
+        let now = *epoch;
         act.clear();
         for &r in used.iter() {
             cnt[r as usize] = load[r as usize];
@@ -296,7 +324,12 @@ impl FairClasses {
             let mut inc = f64::INFINITY;
             for &r in act.iter() {
                 let r = r as usize;
-                inc = inc.min(free[r].max(0.0) / cnt[r] as f64);
+                // `min` without its NaN test (there is none): the same minimum, whatever
+                // the order (a zero's sign aside, which no level keeps).
+                let x = free[r].max(0.0) / cnt[r] as f64;
+                if x < inc {
+                    inc = x;
+                }
             }
             if !inc.is_finite() {
                 break;
@@ -311,33 +344,36 @@ impl FairClasses {
                     sat.push(r as u32);
                 }
             }
-            let mut froze_any = false;
+            let left_before = left;
             for &r in sat.iter() {
                 let r = r as usize;
                 if cnt[r] == 0 {
                     continue;
                 }
+                // Without a branch on whether the class is frozen already (it is about
+                // every other time: a mispredicted branch per class), a frozen one taking
+                // nothing off; and not off `r` itself, which has no unfrozen flow after.
                 for &p in &on[r] {
-                    let p = p as usize;
-                    if frozen[p] {
-                        continue;
-                    }
-                    frozen[p] = true;
-                    level_of[p] = level;
-                    left -= 1;
-                    froze_any = true;
-                    let h = hot[p];
-                    for &q in &hops[h.start as usize..h.end as usize] {
-                        cnt[q as usize] -= h.size as usize;
+                    let h = &mut hot[p as usize];
+                    let fresh = h.epoch != now;
+                    let n = if fresh { h.size as usize } else { 0 };
+                    h.level = if fresh { level } else { h.level };
+                    h.epoch = now;
+                    left -= usize::from(fresh);
+                    for &q in h.route(hops) {
+                        if q as usize != r {
+                            cnt[q as usize] -= n;
+                        }
                     }
                 }
+                cnt[r] = 0;
             }
-            if !froze_any {
+            if left == left_before {
                 // Numerical corner: freeze every class left to guarantee progress.
-                for (fr, l) in frozen.iter_mut().zip(level_of.iter_mut()) {
-                    if !*fr {
-                        *fr = true;
-                        *l = level;
+                for h in hot.iter_mut() {
+                    if h.epoch != now {
+                        h.epoch = now;
+                        h.level = level;
                     }
                 }
                 left = 0;
@@ -345,9 +381,9 @@ impl FairClasses {
             act.retain(|&r| cnt[r as usize] > 0);
         }
         if left > 0 {
-            for (fr, l) in frozen.iter().zip(level_of.iter_mut()) {
-                if !*fr {
-                    *l = level;
+            for h in hot.iter_mut() {
+                if h.epoch != now {
+                    h.level = level;
                 }
             }
         }
