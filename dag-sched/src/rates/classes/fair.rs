@@ -22,30 +22,19 @@ struct FairClass {
     members: Vec<usize>,
 }
 
-/// What the filling reads and writes of a live class, in 32 bytes (one cache line's half,
-/// where the filling's random visits land): its level at the last filling, the filling that
-/// froze it, its flow count and route (`hops[start..end]`, also in `near` when it has at
-/// most two resources, as every route of the big switch does).
+/// A live class in the list of one resource it crosses: all the filling reads of it when
+/// the resource saturates, where the list is read in order (the class's own record would
+/// be a cache miss per class, a few thousand at an event).
 #[derive(Clone, Copy)]
-struct Hot {
-    level: f64,
-    epoch: u32,
+struct Entry {
+    /// The class's position in `live`.
+    p: u32,
+    /// Its number of flows.
     size: u32,
-    start: u32,
-    end: u32,
-    near: [u32; 2],
-}
-
-impl Hot {
-    /// The class's route.
-    fn route<'a>(&'a self, hops: &'a [u32]) -> &'a [u32] {
-        let len = (self.end - self.start) as usize;
-        if len <= 2 {
-            &self.near[..len]
-        } else {
-            &hops[self.start as usize..self.end as usize]
-        }
-    }
+    /// The route's other resource when the route has two, else `NONE`.
+    other: u32,
+    /// The class when its route has more than two resources (read from `hops`), else `NONE`.
+    long: u32,
 }
 
 /// Flows sharing capacity max-min fairly, grouped by route; add and remove are O(h)
@@ -68,27 +57,25 @@ pub(crate) struct FairClasses {
     class: Vec<u32>,
     /// The classes with flows.
     live: Vec<u32>,
-    /// Parallel to `live`: what the filling reads of each.
-    hot: Vec<Hot>,
     /// Parallel to `live`: the rate [`FairClasses::changes`] last reported for the class's
-    /// members (0 since it last had none).
+    /// members (0 since it last had none), and its level at the last filling.
     prev: Vec<f64>,
+    level: Vec<f64>,
     /// Flows added since [`FairClasses::changes`] last ran (they have no rate yet).
     fresh: Vec<usize>,
-    /// Per resource: the flows of the live classes crossing it, and those classes (by
-    /// position in `live`).
+    /// Per resource: the flows of the live classes crossing it, and those classes.
     load: Vec<usize>,
-    on: Vec<Vec<u32>>,
+    on: Vec<Vec<Entry>>,
     /// The resources with a positive `load`, and each one's position there (or `NONE`).
     used: Vec<u32>,
     used_pos: Vec<u32>,
     // Buffers of `fill`: per resource the unfrozen flows (0 outside `fill`); the resources
-    // with unfrozen flows; those saturated at a round.
+    // with unfrozen flows; those saturated at a round; per live position whether the class
+    // is frozen (bits).
     cnt: Vec<usize>,
     act: Vec<u32>,
     sat: Vec<u32>,
-    /// Number of fillings so far (a class is frozen when its `Hot::epoch` is this).
-    epoch: u32,
+    frozen: Vec<u64>,
 }
 
 impl FairClasses {
@@ -139,25 +126,27 @@ impl FairClasses {
             self.live_pos[c] = p;
             self.live.push(c as u32);
             self.prev.push(0.0);
-            let mut near = [0; 2];
-            for (n, &r) in near.iter_mut().zip(&self.hops[start..end]) {
-                *n = r;
-            }
-            self.hot.push(Hot {
-                level: 0.0,
-                epoch: self.epoch.wrapping_sub(1),
-                size: 0,
-                start: start as u32,
-                end: end as u32,
-                near,
-            });
+            self.level.push(0.0);
+            let len = end - start;
             for h in start..end {
                 let r = self.hops[h] as usize;
+                let other = if len == 2 {
+                    self.hops[2 * start + 1 - h]
+                } else {
+                    NONE
+                };
                 self.on_pos[h] = self.on[r].len() as u32;
-                self.on[r].push(p);
+                self.on[r].push(Entry {
+                    p,
+                    size: 0,
+                    other,
+                    long: if len > 2 { c as u32 } else { NONE },
+                });
             }
         }
-        self.hot[self.live_pos[c] as usize].size += 1;
+        for h in start..end {
+            self.on[self.hops[h] as usize][self.on_pos[h] as usize].size += 1;
+        }
     }
 
     /// Removes flow `id` (no-op if it is not in).
@@ -180,8 +169,9 @@ impl FairClasses {
         self.slot[id] = NONE;
         let emptied = cl.members.is_empty();
         let (start, end) = (cl.start as usize, (cl.start + cl.len) as usize);
-        for &r in &self.hops[start..end] {
-            let r = r as usize;
+        for h in start..end {
+            let r = self.hops[h] as usize;
+            self.on[r][self.on_pos[h] as usize].size -= 1;
             self.load[r] -= 1;
             if self.load[r] == 0 {
                 let p = self.used_pos[r] as usize;
@@ -192,8 +182,6 @@ impl FairClasses {
                 self.used_pos[r] = NONE;
             }
         }
-        let p = self.live_pos[c] as usize;
-        self.hot[p].size -= 1;
         if !emptied {
             return;
         }
@@ -205,23 +193,23 @@ impl FairClasses {
             self.on_pos[h] = NONE;
             self.on[r].swap_remove(q);
             if let Some(&moved) = self.on[r].get(q) {
-                let m = self.hot[moved as usize];
-                let (a, b) = (m.start as usize, m.end as usize);
+                let m = &self.classes[self.live[moved.p as usize] as usize];
+                let (a, b) = (m.start as usize, (m.start + m.len) as usize);
                 if let Some(k) = self.hops[a..b].iter().position(|&x| x as usize == r) {
                     self.on_pos[a + k] = q as u32;
                 }
             }
         }
+        let p = self.live_pos[c] as usize;
         self.live_pos[c] = NONE;
         self.live.swap_remove(p);
         self.prev.swap_remove(p);
-        self.hot.swap_remove(p);
+        self.level.swap_remove(p);
         if let Some(&moved) = self.live.get(p) {
             self.live_pos[moved as usize] = p as u32;
-            let m = self.hot[p];
-            for h in m.start as usize..m.end as usize {
-                let r = self.hops[h] as usize;
-                self.on[r][self.on_pos[h] as usize] = p as u32;
+            let m = &self.classes[moved as usize];
+            for h in m.start as usize..(m.start + m.len) as usize {
+                self.on[self.hops[h] as usize][self.on_pos[h] as usize].p = p as u32;
             }
         }
     }
@@ -242,8 +230,7 @@ impl FairClasses {
     #[cfg(test)]
     pub(crate) fn rates(&mut self, free: &mut [f64], mut out: impl FnMut(usize, f64)) {
         self.fill(free);
-        for (p, &c) in self.live.iter().enumerate() {
-            let rate = self.hot[p].level;
+        for (&c, &rate) in self.live.iter().zip(&self.level) {
             if rate > 0.0 {
                 for &id in &self.classes[c as usize].members {
                     out(id, rate);
@@ -273,8 +260,8 @@ impl FairClasses {
                 join(id, self.class[id]);
             }
         }
-        for ((&c, h), prev) in self.live.iter().zip(&self.hot).zip(&mut self.prev) {
-            let rate = h.level.max(0.0);
+        for ((&c, &level), prev) in self.live.iter().zip(&self.level).zip(&mut self.prev) {
+            let rate = level.max(0.0);
             if rate.to_bits() != prev.to_bits() {
                 *prev = rate;
                 class_rate(c, rate);
@@ -282,35 +269,32 @@ impl FairClasses {
         }
     }
 
-    /// Progressive filling over the live classes: `hot[p].level` is the rate of the class at
+    /// Progressive filling over the live classes: `level[p]` is the rate of the class at
     /// `live[p]`; decreases `free` by what it hands out.
     fn fill(&mut self, free: &mut [f64]) {
         let Self {
+            classes,
             hops,
-            hot,
             live,
+            level: lev,
             load,
             on,
             used,
             cnt,
             act,
             sat,
-            epoch,
+            frozen,
             ..
         } = self;
         if cnt.len() < load.len() {
             cnt.resize(load.len(), 0);
         }
         let k = live.len();
-        *epoch = epoch.wrapping_add(1);
-        if *epoch == 0 {
-            // Wrapped: no class may look frozen already.
-            for h in hot.iter_mut() {
-                h.epoch = u32::MAX;
-            }
-            *epoch = 1;
-        }
-        let now = *epoch;
+        frozen.clear();
+        frozen.resize(k.div_ceil(64), 0);
+        // One slot past the classes' levels, written for a class frozen already (a store
+        // without a branch).
+        lev.push(0.0);
         act.clear();
         for &r in used.iter() {
             cnt[r as usize] = load[r as usize];
@@ -353,27 +337,33 @@ impl FairClasses {
                 // Without a branch on whether the class is frozen already (it is about
                 // every other time: a mispredicted branch per class), a frozen one taking
                 // nothing off; and not off `r` itself, which has no unfrozen flow after.
-                for &p in &on[r] {
-                    let h = &mut hot[p as usize];
-                    let fresh = h.epoch != now;
-                    let n = if fresh { h.size as usize } else { 0 };
-                    h.level = if fresh { level } else { h.level };
-                    h.epoch = now;
+                for e in &on[r] {
+                    let p = e.p as usize;
+                    let (w, bit) = (p / 64, 1u64 << (p % 64));
+                    let fresh = frozen[w] & bit == 0;
+                    frozen[w] |= bit;
+                    lev[if fresh { p } else { k }] = level;
                     left -= usize::from(fresh);
-                    for &q in h.route(hops) {
-                        if q as usize != r {
-                            cnt[q as usize] -= n;
+                    let n = if fresh { e.size as usize } else { 0 };
+                    if e.long != NONE {
+                        let cl = &classes[e.long as usize];
+                        for &q in &hops[cl.start as usize..(cl.start + cl.len) as usize] {
+                            if q as usize != r {
+                                cnt[q as usize] -= n;
+                            }
                         }
+                    } else if e.other != NONE {
+                        cnt[e.other as usize] -= n;
                     }
                 }
                 cnt[r] = 0;
             }
             if left == left_before {
                 // Numerical corner: freeze every class left to guarantee progress.
-                for h in hot.iter_mut() {
-                    if h.epoch != now {
-                        h.epoch = now;
-                        h.level = level;
+                for p in 0..k {
+                    if frozen[p / 64] & (1u64 << (p % 64)) == 0 {
+                        frozen[p / 64] |= 1u64 << (p % 64);
+                        lev[p] = level;
                     }
                 }
                 left = 0;
@@ -381,12 +371,13 @@ impl FairClasses {
             act.retain(|&r| cnt[r as usize] > 0);
         }
         if left > 0 {
-            for h in hot.iter_mut() {
-                if h.epoch != now {
-                    h.level = level;
+            for (p, l) in lev.iter_mut().take(k).enumerate() {
+                if frozen[p / 64] & (1u64 << (p % 64)) == 0 {
+                    *l = level;
                 }
             }
         }
+        lev.pop();
         for &r in used.iter() {
             let r = r as usize;
             cnt[r] = 0;
