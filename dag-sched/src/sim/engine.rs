@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use super::metrics::{JobOutcome, LpStats, SimResult};
 use super::policy::{self, RatePolicy};
-use super::{Scheduler, SimConfig};
+use super::{Scheduler, SimConfig, jit, tensorflow};
 use crate::Error;
 use crate::cluster::Cluster;
 use crate::job::{NodeKind, TaskId};
@@ -948,12 +948,15 @@ impl Sim<'_> {
 /// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.
 pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
     validate(cfg)?;
-    run(
-        cluster,
-        jobs,
-        cfg,
-        policy::for_scheduler(cfg.scheduler, jobs.len()),
-    )
+    let policy = match cfg.scheduler {
+        // Nothing to plan and every flow background traffic: the fair sharing of the
+        // TensorFlow policy's channels, incrementally.
+        Scheduler::Jit(jit) if jit::is_fair_sharing(&jit, jobs) => {
+            Box::new(tensorflow::TensorFlow::default())
+        }
+        s => policy::for_scheduler(s, jobs.len()),
+    };
+    run(cluster, jobs, cfg, policy)
 }
 
 /// Runs `jobs` under `cfg` with a user's rate policy instead of `cfg.scheduler`'s (which
