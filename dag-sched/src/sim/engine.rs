@@ -305,8 +305,11 @@ pub(super) struct Sim<'a> {
     /// many move (the total reset to 0 when none does), for the utilisation maximum.
     port_rate: Vec<f64>,
     port_moving: Vec<u32>,
-    /// The resources whose total rate grew at this event's changes.
+    /// The resources whose total rate grew at this event's changes, once each (thousands of
+    /// groups' rates change at an event, on a few hundred resources), and per resource
+    /// whether it is in.
     rate_up: Vec<u32>,
+    port_up: Vec<bool>,
     /// Incremental policies: the moving flows of DAG jobs (their usage is recorded per
     /// window); and, in the reference step, every moving flow.
     dag_moving: IdSet,
@@ -554,6 +557,7 @@ impl Sim<'_> {
             for &p in &self.rate_up {
                 let p = p as usize;
                 self.max_util = self.max_util.max(self.port_rate[p] / cap[p]);
+                self.port_up[p] = false;
             }
             self.rate_up.clear();
             if self.reference {
@@ -745,6 +749,7 @@ impl Sim<'_> {
             let r = self.cluster.capacities().len();
             self.port_rate = vec![0.0; r];
             self.port_moving = vec![0; r];
+            self.port_up = vec![false; r];
         }
         let path = if group {
             &self.groups[id].path
@@ -763,7 +768,8 @@ impl Sim<'_> {
             } else {
                 self.port_rate[p] + (new - old) * f64::from(n)
             };
-            if new > old {
+            if new > old && !self.port_up[p] {
+                self.port_up[p] = true;
                 self.rate_up.push(p as u32);
             }
         }
@@ -1086,6 +1092,7 @@ fn run_stepped(
         port_rate: Vec::new(),
         port_moving: Vec::new(),
         rate_up: Vec::new(),
+        port_up: Vec::new(),
         dag_moving: IdSet::default(),
         all_moving: IdSet::default(),
         reference,
