@@ -223,39 +223,79 @@ pub(super) enum Change {
 /// classes), so that a rate change costs O(1), not a pass over the members. Every member
 /// has received `served` bits per member since `t0` (plus `rate` since then), counted from
 /// the group's last empty moment; a member finishes when that count reaches its target.
-#[derive(Debug, Default)]
+///
+/// What a rate change reads and writes, in one cache line (fair sharing changes thousands
+/// of groups' rates at an event, in no order); the rest is in [`GroupMembers`].
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
 struct Group {
     rate: f64,
     t0: f64,
     served: f64,
-    /// Members by (target key, id, size as bits): the served count at which each has no
-    /// bits left.
-    members: BinaryHeap<Reverse<(u64, usize, u64)>>,
-    /// The first member's (target key, size), as `members` holds it: what
-    /// [`Sim::predict_group`] reads at every rate change, beside the group's other fields
-    /// (the heap's top, and the flow's size, were one cache miss each).
-    top: Option<(u64, f64)>,
+    /// The first member's target key and size, as its members' heap holds them (`NO_TOP`
+    /// for none): what [`Sim::predict_group`] reads (the heap's top, and the flow's size,
+    /// were one cache miss each).
+    top_key: u64,
+    top_size: f64,
+    /// Number of members.
+    size: u32,
     /// Members of DAG jobs (their usage is recorded per window).
     dag: u32,
-    /// The members' route (that of the first member).
-    path: Path,
-    /// Reference step: the members (ended ones dropped when read).
-    all: Vec<usize>,
+    /// The route when it has at most two resources (`near_len` of them; `u32::MAX`: it is
+    /// `GroupMembers::path`).
+    near: [u32; 2],
+    near_len: u32,
+    /// Whether the group is in `Sim::dag_groups`.
+    in_dag: bool,
+}
+
+/// `Group::top_key` of a group without members (the bits of a NaN, which `key` never
+/// returns).
+const NO_TOP: u64 = u64::MAX;
+
+impl Default for Group {
+    fn default() -> Self {
+        Self {
+            rate: 0.0,
+            t0: 0.0,
+            served: 0.0,
+            top_key: NO_TOP,
+            top_size: 0.0,
+            size: 0,
+            dag: 0,
+            near: [0; 2],
+            near_len: 0,
+            in_dag: false,
+        }
+    }
 }
 
 impl Group {
-    /// Sets `top` from the heap.
-    fn refresh_top(&mut self) {
-        self.top = self
-            .members
-            .peek()
-            .map(|&Reverse((t, _, size))| (t, f64::from_bits(size)));
-    }
-
     /// Bits served per member by `t`.
     fn served_at(&self, t: f64) -> f64 {
         self.served + self.rate * (t - self.t0)
     }
+
+    /// The route, `path` being the members' (kept in [`GroupMembers`]).
+    fn route<'a>(&'a self, path: &'a Path) -> &'a [u32] {
+        if self.near_len <= 2 {
+            &self.near[..self.near_len as usize]
+        } else {
+            path
+        }
+    }
+}
+
+/// The members of a rate group and its route.
+#[derive(Debug, Default)]
+struct GroupMembers {
+    /// Members by (target key, id, size as bits): the served count at which each has no
+    /// bits left.
+    heap: BinaryHeap<Reverse<(u64, usize, u64)>>,
+    /// The members' route (that of the first member).
+    path: Path,
+    /// Reference step: the members (ended ones dropped when read).
+    all: Vec<usize>,
 }
 
 /// Orders non-negative `f64` times in a heap.
@@ -288,6 +328,7 @@ pub(super) struct Sim<'a> {
     /// their first finishes are scanned, not kept in a heap (a heap filled with stale
     /// predictions: 66 % of a run in `BinaryHeap::pop` on the first 200 FB2010 coflows).
     groups: Vec<Group>,
+    members: Vec<GroupMembers>,
     moving_groups: MovingGroups,
     /// Buffer of [`Sim::pop_finished`]: the groups with a member due.
     due_groups: Vec<usize>,
@@ -586,34 +627,43 @@ impl Sim<'_> {
         }
         // Its own rate stops (materialising its bits left).
         self.set_rate(id, 0.0);
-        if self.groups.len() <= g {
-            self.groups.resize_with(g + 1, Group::default);
-        }
+        self.ensure_group(g);
         self.lazy[id].group = g as u32;
         let now = self.now;
         let dag = self.st[self.flows[id].job].dag;
         let grp = &mut self.groups[g];
-        if grp.members.is_empty() && grp.all.is_empty() {
+        let mem = &mut self.members[g];
+        if mem.heap.is_empty() && mem.all.is_empty() {
             // Count afresh from an empty group (the served count stays small).
             grp.served = 0.0;
             grp.t0 = now;
-            grp.path = self.flows[id].path.clone();
+            let path = &self.flows[id].path;
+            mem.path = path.clone();
+            if path.len() <= 2 {
+                grp.near_len = path.len() as u32;
+                for (n, &r) in grp.near.iter_mut().zip(path) {
+                    *n = r;
+                }
+            } else {
+                grp.near_len = u32::MAX;
+            }
         }
         let rate = grp.rate;
         if dag {
             grp.dag += 1;
         }
         if self.reference {
-            grp.all.push(id);
+            mem.all.push(id);
             self.set_rate_reference(id, rate);
             return;
         }
         let target = grp.served_at(now) + self.flows[id].remaining;
-        let first = grp.top.is_none_or(|(t, _)| key(target) < t);
-        grp.members
-            .push(Reverse((key(target), id, self.flows[id].size.to_bits())));
+        let size = self.flows[id].size;
+        let first = grp.top_key == NO_TOP || key(target) < grp.top_key;
+        mem.heap.push(Reverse((key(target), id, size.to_bits())));
+        grp.size += 1;
         if first {
-            grp.refresh_top();
+            (grp.top_key, grp.top_size) = (key(target), size);
         }
         if first && rate > 0.0 {
             self.predict_group(g);
@@ -623,11 +673,17 @@ impl Sim<'_> {
         }
     }
 
+    /// Makes group `g` exist.
+    fn ensure_group(&mut self, g: usize) {
+        if self.groups.len() <= g {
+            self.groups.resize(g + 1, Group::default());
+            self.members.resize_with(g + 1, GroupMembers::default);
+        }
+    }
+
     /// Incremental policies: every member of group `g` moves at `rate` from now on.
     fn set_group_rate(&mut self, g: usize, rate: f64) {
-        if self.groups.len() <= g {
-            self.groups.resize_with(g + 1, Group::default);
-        }
+        self.ensure_group(g);
         let now = self.now;
         let grp = &mut self.groups[g];
         let old = grp.rate;
@@ -636,18 +692,18 @@ impl Sim<'_> {
         }
         if self.reference {
             grp.rate = rate;
-            let mut all = std::mem::take(&mut grp.all);
+            let mut all = std::mem::take(&mut self.members[g].all);
             all.retain(|&id| !self.lazy[id].ended);
             for &id in &all {
                 self.set_rate_reference(id, rate);
             }
-            self.groups[g].all = all;
+            self.members[g].all = all;
             return;
         }
         grp.served = grp.served_at(now);
         grp.t0 = now;
         grp.rate = rate;
-        let n = grp.members.len() as u32;
+        let n = grp.size;
         if rate > 0.0 {
             self.predict_group(g);
         } else {
@@ -662,8 +718,8 @@ impl Sim<'_> {
     /// positive) and whether it is moving.
     fn predict_group(&mut self, g: usize) {
         let grp = &self.groups[g];
-        match grp.top {
-            Some((t, size)) if grp.rate > 0.0 => {
+        match (grp.top_key, grp.top_size) {
+            (t, size) if t != NO_TOP && grp.rate > 0.0 => {
                 let left = (f64::from_bits(t) - grp.served).max(0.0);
                 let next = grp.t0 + left / grp.rate;
                 let due = next - 1e-9 * size / grp.rate;
@@ -752,7 +808,7 @@ impl Sim<'_> {
             self.port_up = vec![false; r];
         }
         let path = if group {
-            &self.groups[id].path
+            self.groups[id].route(&self.members[id].path)
         } else {
             &self.flows[id].path
         };
@@ -774,11 +830,15 @@ impl Sim<'_> {
             }
         }
         if group {
-            let grp = &self.groups[id];
-            if grp.dag > 0 && grp.rate > 0.0 {
-                self.dag_groups.insert(id);
-            } else {
-                self.dag_groups.remove(id);
+            let grp = &mut self.groups[id];
+            let in_dag = grp.dag > 0 && grp.rate > 0.0;
+            if in_dag != grp.in_dag {
+                grp.in_dag = in_dag;
+                if in_dag {
+                    self.dag_groups.insert(id);
+                } else {
+                    self.dag_groups.remove(id);
+                }
             }
         }
     }
@@ -847,7 +907,7 @@ impl Sim<'_> {
             // The first member finishes (its prediction is due, or it is within rounding);
             // the next ones as they are due by `t1` or within rounding then.
             let mut k = 0;
-            while let Some(&Reverse((target, id, size))) = self.groups[gi].members.peek() {
+            while let Some(&Reverse((target, id, size))) = self.members[gi].heap.peek() {
                 let grp = &self.groups[gi];
                 let left = (f64::from_bits(target) - served).max(0.0);
                 let due = grp.t0 + (f64::from_bits(target) - grp.served).max(0.0) / grp.rate;
@@ -855,7 +915,7 @@ impl Sim<'_> {
                     break;
                 }
                 k += 1;
-                self.groups[gi].members.pop();
+                self.members[gi].heap.pop();
                 let f = &mut self.flows[id];
                 f.sent += f.remaining;
                 f.remaining = 0.0;
@@ -868,7 +928,14 @@ impl Sim<'_> {
                 }
                 done.push(id);
             }
-            self.groups[gi].refresh_top();
+            let grp = &mut self.groups[gi];
+            (grp.top_key, grp.top_size) = self.members[gi]
+                .heap
+                .peek()
+                .map_or((NO_TOP, 0.0), |&Reverse((t, _, size))| {
+                    (t, f64::from_bits(size))
+                });
+            grp.size -= ended;
             let rate = self.groups[gi].rate;
             self.groups[gi].dag -= dag_ended;
             self.track_ports(gi, true, rate, 0.0, ended);
@@ -896,7 +963,7 @@ impl Sim<'_> {
             for &g in &self.dag_groups.ids {
                 let grp = &self.groups[g];
                 let r = grp.rate * f64::from(grp.dag);
-                for &p in &grp.path {
+                for &p in grp.route(&self.members[g].path) {
                     port[p as usize].1 += r;
                 }
             }
@@ -1084,6 +1151,7 @@ fn run_stepped(
         lazy: Vec::new(),
         changes: Vec::new(),
         groups: Vec::new(),
+        members: Vec::new(),
         moving_groups: MovingGroups::default(),
         due_groups: Vec::new(),
         dag_groups: IdSet::default(),

@@ -39,7 +39,9 @@ impl Jit {
 /// active flow at every event: the same rates, bit for bit
 /// ([`max_min_fair`](crate::rates::max_min_fair) and the route classes do the same
 /// arithmetic), the engine's lazy step instead of its dense one (the same figures to 1e-9,
-/// `jit_without_dags_is_fair_sharing`). O(J) for J jobs.
+/// `jit_without_dags_is_fair_sharing`, but for the event count: the lazy step may end a
+/// flow within rounding of its last bit at an event where the dense one gives it its own).
+/// O(J) for J jobs.
 pub(crate) fn is_fair_sharing(cfg: &JitConfig, jobs: &[SimJob]) -> bool {
     cfg.rest == RestPolicy::Background && !jobs.iter().any(|j| j.job.has_compute())
 }
@@ -337,8 +339,8 @@ mod tests {
 
         /// Coflows and files alone (no DAG job), the rest as background: `simulate` runs the
         /// TensorFlow policy's incremental filling for JIT, with the figures of JIT's own
-        /// dense passes (every job's finish to 1e-9 relative, the same events and LP
-        /// figures), and keeps JIT's own passes for LatPriority and for DAG jobs.
+        /// dense passes (every job's finish to 1e-9 relative, the same LP figures), and
+        /// keeps JIT's own passes for LatPriority and for DAG jobs.
         #[test]
         fn jit_without_dags_is_fair_sharing(
             ports in 2u32..7,
@@ -381,7 +383,8 @@ mod tests {
                 crate::sim::policy::for_scheduler(cfg.scheduler, jobs.len()),
             )
             .unwrap();
-            proptest::prop_assert_eq!(fast.events, dense.events);
+            // (Not the event counts: the lazy step may end a flow within rounding of its
+            // last bit at an event where the dense one gives it an event of its own.)
             proptest::prop_assert_eq!(fast.lp, dense.lp);
             proptest::prop_assert_eq!(&fast.remaining_planned, &dense.remaining_planned);
             for (a, b) in fast.jobs.iter().zip(&dense.jobs) {
