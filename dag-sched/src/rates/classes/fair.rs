@@ -334,29 +334,8 @@ impl FairClasses {
                 if cnt[r] == 0 {
                     continue;
                 }
-                // Without a branch on whether the class is frozen already (it is about
-                // every other time: a mispredicted branch per class), a frozen one taking
-                // nothing off; and not off `r` itself, which has no unfrozen flow after.
-                for e in &on[r] {
-                    let p = e.p as usize;
-                    let (w, bit) = (p / 64, 1u64 << (p % 64));
-                    let fresh = frozen[w] & bit == 0;
-                    frozen[w] |= bit;
-                    lev[if fresh { p } else { k }] = level;
-                    left -= usize::from(fresh);
-                    let n = if fresh { e.size as usize } else { 0 };
-                    if e.long != NONE {
-                        let cl = &classes[e.long as usize];
-                        for &q in &hops[cl.start as usize..(cl.start + cl.len) as usize] {
-                            if q as usize != r {
-                                cnt[q as usize] -= n;
-                            }
-                        }
-                    } else if e.other != NONE {
-                        cnt[e.other as usize] -= n;
-                    }
-                }
-                cnt[r] = 0;
+                let route = Routes { classes, hops };
+                left -= freeze(&on[r], r, level, route, frozen, lev, cnt);
             }
             if left == left_before {
                 // Numerical corner: freeze every class left to guarantee progress.
@@ -386,6 +365,58 @@ impl FairClasses {
             }
         }
     }
+}
+
+/// The routes of the classes with more than two resources.
+#[derive(Clone, Copy)]
+struct Routes<'a> {
+    classes: &'a [FairClass],
+    hops: &'a [u32],
+}
+
+/// Freezes at `level` every class of `list`, the list of resource `r` (saturated), not
+/// frozen yet (`frozen`, bits by live position): sets its level (`lev`, by live position;
+/// one slot past them takes the stores for the classes frozen already) and takes its flows
+/// off the unfrozen counts `cnt` of its other resources; `r`'s count is 0 after. Returns
+/// how many it froze. Slices, not the struct's vectors, so that the compiler keeps their
+/// addresses in registers across the stores.
+///
+/// No branch on whether a class is frozen already (it is about every other time: a
+/// mispredicted branch per class): a frozen one takes nothing off.
+///
+/// O(|list| · h).
+fn freeze(
+    list: &[Entry],
+    r: usize,
+    level: f64,
+    routes: Routes<'_>,
+    frozen: &mut [u64],
+    lev: &mut [f64],
+    cnt: &mut [usize],
+) -> usize {
+    let k = lev.len() - 1;
+    let mut froze = 0;
+    for e in list {
+        let p = e.p as usize;
+        let (w, bit) = (p / 64, 1u64 << (p % 64));
+        let fresh = frozen[w] & bit == 0;
+        frozen[w] |= bit;
+        lev[if fresh { p } else { k }] = level;
+        froze += usize::from(fresh);
+        let n = if fresh { e.size as usize } else { 0 };
+        if e.long != NONE {
+            let cl = &routes.classes[e.long as usize];
+            for &q in &routes.hops[cl.start as usize..(cl.start + cl.len) as usize] {
+                if q as usize != r {
+                    cnt[q as usize] -= n;
+                }
+            }
+        } else if e.other != NONE {
+            cnt[e.other as usize] -= n;
+        }
+    }
+    cnt[r] = 0;
+    froze
 }
 
 #[cfg(test)]
