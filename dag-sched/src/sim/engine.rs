@@ -1015,8 +1015,10 @@ impl Sim<'_> {
 /// Per event, for F active flows of h resources, M machines, J jobs and F′ flows with a
 /// rate: O(F · h + J log J + M) under Sincronia and Varys (they read every active flow; each
 /// coflow's flow order is kept between events, plus BSSI's or SEBF's order of the J coflows
-/// when a flow arrived or left); O(F log F + M) under JIT; O(K · h + R · L + F′) under the
-/// TensorFlow order (K routes with channel heads, L resources in use, R filling rounds); and
+/// when a flow arrived or left); O(F log F + M) under JIT (the TensorFlow order's without a
+/// DAG job and with [`RestPolicy::Background`](super::RestPolicy::Background)); O(K · h +
+/// Σ_k L_k + F′) under the TensorFlow order (K routes with channel heads, L_k resources with
+/// unfrozen flows at filling round k); and
 /// O((S + F′) log F + skips) under FIFO + TicTac (S senders; see its priority classes). Plus
 /// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.
 pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
