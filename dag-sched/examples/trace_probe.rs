@@ -5,12 +5,14 @@
 //!
 //! `cargo run --release -p dag-sched --example trace_probe -- FILE [COFLOWS] [SCHEDULERS]`
 //! (FILE `synthetic` for [`dag_sched::trace::synthesize`]'s trace) where COFLOWS keeps the first that many coflows (default all) and SCHEDULERS is a comma
-//! list of `tf`, `tictac`, `sincronia`, `varys`, `jit` (default all).
+//! list of `tf`, `tictac`, `sincronia`, `varys`, `jit`, `jit-lat` (JIT with
+//! [`RestPolicy::LatPriority`](dag_sched::sim::RestPolicy::LatPriority)) (default all but
+//! `jit-lat`).
 
 use std::time::Instant;
 
 use dag_sched::Cluster;
-use dag_sched::sim::{JitConfig, Scheduler, SimConfig, simulate};
+use dag_sched::sim::{JitConfig, RestPolicy, Scheduler, SimConfig, simulate};
 use dag_sched::trace::Trace;
 use fabric_model::BitsPerSec;
 
@@ -47,6 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "sincronia" => Scheduler::Sincronia,
             "varys" => Scheduler::Varys,
             "jit" => Scheduler::Jit(JitConfig::default()),
+            "jit-lat" => Scheduler::Jit(JitConfig::default().with_rest(RestPolicy::LatPriority)),
             other => return Err(format!("unknown scheduler {other}").into()),
         };
         let t0 = Instant::now();

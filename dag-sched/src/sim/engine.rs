@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use super::metrics::{JobOutcome, LpStats, SimResult};
 use super::policy::{self, RatePolicy};
-use super::{Scheduler, SimConfig};
+use super::{Scheduler, SimConfig, jit, tensorflow};
 use crate::Error;
 use crate::cluster::Cluster;
 use crate::job::{NodeKind, TaskId};
@@ -144,6 +144,54 @@ impl IdSet {
     }
 }
 
+/// The moving rate groups, each with its first member's predicted finish and that less the
+/// time its last 1e-9 of bits takes (when it counts as done), side by side so that the scans
+/// of every event read them in order. Insert, update and remove are O(1).
+#[derive(Debug, Default)]
+struct MovingGroups {
+    ids: Vec<usize>,
+    pos: Vec<u32>,
+    next: Vec<f64>,
+    due: Vec<f64>,
+}
+
+impl MovingGroups {
+    /// Group `g` moves, its first member predicted to finish at `next` (done from `due`).
+    fn set(&mut self, g: usize, next: f64, due: f64) {
+        if self.pos.len() <= g {
+            self.pos.resize(g + 1, NONE);
+        }
+        match self.pos[g] {
+            NONE => {
+                self.pos[g] = self.ids.len() as u32;
+                self.ids.push(g);
+                self.next.push(next);
+                self.due.push(due);
+            }
+            p => {
+                self.next[p as usize] = next;
+                self.due[p as usize] = due;
+            }
+        }
+    }
+
+    /// Group `g` does not move.
+    fn remove(&mut self, g: usize) {
+        if let Some(&p) = self.pos.get(g)
+            && p != NONE
+        {
+            let p = p as usize;
+            self.ids.swap_remove(p);
+            self.next.swap_remove(p);
+            self.due.swap_remove(p);
+            if let Some(&moved) = self.ids.get(p) {
+                self.pos[moved] = p as u32;
+            }
+            self.pos[g] = NONE;
+        }
+    }
+}
+
 /// A rate change an incremental policy reports ([`RatePolicy::sparse_rates`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) enum Change {
@@ -175,19 +223,51 @@ pub(super) enum Change {
 /// classes), so that a rate change costs O(1), not a pass over the members. Every member
 /// has received `served` bits per member since `t0` (plus `rate` since then), counted from
 /// the group's last empty moment; a member finishes when that count reaches its target.
-#[derive(Debug, Default)]
+///
+/// What a rate change reads and writes, in one cache line (fair sharing changes thousands
+/// of groups' rates at an event, in no order); the rest is in [`GroupMembers`].
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
 struct Group {
     rate: f64,
     t0: f64,
     served: f64,
-    /// Members by (target key, id): the served count at which each has no bits left.
-    members: BinaryHeap<Reverse<(u64, usize)>>,
+    /// The first member's target key and size, as its members' heap holds them (`NO_TOP`
+    /// for none): what [`Sim::predict_group`] reads (the heap's top, and the flow's size,
+    /// were one cache miss each).
+    top_key: u64,
+    top_size: f64,
+    /// Number of members.
+    size: u32,
     /// Members of DAG jobs (their usage is recorded per window).
     dag: u32,
-    /// The members' route (that of the first member).
-    path: Path,
-    /// Reference step: the members (ended ones dropped when read).
-    all: Vec<usize>,
+    /// The route when it has at most two resources (`near_len` of them; `u32::MAX`: it is
+    /// `GroupMembers::path`).
+    near: [u32; 2],
+    near_len: u32,
+    /// Whether the group is in `Sim::dag_groups`.
+    in_dag: bool,
+}
+
+/// `Group::top_key` of a group without members (the bits of a NaN, which `key` never
+/// returns).
+const NO_TOP: u64 = u64::MAX;
+
+impl Default for Group {
+    fn default() -> Self {
+        Self {
+            rate: 0.0,
+            t0: 0.0,
+            served: 0.0,
+            top_key: NO_TOP,
+            top_size: 0.0,
+            size: 0,
+            dag: 0,
+            near: [0; 2],
+            near_len: 0,
+            in_dag: false,
+        }
+    }
 }
 
 impl Group {
@@ -195,6 +275,27 @@ impl Group {
     fn served_at(&self, t: f64) -> f64 {
         self.served + self.rate * (t - self.t0)
     }
+
+    /// The route, `path` being the members' (kept in [`GroupMembers`]).
+    fn route<'a>(&'a self, path: &'a Path) -> &'a [u32] {
+        if self.near_len <= 2 {
+            &self.near[..self.near_len as usize]
+        } else {
+            path
+        }
+    }
+}
+
+/// The members of a rate group and its route.
+#[derive(Debug, Default)]
+struct GroupMembers {
+    /// Members by (target key, id, size as bits): the served count at which each has no
+    /// bits left.
+    heap: BinaryHeap<Reverse<(u64, usize, u64)>>,
+    /// The members' route (that of the first member).
+    path: Path,
+    /// Reference step: the members (ended ones dropped when read).
+    all: Vec<usize>,
 }
 
 /// Orders non-negative `f64` times in a heap.
@@ -227,11 +328,8 @@ pub(super) struct Sim<'a> {
     /// their first finishes are scanned, not kept in a heap (a heap filled with stale
     /// predictions: 66 % of a run in `BinaryHeap::pop` on the first 200 FB2010 coflows).
     groups: Vec<Group>,
-    moving_groups: IdSet,
-    /// Per group: its first member's predicted finish, and that less the time its last
-    /// 1e-9 of bits takes (when it counts as done); dense and small, for the scans.
-    group_next: Vec<f64>,
-    group_due: Vec<f64>,
+    members: Vec<GroupMembers>,
+    moving_groups: MovingGroups,
     /// Buffer of [`Sim::pop_finished`]: the groups with a member due.
     due_groups: Vec<usize>,
     /// Groups with DAG members and a positive rate.
@@ -248,8 +346,11 @@ pub(super) struct Sim<'a> {
     /// many move (the total reset to 0 when none does), for the utilisation maximum.
     port_rate: Vec<f64>,
     port_moving: Vec<u32>,
-    /// The resources whose total rate grew at this event's changes.
+    /// The resources whose total rate grew at this event's changes, once each (thousands of
+    /// groups' rates change at an event, on a few hundred resources), and per resource
+    /// whether it is in.
     rate_up: Vec<u32>,
+    port_up: Vec<bool>,
     /// Incremental policies: the moving flows of DAG jobs (their usage is recorded per
     /// window); and, in the reference step, every moving flow.
     dag_moving: IdSet,
@@ -497,6 +598,7 @@ impl Sim<'_> {
             for &p in &self.rate_up {
                 let p = p as usize;
                 self.max_util = self.max_util.max(self.port_rate[p] / cap[p]);
+                self.port_up[p] = false;
             }
             self.rate_up.clear();
             if self.reference {
@@ -525,34 +627,44 @@ impl Sim<'_> {
         }
         // Its own rate stops (materialising its bits left).
         self.set_rate(id, 0.0);
-        if self.groups.len() <= g {
-            self.groups.resize_with(g + 1, Group::default);
-        }
+        self.ensure_group(g);
         self.lazy[id].group = g as u32;
         let now = self.now;
         let dag = self.st[self.flows[id].job].dag;
         let grp = &mut self.groups[g];
-        if grp.members.is_empty() && grp.all.is_empty() {
+        let mem = &mut self.members[g];
+        if mem.heap.is_empty() && mem.all.is_empty() {
             // Count afresh from an empty group (the served count stays small).
             grp.served = 0.0;
             grp.t0 = now;
-            grp.path = self.flows[id].path.clone();
+            let path = &self.flows[id].path;
+            mem.path = path.clone();
+            if path.len() <= 2 {
+                grp.near_len = path.len() as u32;
+                for (n, &r) in grp.near.iter_mut().zip(path) {
+                    *n = r;
+                }
+            } else {
+                grp.near_len = u32::MAX;
+            }
         }
         let rate = grp.rate;
         if dag {
             grp.dag += 1;
         }
         if self.reference {
-            grp.all.push(id);
+            mem.all.push(id);
             self.set_rate_reference(id, rate);
             return;
         }
         let target = grp.served_at(now) + self.flows[id].remaining;
-        let first = grp
-            .members
-            .peek()
-            .is_none_or(|&Reverse((t, _))| key(target) < t);
-        grp.members.push(Reverse((key(target), id)));
+        let size = self.flows[id].size;
+        let first = grp.top_key == NO_TOP || key(target) < grp.top_key;
+        mem.heap.push(Reverse((key(target), id, size.to_bits())));
+        grp.size += 1;
+        if first {
+            (grp.top_key, grp.top_size) = (key(target), size);
+        }
         if first && rate > 0.0 {
             self.predict_group(g);
         }
@@ -561,11 +673,17 @@ impl Sim<'_> {
         }
     }
 
+    /// Makes group `g` exist.
+    fn ensure_group(&mut self, g: usize) {
+        if self.groups.len() <= g {
+            self.groups.resize(g + 1, Group::default());
+            self.members.resize_with(g + 1, GroupMembers::default);
+        }
+    }
+
     /// Incremental policies: every member of group `g` moves at `rate` from now on.
     fn set_group_rate(&mut self, g: usize, rate: f64) {
-        if self.groups.len() <= g {
-            self.groups.resize_with(g + 1, Group::default);
-        }
+        self.ensure_group(g);
         let now = self.now;
         let grp = &mut self.groups[g];
         let old = grp.rate;
@@ -574,18 +692,18 @@ impl Sim<'_> {
         }
         if self.reference {
             grp.rate = rate;
-            let mut all = std::mem::take(&mut grp.all);
+            let mut all = std::mem::take(&mut self.members[g].all);
             all.retain(|&id| !self.lazy[id].ended);
             for &id in &all {
                 self.set_rate_reference(id, rate);
             }
-            self.groups[g].all = all;
+            self.members[g].all = all;
             return;
         }
         grp.served = grp.served_at(now);
         grp.t0 = now;
         grp.rate = rate;
-        let n = grp.members.len() as u32;
+        let n = grp.size;
         if rate > 0.0 {
             self.predict_group(g);
         } else {
@@ -599,18 +717,13 @@ impl Sim<'_> {
     /// Sets group `g`'s first predicted finish (its smallest target at its rate, which is
     /// positive) and whether it is moving.
     fn predict_group(&mut self, g: usize) {
-        if self.group_next.len() < self.groups.len() {
-            self.group_next.resize(self.groups.len(), f64::INFINITY);
-            self.group_due.resize(self.groups.len(), f64::INFINITY);
-        }
         let grp = &self.groups[g];
-        match grp.members.peek() {
-            Some(&Reverse((t, id))) if grp.rate > 0.0 => {
+        match (grp.top_key, grp.top_size) {
+            (t, size) if t != NO_TOP && grp.rate > 0.0 => {
                 let left = (f64::from_bits(t) - grp.served).max(0.0);
                 let next = grp.t0 + left / grp.rate;
-                self.group_next[g] = next;
-                self.group_due[g] = next - 1e-9 * self.flows[id].size / grp.rate;
-                self.moving_groups.insert(g);
+                let due = next - 1e-9 * size / grp.rate;
+                self.moving_groups.set(g, next, due);
             }
             _ => {
                 self.moving_groups.remove(g);
@@ -692,9 +805,10 @@ impl Sim<'_> {
             let r = self.cluster.capacities().len();
             self.port_rate = vec![0.0; r];
             self.port_moving = vec![0; r];
+            self.port_up = vec![false; r];
         }
         let path = if group {
-            &self.groups[id].path
+            self.groups[id].route(&self.members[id].path)
         } else {
             &self.flows[id].path
         };
@@ -710,16 +824,21 @@ impl Sim<'_> {
             } else {
                 self.port_rate[p] + (new - old) * f64::from(n)
             };
-            if new > old {
+            if new > old && !self.port_up[p] {
+                self.port_up[p] = true;
                 self.rate_up.push(p as u32);
             }
         }
         if group {
-            let grp = &self.groups[id];
-            if grp.dag > 0 && grp.rate > 0.0 {
-                self.dag_groups.insert(id);
-            } else {
-                self.dag_groups.remove(id);
+            let grp = &mut self.groups[id];
+            let in_dag = grp.dag > 0 && grp.rate > 0.0;
+            if in_dag != grp.in_dag {
+                grp.in_dag = in_dag;
+                if in_dag {
+                    self.dag_groups.insert(id);
+                } else {
+                    self.dag_groups.remove(id);
+                }
             }
         }
     }
@@ -737,8 +856,8 @@ impl Sim<'_> {
             t_next = f64::from_bits(t);
             break;
         }
-        for &g in &self.moving_groups.ids {
-            t_next = t_next.min(self.group_next[g]);
+        for &t in &self.moving_groups.next {
+            t_next = t_next.min(t);
         }
         t_next
     }
@@ -775,9 +894,9 @@ impl Sim<'_> {
         }
         let mut due = std::mem::take(&mut self.due_groups);
         due.clear();
-        for &g in &self.moving_groups.ids {
+        for (&g, &d) in self.moving_groups.ids.iter().zip(&self.moving_groups.due) {
             // Due by `t1`, or its first member's bits left then within 1e-9 of its size.
-            if self.group_due[g] <= t1 {
+            if d <= t1 {
                 due.push(g);
             }
         }
@@ -788,15 +907,15 @@ impl Sim<'_> {
             // The first member finishes (its prediction is due, or it is within rounding);
             // the next ones as they are due by `t1` or within rounding then.
             let mut k = 0;
-            while let Some(&Reverse((target, id))) = self.groups[gi].members.peek() {
+            while let Some(&Reverse((target, id, size))) = self.members[gi].heap.peek() {
                 let grp = &self.groups[gi];
                 let left = (f64::from_bits(target) - served).max(0.0);
                 let due = grp.t0 + (f64::from_bits(target) - grp.served).max(0.0) / grp.rate;
-                if k > 0 && due > t1 && left > 1e-9 * self.flows[id].size {
+                if k > 0 && due > t1 && left > 1e-9 * f64::from_bits(size) {
                     break;
                 }
                 k += 1;
-                self.groups[gi].members.pop();
+                self.members[gi].heap.pop();
                 let f = &mut self.flows[id];
                 f.sent += f.remaining;
                 f.remaining = 0.0;
@@ -809,6 +928,14 @@ impl Sim<'_> {
                 }
                 done.push(id);
             }
+            let grp = &mut self.groups[gi];
+            (grp.top_key, grp.top_size) = self.members[gi]
+                .heap
+                .peek()
+                .map_or((NO_TOP, 0.0), |&Reverse((t, _, size))| {
+                    (t, f64::from_bits(size))
+                });
+            grp.size -= ended;
             let rate = self.groups[gi].rate;
             self.groups[gi].dag -= dag_ended;
             self.track_ports(gi, true, rate, 0.0, ended);
@@ -836,7 +963,7 @@ impl Sim<'_> {
             for &g in &self.dag_groups.ids {
                 let grp = &self.groups[g];
                 let r = grp.rate * f64::from(grp.dag);
-                for &p in &grp.path {
+                for &p in grp.route(&self.members[g].path) {
                     port[p as usize].1 += r;
                 }
             }
@@ -888,18 +1015,23 @@ impl Sim<'_> {
 /// Per event, for F active flows of h resources, M machines, J jobs and F′ flows with a
 /// rate: O(F · h + J log J + M) under Sincronia and Varys (they read every active flow; each
 /// coflow's flow order is kept between events, plus BSSI's or SEBF's order of the J coflows
-/// when a flow arrived or left); O(F log F + M) under JIT; O(K · h + R · L + F′) under the
-/// TensorFlow order (K routes with channel heads, L resources in use, R filling rounds); and
+/// when a flow arrived or left); O(F log F + M) under JIT (the TensorFlow order's without a
+/// DAG job and with [`RestPolicy::Background`](super::RestPolicy::Background)); O(K · h +
+/// Σ_k L_k + F′) under the TensorFlow order (K routes with channel heads, L_k resources with
+/// unfrozen flows at filling round k); and
 /// O((S + F′) log F + skips) under FIFO + TicTac (S senders; see its priority classes). Plus
 /// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.
 pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
     validate(cfg)?;
-    run(
-        cluster,
-        jobs,
-        cfg,
-        policy::for_scheduler(cfg.scheduler, jobs.len()),
-    )
+    let policy = match cfg.scheduler {
+        // Nothing to plan and every flow background traffic: the fair sharing of the
+        // TensorFlow policy's channels, incrementally.
+        Scheduler::Jit(jit) if jit::is_fair_sharing(&jit, jobs) => {
+            Box::new(tensorflow::TensorFlow::default())
+        }
+        s => policy::for_scheduler(s, jobs.len()),
+    };
+    run(cluster, jobs, cfg, policy)
 }
 
 /// Runs `jobs` under `cfg` with a user's rate policy instead of `cfg.scheduler`'s (which
@@ -1021,9 +1153,8 @@ fn run_stepped(
         lazy: Vec::new(),
         changes: Vec::new(),
         groups: Vec::new(),
-        moving_groups: IdSet::default(),
-        group_next: Vec::new(),
-        group_due: Vec::new(),
+        members: Vec::new(),
+        moving_groups: MovingGroups::default(),
         due_groups: Vec::new(),
         dag_groups: IdSet::default(),
         finish_heap: BinaryHeap::new(),
@@ -1031,6 +1162,7 @@ fn run_stepped(
         port_rate: Vec::new(),
         port_moving: Vec::new(),
         rate_up: Vec::new(),
+        port_up: Vec::new(),
         dag_moving: IdSet::default(),
         all_moving: IdSet::default(),
         reference,

@@ -16,6 +16,7 @@ use crate::job::TaskId;
 use crate::lat;
 use crate::lp;
 use crate::rates::{FlowDemand, priority_greedy};
+use crate::workload::SimJob;
 
 /// The JIT policy with its parameters.
 pub(crate) struct Jit {
@@ -27,6 +28,22 @@ impl Jit {
     pub(crate) fn new(cfg: JitConfig) -> Self {
         Self { cfg }
     }
+}
+
+/// Whether JIT with `cfg` over `jobs` is the TensorFlow policy: no job has a DAG (nothing
+/// to plan: every flow is outside the LP) and [`RestPolicy::Background`] sends every flow
+/// as background traffic, each (job, sender, receiver) channel one transfer at a time in
+/// its job's random order (only a planned job's channels go in LAT order), the channels
+/// sharing the capacity max-min fairly. Then [`simulate`](super::simulate) runs the
+/// TensorFlow policy's incremental filling instead of this one's dense passes over every
+/// active flow at every event: the same rates, bit for bit
+/// ([`max_min_fair`](crate::rates::max_min_fair) and the route classes do the same
+/// arithmetic), the engine's lazy step instead of its dense one (the same figures to 1e-9,
+/// `jit_without_dags_is_fair_sharing`, but for the event count: the lazy step may end a
+/// flow within rounding of its last bit at an event where the dense one gives it its own).
+/// O(J) for J jobs.
+pub(crate) fn is_fair_sharing(cfg: &JitConfig, jobs: &[SimJob]) -> bool {
+    cfg.rest == RestPolicy::Background && !jobs.iter().any(|j| j.job.has_compute())
 }
 
 impl RatePolicy for Jit {
@@ -315,6 +332,73 @@ mod tests {
         // One definition of remaining bandwidth: all DAG traffic, T2 included, leaves less
         // than the planned T1 alone.
         assert!(bg.remaining[0] <= bg.remaining_planned[0]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+        /// Coflows and files alone (no DAG job), the rest as background: `simulate` runs the
+        /// TensorFlow policy's incremental filling for JIT, with the figures of JIT's own
+        /// dense passes (every job's finish to 1e-9 relative, the same LP figures), and
+        /// keeps JIT's own passes for LatPriority and for DAG jobs.
+        #[test]
+        fn jit_without_dags_is_fair_sharing(
+            ports in 2u32..7,
+            coflows in proptest::collection::vec(
+                (0u32..40,
+                 proptest::collection::vec(0u32..7, 1..4),
+                 proptest::collection::vec((0u32..7, 1u32..20), 1..4)),
+                1..10),
+            files in proptest::collection::vec((0u32..7, 0u32..7, 1u32..30), 0..4),
+            seed in 0u64..100,
+        ) {
+            let mut text = format!("{ports} {}\n", coflows.len());
+            for (i, (arrival, mappers, reducers)) in coflows.iter().enumerate() {
+                text.push_str(&format!("{} {arrival} {}", i + 1, mappers.len()));
+                for m in mappers {
+                    text.push_str(&format!(" {}", m % ports));
+                }
+                text.push_str(&format!(" {}", reducers.len()));
+                for (r, mb) in reducers {
+                    text.push_str(&format!(" {}:{mb}", r % ports));
+                }
+                text.push('\n');
+            }
+            let cluster = Cluster::uniform(ports as usize, BitsPerSec::from_gbps(1)).unwrap();
+            let mut jobs = crate::trace::Trace::parse(&text).unwrap().to_jobs(&cluster).unwrap();
+            for &(s, d, mb) in &files {
+                // Another machine than the sender's.
+                let (s, d) = (s % ports, (s % ports + 1 + d % (ports - 1)) % ports);
+                let (s, d) = (MachineId::new(s), MachineId::new(d));
+                let job = crate::workload::file_job_bits(f64::from(mb) * 8e6, s, d, &cluster).unwrap();
+                jobs.push(SimJob::at_secs(0.01, job, JobKind::File));
+            }
+            let cfg = SimConfig::new(Scheduler::Jit(JitConfig::default())).with_seed(seed);
+            proptest::prop_assert!(super::is_fair_sharing(&JitConfig::default(), &jobs));
+            let fast = simulate(&cluster, &jobs, &cfg).unwrap();
+            let dense = crate::sim::engine::run(
+                &cluster,
+                &jobs,
+                &cfg,
+                crate::sim::policy::for_scheduler(cfg.scheduler, jobs.len()),
+            )
+            .unwrap();
+            // (Not the event counts: the lazy step may end a flow within rounding of its
+            // last bit at an event where the dense one gives it an event of its own.)
+            proptest::prop_assert_eq!(fast.lp, dense.lp);
+            proptest::prop_assert_eq!(&fast.remaining_planned, &dense.remaining_planned);
+            for (a, b) in fast.jobs.iter().zip(&dense.jobs) {
+                proptest::prop_assert!(
+                    (a.finish - b.finish).abs() <= 1e-9 * b.finish.abs().max(1e-12),
+                    "{} vs {}", a.finish, b.finish
+                );
+            }
+            proptest::prop_assert!((fast.max_port_utilisation - dense.max_port_utilisation).abs() <= 1e-9);
+            let lat = JitConfig::default().with_rest(RestPolicy::LatPriority);
+            proptest::prop_assert!(!super::is_fair_sharing(&lat, &jobs));
+            jobs.push(SimJob::at_secs(0.0, custom(&Cluster::uniform(3, BitsPerSec::new(1)).unwrap()), JobKind::CustomDag));
+            proptest::prop_assert!(!super::is_fair_sharing(&JitConfig::default(), &jobs));
+        }
     }
 
     #[test]

@@ -42,7 +42,9 @@
 //! At trace size (10⁵–10⁶ flows) the TensorFlow and TicTac policies are incremental: they
 //! follow the flows that start, become channel heads and end, keep them by route, and set
 //! the rates of the flows that can move without a pass over every active flow; the engine
-//! advances only the flows with a rate.
+//! advances only the flows with a rate. JIT over jobs without a DAG (coflows, files) with
+//! the rest as background traffic has nothing to plan and is the TensorFlow policy's fair
+//! sharing, and runs it.
 
 mod coflow;
 mod engine;

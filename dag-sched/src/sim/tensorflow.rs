@@ -14,6 +14,8 @@ use crate::rates::{FairClasses, FlowDemand, max_min_fair};
 #[derive(Default)]
 pub(crate) struct TensorFlow {
     heads: FairClasses,
+    /// Reused: an event's class rate changes, which go after its joins.
+    group_rates: Vec<Change>,
 }
 
 impl RatePolicy for TensorFlow {
@@ -38,17 +40,16 @@ impl RatePolicy for TensorFlow {
                 FlowEvent::Start(_) => {}
             }
         }
-        // A class's flows join its rate group; a class's rate is its group's. `out` is
-        // shared by both callbacks: collect the joins first (they come first).
-        let mut joins = Vec::new();
-        let mut rates = Vec::new();
+        // A class's flows join its rate group; a class's rate is its group's. The joins
+        // come first.
+        let rates = &mut self.group_rates;
+        rates.clear();
         self.heads.changes(
             free,
-            |id, group| joins.push(Change::Join { id, group }),
+            |id, group| out.push(Change::Join { id, group }),
             |group, rate| rates.push(Change::Group { group, rate }),
         );
-        out.append(&mut joins);
-        out.append(&mut rates);
+        out.append(rates);
         f64::INFINITY
     }
 }
