@@ -45,3 +45,9 @@ fn ensure<T: Clone>(v: &mut Vec<T>, i: usize, fill: T) {
         v.resize(i + 1, fill);
     }
 }
+
+/// The tests' big switch of `m` machines: egress `s` is resource `s`, ingress `d` is `m + d`.
+#[cfg(test)]
+fn big_switch_route(m: u32, s: u32, d: u32) -> [u32; 2] {
+    [s, m + d]
+}

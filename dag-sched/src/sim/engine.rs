@@ -1019,7 +1019,9 @@ impl Sim<'_> {
 /// DAG job and with [`RestPolicy::Background`](super::RestPolicy::Background)); O(K · h +
 /// Σ_k L_k + F′) under the TensorFlow order (K routes with channel heads, L_k resources with
 /// unfrozen flows at filling round k); and
-/// O((S + F′) log F + skips) under FIFO + TicTac (S senders; see its priority classes). Plus
+/// O(L + (M + C + E) · (h + log F) + F′) under FIFO + TicTac (the last walk's M movers, at
+/// most L resources, repaired from C changed class heads and E heads watching a resource
+/// that reopened; see its priority classes). Plus
 /// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.
 pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
     validate(cfg)?;

@@ -426,10 +426,7 @@ mod tests {
     use crate::rates::{FlowDemand, max_min_fair};
     use proptest::prelude::*;
 
-    /// Big switch of `m` machines: egress `s` is resource `s`, ingress `d` is `m + d`.
-    fn route(m: u32, s: u32, d: u32) -> [u32; 2] {
-        [s, m + d]
-    }
+    use crate::rates::classes::big_switch_route as route;
 
     /// What one `changes` call reported: the joins, the class rates (as bits) and the free
     /// capacities left (as bits).

@@ -359,10 +359,7 @@ mod tests {
     use crate::rates::{FlowDemand, priority_greedy};
     use proptest::prelude::*;
 
-    /// Big switch of `m` machines: egress `s` is resource `s`, ingress `d` is `m + d`.
-    fn route(m: u32, s: u32, d: u32) -> [u32; 2] {
-        [s, m + d]
-    }
+    use crate::rates::classes::big_switch_route as route;
 
     /// Through one of two core links (resources `2m` and `2m + 1`, by the parity of
     /// `s + d`) between egress and ingress, when `core`: routes that share a middle resource.
