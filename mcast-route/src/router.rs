@@ -387,14 +387,6 @@ impl<'f> Router<'f> {
         Ok(())
     }
 
-    fn live_group(&self, id: GroupId) -> Result<&Group, Error> {
-        match self.state.groups.get(id.0 as usize) {
-            None => Err(Error::UnknownGroup { group: id }),
-            Some(None) => Err(Error::GroupDeleted { group: id }),
-            Some(Some(g)) => Ok(g),
-        }
-    }
-
     /// Hops from the root of the group's tree to its farthest member.
     pub(crate) fn group_height(&self, g: &Group) -> u32 {
         self.state
@@ -408,7 +400,7 @@ impl<'f> Router<'f> {
     /// # Errors
     /// [`Error::UnknownGroup`] or [`Error::GroupDeleted`].
     pub fn group(&self, id: GroupId) -> Result<GroupView, Error> {
-        let g = self.live_group(id)?;
+        let g = self.state.group(id)?;
         let t = self.state.tree_ref(g.tree);
         Ok(GroupView {
             id,

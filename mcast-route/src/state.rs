@@ -384,16 +384,25 @@ impl State {
         GroupId(self.groups.len() as u32 - 1)
     }
 
+    /// The live group `id`.
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`], [`Error::GroupDeleted`].
+    pub(crate) fn group(&self, id: GroupId) -> Result<&Group, Error> {
+        match self.groups.get(id.0 as usize) {
+            None => Err(Error::UnknownGroup { group: id }),
+            Some(None) => Err(Error::GroupDeleted { group: id }),
+            Some(Some(g)) => Ok(g),
+        }
+    }
+
     /// Takes group `id` out (its slot stays, deleted), uncounting it on its member switches.
     ///
     /// # Errors
     /// [`Error::UnknownGroup`], [`Error::GroupDeleted`].
     pub(crate) fn remove_group(&mut self, id: GroupId) -> Result<Group, Error> {
-        let slot = self
-            .groups
-            .get_mut(id.0 as usize)
-            .ok_or(Error::UnknownGroup { group: id })?;
-        let group = slot.take().ok_or(Error::GroupDeleted { group: id })?;
+        self.group(id)?;
+        let group = self.groups[id.0 as usize].take().expect("checked live");
         for &sw in &group.member_sw {
             self.attach_count[sw as usize] -= 1;
         }
@@ -431,9 +440,6 @@ impl State {
 
     /// Heap bytes held.
     pub(crate) fn memory_bytes(&self) -> usize {
-        fn vec_bytes<T>(v: &Vec<T>) -> usize {
-            v.capacity() * size_of::<T>()
-        }
         let trees: usize = vec_bytes(&self.trees)
             + self
                 .trees
@@ -456,6 +462,11 @@ impl State {
             + vec_bytes(&self.sw_load)
             + vec_bytes(&self.attach_count)
     }
+}
+
+/// Heap bytes of a vector's buffer (its capacity, not its length).
+pub(crate) fn vec_bytes<T>(v: &Vec<T>) -> usize {
+    v.capacity() * size_of::<T>()
 }
 
 /// The elements only in `a` and those only in `b`, for two sorted lists without repeats, in

@@ -11,6 +11,7 @@ use crate::Error;
 use crate::distances::Hops;
 use crate::held::Held;
 use crate::search::SwitchGraph;
+use crate::state::vec_bytes;
 use crate::topology::Down;
 use crate::tree::Leaf;
 
@@ -174,9 +175,6 @@ impl<'f> View<'f> {
 
     /// Heap bytes held (the fabric and a borrowed hop table not counted).
     pub(crate) fn memory_bytes(&self) -> usize {
-        fn vec_bytes<T>(v: &Vec<T>) -> usize {
-            v.capacity() * size_of::<T>()
-        }
         self.g.memory_bytes()
             + vec_bytes(&self.attach)
             + vec_bytes(&self.link_sw)

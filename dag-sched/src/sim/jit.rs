@@ -352,18 +352,7 @@ mod tests {
             files in proptest::collection::vec((0u32..7, 0u32..7, 1u32..30), 0..4),
             seed in 0u64..100,
         ) {
-            let mut text = format!("{ports} {}\n", coflows.len());
-            for (i, (arrival, mappers, reducers)) in coflows.iter().enumerate() {
-                text.push_str(&format!("{} {arrival} {}", i + 1, mappers.len()));
-                for m in mappers {
-                    text.push_str(&format!(" {}", m % ports));
-                }
-                text.push_str(&format!(" {}", reducers.len()));
-                for (r, mb) in reducers {
-                    text.push_str(&format!(" {}:{mb}", r % ports));
-                }
-                text.push('\n');
-            }
+            let text = crate::sim::tests::random_trace(ports, &coflows);
             let cluster = Cluster::uniform(ports as usize, BitsPerSec::from_gbps(1)).unwrap();
             let mut jobs = crate::trace::Trace::parse(&text).unwrap().to_jobs(&cluster).unwrap();
             for &(s, d, mb) in &files {

@@ -543,11 +543,11 @@ fn coflow_rates_in_place_match_the_reference_on_a_trace_prefix() {
 }
 
 /// A drawn coflow: arrival (ms), mapper ports, (reducer port, shuffle MB).
-type DrawnCoflow = (u32, Vec<u32>, Vec<(u32, u32)>);
+pub(super) type DrawnCoflow = (u32, Vec<u32>, Vec<(u32, u32)>);
 
 /// A random coflow trace in the coflow-benchmark format: `coflows` coflows over `ports`
 /// ports, each with up to three mappers and three reducers, arrivals within 40 ms.
-fn random_trace(ports: u32, coflows: &[DrawnCoflow]) -> String {
+pub(super) fn random_trace(ports: u32, coflows: &[DrawnCoflow]) -> String {
     let mut s = format!("{ports} {}\n", coflows.len());
     for (i, (arrival, mappers, reducers)) in coflows.iter().enumerate() {
         s.push_str(&format!("{} {arrival} {}", i + 1, mappers.len()));
