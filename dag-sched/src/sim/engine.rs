@@ -298,6 +298,27 @@ struct GroupMembers {
     all: Vec<usize>,
 }
 
+/// The smallest of `xs` (`f64::INFINITY` for none; none is NaN), in eight lanes: the scan
+/// of every moving group's next finish at every event was latency-bound one `min` at a
+/// time (a sixth of fair sharing's run over the whole FB2010 trace). The same value as a
+/// `min` fold, the order aside (a minimum; a zero's sign aside, which no time has). O(n).
+fn min_of(xs: &[f64]) -> f64 {
+    let mut lanes = [f64::INFINITY; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for (m, &x) in lanes.iter_mut().zip(c) {
+            if x < *m {
+                *m = x;
+            }
+        }
+    }
+    let mut m = lanes.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+    for &x in chunks.remainder() {
+        m = m.min(x);
+    }
+    m
+}
+
 /// Orders non-negative `f64` times in a heap.
 fn key(t: f64) -> u64 {
     t.max(0.0).to_bits()
@@ -856,10 +877,7 @@ impl Sim<'_> {
             t_next = f64::from_bits(t);
             break;
         }
-        for &t in &self.moving_groups.next {
-            t_next = t_next.min(t);
-        }
-        t_next
+        t_next.min(min_of(&self.moving_groups.next))
     }
 
     /// Incremental policies: pushes onto `done` every flow that finishes by `t1` (predicted
@@ -894,10 +912,16 @@ impl Sim<'_> {
         }
         let mut due = std::mem::take(&mut self.due_groups);
         due.clear();
-        for (&g, &d) in self.moving_groups.ids.iter().zip(&self.moving_groups.due) {
-            // Due by `t1`, or its first member's bits left then within 1e-9 of its size.
-            if d <= t1 {
-                due.push(g);
+        // Due by `t1`, or its first member's bits left then within 1e-9 of its size; eight
+        // at a time (a few are due among thousands).
+        let (ids, dues) = (&self.moving_groups.ids, &self.moving_groups.due);
+        for (c, chunk) in dues.chunks(8).enumerate() {
+            if chunk.iter().fold(false, |any, &d| any | (d <= t1)) {
+                for (k, &d) in chunk.iter().enumerate() {
+                    if d <= t1 {
+                        due.push(ids[8 * c + k]);
+                    }
+                }
             }
         }
         for &gi in &due {
@@ -1343,4 +1367,19 @@ fn run_stepped(
         max_conservation_error: max_err,
         events,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::min_of;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The eight-lane minimum is the `min` fold's, bit for bit.
+        #[test]
+        fn min_of_is_the_fold(xs in proptest::collection::vec(0.0f64..1e6, 0..70)) {
+            let fold = xs.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+            prop_assert_eq!(min_of(&xs).to_bits(), fold.to_bits());
+        }
+    }
 }

@@ -12,8 +12,12 @@ use fabric_model::hash::FxHashMap;
 
 use super::{NONE, class_index, ensure};
 
+/// Saturation tolerance, relative to `1 + level` (`max_min_fair`'s).
+const TOL: f64 = 1e-12;
+
 #[cfg(test)]
 mod reference;
+mod restart;
 
 /// One route class: its resources are `FairClasses::hops[start..start + len]`.
 struct FairClass {
@@ -76,6 +80,11 @@ pub(crate) struct FairClasses {
     act: Vec<u32>,
     sat: Vec<u32>,
     frozen: Vec<u64>,
+    /// The frozen bits as the filling started: the classes frozen before its first round,
+    /// whose rates it did not change.
+    kept: Vec<u64>,
+    /// The last filling, from which the next one restarts ([`restart`]).
+    log: restart::Log,
 }
 
 impl FairClasses {
@@ -102,6 +111,7 @@ impl FairClasses {
             }
         });
         ensure(&mut self.live_pos, c, NONE);
+        self.log.touch(c);
         self.fresh.push(id);
         let cl = &mut self.classes[c];
         self.slot[id] = cl.members.len() as u32;
@@ -112,6 +122,7 @@ impl FairClasses {
             let r = r as usize;
             ensure(&mut self.load, r, 0);
             ensure(&mut self.used_pos, r, NONE);
+            self.log.ensure_resource(r);
             if self.on.len() <= r {
                 self.on.resize_with(r + 1, Vec::new);
             }
@@ -127,6 +138,7 @@ impl FairClasses {
             self.live.push(c as u32);
             self.prev.push(0.0);
             self.level.push(0.0);
+            self.log.went_live();
             let len = end - start;
             for h in start..end {
                 let r = self.hops[h] as usize;
@@ -161,6 +173,7 @@ impl FairClasses {
             return;
         }
         let c = self.class[id] as usize;
+        self.log.touch(c);
         let cl = &mut self.classes[c];
         cl.members.swap_remove(s as usize);
         if let Some(&moved) = cl.members.get(s as usize) {
@@ -205,6 +218,7 @@ impl FairClasses {
         self.live.swap_remove(p);
         self.prev.swap_remove(p);
         self.level.swap_remove(p);
+        self.log.left_live(p);
         if let Some(&moved) = self.live.get(p) {
             self.live_pos[moved as usize] = p as u32;
             let m = &self.classes[moved as usize];
@@ -230,6 +244,9 @@ impl FairClasses {
     #[cfg(test)]
     pub(crate) fn rates(&mut self, free: &mut [f64], mut out: impl FnMut(usize, f64)) {
         self.fill(free);
+        // The rates are not reported: the next filling starts afresh, and reports every
+        // class whose rate differs from the last one reported.
+        self.log.valid = false;
         for (&c, &rate) in self.live.iter().zip(&self.level) {
             if rate > 0.0 {
                 for &id in &self.classes[c as usize].members {
@@ -260,62 +277,82 @@ impl FairClasses {
                 join(id, self.class[id]);
             }
         }
-        for ((&c, &level), prev) in self.live.iter().zip(&self.level).zip(&mut self.prev) {
-            let rate = level.max(0.0);
-            if rate.to_bits() != prev.to_bits() {
-                *prev = rate;
-                class_rate(c, rate);
+        // The classes the filling froze, in live order (the others kept their rates).
+        let k = self.live.len();
+        for (w, &bits) in self.kept.iter().enumerate() {
+            let mut todo = !bits;
+            while todo != 0 {
+                let p = w * 64 + todo.trailing_zeros() as usize;
+                todo &= todo - 1;
+                if p >= k {
+                    break;
+                }
+                let rate = self.level[p].max(0.0);
+                let prev = &mut self.prev[p];
+                if rate.to_bits() != prev.to_bits() {
+                    *prev = rate;
+                    class_rate(self.live[p], rate);
+                }
             }
         }
     }
 
     /// Progressive filling over the live classes: `level[p]` is the rate of the class at
-    /// `live[p]`; decreases `free` by what it hands out.
+    /// `live[p]`; decreases `free` by what it hands out. Restarts from the first round the
+    /// changes since the last filling can alter ([`restart`]), logging the rounds it runs.
     fn fill(&mut self, free: &mut [f64]) {
+        if self.cnt.len() < self.load.len() {
+            self.cnt.resize(self.load.len(), 0);
+        }
+        let restart::Start {
+            round: first,
+            mut level,
+            mut left,
+        } = self.restart(free);
         let Self {
             classes,
             hops,
             live,
             level: lev,
-            load,
             on,
             used,
             cnt,
             act,
             sat,
             frozen,
+            log,
             ..
         } = self;
-        if cnt.len() < load.len() {
-            cnt.resize(load.len(), 0);
-        }
         let k = live.len();
-        frozen.clear();
-        frozen.resize(k.div_ceil(64), 0);
-        // One slot past the classes' levels, written for a class frozen already (a store
-        // without a branch).
+        // One slot past the classes' levels and freezing rounds, written for a class frozen
+        // already (a store without a branch).
         lev.push(0.0);
-        act.clear();
-        for &r in used.iter() {
-            cnt[r as usize] = load[r as usize];
-            act.push(r);
-        }
-        let mut left = k;
-        let mut level = 0.0f64;
-        let tol = 1e-12;
+        log.froze.push(NONE);
+        log.valid = true;
+        let mut round = first;
         while left > 0 {
             // Every resource in `act` has unfrozen flows.
+            log.rlevel.push(level);
             let mut inc = f64::INFINITY;
+            let mut arg = NONE;
             for &r in act.iter() {
                 let r = r as usize;
+                log.hist[r].push(restart::Snap {
+                    free: free[r],
+                    cnt: cnt[r],
+                });
                 // `min` without its NaN test (there is none): the same minimum, whatever
                 // the order (a zero's sign aside, which no level keeps).
                 let x = free[r].max(0.0) / cnt[r] as f64;
                 if x < inc {
                     inc = x;
+                    arg = r as u32;
                 }
             }
+            log.rinc.push(inc);
+            log.rarg.push(arg);
             if !inc.is_finite() {
+                log.valid = false;
                 break;
             }
             level += inc;
@@ -324,7 +361,7 @@ impl FairClasses {
                 let r = r as usize;
                 // Once, not `cnt` times (`max_min_fair`'s reason).
                 free[r] -= inc * cnt[r] as f64;
-                if free[r] <= tol * (1.0 + level) {
+                if free[r] <= TOL * (1.0 + level) {
                     sat.push(r as u32);
                 }
             }
@@ -335,8 +372,14 @@ impl FairClasses {
                     continue;
                 }
                 let route = Routes { classes, hops };
-                left -= freeze(&on[r], r, level, route, frozen, lev, cnt);
+                let at = Frozen {
+                    bits: frozen,
+                    lev,
+                    round: &mut log.froze,
+                };
+                left -= freeze(&on[r], r, level, round, route, at, cnt);
             }
+            log.nfroze.push((left_before - left) as u32);
             if left == left_before {
                 // Numerical corner: freeze every class left to guarantee progress.
                 for p in 0..k {
@@ -346,9 +389,18 @@ impl FairClasses {
                     }
                 }
                 left = 0;
+                log.valid = false;
             }
-            act.retain(|&r| cnt[r as usize] > 0);
+            act.retain(|&r| {
+                let keep = cnt[r as usize] > 0;
+                if !keep {
+                    log.exit[r as usize] = round;
+                }
+                keep
+            });
+            round += 1;
         }
+        log.rlevel.push(level);
         if left > 0 {
             for (p, l) in lev.iter_mut().take(k).enumerate() {
                 if frozen[p / 64] & (1u64 << (p % 64)) == 0 {
@@ -357,12 +409,14 @@ impl FairClasses {
             }
         }
         lev.pop();
+        log.froze.pop();
         for &r in used.iter() {
             let r = r as usize;
             cnt[r] = 0;
             if free[r] < 0.0 {
                 free[r] = 0.0;
             }
+            log.free_out[r] = free[r];
         }
     }
 }
@@ -374,12 +428,20 @@ struct Routes<'a> {
     hops: &'a [u32],
 }
 
-/// Freezes at `level` every class of `list`, the list of resource `r` (saturated), not
-/// frozen yet (`frozen`, bits by live position): sets its level (`lev`, by live position;
-/// one slot past them takes the stores for the classes frozen already) and takes its flows
-/// off the unfrozen counts `cnt` of its other resources; `r`'s count is 0 after. Returns
-/// how many it froze. Slices, not the struct's vectors, so that the compiler keeps their
-/// addresses in registers across the stores.
+/// Where [`freeze`] records a class it freezes, by live position (one slot past the
+/// classes takes the stores for the classes frozen already): its frozen bit, its level and
+/// the round.
+struct Frozen<'a> {
+    bits: &'a mut [u64],
+    lev: &'a mut [f64],
+    round: &'a mut [u32],
+}
+
+/// Freezes at `level`, at round `round`, every class of `list`, the list of resource `r`
+/// (saturated), not frozen yet: records it in `at` and takes its flows off the unfrozen
+/// counts `cnt` of its other resources; `r`'s count is 0 after. Returns how many it froze.
+/// Slices, not the struct's vectors, so that the compiler keeps their addresses in
+/// registers across the stores.
 ///
 /// No branch on whether a class is frozen already (it is about every other time: a
 /// mispredicted branch per class): a frozen one takes nothing off.
@@ -389,20 +451,27 @@ fn freeze(
     list: &[Entry],
     r: usize,
     level: f64,
+    round: u32,
     routes: Routes<'_>,
-    frozen: &mut [u64],
-    lev: &mut [f64],
+    at: Frozen<'_>,
     cnt: &mut [usize],
 ) -> usize {
+    let Frozen {
+        bits: frozen,
+        lev,
+        round: froze,
+    } = at;
     let k = lev.len() - 1;
-    let mut froze = 0;
+    let mut count = 0;
     for e in list {
         let p = e.p as usize;
         let (w, bit) = (p / 64, 1u64 << (p % 64));
         let fresh = frozen[w] & bit == 0;
         frozen[w] |= bit;
-        lev[if fresh { p } else { k }] = level;
-        froze += usize::from(fresh);
+        let slot = if fresh { p } else { k };
+        lev[slot] = level;
+        froze[slot] = round;
+        count += usize::from(fresh);
         let n = if fresh { e.size as usize } else { 0 };
         if e.long != NONE {
             let cl = &routes.classes[e.long as usize];
@@ -416,7 +485,7 @@ fn freeze(
         }
     }
     cnt[r] = 0;
-    froze
+    count
 }
 
 #[cfg(test)]
@@ -443,6 +512,40 @@ mod tests {
             rates.push((c, r.to_bits()))
         });
         (joins, rates, free.iter().map(|x| x.to_bits()).collect())
+    }
+
+    /// A flow whose resources saturate at the second round of the last filling: the next
+    /// one restarts there (the first round, egress 0's, is kept) and reports what the
+    /// reference does.
+    #[test]
+    fn a_change_late_in_the_filling_restarts_there() {
+        let m = 4;
+        let free0 = vec![1e8; 8];
+        let mut fast = FairClasses::default();
+        let mut slow = ReferenceFairClasses::default();
+        // Egress 0 (four flows) saturates at round 0; ingress 3 (two) at round 1.
+        let flows = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 3)];
+        for (id, &(s, d)) in flows.iter().enumerate() {
+            fast.add(id, s, d, &route(m, s, d));
+            slow.add(id, s, d, &route(m, s, d));
+        }
+        let a = report_of(|f, j, c| fast.changes(f, j, c), &free0);
+        let b = report_of(|f, j, c| slow.changes(f, j, c), &free0);
+        assert_eq!(a, b);
+        assert_eq!(fast.log.restarted_at, 0);
+        // A third flow into ingress 3, from an idle egress.
+        fast.add(5, 2, 3, &route(m, 2, 3));
+        slow.add(5, 2, 3, &route(m, 2, 3));
+        let a = report_of(|f, j, c| fast.changes(f, j, c), &free0);
+        let b = report_of(|f, j, c| slow.changes(f, j, c), &free0);
+        assert_eq!(a, b);
+        assert_eq!(fast.log.restarted_at, 1);
+        // Egress 0's classes keep their rate (a quarter): only flows 4 and 5's are reported.
+        assert_eq!(a.1.len(), 2);
+        // Nothing changes: nothing to refill, nothing reported.
+        let a = report_of(|f, j, c| fast.changes(f, j, c), &free0);
+        assert!(a.0.is_empty() && a.1.is_empty());
+        assert_eq!(fast.log.restarted_at, fast.log.rinc.len() as u32);
     }
 
     proptest! {
@@ -487,14 +590,17 @@ mod tests {
         /// routes of two to four resources), with the changes asked for after every step:
         /// the same joins, the same class rates in the same order and the same free
         /// capacities, bit for bit, as the filling it replaced.
+        /// (The fillings restart from the round the step can change, and at some steps
+        /// from a few other free capacities, as a policy handing the rest out gives.)
         #[test]
         fn fair_classes_report_what_the_reference_does(
             steps in proptest::collection::vec((0u32..6, 0u32..6, 0usize..40, any::<bool>(), 0u32..3), 1..80),
             caps in proptest::collection::vec(1u32..50, 14),
+            other in proptest::collection::vec((0usize..14, 0u32..50, 0u32..8), 80),
         ) {
             let m = 6;
             // Resource 12 and 13: two shared core links some routes also cross.
-            let free0: Vec<f64> = caps.iter().map(|&c| f64::from(c) * 1e8 / 3.0).collect();
+            let caps0: Vec<f64> = caps.iter().map(|&c| f64::from(c) * 1e8 / 3.0).collect();
             let mut fast = FairClasses::default();
             let mut slow = ReferenceFairClasses::default();
             let mut next_id = 0usize;
@@ -513,6 +619,12 @@ mod tests {
                     let id = ids.swap_remove(pick % ids.len());
                     fast.remove(id);
                     slow.remove(id);
+                }
+                // One step in eight, one resource's free capacity differs.
+                let mut free0 = caps0.clone();
+                let (r, c, when) = other[ids.len() % other.len()];
+                if when == 0 {
+                    free0[r] = f64::from(c) * 1e8 / 7.0;
                 }
                 let a = report_of(|f, j, c| fast.changes(f, j, c), &free0);
                 let b = report_of(|f, j, c| slow.changes(f, j, c), &free0);
