@@ -7,6 +7,13 @@
 //! of the filling it replaced ([`reference`], the tests' oracle), so are the rates, bit for
 //! bit: the increment is a minimum (independent of the order it is taken in), and each
 //! resource is decreased by the same `increment × count` at the same rounds.
+//!
+//! Each filling restarts from the first round the changes since the last one can alter
+//! ([`restart`]), not from zero, and reports the classes it froze again only. On the whole
+//! FB2010 trace (TensorFlow's order, 52,008 events, about 15,000 live classes) a filling
+//! ran 52 rounds on average and restarted at round 30, refreezing about 4,700 classes; the
+//! run (with the engine's scans of the moving groups eight lanes at a time) took 6.8 s
+//! against 9.2 s before (load 3), the same mean CCT.
 
 use fabric_model::hash::FxHashMap;
 
@@ -42,9 +49,12 @@ struct Entry {
 }
 
 /// Flows sharing capacity max-min fairly, grouped by route; add and remove are O(h)
-/// amortised for routes of h resources, [`FairClasses::changes`] is O(K · h + Σ_rounds L_k)
-/// for K classes with flows and L_k resources with unfrozen flows at round k (at most L,
-/// the resources in use, over R ≤ L + K rounds).
+/// amortised for routes of h resources, [`FairClasses::changes`] is O(K + C · h + Σ_{r ∈ D}
+/// (|on_r| + k) + K′ · h + Σ_{rounds ≥ k} L_i) for K classes with flows, C classes changed
+/// since the last call, D the resources they cross (or given another free capacity), the
+/// restart round k, K′ classes frozen again and L_i resources with unfrozen flows at round
+/// i (at most L, the resources in use, over R ≤ L + K rounds); O(K · h + Σ_i L_i) when it
+/// starts from zero.
 #[derive(Default)]
 pub(crate) struct FairClasses {
     of: FxHashMap<(u32, u32), u32>,
