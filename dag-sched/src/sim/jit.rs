@@ -26,10 +26,11 @@ use rank::Ranked;
 pub(crate) struct Jit {
     cfg: JitConfig,
     /// Reused by [`RestPolicy::LatPriority`]'s pass: each job's bits left, the flows it
-    /// ranks (key, LAT, id, position in `active`), and the channel heads' rates.
+    /// ranks, and the channel heads' rates (position in `active`, rate).
     job_rem: Vec<f64>,
     rest: Vec<Ranked>,
     first: Vec<(usize, f64)>,
+    /// The buffers of the pass's sort.
     order: rank::Order,
 }
 
