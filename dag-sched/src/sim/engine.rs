@@ -1246,6 +1246,10 @@ fn run_stepped(
         if lazy {
             sim.record_lazy_usage(sim.now, t_next);
             sim.pop_finished(t_next, &mut done);
+            sim.with_policy(|p, sim| {
+                p.advance(sim, t_next, &mut done);
+                Ok(())
+            })?;
         } else {
             sim.record_moving_usage(sim.now, t_next);
             for (m, &t) in sim.moving.iter().zip(&fin) {

@@ -46,11 +46,15 @@
 //! the rest as background traffic has nothing to plan and is the TensorFlow policy's fair
 //! sharing, and runs it.
 
+#[cfg(test)]
 mod coflow;
+#[cfg(test)]
+mod coflow_tests;
 mod engine;
 mod jit;
 mod metrics;
 mod policy;
+mod scaled;
 mod sincronia;
 mod tensorflow;
 #[cfg(test)]

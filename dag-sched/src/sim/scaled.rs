@@ -1,0 +1,734 @@
+//! The coflow data plane of Sincronia and Varys at trace size, incrementally: the same MADD
+//! rates and greedy leftover as [`super::coflow`]'s per-event pass, without reading every
+//! active flow at every event.
+//!
+//! MADD gives each flow of a served coflow `remaining / Γ`, so between two events all the
+//! flows of a coflow shrink by one common factor, and a starved coflow's flows do not move.
+//! Each flow therefore keeps its bits left as `b · S`: a base `b` of its own times its
+//! coflow's scale `S`, which falls linearly at `σ = S / Γ` per second while the coflow is
+//! served. Per coflow and resource the sum of the bases gives MADD's load (`S · Σ b`), so
+//! `Γ`, the rates and the free capacity left come from the coflow's resources alone.
+//! Work conservation (a greedy extra in rank order, each flow up to the least free capacity
+//! on its route) zeroes at least one resource per positive grant, so at most one flow per
+//! resource gets one at an event; those flows alone are advanced and re-based at the next
+//! event. The policy advances its own flows ([`RatePolicy::advance`](super::policy::RatePolicy::advance)): the engine sees no
+//! rate changes, only the flows that end.
+//!
+//! Per event: O(Σ_c P_c + X · h + G) for the coflows' resources P_c, X greedy recipients
+//! of h resources and G flows read by the greedy scan (which stops at a coflow as soon as
+//! none of its first or last resources has free capacity), plus O(log n) per flow that
+//! ends; O(F · h + J log J) more when a coflow arrives or completes (the order is
+//! recomputed from every flow's bits left, as the dense pass did).
+
+use std::collections::HashMap;
+
+use super::engine::{FlowEvent, Sim};
+
+/// A coflow order: `(sim, jobs, demands)` → indices into `jobs` first to last, as
+/// [`super::coflow::Ranked`] takes it (`jobs`: the jobs with active flows, ascending;
+/// `demands`: their per-resource remaining demand in seconds at full capacity).
+pub(super) type Order = fn(&Sim<'_>, &[usize], &[Vec<(usize, f64)>]) -> Vec<usize>;
+
+/// One coflow (a job's active flows).
+#[derive(Default)]
+struct Coflow {
+    /// Active flow ids in release order (ended ones dropped when the order is recomputed or
+    /// when they outnumber the live ones).
+    ids: Vec<usize>,
+    /// The same by `tf_rank` (the greedy order inside the coflow), with their routes: read
+    /// in order by the greedy pass (through the flows' ids it was a cache miss a flow, 84 %
+    /// of a Varys run on the first 200 FB2010 coflows).
+    by_rank: Vec<Entry>,
+    /// Whether `by_rank` is sorted (flows released since are appended).
+    sorted: bool,
+    /// Active flows.
+    live: usize,
+    /// Ended flows still in `ids` and `by_rank`.
+    dead: usize,
+    /// The resources its active flows cross (any order).
+    ports: Vec<u32>,
+    /// Per resource: the sum of the bases of its active flows crossing it, and how many.
+    base: Vec<f64>,
+    count: Vec<u32>,
+    /// Per resource: how many of its active flows start (first resource) or end (last
+    /// resource) there: the greedy scan stops when none of these has free capacity.
+    first: Vec<u32>,
+    last: Vec<u32>,
+    /// The scale `S` at the last event, and its fall per second in the current step.
+    scale: f64,
+    sigma: f64,
+    /// At least the largest `size / b` of its active flows: a flow whose bits left (`b · S`)
+    /// fall within 1e-9 of its size at an event ends there, as the dense step rounds, and
+    /// none does while `S` stays above `1e-9 · near`. (A heap of them, re-keyed at every
+    /// greedy grant, was 11 % of a run.)
+    near: f64,
+    /// Whether the job has a compute task (its usage is recorded per window).
+    dag: bool,
+    /// Its two-resource routes (the big switch's (egress, ingress) pairs), each with its
+    /// flows by `tf_rank`, and the route of each (first, last) resource key.
+    pairs: Vec<Pair>,
+    pair_of: HashMap<u64, u32>,
+    /// Active flows whose route has another length than two (the greedy pass then scans).
+    long: usize,
+}
+
+/// A flow in a coflow's greedy order: its id and, on two resources, its route (`a` is
+/// `u32::MAX` otherwise).
+#[derive(Clone, Copy)]
+struct Entry {
+    a: u32,
+    z: u32,
+    id: u32,
+}
+
+/// The flows of one coflow on one two-resource route, by `tf_rank` (ended ones skipped).
+#[derive(Default)]
+struct Pair {
+    ids: Vec<usize>,
+    /// Position of the first flow not known to have ended.
+    head: usize,
+}
+
+/// Per flow: its base, its greedy extra rate in the current step and whether it is active.
+///
+/// Also its `tf_rank` and, for a two-resource route, the route (`u32::MAX` otherwise): what
+/// the greedy pass reads, without the engine's flow.
+#[derive(Default, Clone, Copy)]
+struct FlowState {
+    b: f64,
+    extra: f64,
+    alive: bool,
+    rank: u32,
+    route: [u32; 2],
+}
+
+/// Sincronia's or Varys's state: the coflows, their order, the current step's greedy
+/// recipients.
+pub(super) struct Scaled {
+    order_fn: Order,
+    coflows: Vec<Coflow>,
+    flows: Vec<FlowState>,
+    /// The jobs with active flows, in rank order (recomputed when a coflow arrives or
+    /// completes).
+    order: Vec<usize>,
+    /// Whether a coflow arrived or completed since the order was computed.
+    dirty: bool,
+    /// The flows with a positive extra in the current step.
+    extras: Vec<usize>,
+    /// When the current step began.
+    t0: f64,
+    /// Buffers: per-resource rates, the resources touched, per-resource DAG rates,
+    /// demand sums.
+    util: Vec<f64>,
+    touched: Vec<u32>,
+    port: Vec<(f64, f64)>,
+    acc: Vec<f64>,
+    mark: Vec<bool>,
+    /// Buffers of the greedy pass over a coflow's routes: its open first and last
+    /// resources, the candidate flows (`tf_rank`, id).
+    open_s: Vec<u32>,
+    open_d: Vec<u32>,
+    cands: Vec<(u32, usize)>,
+}
+
+impl Scaled {
+    /// For a run over `jobs` jobs, ordering coflows by `order_fn`.
+    pub(super) fn new(jobs: usize, order_fn: Order) -> Self {
+        Self {
+            order_fn,
+            coflows: (0..jobs).map(|_| Coflow::default()).collect(),
+            flows: Vec::new(),
+            order: Vec::new(),
+            dirty: true,
+            extras: Vec::new(),
+            t0: 0.0,
+            util: Vec::new(),
+            touched: Vec::new(),
+            port: Vec::new(),
+            acc: Vec::new(),
+            mark: Vec::new(),
+            open_s: Vec::new(),
+            open_d: Vec::new(),
+            cands: Vec::new(),
+        }
+    }
+
+    /// Flow `id` was released: it joins its coflow with base `size / S`.
+    ///
+    /// # Complexity
+    /// O(h + log n) for h resources and n flows in the coflow.
+    fn start(&mut self, sim: &Sim<'_>, id: usize) {
+        let resources = sim.cluster.capacities().len();
+        let f = &sim.flows[id];
+        if self.flows.len() <= id {
+            self.flows.resize(id + 1, FlowState::default());
+        }
+        let c = &mut self.coflows[f.job];
+        if c.base.len() != resources {
+            c.base = vec![0.0; resources];
+            c.count = vec![0; resources];
+            c.first = vec![0; resources];
+            c.last = vec![0; resources];
+            c.dag = sim.st[f.job].dag;
+        }
+        if c.live == 0 {
+            c.scale = 1.0;
+            c.sigma = 0.0;
+            self.dirty = true;
+        }
+        let b = f.remaining / c.scale;
+        let rank = sim.st[f.job].tf_rank[f.node.index()];
+        let st = &mut self.flows[id];
+        st.b = b;
+        st.extra = 0.0;
+        st.alive = true;
+        st.rank = rank;
+        st.route = [u32::MAX; 2];
+        if let [a, z] = f.path[..] {
+            st.route = [a, z];
+            let k = u64::from(a) << 32 | u64::from(z);
+            let next = c.pairs.len() as u32;
+            let pi = *c.pair_of.entry(k).or_insert(next) as usize;
+            if pi == c.pairs.len() {
+                c.pairs.push(Pair::default());
+            }
+            let pair = &mut c.pairs[pi];
+            let flows = &self.flows;
+            let at = pair.head + pair.ids[pair.head..].partition_point(|&i| flows[i].rank < rank);
+            pair.ids.insert(at, id);
+        } else {
+            c.long += 1;
+        }
+        c.near = c.near.max(f.size / b);
+        let route = self.flows[id].route;
+        c.ids.push(id);
+        c.by_rank.push(Entry {
+            a: route[0],
+            z: route[1],
+            id: id as u32,
+        });
+        c.sorted = false;
+        c.live += 1;
+        for &p in &f.path {
+            let p = p as usize;
+            if c.count[p] == 0 {
+                c.ports.push(p as u32);
+            }
+            c.count[p] += 1;
+            c.base[p] += b;
+        }
+        if let (Some(&a), Some(&z)) = (f.path.first(), f.path.last()) {
+            c.first[a as usize] += 1;
+            c.last[z as usize] += 1;
+        }
+    }
+
+    /// Writes flow `id`'s bits left (`rem`) into the engine's flow, counting what it sent.
+    fn write(sim: &mut Sim<'_>, id: usize, rem: f64) {
+        let f = &mut sim.flows[id];
+        f.sent += f.remaining - rem;
+        f.remaining = rem;
+    }
+
+    /// Flow `id` delivered its last bit: it leaves its coflow (and the coflow completes
+    /// with its last flow).
+    ///
+    /// # Complexity
+    /// O(h · P) for h resources and the coflow's P resources (a resource leaving the list).
+    fn end(&mut self, sim: &mut Sim<'_>, id: usize, done: &mut Vec<usize>) {
+        let f = &mut sim.flows[id];
+        f.sent += f.remaining;
+        f.remaining = 0.0;
+        let st = &mut self.flows[id];
+        st.alive = false;
+        st.extra = 0.0;
+        let b = st.b;
+        done.push(id);
+        let c = &mut self.coflows[f.job];
+        c.live -= 1;
+        c.dead += 1;
+        if c.live == 0 {
+            self.dirty = true;
+            Self::clear(c);
+            return;
+        }
+        for &p in &f.path {
+            let p = p as usize;
+            c.count[p] -= 1;
+            if c.count[p] == 0 {
+                c.base[p] = 0.0;
+                if let Some(k) = c.ports.iter().position(|&q| q as usize == p) {
+                    c.ports.swap_remove(k);
+                }
+            } else {
+                c.base[p] -= b;
+            }
+        }
+        if let (Some(&a), Some(&z)) = (f.path.first(), f.path.last()) {
+            c.first[a as usize] -= 1;
+            c.last[z as usize] -= 1;
+        }
+        if f.path.len() != 2 {
+            c.long -= 1;
+        }
+        if c.dead > c.live {
+            let flows = &self.flows;
+            c.ids.retain(|&i| flows[i].alive);
+            c.by_rank.retain(|e| flows[e.id as usize].alive);
+            c.dead = 0;
+        }
+    }
+
+    /// Empties coflow `c` (its last flow ended).
+    fn clear(c: &mut Coflow) {
+        for &p in &c.ports {
+            let p = p as usize;
+            c.base[p] = 0.0;
+            c.count[p] = 0;
+            c.first[p] = 0;
+            c.last[p] = 0;
+        }
+        c.ports.clear();
+        c.ids.clear();
+        c.by_rank.clear();
+        c.near = 0.0;
+        c.dead = 0;
+        c.sigma = 0.0;
+        c.pairs.clear();
+        c.pair_of.clear();
+        c.long = 0;
+    }
+
+    /// Recomputes the order: writes every active flow's bits left, re-bases each coflow at
+    /// scale 1 (its per-resource sums afresh, in release order), and ranks the coflows by
+    /// `order_fn` on their per-resource demands.
+    ///
+    /// # Complexity
+    /// O(F · h + J log J) plus the order's, for F active flows of h resources over J jobs.
+    fn rank(&mut self, sim: &mut Sim<'_>) {
+        let cap = sim.cluster.capacities();
+        let mut jobs: Vec<usize> = (0..self.coflows.len())
+            .filter(|&j| self.coflows[j].live > 0)
+            .collect();
+        jobs.sort_unstable();
+        let mut demands = Vec::with_capacity(jobs.len());
+        self.acc.resize(cap.len(), 0.0);
+        self.mark.resize(cap.len(), false);
+        for &j in &jobs {
+            let c = &mut self.coflows[j];
+            let flows = &mut self.flows;
+            c.ids.retain(|&i| flows[i].alive);
+            c.by_rank.retain(|e| flows[e.id as usize].alive);
+            c.dead = 0;
+            c.near = 0.0;
+            for &p in &c.ports {
+                c.base[p as usize] = 0.0;
+            }
+            let mut d = Vec::new();
+            for &id in &c.ids {
+                let rem = flows[id].b * c.scale;
+                Self::write(sim, id, rem);
+                let st = &mut flows[id];
+                st.b = rem;
+                let f = &sim.flows[id];
+                c.near = c.near.max(f.size / rem);
+                for &r in &f.path {
+                    let p = r as usize;
+                    c.base[p] += rem;
+                    if !self.mark[p] {
+                        self.mark[p] = true;
+                        d.push(p);
+                    }
+                    self.acc[p] += rem / cap[p];
+                }
+            }
+            c.scale = 1.0;
+            demands.push(
+                d.into_iter()
+                    .map(|p| {
+                        self.mark[p] = false;
+                        (p, std::mem::take(&mut self.acc[p]))
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
+        let o = (self.order_fn)(sim, &jobs, &demands);
+        self.order.clear();
+        self.order.extend(o.iter().map(|&k| jobs[k]));
+        self.dirty = false;
+    }
+
+    /// The current step's rates from the free capacity `free` (decreased by them): MADD
+    /// per coflow in rank order, then the greedy extras; records the utilisation maximum
+    /// and returns the next predicted finish.
+    fn allocate(&mut self, sim: &mut Sim<'_>, free: &mut [f64]) -> f64 {
+        let now = sim.now;
+        self.t0 = now;
+        for &id in &self.extras {
+            self.flows[id].extra = 0.0;
+        }
+        self.extras.clear();
+        self.util.resize(free.len(), 0.0);
+        self.touched.clear();
+        let mut next = f64::INFINITY;
+        for &j in &self.order {
+            let c = &mut self.coflows[j];
+            c.sigma = 0.0;
+            if c.ports.iter().any(|&p| free[p as usize] <= 0.0) {
+                continue;
+            }
+            let m = c
+                .ports
+                .iter()
+                .fold(0.0f64, |m, &p| m.max(c.base[p as usize] / free[p as usize]));
+            if m <= 0.0 {
+                continue;
+            }
+            let sigma = 1.0 / m;
+            c.sigma = sigma;
+            next = next.min(now + c.scale / sigma);
+            for &p in &c.ports {
+                let p = p as usize;
+                let x = sigma * c.base[p];
+                free[p] = (free[p] - x).max(0.0);
+                if self.util[p] == 0.0 {
+                    self.touched.push(p as u32);
+                }
+                self.util[p] += x;
+            }
+        }
+        // Work conservation: strict priority in the same order, a coflow's flows by
+        // `tf_rank`, each up to the least free capacity on its route.
+        for k in 0..self.order.len() {
+            let j = self.order[k];
+            let c = &self.coflows[j];
+            let mut open = (0usize, 0usize);
+            for &p in &c.ports {
+                let p = p as usize;
+                if free[p] > 0.0 {
+                    open.0 += usize::from(c.first[p] > 0);
+                    open.1 += usize::from(c.last[p] > 0);
+                }
+            }
+            if open.0 == 0 || open.1 == 0 {
+                continue;
+            }
+            if !self.coflows[j].sorted {
+                let flows = &self.flows;
+                let c = &mut self.coflows[j];
+                c.by_rank
+                    .sort_unstable_by_key(|e| flows[e.id as usize].rank);
+                c.sorted = true;
+            }
+            let n = self.coflows[j].by_rank.len();
+            let mut i = 0;
+            // Flows read since the last grant.
+            let mut missed = 0;
+            while open.0 > 0 && open.1 > 0 && i < n {
+                // More flows read in vain than there are open (first, last) pairs: the open
+                // routes' first flows instead (none of the flows read so far can take an
+                // extra any more: each had a closed resource, or its grant closed one).
+                if missed > 2 * open.0 * open.1 && self.coflows[j].long == 0 {
+                    self.greedy_routes(j, free, &mut open, &mut next, now);
+                    break;
+                }
+                let c = &self.coflows[j];
+                let e = c.by_rank[i];
+                i += 1;
+                let id = e.id as usize;
+                let route = [e.a, e.z];
+                let path: &[u32] = if e.a == u32::MAX {
+                    &sim.flows[id].path
+                } else {
+                    &route
+                };
+                let head = path
+                    .iter()
+                    .fold(f64::INFINITY, |x, &r| x.min(free[r as usize]));
+                if head <= 0.0 || !self.flows[id].alive {
+                    missed += 1;
+                    continue;
+                }
+                missed = 0;
+                grant(
+                    free,
+                    &mut self.util,
+                    &mut self.touched,
+                    path,
+                    head,
+                    c,
+                    &mut open,
+                );
+                let st = &mut self.flows[id];
+                st.extra = head;
+                self.extras.push(id);
+                let rem = st.b * c.scale;
+                next = next.min(now + rem / (st.b * c.sigma + head));
+            }
+        }
+        let cap = sim.cluster.capacities();
+        for &p in &self.touched {
+            let p = p as usize;
+            sim.max_util = sim.max_util.max(self.util[p] / cap[p]);
+            self.util[p] = 0.0;
+        }
+        next
+    }
+
+    /// The greedy pass over coflow `j`'s open routes (every flow on two resources): the
+    /// first active flow of each route whose resources both have free capacity, by
+    /// `tf_rank`, each granted the least free capacity of its two resources if both still
+    /// have some (a grant closes one, so a route takes at most one). `open` counts the
+    /// coflow's first and last resources with free capacity; `next` takes the recipients'
+    /// predicted finishes.
+    ///
+    /// # Complexity
+    /// O(P + S · D + C log C) for the coflow's P resources, S and D open first and last
+    /// resources and C candidates.
+    fn greedy_routes(
+        &mut self,
+        j: usize,
+        free: &mut [f64],
+        open: &mut (usize, usize),
+        next: &mut f64,
+        now: f64,
+    ) {
+        let c = &mut self.coflows[j];
+        self.open_s.clear();
+        self.open_d.clear();
+        for &p in &c.ports {
+            if free[p as usize] > 0.0 {
+                if c.first[p as usize] > 0 {
+                    self.open_s.push(p);
+                }
+                if c.last[p as usize] > 0 {
+                    self.open_d.push(p);
+                }
+            }
+        }
+        self.cands.clear();
+        for &a in &self.open_s {
+            for &z in &self.open_d {
+                let Some(&pi) = c.pair_of.get(&(u64::from(a) << 32 | u64::from(z))) else {
+                    continue;
+                };
+                let pair = &mut c.pairs[pi as usize];
+                while pair.head < pair.ids.len() && !self.flows[pair.ids[pair.head]].alive {
+                    pair.head += 1;
+                }
+                if let Some(&id) = pair.ids.get(pair.head) {
+                    self.cands.push((self.flows[id].rank, id));
+                }
+            }
+        }
+        self.cands.sort_unstable();
+        #[cfg(test)]
+        ROUTE_PASSES.with(|n| n.set(n.get() + 1));
+        let c = &self.coflows[j];
+        for &(_, id) in &self.cands {
+            let st = &mut self.flows[id];
+            let path = st.route;
+            let head = free[path[0] as usize].min(free[path[1] as usize]);
+            if head <= 0.0 {
+                continue;
+            }
+            grant(
+                free,
+                &mut self.util,
+                &mut self.touched,
+                &path,
+                head,
+                c,
+                open,
+            );
+            st.extra = head;
+            self.extras.push(id);
+            let rem = st.b * c.scale;
+            *next = next.min(now + rem / (st.b * c.sigma + head));
+        }
+    }
+
+    /// Moves every flow to `t1`: records the DAG coflows' usage over the step, ends the
+    /// flows that finish (pushed onto `done`: a served coflow whose scale runs out, a greedy
+    /// recipient whose bits run out, a flow within 1e-9 of its size of its last bit) and
+    /// re-bases the greedy recipients.
+    pub(super) fn step(&mut self, sim: &mut Sim<'_>, t1: f64, done: &mut Vec<usize>) {
+        let t0 = self.t0;
+        let dt = t1 - t0;
+        self.record_usage(sim, t0, t1);
+        // Coflows whose scale runs out end with every flow.
+        for k in 0..self.order.len() {
+            let j = self.order[k];
+            let c = &mut self.coflows[j];
+            if c.sigma <= 0.0 || c.live == 0 {
+                continue;
+            }
+            let s1 = c.scale - c.sigma * dt;
+            if t0 + c.scale / c.sigma <= t1 || s1 <= 0.0 {
+                for &id in &c.ids {
+                    let st = &mut self.flows[id];
+                    if st.alive {
+                        st.alive = false;
+                        st.extra = 0.0;
+                        let f = &mut sim.flows[id];
+                        f.sent += f.remaining;
+                        f.remaining = 0.0;
+                        done.push(id);
+                    }
+                }
+                c.live = 0;
+                Self::clear(c);
+                self.dirty = true;
+            }
+        }
+        // The greedy recipients: advanced, ended or re-based on the coflow's new scale.
+        for k in 0..self.extras.len() {
+            let id = self.extras[k];
+            let st = self.flows[id];
+            if !st.alive {
+                continue;
+            }
+            let j = sim.flows[id].job;
+            let c = &self.coflows[j];
+            let rem0 = st.b * c.scale;
+            let rate = st.b * c.sigma + st.extra;
+            let moved = (rate * dt).min(rem0);
+            let size = sim.flows[id].size;
+            let s1 = c.scale - c.sigma * dt;
+            if t0 + rem0 / rate <= t1 || rem0 - moved <= 1e-9 * size || s1 <= 0.0 {
+                Self::write(sim, id, rem0);
+                self.end(sim, id, done);
+                continue;
+            }
+            let rem = rem0 - moved;
+            Self::write(sim, id, rem);
+            let b = rem / s1;
+            let c = &mut self.coflows[j];
+            for &p in &sim.flows[id].path {
+                c.base[p as usize] += b - st.b;
+            }
+            c.near = c.near.max(size / b);
+            self.flows[id].b = b;
+        }
+        // The served coflows' new scales, and their flows within rounding of the end.
+        for k in 0..self.order.len() {
+            let j = self.order[k];
+            let c = &mut self.coflows[j];
+            if c.sigma <= 0.0 || c.live == 0 {
+                continue;
+            }
+            let s1 = c.scale - c.sigma * dt;
+            c.scale = s1;
+            if s1 > 1e-9 * c.near {
+                continue;
+            }
+            // Some flow may be within rounding of its end: every flow is read (rare: near a
+            // coflow's end, when its flows have not all ended together).
+            let mut ending = std::mem::take(&mut self.cands);
+            ending.clear();
+            let mut near = 0.0f64;
+            for &id in &c.ids {
+                let st = &self.flows[id];
+                if !st.alive {
+                    continue;
+                }
+                let size = sim.flows[id].size;
+                if st.b * s1 <= 1e-9 * size {
+                    ending.push((0, id));
+                } else {
+                    near = near.max(size / st.b);
+                }
+            }
+            c.near = near;
+            for &(_, id) in &ending {
+                let rem = self.flows[id].b * s1;
+                Self::write(sim, id, rem);
+                self.end(sim, id, done);
+            }
+            self.cands = ending;
+        }
+    }
+
+    /// Records the usage of the DAG coflows' flows over `[t0, t1]` (per resource: MADD's
+    /// rate `σ · Σ b` plus the greedy extras).
+    fn record_usage(&mut self, sim: &mut Sim<'_>, t0: f64, t1: f64) {
+        let dag = |c: &Coflow| c.dag && c.live > 0;
+        let mut any = false;
+        let n = sim.cluster.capacities().len();
+        self.port.clear();
+        self.port.resize(n, (0.0, 0.0));
+        for &j in &self.order {
+            let c = &self.coflows[j];
+            if !dag(c) || c.sigma <= 0.0 {
+                continue;
+            }
+            any = true;
+            for &p in &c.ports {
+                self.port[p as usize].1 += c.sigma * c.base[p as usize];
+            }
+        }
+        for &id in &self.extras {
+            let f = &sim.flows[id];
+            if !dag(&self.coflows[f.job]) {
+                continue;
+            }
+            any = true;
+            for &p in &f.path {
+                self.port[p as usize].1 += self.flows[id].extra;
+            }
+        }
+        if any {
+            sim.record_windows(&self.port, t0, t1);
+        }
+    }
+}
+
+impl Scaled {
+    /// One event's rates: follows the released flows, recomputes the order when a coflow
+    /// arrived or completed, and sets the step's rates; returns the next predicted finish.
+    pub(super) fn rates(&mut self, sim: &mut Sim<'_>, free: &mut [f64]) -> f64 {
+        for k in 0..sim.log.len() {
+            if let FlowEvent::Start(id) = sim.log[k] {
+                self.start(sim, id);
+            }
+        }
+        if self.dirty {
+            self.rank(sim);
+        }
+        self.allocate(sim, free)
+    }
+}
+
+/// A greedy grant of `head` on `path` (a flow of coflow `c`): takes it from every resource's
+/// free capacity, adds it to their rates (`util`, the resources in `touched` once each), and
+/// counts in `open` the coflow's first and last resources it closes.
+fn grant(
+    free: &mut [f64],
+    util: &mut [f64],
+    touched: &mut Vec<u32>,
+    path: &[u32],
+    head: f64,
+    c: &Coflow,
+    open: &mut (usize, usize),
+) {
+    for &p in path {
+        let p = p as usize;
+        let before = free[p];
+        free[p] -= head;
+        if before > 0.0 && free[p] <= 0.0 {
+            open.0 -= usize::from(c.first[p] > 0);
+            open.1 -= usize::from(c.last[p] > 0);
+        }
+        if util[p] == 0.0 {
+            touched.push(p as u32);
+        }
+        util[p] += head;
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many greedy passes went by the open routes ([`Scaled::greedy_routes`]) on this
+    /// thread: the tests check that their runs take that branch.
+    pub(super) static ROUTE_PASSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
