@@ -125,10 +125,9 @@ pub(super) struct Scaled {
     extras: Vec<usize>,
     /// When the current step began.
     t0: f64,
-    /// Buffers: per-resource rates, the resources touched, per-resource DAG rates,
-    /// demand sums.
-    util: Vec<f64>,
-    touched: Vec<u32>,
+    /// The current step's per-resource rates and open resources.
+    pass: Pass,
+    /// Buffers: per-resource DAG rates, demand sums.
     port: Vec<(f64, f64)>,
     acc: Vec<f64>,
     mark: Vec<bool>,
@@ -137,9 +136,6 @@ pub(super) struct Scaled {
     open_s: Vec<u32>,
     open_d: Vec<u32>,
     cands: Vec<(u32, usize)>,
-    /// Per resource in the greedy pass: 1 while it has free capacity, else 0; and a 0 past
-    /// them (the ends of an ended flow in [`Coflow::ends`]).
-    open_now: Vec<u8>,
 }
 
 impl Scaled {
@@ -153,15 +149,13 @@ impl Scaled {
             dirty: true,
             extras: Vec::new(),
             t0: 0.0,
-            util: Vec::new(),
-            touched: Vec::new(),
+            pass: Pass::default(),
             port: Vec::new(),
             acc: Vec::new(),
             mark: Vec::new(),
             open_s: Vec::new(),
             open_d: Vec::new(),
             cands: Vec::new(),
-            open_now: Vec::new(),
         }
     }
 
@@ -391,8 +385,8 @@ impl Scaled {
             self.flows[id].extra = 0.0;
         }
         self.extras.clear();
-        self.util.resize(free.len(), 0.0);
-        self.touched.clear();
+        self.pass.util.resize(free.len(), 0.0);
+        self.pass.touched.clear();
         let mut next = f64::INFINITY;
         for &j in &self.order {
             let c = &mut self.coflows[j];
@@ -414,19 +408,20 @@ impl Scaled {
                 let p = p as usize;
                 let x = sigma * c.base[p];
                 free[p] = (free[p] - x).max(0.0);
-                if self.util[p] == 0.0 {
-                    self.touched.push(p as u32);
+                if self.pass.util[p] == 0.0 {
+                    self.pass.touched.push(p as u32);
                 }
-                self.util[p] += x;
+                self.pass.util[p] += x;
             }
         }
         // Work conservation: strict priority in the same order, a coflow's flows by
         // `tf_rank`, each up to the least free capacity on its route.
-        self.open_now.clear();
-        self.open_now
+        self.pass.open_now.clear();
+        self.pass
+            .open_now
             .extend(free.iter().map(|&x| u8::from(x > 0.0)));
         // The slot of ended flows' ends.
-        self.open_now.push(0);
+        self.pass.open_now.push(0);
         for k in 0..self.order.len() {
             let j = self.order[k];
             let c = &self.coflows[j];
@@ -483,7 +478,7 @@ impl Scaled {
                 while i < n && missed <= limit {
                     if i + 8 <= ends.len() {
                         // Eight flows at once: which have both ends open.
-                        let open_now = &self.open_now;
+                        let open_now = &self.pass.open_now;
                         let mut m = 0u32;
                         for (k, &[a, z]) in ends[i..i + 8].iter().enumerate() {
                             m |=
@@ -526,16 +521,7 @@ impl Scaled {
                 } else {
                     &route
                 };
-                grant(
-                    free,
-                    &mut self.open_now,
-                    &mut self.util,
-                    &mut self.touched,
-                    path,
-                    head,
-                    c,
-                    &mut open,
-                );
+                grant(free, &mut self.pass, path, head, c, &mut open);
                 let st = &mut self.flows[id];
                 st.extra = head;
                 self.extras.push(id);
@@ -544,10 +530,10 @@ impl Scaled {
             }
         }
         let cap = sim.cluster.capacities();
-        for &p in &self.touched {
+        for &p in &self.pass.touched {
             let p = p as usize;
-            sim.max_util = sim.max_util.max(self.util[p] / cap[p]);
-            self.util[p] = 0.0;
+            sim.max_util = sim.max_util.max(self.pass.util[p] / cap[p]);
+            self.pass.util[p] = 0.0;
         }
         next
     }
@@ -609,16 +595,7 @@ impl Scaled {
             if head <= 0.0 {
                 continue;
             }
-            grant(
-                free,
-                &mut self.open_now,
-                &mut self.util,
-                &mut self.touched,
-                &path,
-                head,
-                c,
-                open,
-            );
+            grant(free, &mut self.pass, &path, head, c, open);
             st.extra = head;
             self.extras.push(id);
             let rem = st.b * c.scale;
@@ -777,14 +754,24 @@ impl Scaled {
     }
 }
 
+/// What an event's allocation keeps per resource.
+#[derive(Default)]
+struct Pass {
+    /// The rate handed out so far (0 until touched), and the resources touched.
+    util: Vec<f64>,
+    touched: Vec<u32>,
+    /// In the greedy pass: 1 while the resource has free capacity, else 0; and a 0 past
+    /// the resources (the ends of an ended flow in [`Coflow::ends`]).
+    open_now: Vec<u8>,
+}
+
 /// A greedy grant of `head` on `path` (a flow of coflow `c`): takes it from every resource's
-/// free capacity (marking in `open_now` each it closes), adds it to their rates (`util`, the resources in `touched` once each), and
+/// free capacity (marking in `pass.open_now` each it closes), adds it to their rates
+/// (`pass.util`, the resources in `pass.touched` once each), and
 /// counts in `open` the coflow's first and last resources it closes.
 fn grant(
     free: &mut [f64],
-    open_now: &mut [u8],
-    util: &mut [f64],
-    touched: &mut Vec<u32>,
+    pass: &mut Pass,
     path: &[u32],
     head: f64,
     c: &Coflow,
@@ -797,12 +784,12 @@ fn grant(
         if before > 0.0 && free[p] <= 0.0 {
             open.0 -= usize::from(c.first[p] > 0);
             open.1 -= usize::from(c.last[p] > 0);
-            open_now[p] = 0;
+            pass.open_now[p] = 0;
         }
-        if util[p] == 0.0 {
-            touched.push(p as u32);
+        if pass.util[p] == 0.0 {
+            pass.touched.push(p as u32);
         }
-        util[p] += head;
+        pass.util[p] += head;
     }
 }
 
