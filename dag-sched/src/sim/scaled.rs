@@ -391,13 +391,21 @@ impl Scaled {
         for &j in &self.order {
             let c = &mut self.coflows[j];
             c.sigma = 0.0;
-            if c.ports.iter().any(|&p| free[p as usize] <= 0.0) {
-                continue;
+            // Γ / S: the largest base sum over free capacity; starved (0) when a resource
+            // has none. One pass, its maximum by comparison (`f64::max`'s NaN handling in
+            // the chain of a fold was 6 % of a run; no ratio here is NaN).
+            let mut m = 0.0f64;
+            for &p in &c.ports {
+                let f = free[p as usize];
+                if f <= 0.0 {
+                    m = 0.0;
+                    break;
+                }
+                let r = c.base[p as usize] / f;
+                if r > m {
+                    m = r;
+                }
             }
-            let m = c
-                .ports
-                .iter()
-                .fold(0.0f64, |m, &p| m.max(c.base[p as usize] / free[p as usize]));
             if m <= 0.0 {
                 continue;
             }
@@ -416,12 +424,14 @@ impl Scaled {
         }
         // Work conservation: strict priority in the same order, a coflow's flows by
         // `tf_rank`, each up to the least free capacity on its route.
-        self.pass.open_now.clear();
-        self.pass
-            .open_now
-            .extend(free.iter().map(|&x| u8::from(x > 0.0)));
-        // The slot of ended flows' ends.
-        self.pass.open_now.push(0);
+        let open_len = free.len().max(usize::from(u16::MAX)) + 1;
+        if self.pass.open_now.len() != open_len {
+            self.pass.open_now = vec![0; open_len];
+        }
+        // The resources' flags; those past them (the slot of ended flows' ends) stay 0.
+        for (o, &x) in self.pass.open_now.iter_mut().zip(free.iter()) {
+            *o = u8::from(x > 0.0);
+        }
         for k in 0..self.order.len() {
             let j = self.order[k];
             let c = &self.coflows[j];
@@ -475,12 +485,19 @@ impl Scaled {
                 // The next flow whose resources all have free capacity, and that capacity.
                 let mut found = None;
                 let ends = &c.ends;
+                // Every resource number of `ends` indexes it (no bounds checks in the loop).
+                let open_now: Option<&[u8; 1 << 16]> = self
+                    .pass
+                    .open_now
+                    .get(..1 << 16)
+                    .and_then(|o| o.try_into().ok());
                 while i < n && missed <= limit {
-                    if i + 8 <= ends.len() {
+                    if let (Some(open_now), Some(Ok(chunk))) =
+                        (open_now, ends.get(i..i + 8).map(<&[[u16; 2]; 8]>::try_from))
+                    {
                         // Eight flows at once: which have both ends open.
-                        let open_now = &self.pass.open_now;
                         let mut m = 0u32;
-                        for (k, &[a, z]) in ends[i..i + 8].iter().enumerate() {
+                        for (k, &[a, z]) in chunk.iter().enumerate() {
                             m |=
                                 u32::from(open_now[usize::from(a)] & open_now[usize::from(z)]) << k;
                         }
@@ -760,8 +777,9 @@ struct Pass {
     /// The rate handed out so far (0 until touched), and the resources touched.
     util: Vec<f64>,
     touched: Vec<u32>,
-    /// In the greedy pass: 1 while the resource has free capacity, else 0; and a 0 past
-    /// the resources (the ends of an ended flow in [`Coflow::ends`]).
+    /// In the greedy pass: 1 while the resource has free capacity, else 0; and 0 past the
+    /// resources (the ends of an ended flow in [`Coflow::ends`]), for at least 2^16
+    /// entries.
     open_now: Vec<u8>,
 }
 
