@@ -106,6 +106,9 @@ struct FlowState {
     alive: bool,
     rank: u32,
     route: [u32; 2],
+    /// Its job and size (what the step reads of a greedy recipient).
+    job: u32,
+    size: f64,
     /// Its position in its coflow's `by_rank` (valid while that is sorted).
     slot: u32,
 }
@@ -121,6 +124,8 @@ pub(super) struct Scaled {
     order: Vec<usize>,
     /// Whether a coflow arrived or completed since the order was computed.
     dirty: bool,
+    /// Coflows of DAG jobs with active flows (their usage is recorded per window).
+    dag_live: usize,
     /// The flows with a positive extra in the current step.
     extras: Vec<usize>,
     /// When the current step began.
@@ -147,6 +152,7 @@ impl Scaled {
             flows: Vec::new(),
             order: Vec::new(),
             dirty: true,
+            dag_live: 0,
             extras: Vec::new(),
             t0: 0.0,
             pass: Pass::default(),
@@ -181,6 +187,7 @@ impl Scaled {
             c.scale = 1.0;
             c.sigma = 0.0;
             self.dirty = true;
+            self.dag_live += usize::from(c.dag);
         }
         let b = f.remaining / c.scale;
         let rank = sim.st[f.job].tf_rank[f.node.index()];
@@ -189,6 +196,8 @@ impl Scaled {
         st.extra = 0.0;
         st.alive = true;
         st.rank = rank;
+        st.job = f.job as u32;
+        st.size = f.size;
         st.route = [u32::MAX; 2];
         if let [a, z] = f.path[..] {
             st.route = [a, z];
@@ -263,6 +272,7 @@ impl Scaled {
         }
         if c.live == 0 {
             self.dirty = true;
+            self.dag_live -= usize::from(c.dag);
             Self::clear(c);
             return;
         }
@@ -651,6 +661,7 @@ impl Scaled {
                 c.live = 0;
                 Self::clear(c);
                 self.dirty = true;
+                self.dag_live -= usize::from(c.dag);
             }
         }
         // The greedy recipients: advanced, ended or re-based on the coflow's new scale.
@@ -660,23 +671,30 @@ impl Scaled {
             if !st.alive {
                 continue;
             }
-            let j = sim.flows[id].job;
+            let j = st.job as usize;
             let c = &self.coflows[j];
             let rem0 = st.b * c.scale;
             let rate = st.b * c.sigma + st.extra;
             let moved = (rate * dt).min(rem0);
-            let size = sim.flows[id].size;
+            let size = st.size;
             let s1 = c.scale - c.sigma * dt;
             if t0 + rem0 / rate <= t1 || rem0 - moved <= 1e-9 * size || s1 <= 0.0 {
                 Self::write(sim, id, rem0);
                 self.end(sim, id, done);
                 continue;
             }
+            // Its bits left are written into the engine's flow when it ends or the order is
+            // recomputed (what it sent adds up the same).
             let rem = rem0 - moved;
-            Self::write(sim, id, rem);
             let b = rem / s1;
             let c = &mut self.coflows[j];
-            for &p in &sim.flows[id].path {
+            let route = st.route;
+            let path: &[u32] = if route[0] == u32::MAX {
+                &sim.flows[id].path
+            } else {
+                &route
+            };
+            for &p in path {
                 c.base[p as usize] += b - st.b;
             }
             c.near = c.near.max(size / b);
@@ -724,6 +742,9 @@ impl Scaled {
     /// Records the usage of the DAG coflows' flows over `[t0, t1]` (per resource: MADD's
     /// rate `σ · Σ b` plus the greedy extras).
     fn record_usage(&mut self, sim: &mut Sim<'_>, t0: f64, t1: f64) {
+        if self.dag_live == 0 {
+            return;
+        }
         let dag = |c: &Coflow| c.dag && c.live > 0;
         let mut any = false;
         let n = sim.cluster.capacities().len();
@@ -740,13 +761,13 @@ impl Scaled {
             }
         }
         for &id in &self.extras {
-            let f = &sim.flows[id];
-            if !dag(&self.coflows[f.job]) {
+            let st = &self.flows[id];
+            if !dag(&self.coflows[st.job as usize]) {
                 continue;
             }
             any = true;
-            for &p in &f.path {
-                self.port[p as usize].1 += self.flows[id].extra;
+            for &p in &sim.flows[id].path {
+                self.port[p as usize].1 += st.extra;
             }
         }
         if any {
