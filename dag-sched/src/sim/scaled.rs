@@ -1,6 +1,6 @@
 //! The coflow data plane of Sincronia and Varys at trace size, incrementally: the same MADD
-//! rates and greedy leftover as [`super::coflow`]'s per-event pass, without reading every
-//! active flow at every event.
+//! rates and greedy leftover as the dense pass over every active flow at every event (kept
+//! for the tests, `coflow`), without reading every active flow at every event.
 //!
 //! MADD gives each flow of a served coflow `remaining / Γ`, so between two events all the
 //! flows of a coflow shrink by one common factor, and a starved coflow's flows do not move.
@@ -11,22 +11,31 @@
 //! Work conservation (a greedy extra in rank order, each flow up to the least free capacity
 //! on its route) zeroes at least one resource per positive grant, so at most one flow per
 //! resource gets one at an event; those flows alone are advanced and re-based at the next
-//! event. The policy advances its own flows ([`RatePolicy::advance`](super::policy::RatePolicy::advance)): the engine sees no
-//! rate changes, only the flows that end.
+//! event. The policy advances its own flows
+//! ([`RatePolicy::advance`](super::policy::RatePolicy::advance)): the engine sees no rate
+//! changes, only the flows that end.
+//!
+//! The greedy pass reads a coflow's flows in `tf_rank` order, eight at a time against a
+//! byte per resource (open or not), until none of its first or last resources is open; when
+//! it has read, since its last grant, more than twice as many flows as there are open
+//! (first, last) pairs, it takes the open two-resource routes' first flows instead. On the
+//! whole FB2010 trace it grants about 200 extras and reads about 14,000 flow entries per
+//! event (Varys).
 //!
 //! Per event: O(Σ_c P_c + X · h + G) for the coflows' resources P_c, X greedy recipients
-//! of h resources and G flows read by the greedy scan (which stops at a coflow as soon as
-//! none of its first or last resources has free capacity), plus O(log n) per flow that
-//! ends; O(F · h + J log J) more when a coflow arrives or completes (the order is
-//! recomputed from every flow's bits left, as the dense pass did).
+//! of h resources and G flows read by the greedy pass (plus S · D route look-ups where it
+//! goes by the routes, for S open first and D open last resources), plus O(n_c) for a
+//! coflow of n_c flows when one of them comes within rounding of its end before the rest;
+//! O(F · h + J log J) more when a coflow arrives or completes (the order is recomputed from
+//! every flow's bits left, as the dense pass did).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::engine::{FlowEvent, Sim};
 
-/// A coflow order: `(sim, jobs, demands)` → indices into `jobs` first to last, as
-/// [`super::coflow::Ranked`] takes it (`jobs`: the jobs with active flows, ascending;
+/// A coflow order: `(sim, jobs, demands)` → indices into `jobs` first to last, as the
+/// dense pass takes it (`jobs`: the jobs with active flows, ascending;
 /// `demands`: their per-resource remaining demand in seconds at full capacity).
 pub(super) type Order = fn(&Sim<'_>, &[usize], &[Vec<(usize, f64)>]) -> Vec<usize>;
 
