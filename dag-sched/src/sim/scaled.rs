@@ -53,8 +53,10 @@ struct Coflow {
     /// entries.
     sorted: bool,
     /// Per entry of `by_rank`: its flow's first and last resources, or the number of
-    /// resources (a slot never open) once it ended (empty when that does not fit in 16 bits): the greedy scan reads 4 bytes a flow, eight flows at
-    /// a time without a branch, and looks closer only at a flow whose two ends are open.
+    /// resources (a slot never open) once it ended; empty when that does not fit in 16
+    /// bits. The greedy scan reads 4 bytes a flow, eight flows at a time without a branch,
+    /// and looks closer only at a flow whose two ends are open (first 200 FB2010 coflows,
+    /// Varys: 4.0 -> 3.4 s user, and 2.3 s once ended flows no longer looked open).
     ends: Vec<[u16; 2]>,
     /// Active flows.
     live: usize,
@@ -83,7 +85,8 @@ struct Coflow {
     /// flows by `tf_rank`, and the route of each (first, last) resource key.
     pairs: Vec<Pair>,
     pair_of: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
-    /// Active flows whose route has another length than two (the greedy pass then scans).
+    /// Active flows whose route has another length than two (the greedy pass then reads
+    /// every flow, never going by the routes).
     long: usize,
 }
 
