@@ -29,9 +29,6 @@
 //! O(F · h + J log J) more when a coflow arrives or completes (the order is recomputed from
 //! every flow's bits left, as the dense pass did).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use super::engine::{FlowEvent, Sim};
 
 /// A coflow order: `(sim, jobs, demands)` → indices into `jobs` first to last, as the
@@ -82,9 +79,17 @@ struct Coflow {
     /// Whether the job has a compute task (its usage is recorded per window).
     dag: bool,
     /// Its two-resource routes (the big switch's (egress, ingress) pairs), each with its
-    /// flows by `tf_rank`, and the route of each (first, last) resource key.
+    /// flows by `tf_rank`.
     pairs: Vec<Pair>,
-    pair_of: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+    /// The route of each (first, last) resource pair: per resource its row (as a first
+    /// resource) and column (as a last one), `u32::MAX` for none, the rows' resources and
+    /// the columns' in order, and per row the route of each column (`u32::MAX`: none). A
+    /// hash map of (first, last) keys took twice as long on the whole FB2010 trace.
+    row_of: Vec<u32>,
+    col_of: Vec<u32>,
+    rows: Vec<u32>,
+    cols: Vec<u32>,
+    grid: Vec<Vec<u32>>,
     /// Active flows whose route has another length than two (the greedy pass then reads
     /// every flow, never going by the routes).
     long: usize,
@@ -193,6 +198,8 @@ impl Scaled {
             c.count = vec![0; resources];
             c.first = vec![0; resources];
             c.last = vec![0; resources];
+            c.row_of = vec![u32::MAX; resources];
+            c.col_of = vec![u32::MAX; resources];
             c.dag = sim.st[f.job].dag;
         }
         if c.live == 0 {
@@ -213,12 +220,25 @@ impl Scaled {
         st.route = [u32::MAX; 2];
         if let [a, z] = f.path[..] {
             st.route = [a, z];
-            let k = u64::from(a) << 32 | u64::from(z);
-            let next = c.pairs.len() as u32;
-            let pi = *c.pair_of.entry(k).or_insert(next) as usize;
-            if pi == c.pairs.len() {
+            if c.row_of[a as usize] == u32::MAX {
+                c.row_of[a as usize] = c.rows.len() as u32;
+                c.rows.push(a);
+                c.grid.push(Vec::new());
+            }
+            if c.col_of[z as usize] == u32::MAX {
+                c.col_of[z as usize] = c.cols.len() as u32;
+                c.cols.push(z);
+            }
+            let row = &mut c.grid[c.row_of[a as usize] as usize];
+            let col = c.col_of[z as usize] as usize;
+            if row.len() <= col {
+                row.resize(col + 1, u32::MAX);
+            }
+            if row[col] == u32::MAX {
+                row[col] = c.pairs.len() as u32;
                 c.pairs.push(Pair::default());
             }
+            let pi = row[col] as usize;
             let pair = &mut c.pairs[pi];
             let flows = &self.flows;
             let at = pair.head + pair.ids[pair.head..].partition_point(|&i| flows[i].rank < rank);
@@ -333,7 +353,15 @@ impl Scaled {
         c.dead = 0;
         c.sigma = 0.0;
         c.pairs.clear();
-        c.pair_of.clear();
+        for &a in &c.rows {
+            c.row_of[a as usize] = u32::MAX;
+        }
+        for &z in &c.cols {
+            c.col_of[z as usize] = u32::MAX;
+        }
+        c.rows.clear();
+        c.cols.clear();
+        c.grid.clear();
         c.long = 0;
     }
 
@@ -610,10 +638,17 @@ impl Scaled {
         }
         self.cands.clear();
         for &a in &self.open_s {
+            let Some(row) = c.grid.get(c.row_of[a as usize] as usize) else {
+                continue;
+            };
             for &z in &self.open_d {
-                let Some(&pi) = c.pair_of.get(&(u64::from(a) << 32 | u64::from(z))) else {
+                let pi = row
+                    .get(c.col_of[z as usize] as usize)
+                    .copied()
+                    .unwrap_or(u32::MAX);
+                if pi == u32::MAX {
                     continue;
-                };
+                }
                 let pair = &mut c.pairs[pi as usize];
                 while pair.head < pair.ids.len() && !self.flows[pair.ids[pair.head]].alive {
                     pair.head += 1;
@@ -849,28 +884,4 @@ thread_local! {
     /// How many greedy passes went by the open routes ([`Scaled::greedy_routes`]) on this
     /// thread: the tests check that their runs take that branch.
     pub(super) static ROUTE_PASSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// Hashes a route key (first resource, last resource) with one multiplication (the
-/// standard hasher's SipHash was 2 % of a run for its lookups alone).
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        // Folded and mixed both ways: the table's bucket takes the low bits, its tag the
-        // high ones.
-        let h = (self.0 ^ x ^ (x >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = h ^ (h >> 32);
-    }
 }
