@@ -1014,9 +1014,9 @@ impl Sim<'_> {
 /// # Complexity
 /// Per event, for F active flows of h resources, M machines, J jobs and F′ flows with a
 /// rate: O(Σ_c P_c + X · h + G + M) under Sincronia and Varys (the served coflows'
-/// resources P_c, X greedy recipients and G flows read by the greedy pass, see their
-/// incremental coflows; O(F · h + J log J) more, BSSI's or SEBF's order of the J coflows,
-/// when a coflow arrives or completes); O(F log F + M) under JIT (the TensorFlow order's without a
+/// resources P_c, X greedy recipients and G flows read by the greedy pass; O(F · h +
+/// J log J) more, BSSI's or SEBF's order of the J coflows, when one arrives or completes);
+/// O(F log F + M) under JIT (the TensorFlow order's without a
 /// DAG job and with [`RestPolicy::Background`](super::RestPolicy::Background)); O(K · h +
 /// Σ_k L_k + F′) under the TensorFlow order (K routes with channel heads, L_k resources with
 /// unfrozen flows at filling round k); and
