@@ -3,8 +3,41 @@
 //! the paper's account of why Sincronia loses on DAG jobs, §4.2), then leftover capacity is
 //! handed out greedily in the same order (work conservation), inside a coflow in the job's
 //! arbitrary (random) order.
+//!
+//! The dense pass (every active flow at every event), kept for the tests as the oracle of
+//! [`super::scaled`], which the schedulers run: [`Dense`] runs Sincronia or Varys through it.
 
 use super::engine::Sim;
+use super::policy::RatePolicy;
+use super::scaled::Order;
+
+/// Sincronia or Varys (by its order) through the dense pass: the engine's dense step, every
+/// active flow's rate at every event.
+pub(super) struct Dense {
+    ranked: Ranked,
+    order: Order,
+}
+
+impl Dense {
+    /// For a run over `jobs` jobs, ordering coflows by `order`.
+    pub(super) fn new(jobs: usize, order: Order) -> Self {
+        Self {
+            ranked: Ranked::new(jobs),
+            order,
+        }
+    }
+}
+
+impl RatePolicy for Dense {
+    fn uses_channel(&self, _lp: bool, _dag: bool) -> bool {
+        false
+    }
+
+    fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
+        self.ranked.rates(sim, rate, free, self.order);
+        f64::INFINITY
+    }
+}
 /// A coflow scheduler's state: every job's rank in the order last computed, and the coflows'
 /// flows kept between events. Sincronia and Varys differ only in the order.
 pub(super) struct Ranked {

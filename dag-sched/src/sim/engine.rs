@@ -1037,9 +1037,10 @@ impl Sim<'_> {
 ///
 /// # Complexity
 /// Per event, for F active flows of h resources, M machines, J jobs and F′ flows with a
-/// rate: O(F · h + J log J + M) under Sincronia and Varys (they read every active flow; each
-/// coflow's flow order is kept between events, plus BSSI's or SEBF's order of the J coflows
-/// when a flow arrived or left); O(F log F + M) under JIT (the TensorFlow order's without a
+/// rate: O(Σ_c P_c + X · h + G + M) under Sincronia and Varys (the served coflows'
+/// resources P_c, X greedy recipients and G flows read by the greedy pass; O(F · h +
+/// J log J) more, BSSI's or SEBF's order of the J coflows, when one arrives or completes);
+/// O(F log F + M) under JIT (the TensorFlow order's without a
 /// DAG job and with [`RestPolicy::Background`](super::RestPolicy::Background)); O(K · h +
 /// Σ_k L_k + F′) under the TensorFlow order (K routes with channel heads, L_k resources with
 /// unfrozen flows at filling round k); and
@@ -1270,6 +1271,10 @@ fn run_stepped(
         if lazy {
             sim.record_lazy_usage(sim.now, t_next);
             sim.pop_finished(t_next, &mut done);
+            sim.with_policy(|p, sim| {
+                p.advance(sim, t_next, &mut done);
+                Ok(())
+            })?;
         } else {
             sim.record_moving_usage(sim.now, t_next);
             for (m, &t) in sim.moving.iter().zip(&fin) {

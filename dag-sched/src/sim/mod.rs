@@ -45,12 +45,20 @@
 //! advances only the flows with a rate. JIT over jobs without a DAG (coflows, files) with
 //! the rest as background traffic has nothing to plan and is the TensorFlow policy's fair
 //! sharing, and runs it.
+//!
+//! Sincronia and Varys keep each flow's bits left as a base times its coflow's MADD scale
+//! and hand out the greedy leftover to the few flows that can take it, advancing their own
+//! flows (`scaled`); their dense pass over every active flow is kept for the tests.
 
+#[cfg(test)]
 mod coflow;
+#[cfg(test)]
+mod coflow_tests;
 mod engine;
 mod jit;
 mod metrics;
 mod policy;
+mod scaled;
 mod sincronia;
 mod tensorflow;
 #[cfg(test)]

@@ -46,6 +46,12 @@ pub(crate) trait RatePolicy {
     ) -> f64 {
         f64::INFINITY
     }
+
+    /// Incremental policies that advance their own flows (Sincronia and Varys: the engine
+    /// sees no rate changes from them): moves every flow from `sim.now` to `t1` (the next
+    /// event) and pushes onto `done` the flows that deliver their last bit by then, having
+    /// set their bits left to 0 and counted them as sent. The engine then ends them.
+    fn advance(&mut self, _sim: &mut Sim<'_>, _t1: f64, _done: &mut Vec<usize>) {}
 }
 
 /// The policy of `scheduler` for a run over `jobs` jobs.

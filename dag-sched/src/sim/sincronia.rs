@@ -1,21 +1,27 @@
 //! Sincronia (Agarwal et al., "Sincronia: Near-Optimal Network Design for Coflows", SIGCOMM
-//! 2018): the coflows of [`super::coflow`] ordered by BSSI over their remaining demand,
+//! 2018): the coflows of [`super::scaled`] ordered by BSSI over their remaining demand,
 //! recomputed when a coflow arrives or completes (the paper's online re-ordering at coflow
 //! arrivals and departures).
 
-use super::coflow::Ranked;
-use super::engine::Sim;
+use super::engine::{Change, Sim};
 use super::policy::RatePolicy;
+use super::scaled::Scaled;
 use crate::baselines::bssi_order;
 
-/// The Sincronia baseline: the current BSSI rank of every job.
-pub(crate) struct Sincronia(Ranked);
+/// The Sincronia baseline: the coflows, served incrementally ([`Scaled`]) in BSSI order.
+pub(crate) struct Sincronia(Scaled);
 
 impl Sincronia {
     /// For a run over `jobs` jobs.
     pub(crate) fn new(jobs: usize) -> Self {
-        Self(Ranked::new(jobs))
+        Self(Scaled::new(jobs, order))
     }
+}
+
+/// BSSI over the coflows' per-port remaining demands (`jobs`: the jobs with active flows,
+/// `d`: their demands; returns indices into `jobs`, first to last), weights 1.
+pub(super) fn order(sim: &Sim<'_>, jobs: &[usize], d: &[Vec<(usize, f64)>]) -> Vec<usize> {
+    bssi_order(d, &vec![1.0; jobs.len()], sim.cluster.capacities().len())
 }
 
 impl RatePolicy for Sincronia {
@@ -23,10 +29,15 @@ impl RatePolicy for Sincronia {
         false
     }
 
-    fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
-        self.0.rates(sim, rate, free, |sim, jobs, d| {
-            bssi_order(d, &vec![1.0; jobs.len()], sim.cluster.capacities().len())
-        });
-        f64::INFINITY
+    fn dense(&self) -> bool {
+        false
+    }
+
+    fn sparse_rates(&mut self, sim: &mut Sim<'_>, _out: &mut Vec<Change>, free: &mut [f64]) -> f64 {
+        self.0.rates(sim, free)
+    }
+
+    fn advance(&mut self, sim: &mut Sim<'_>, t1: f64, done: &mut Vec<usize>) {
+        self.0.step(sim, t1, done);
     }
 }

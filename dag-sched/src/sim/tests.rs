@@ -475,7 +475,7 @@ fn bad_parameters() {
 
 /// Six 1 Gbit/s machines and a seeded workload of `dags` LeNet/AlexNet jobs and `files` file
 /// transfers (pulls, or pulls and pushes by the seed's parity), for the properties below.
-fn small_workload(seed: u64, files: usize, dags: usize) -> (Cluster, Vec<SimJob>) {
+pub(super) fn small_workload(seed: u64, files: usize, dags: usize) -> (Cluster, Vec<SimJob>) {
     let cluster = Cluster::uniform(6, BitsPerSec::from_gbps(1)).unwrap();
     let cfg = WorkloadConfig {
         dag_jobs: dags,
@@ -516,29 +516,6 @@ proptest! {
             let last = r.jobs.iter().map(|o| o.finish).fold(0.0, f64::max);
             prop_assert!(last * 1e9 * 6.0 >= total * (1.0 - 1e-9));
         }
-    }
-}
-
-/// Sincronia and Varys on coflows of many flows sharing ports (the first coflows of the
-/// synthetic FB2010-shaped trace, as `reproduce dag-trace --scale small` runs): at every event the
-/// in-place coflow rates are checked, bit for bit, against MADD per coflow and the greedy
-/// pass over the flows sorted afresh (`coflow::reference::rates`, asserted inside), including
-/// the coflows skipped as starved or as having no free resource.
-#[test]
-fn coflow_rates_in_place_match_the_reference_on_a_trace_prefix() {
-    let mut trace =
-        crate::trace::synthesize(&crate::trace::SynthConfig::default()).expect("synthetic trace");
-    trace.coflows.truncate(6);
-    let cluster =
-        Cluster::uniform(trace.ports as usize, BitsPerSec::from_gbps(1)).expect("cluster");
-    let jobs = trace.to_jobs(&cluster).expect("jobs");
-    let flows: usize = jobs.iter().map(|j| j.job.transfers().len()).sum();
-    assert!(flows > 50, "the prefix has {flows} flows");
-    for s in [Scheduler::Sincronia, Scheduler::Varys] {
-        let r = run(&cluster, &jobs, s);
-        assert!(r.events > 10, "{}: {} events", s.name(), r.events);
-        assert!(r.max_conservation_error < 1e-9, "{}", s.name());
-        assert!(r.jobs.iter().all(|o| o.finish.is_finite()), "{}", s.name());
     }
 }
 
