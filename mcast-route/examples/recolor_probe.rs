@@ -2,8 +2,9 @@
 //! `Router::recolor_rerouting`, the trees built again) and prints the colors before and
 //! after, the floors and the time: a quick look at one row of `reproduce mcast-colors`.
 //!
-//! `cargo run --release -p mcast-route --example recolor_probe -- [x,y,z | random-<count>x<size>]`
-//! (default `25,25,25`).
+//! `cargo run --release -p mcast-route --example recolor_probe -- [x,y,z[/ppt] | random-<count>x<size>]`
+//! (default `25,25,25`; `/ppt` gives the processes per terminal, 1 by default, as in
+//! `40,40,40/4`).
 
 use std::time::Instant;
 
@@ -19,8 +20,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (count, size) = rest.split_once('x').ok_or("random-<count>x<size>")?;
         patterns::random_groups(&fabric, count.parse()?, size.parse()?, 7)?
     } else {
-        let dims: Vec<u32> = arg.split(',').map(str::parse).collect::<Result<_, _>>()?;
-        patterns::grid(&fabric, &dims, 1)?
+        let (dims, ppt) = arg.split_once('/').unwrap_or((&arg, "1"));
+        let dims: Vec<u32> = dims.split(',').map(str::parse).collect::<Result<_, _>>()?;
+        patterns::grid(&fabric, &dims, ppt.parse()?)?
     };
     let route = || -> Result<Router<'_>, Box<dyn std::error::Error>> {
         let mut r = Router::new(&fabric, &hops, Config::mr4lms(Entries::Unlimited))?;

@@ -16,8 +16,14 @@ use fabric_model::NodeId;
 use crate::coloring::{Coloring, Graph, Tabu, dsatur, greedy_clique, tabu_descend};
 use crate::fctb::Built;
 use crate::mft::MLIDS_PER_BLOCK;
+use crate::route_search::search::{Search, descend};
 use crate::tree::Tree;
 use crate::{Algorithm, PortSet, Recolored, Router, TreeId};
+
+/// The route-aware search's moves per color count are `tabu.moves()` over this: a move
+/// there reads every body of each tree in overlap in every color (on fat_tree(40)
+/// 3d-25x25x25, 55 to 75 µs a move), TabuCol's one row of counts a vertex.
+pub(crate) const ROUTE_MOVES_DIVISOR: usize = 10;
 
 impl Router<'_> {
     /// Routes every tree again in a color given by a coloring of the forced conflicts, then
@@ -35,7 +41,16 @@ impl Router<'_> {
     ///    and its members, so every group keeps its tree and its height stays the least.
     /// 3. The highest color in use is emptied while each of its trees can be built again
     ///    (FCTB) in a lower color, then the next highest, until a tree cannot move.
-    /// 4. [`recolor_with`](Self::recolor_with) over the new trees.
+    /// 4. [`recolor_with`](Self::recolor_with) over the new trees (or, when steps 2–3 gained
+    ///    nothing, over the old trees put back).
+    /// 5. Where TabuCol's classes are fewer than the colors now in use and the clique
+    ///    leaves room, a route-aware tabu search ([`crate::route_search`]) starts from the
+    ///    trees installed and goes down one color at a time, each tree's color and route
+    ///    (one least-height tree per candidate root) chosen together, to no overlap
+    ///    between trees of one color; when it uses fewer colors than step 4, its trees
+    ///    are installed (each searched again over its route's switches free in its color)
+    ///    and recolored by [`recolor_with`](Self::recolor_with). Otherwise step 4 stands,
+    ///    so this step never adds a color.
     ///
     /// On success the returned [`Recolored::floor`] is the clique found in the forced-conflict
     /// graph, a lower bound on the colors of any routing of these members, and
@@ -73,8 +88,18 @@ impl Router<'_> {
     /// The forced-conflict graph O(Σ over switches of (trees with a member there)²); its
     /// coloring as in [`recolor_with`](Self::recolor_with); one FCTB per tree (O(S + L) BFS
     /// and O((S + L) log S) Dijkstra in its class's color, O(C·(S + L)) when it falls back
-    /// to every color); the recoloring of the new trees.
+    /// to every color); the recoloring of the new trees. Step 5: one O((S + L) log S)
+    /// search per tree and root class for the candidates, then per color count up to
+    /// `tabu.moves() / 10` moves of O(trees + Σ over trees in overlap of bodies · colors),
+    /// each color emptied tried once per count; its recoloring.
     pub fn recolor_rerouting(&mut self, tabu: &Tabu) -> Recolored {
+        self.recolor_rerouting_by(tabu, true)
+    }
+
+    /// [`recolor_rerouting`](Self::recolor_rerouting), with step 5 (the route-aware
+    /// search) only when `search` (without it, what the crate did before the search; the
+    /// tests compare the two).
+    pub(crate) fn recolor_rerouting_by(&mut self, tabu: &Tabu, search: bool) -> Recolored {
         let before = self.colors_in_use();
         if self.config.algorithm != Algorithm::Mr4lms {
             return self.recolor_with(tabu);
@@ -88,11 +113,37 @@ impl Router<'_> {
             // Not even the forced conflicts fit in fewer colors: re-routing cannot help.
             return self.recolor_with(tabu);
         }
-        let Some(order) = self.reroute_order(&ids, &classes) else {
-            return self.recolor_with(tabu);
-        };
         // Every entry in use now, to compare with what the new trees write.
         let old_entries = self.entries_of(&ids);
+        let old: Vec<Tree> = ids
+            .iter()
+            .map(|&t| self.state.tree_ref(t).clone())
+            .collect();
+        let first = self.reroute_by_classes(tabu, &ids, &classes, floor, before);
+        if !search || !self.reroute_by_search(tabu, &ids, &classes, floor, first.colors_after) {
+            return first;
+        }
+        let _ = self.recolor_with(tabu);
+        self.rerouted(before, floor, &ids, &old, &old_entries)
+    }
+
+    /// Steps 2 to 4 of [`recolor_rerouting`](Self::recolor_rerouting): the trees built
+    /// again in the colors of `classes` (a coloring of the forced conflicts of `ids`, whose
+    /// clique is `floor`), the top colors emptied, then recolored; when that uses fewer
+    /// colors than `before`, the trees stay so, otherwise they are put back and recolored
+    /// as they are ([`recolor_with`](Self::recolor_with)).
+    fn reroute_by_classes(
+        &mut self,
+        tabu: &Tabu,
+        ids: &[TreeId],
+        classes: &Coloring,
+        floor: usize,
+        before: usize,
+    ) -> Recolored {
+        let Some(order) = self.reroute_order(ids, classes) else {
+            return self.recolor_with(tabu);
+        };
+        let old_entries = self.entries_of(ids);
         let old: Vec<(TreeId, Tree)> = ids.iter().map(|&t| (t, self.state.uninstall(t))).collect();
         let slot_of = |t: TreeId| ids.iter().position(|&x| x == t);
         let mut built: Vec<TreeId> = Vec::with_capacity(ids.len());
@@ -133,11 +184,83 @@ impl Router<'_> {
             return self.recolor_with(tabu);
         }
         let _ = self.recolor_with(tabu);
-        let new_entries = self.entries_of(&ids);
-        let moved = old
+        let old: Vec<Tree> = old.into_iter().map(|(_, tree)| tree).collect();
+        self.rerouted(before, floor, ids, &old, &old_entries)
+    }
+
+    /// Step 5 of [`recolor_rerouting`](Self::recolor_rerouting): when the forced
+    /// conflicts' `classes` (whose clique is `floor`) leave room below `target` colors
+    /// (what steps 2 to 4 reached, installed now), the route-aware search
+    /// ([`crate::route_search`]) from the installed trees (`target` colors) down, each
+    /// tree's color and route chosen together, [`ROUTE_MOVES_DIVISOR`]-th of `tabu`'s
+    /// moves per color count; when it reaches fewer colors than `target`, its trees
+    /// replace the installed ones and `true` is returned (the caller recolors them).
+    /// Otherwise nothing changes.
+    ///
+    /// (On fat_tree(40) 3d-25x25x25 steps 2 to 4 stop at 57 colors, TabuCol's classes
+    /// of the forced conflicts having 48, and the search finds no 56: each color it
+    /// empties leaves at least 53 overlaps, five trees across the core that their 31
+    /// colors, 20 a color, cannot hold.)
+    fn reroute_by_search(
+        &mut self,
+        tabu: &Tabu,
+        ids: &[TreeId],
+        classes: &Coloring,
+        floor: usize,
+        target: usize,
+    ) -> bool {
+        // (Where TabuCol's classes are no fewer than the colors reached, the search measured
+        // nothing to gain: on fat_tree(40) 2d-128x125 and random-1000x16 the same 24 and
+        // 58 colors, 1.3 and 1.9 s more.)
+        if classes.count() >= target || floor >= target {
+            return false;
+        }
+        let Some(cand) = self.route_candidates(ids) else {
+            return false;
+        };
+        // The larger routes first (fixed switches and first body).
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| {
+            let b = cand.bodies_of(i).start;
+            (
+                std::cmp::Reverse(cand.fixed(i).len() + cand.body(b).len()),
+                i,
+            )
+        });
+        let switches = self.view.g.len();
+        let start = self.placement_now(ids, &cand);
+        let Some(search) = Search::placed(&cand, switches, target, &start, tabu) else {
+            return false;
+        };
+        let found = descend(
+            search,
+            target,
+            &order,
+            floor,
+            tabu.moves() / ROUTE_MOVES_DIVISOR,
+        );
+        let Some(at) = found.filter(|at| at.colors_used() < target) else {
+            return false;
+        };
+        self.install_placement(ids, &cand, &at)
+    }
+
+    /// What [`recolor_rerouting`](Self::recolor_rerouting) did to trees `ids`, which were
+    /// `old` with entries `old_entries` and `before` colors.
+    fn rerouted(
+        &self,
+        before: usize,
+        floor: usize,
+        ids: &[TreeId],
+        old: &[Tree],
+        old_entries: &[(u32, u32, PortSet)],
+    ) -> Recolored {
+        let new_entries = self.entries_of(ids);
+        let moved = ids
             .iter()
+            .zip(old)
             .filter(|(t, was)| {
-                let now = self.state.tree_ref(*t);
+                let now = self.state.tree_ref(**t);
                 now.color != was.color
                     || now.switches() != was.switches()
                     || now
@@ -151,7 +274,7 @@ impl Router<'_> {
             colors_after: self.colors_in_use(),
             floor,
             trees_recolored: moved,
-            delta: entry_delta(self, &old_entries, &new_entries),
+            delta: entry_delta(self, old_entries, &new_entries),
         }
     }
 

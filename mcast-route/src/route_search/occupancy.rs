@@ -1,0 +1,177 @@
+//! The route-aware search's bookkeeping: per color and switch the trees placed there, the
+//! overlaps they make, and per tree and body the sums a move reads, kept up to date as
+//! trees are placed and taken out.
+
+use super::candidates::Candidates;
+
+/// Occupancy of `k` colors over the switches by the placed trees, with the sums the moves
+/// read.
+///
+/// - `occ[c · S + s]`: trees of color `c` on switch `s`;
+/// - `fixed_sum[t · k + c]`: Σ over tree `t`'s fixed switches of their occupancy in `c`;
+/// - `body_sum[b · k + c]`: the same over body `b`'s switches;
+/// - `zero[r · k + c]`: switches of root set `r` that no tree of color `c` holds;
+/// - `cost`: the overlaps, Σ over colors and switches of (trees there choose 2).
+#[derive(Debug, Clone)]
+pub(crate) struct Occupancy {
+    k: usize,
+    switches: usize,
+    occ: Vec<u32>,
+    fixed_sum: Vec<u32>,
+    body_sum: Vec<u32>,
+    zero: Vec<u32>,
+    cost: u64,
+    /// Per switch: trees with it fixed, bodies holding it, root sets holding it
+    /// (compressed rows from [`Candidates::by_switch`]).
+    by_switch: [(Vec<u32>, Vec<u32>); 3],
+}
+
+/// Table entries the bookkeeping may hold (bodies and trees times colors) before the
+/// search declines to run: 16 M entries of 4 bytes, 64 MiB.
+pub(crate) const MAX_ENTRIES: usize = 1 << 24;
+
+impl Occupancy {
+    /// Nothing placed, `k` colors over `switches` switches. `None` when the tables would
+    /// exceed [`MAX_ENTRIES`].
+    ///
+    /// Complexity: O((S + trees + bodies + root sets) · k).
+    pub(crate) fn new(cand: &Candidates, switches: usize, k: usize) -> Option<Self> {
+        let entries =
+            (switches + cand.trees() + cand.bodies() + cand.root_sets()).checked_mul(k)?;
+        if entries > MAX_ENTRIES {
+            return None;
+        }
+        let mut zero = vec![0u32; cand.root_sets() * k];
+        for r in 0..cand.root_sets() {
+            let n = cand.roots(r).len() as u32;
+            zero[r * k..(r + 1) * k].fill(n);
+        }
+        Some(Self {
+            k,
+            switches,
+            occ: vec![0; switches * k],
+            fixed_sum: vec![0; cand.trees() * k],
+            body_sum: vec![0; cand.bodies() * k],
+            zero,
+            cost: 0,
+            by_switch: cand.by_switch(switches),
+        })
+    }
+
+    /// Colors.
+    pub(crate) fn colors(&self) -> usize {
+        self.k
+    }
+
+    /// The overlaps: pairs of trees of one color on one switch, summed over switches.
+    pub(crate) fn cost(&self) -> u64 {
+        self.cost
+    }
+
+    /// Trees of color `c` on switch `s`.
+    #[inline]
+    pub(crate) fn at(&self, c: usize, s: u32) -> u32 {
+        self.occ[c * self.switches + s as usize]
+    }
+
+    /// Σ over tree `t`'s fixed switches of their occupancy in color `c`.
+    #[inline]
+    pub(crate) fn fixed_sum(&self, t: usize, c: usize) -> u32 {
+        self.fixed_sum[t * self.k + c]
+    }
+
+    /// Body `b`'s sums, one per color.
+    #[inline]
+    pub(crate) fn body_sums(&self, b: usize) -> &[u32] {
+        &self.body_sum[b * self.k..(b + 1) * self.k]
+    }
+
+    /// Root set `r`'s switches free in each color, one per color.
+    #[inline]
+    pub(crate) fn zeros(&self, r: usize) -> &[u32] {
+        &self.zero[r * self.k..(r + 1) * self.k]
+    }
+
+    /// The least occupancy in color `c` over root set `r` (0 without a scan while one
+    /// of its switches is free in `c`).
+    ///
+    /// Complexity: O(1), O(|r|) when every switch of `r` is busy in `c`.
+    pub(crate) fn root_min(&self, cand: &Candidates, r: usize, c: usize) -> u32 {
+        if self.zero[r * self.k + c] > 0 {
+            return 0;
+        }
+        cand.roots(r)
+            .iter()
+            .map(|&s| self.at(c, s))
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Places tree `t` in color `c` along body `b` from `root`.
+    ///
+    /// Complexity: O(Σ over the route's switches of the fixed parts, bodies and root
+    /// sets holding them).
+    pub(crate) fn place(&mut self, cand: &Candidates, t: usize, c: usize, b: usize, root: u32) {
+        for s in cand.route(t, b, root) {
+            self.add(c, s);
+        }
+    }
+
+    /// Takes tree `t` out of color `c`, body `b`, root `root` (as placed).
+    ///
+    /// Complexity: as [`place`](Self::place).
+    pub(crate) fn remove(&mut self, cand: &Candidates, t: usize, c: usize, b: usize, root: u32) {
+        for s in cand.route(t, b, root) {
+            self.sub(c, s);
+        }
+    }
+
+    /// One more tree of color `c` on switch `s`.
+    fn add(&mut self, c: usize, s: u32) {
+        let i = c * self.switches + s as usize;
+        let before = self.occ[i];
+        self.cost += u64::from(before);
+        self.occ[i] = before + 1;
+        self.bump(c, s, before == 0, true);
+    }
+
+    /// One tree fewer of color `c` on switch `s` (which has one).
+    fn sub(&mut self, c: usize, s: u32) {
+        let i = c * self.switches + s as usize;
+        let after = self.occ[i] - 1;
+        self.occ[i] = after;
+        self.cost -= u64::from(after);
+        self.bump(c, s, after == 0, false);
+    }
+
+    /// The sums over switch `s` in color `c` up (`up`) or down by one; `edge` when `s`
+    /// goes between free and busy in `c`.
+    fn bump(&mut self, c: usize, s: u32, edge: bool, up: bool) {
+        let k = self.k;
+        let s = s as usize;
+        let [(fs, fi), (bs, bi), (rs, ri)] = &self.by_switch;
+        let step = |x: &mut u32| {
+            if up {
+                *x += 1;
+            } else {
+                *x -= 1;
+            }
+        };
+        for &t in &fi[fs[s] as usize..fs[s + 1] as usize] {
+            step(&mut self.fixed_sum[t as usize * k + c]);
+        }
+        for &b in &bi[bs[s] as usize..bs[s + 1] as usize] {
+            step(&mut self.body_sum[b as usize * k + c]);
+        }
+        if edge {
+            for &r in &ri[rs[s] as usize..rs[s + 1] as usize] {
+                let z = &mut self.zero[r as usize * k + c];
+                if up {
+                    *z -= 1;
+                } else {
+                    *z += 1;
+                }
+            }
+        }
+    }
+}
