@@ -44,7 +44,7 @@ impl Router<'_> {
     /// 4. [`recolor_with`](Self::recolor_with) over the new trees (or, when steps 2–3 gained
     ///    nothing, over the old trees put back).
     /// 5. Where TabuCol's classes are fewer than the colors now in use and the clique
-    ///    leaves room, a route-aware tabu search ([`crate::route_search`]) starts from the
+    ///    leaves room, a route-aware tabu search (the crate's `route_search`) starts from the
     ///    trees installed and goes down one color at a time, each tree's color and route
     ///    (one least-height tree per candidate root) chosen together, to no overlap
     ///    between trees of one color; when it uses fewer colors than step 4, its trees

@@ -17,24 +17,32 @@ use fabric_model::hash::FxHashMap;
 /// `body_roots[b]`.
 #[derive(Debug, Clone)]
 pub(crate) struct Candidates {
+    /// Per tree, where its fixed switches start in `fixed` (one more entry at the end).
     fixed_start: Vec<u32>,
+    /// Every tree's fixed switches, sorted per tree.
     fixed: Vec<u32>,
+    /// Per tree, its first body id (one more entry at the end).
     body_start: Vec<u32>,
+    /// Per body, where its switches start in `body_sw` (one more entry at the end).
     body_sw_start: Vec<u32>,
+    /// Every body's switches, sorted per body.
     body_sw: Vec<u32>,
     /// Per body, its root set.
     body_roots: Vec<u32>,
     /// Per body, whether its roots are among the tree's fixed switches (then a root costs
     /// nothing beyond the fixed part).
     root_fixed: Vec<bool>,
-    /// Root sets, shared by the bodies (and trees) with the same roots.
+    /// Per root set, where its switches start in `roots` (one more entry at the end);
+    /// a root set is shared by the bodies (and trees) with the same roots.
     root_start: Vec<u32>,
+    /// Every root set's switches, sorted per set.
     roots: Vec<u32>,
     /// Root set by its sorted switches.
     root_ids: FxHashMap<Vec<u32>, u32>,
 }
 
 impl Default for Candidates {
+    /// No tree.
     fn default() -> Self {
         Self {
             fixed_start: vec![0],

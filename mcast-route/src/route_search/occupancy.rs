@@ -14,12 +14,19 @@ use super::candidates::Candidates;
 /// - `cost`: the overlaps, Σ over colors and switches of (trees there choose 2).
 #[derive(Debug, Clone)]
 pub(crate) struct Occupancy {
+    /// Colors.
     k: usize,
+    /// Switches.
     switches: usize,
+    /// Trees per (color, switch).
     occ: Vec<u32>,
+    /// Per (tree, color), the occupancy summed over its fixed switches.
     fixed_sum: Vec<u32>,
+    /// Per (body, color), the occupancy summed over its switches.
     body_sum: Vec<u32>,
+    /// Per (root set, color), its switches free in the color.
     zero: Vec<u32>,
+    /// Overlaps.
     cost: u64,
     /// Per switch: trees with it fixed, bodies holding it, root sets holding it
     /// (compressed rows from [`Candidates::by_switch`]).

@@ -9,8 +9,11 @@ use crate::coloring::{DEFAULT_TABU_SEED, Tabu, Xorshift};
 /// Every tree's color, body and root.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Placement {
+    /// Per tree, its color.
     pub(crate) color: Vec<u32>,
+    /// Per tree, its body (an id of [`Candidates`], one of the tree's).
     pub(crate) body: Vec<u32>,
+    /// Per tree, its root (one of its body's root set).
     pub(crate) root: Vec<u32>,
 }
 
@@ -27,19 +30,29 @@ impl Placement {
 /// A move: tree, color, body, root, and the change in overlaps.
 #[derive(Debug, Clone, Copy)]
 struct Move {
+    /// The change in overlaps.
     delta: i64,
+    /// The generator's draw that breaks ties.
     tie: u64,
+    /// The tree.
     t: usize,
+    /// Its new color.
     c: usize,
+    /// Its new body.
     b: usize,
+    /// Its new root within its color (a move to another color picks the root when made).
     root: u32,
 }
 
 /// The search's state over `k` colors at most.
 pub(crate) struct Search<'a> {
+    /// Every tree's routes.
     cand: &'a Candidates,
+    /// The bookkeeping of the placement.
     pub(crate) occ: Occupancy,
+    /// Every tree's color and route.
     pub(crate) at: Placement,
+    /// Ties and tenures, seeded by [`Tabu::seed`].
     rng: Xorshift,
     /// `tabu_color[t · k + c]`: the move after which tree `t` may go back to color `c`.
     tabu_color: Vec<usize>,
@@ -113,7 +126,7 @@ impl<'a> Search<'a> {
     /// root one of its body's). `None` when the tables would be too large or `at` is not
     /// such a placement.
     ///
-    /// Complexity: as [`new`](Self::new).
+    /// Complexity: O((S + trees + bodies) · k) for the tables, then one placement per tree.
     pub(crate) fn placed(
         cand: &'a Candidates,
         switches: usize,
@@ -194,23 +207,20 @@ impl<'a> Search<'a> {
             }
         }
         let b = best.1;
-        (
-            self.occ.fixed_sum(t, c) + best.0,
-            b,
-            self.pick_root(b, c, None),
-        )
+        (self.occ.fixed_sum(t, c) + best.0, b, self.pick_root(b, c))
     }
 
-    /// The root of body `b`'s set least busy in color `c` (the first on ties), not
-    /// counting `own`'s route where it is marked.
-    fn pick_root(&self, b: usize, c: usize, own: Option<()>) -> u32 {
+    /// The root of body `b`'s set least busy in color `c` (the first on ties).
+    ///
+    /// Complexity: O(|root set|).
+    fn pick_root(&self, b: usize, c: usize) -> u32 {
         let cand = self.cand;
         let roots = cand.roots(cand.root_set(b));
-        let busy = |s: u32| {
-            let mine = own.is_some() && self.mark[s as usize] == self.stamp;
-            self.occ.at(c, s) - u32::from(mine)
-        };
-        roots.iter().copied().min_by_key(|&s| busy(s)).unwrap_or(0)
+        roots
+            .iter()
+            .copied()
+            .min_by_key(|&s| self.occ.at(c, s))
+            .unwrap_or(0)
     }
 
     /// Tree `t`'s best move within its own color: another body, or another root of its
@@ -376,7 +386,7 @@ impl<'a> Search<'a> {
                 m.root
             } else {
                 self.tabu_color[m.t * kk + ct] = tenure;
-                self.pick_root(m.b, m.c, None)
+                self.pick_root(m.b, m.c)
             };
             self.put(m.t, m.c, m.b, root);
             best_cost = best_cost.min(self.occ.cost());
