@@ -200,7 +200,10 @@ impl Router<'_> {
     /// (On fat_tree(40) 3d-25x25x25 steps 2 to 4 stop at 57 colors, TabuCol's classes
     /// of the forced conflicts having 48, and the search finds no 56: each color it
     /// empties leaves at least 53 overlaps, five trees across the core that their 31
-    /// colors, 20 a color, cannot hold.)
+    /// colors, 20 a color, cannot hold. The 57 are 32 colors holding the 625 lines across
+    /// 25 pods (31 × 20 + 5; 20 a color at most) and 25 holding the 625 lines across 2–3
+    /// pods (25 cliques of 25 in the forced conflicts), no color holding both, though 20 %
+    /// of such pairs share no member switch: 52 needs colors mixing the two kinds.)
     fn reroute_by_search(
         &mut self,
         tabu: &Tabu,
