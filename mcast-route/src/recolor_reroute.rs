@@ -16,6 +16,7 @@ use fabric_model::NodeId;
 use crate::coloring::{Coloring, Graph, Tabu, dsatur, greedy_clique, tabu_descend};
 use crate::fctb::Built;
 use crate::mft::MLIDS_PER_BLOCK;
+use crate::route_search::pack::recursive_largest_first;
 use crate::route_search::search::{Search, descend};
 use crate::tree::Tree;
 use crate::{Algorithm, PortSet, Recolored, Router, TreeId};
@@ -24,6 +25,15 @@ use crate::{Algorithm, PortSet, Recolored, Router, TreeId};
 /// there reads every body of each tree in overlap in every color (on fat_tree(40)
 /// 3d-25x25x25, 55 to 75 µs a move), TabuCol's one row of counts a vertex.
 pub(crate) const ROUTE_MOVES_DIVISOR: usize = 10;
+
+/// Moves without fewer weighted overlaps after which the search from RLF's colors raises
+/// the weights of the overlaps left ([`Search::patience`]): on fat_tree(40) 3d-25x25x25
+/// (load 3) 10 reached 52 colors, 20 53, 30 to 200 54, and no weighting 58.
+pub(crate) const ROUTE_WEIGHT_PATIENCE: usize = 10;
+
+/// RLF's start may use up to this many times the colors to beat (on fat_tree(40)
+/// 3d-25x25x25 it takes 59 where 57 are to beat).
+pub(crate) const RLF_COLORS_PER_TARGET: usize = 2;
 
 impl Router<'_> {
     /// Routes every tree again in a color given by a coloring of the forced conflicts, then
@@ -120,7 +130,7 @@ impl Router<'_> {
             .map(|&t| self.state.tree_ref(t).clone())
             .collect();
         let first = self.reroute_by_classes(tabu, &ids, &classes, floor, before);
-        if !search || !self.reroute_by_search(tabu, &ids, &classes, floor, first.colors_after) {
+        if !search || !self.reroute_by_search(tabu, &ids, &classes, &g, floor, first.colors_after) {
             return first;
         }
         let _ = self.recolor_with(tabu);
@@ -209,6 +219,7 @@ impl Router<'_> {
         tabu: &Tabu,
         ids: &[TreeId],
         classes: &Coloring,
+        g: &Graph,
         floor: usize,
         target: usize,
     ) -> bool {
@@ -231,18 +242,26 @@ impl Router<'_> {
             )
         });
         let switches = self.view.g.len();
+        let moves = tabu.moves() / ROUTE_MOVES_DIVISOR;
         let start = self.placement_now(ids, &cand);
-        let Some(search) = Search::placed(&cand, switches, target, &start, tabu) else {
-            return false;
+        let from_trees = Search::placed(&cand, switches, target, &start, tabu)
+            .and_then(|search| descend(search, target, &order, floor, moves));
+        // The second start: RLF's colors, searched with weighted overlaps.
+        let from_rlf = Search::empty(&cand, switches, RLF_COLORS_PER_TARGET * target, tabu)
+            .and_then(|mut s| {
+                recursive_largest_first(&mut s, RLF_COLORS_PER_TARGET * target, &order, g)
+            })
+            .and_then(|start| {
+                let k = start.colors_used();
+                let mut search = Search::placed(&cand, switches, k, &start, tabu)?;
+                search.patience = ROUTE_WEIGHT_PATIENCE;
+                descend(search, k, &order, floor, moves)
+            });
+        let best = match (from_trees, from_rlf) {
+            (Some(a), Some(b)) if b.colors_used() < a.colors_used() => Some(b),
+            (a, b) => a.or(b),
         };
-        let found = descend(
-            search,
-            target,
-            &order,
-            floor,
-            tabu.moves() / ROUTE_MOVES_DIVISOR,
-        );
-        let Some(at) = found.filter(|at| at.colors_used() < target) else {
+        let Some(at) = best.filter(|at| at.colors_used() < target) else {
             return false;
         };
         self.install_placement(ids, &cand, &at)
@@ -333,7 +352,7 @@ impl Router<'_> {
 
     /// The forced-conflict graph of trees `ids` (vertex `i` is `ids[i]`): two trees conflict
     /// when both have a member terminal on one switch.
-    fn forced_tree_conflicts(&self, ids: &[TreeId]) -> Graph {
+    pub(crate) fn forced_tree_conflicts(&self, ids: &[TreeId]) -> Graph {
         let member_sw: Vec<Vec<u32>> = ids
             .iter()
             .map(|&t| {

@@ -21,6 +21,7 @@
 
 pub(crate) mod candidates;
 pub(crate) mod occupancy;
+pub(crate) mod pack;
 pub(crate) mod search;
 
 use fabric_model::NodeId;

@@ -26,8 +26,18 @@ pub(crate) struct Occupancy {
     body_sum: Vec<u32>,
     /// Per (root set, color), its switches free in the color.
     zero: Vec<u32>,
+    /// Per (color, switch), the weight of an overlap there (1 until
+    /// [`raise_weights`](Self::raise_weights)).
+    w: Vec<u32>,
+    /// Per (tree, color), the weights summed over its fixed switches.
+    fixed_w: Vec<u32>,
+    /// Per (body, color), the weights summed over its switches.
+    body_w: Vec<u32>,
     /// Overlaps.
     cost: u64,
+    /// Overlaps weighted: Σ over colors and switches of the weight times (trees there
+    /// choose 2).
+    wcost: u64,
     /// Per switch: trees with it fixed, bodies holding it, root sets holding it
     /// (compressed rows from [`Candidates::by_switch`]).
     by_switch: [(Vec<u32>, Vec<u32>); 3],
@@ -60,7 +70,15 @@ impl Occupancy {
             fixed_sum: vec![0; cand.trees() * k],
             body_sum: vec![0; cand.bodies() * k],
             zero,
+            w: vec![1; switches * k],
+            fixed_w: (0..cand.trees())
+                .flat_map(|t| std::iter::repeat_n(cand.fixed(t).len() as u32, k))
+                .collect(),
+            body_w: (0..cand.bodies())
+                .flat_map(|b| std::iter::repeat_n(cand.body(b).len() as u32, k))
+                .collect(),
             cost: 0,
+            wcost: 0,
             by_switch: cand.by_switch(switches),
         })
     }
@@ -73,6 +91,94 @@ impl Occupancy {
     /// The overlaps: pairs of trees of one color on one switch, summed over switches.
     pub(crate) fn cost(&self) -> u64 {
         self.cost
+    }
+
+    /// The weighted overlaps (equal to [`cost`](Self::cost) until
+    /// [`raise_weights`](Self::raise_weights)).
+    pub(crate) fn wcost(&self) -> u64 {
+        self.wcost
+    }
+
+    /// The weight of switch `s` in color `c`.
+    #[inline]
+    pub(crate) fn weight(&self, c: usize, s: u32) -> u32 {
+        self.w[c * self.switches + s as usize]
+    }
+
+    /// Trees of color `c` on switch `s` times its weight.
+    #[inline]
+    pub(crate) fn wat(&self, c: usize, s: u32) -> u32 {
+        let i = c * self.switches + s as usize;
+        self.occ[i] * self.w[i]
+    }
+
+    /// Σ over tree `t`'s fixed switches of their weights in color `c`.
+    #[inline]
+    pub(crate) fn fixed_w(&self, t: usize, c: usize) -> u32 {
+        self.fixed_w[t * self.k + c]
+    }
+
+    /// Σ over body `b`'s switches of their weights in color `c`.
+    #[inline]
+    pub(crate) fn body_w(&self, b: usize, c: usize) -> u32 {
+        self.body_w[b * self.k + c]
+    }
+
+    /// Raises by one the weight of every (color, switch) with an overlap (the breakout
+    /// step of a weighted local search at a local minimum), with the sums over it.
+    ///
+    /// Complexity: O(S · k) plus, per switch raised, the fixed parts and bodies holding it.
+    pub(crate) fn raise_weights(&mut self) {
+        let k = self.k;
+        let [(fs, fi), (bs, bi), _] = &self.by_switch;
+        for c in 0..k {
+            for s in 0..self.switches {
+                let i = c * self.switches + s;
+                let n = self.occ[i];
+                if n < 2 {
+                    continue;
+                }
+                self.w[i] += 1;
+                self.wcost += u64::from(n) * u64::from(n - 1) / 2;
+                for &t in &fi[fs[s] as usize..fs[s + 1] as usize] {
+                    self.fixed_sum[t as usize * k + c] += n;
+                    self.fixed_w[t as usize * k + c] += 1;
+                }
+                for &b in &bi[bs[s] as usize..bs[s + 1] as usize] {
+                    self.body_sum[b as usize * k + c] += n;
+                    self.body_w[b as usize * k + c] += 1;
+                }
+            }
+        }
+    }
+
+    /// Every weight back to 1, with the sums over them.
+    ///
+    /// Complexity: O(S · k) plus, per switch whose weight was above 1, the fixed parts
+    /// and bodies holding it.
+    pub(crate) fn reset_weights(&mut self) {
+        let k = self.k;
+        let [(fs, fi), (bs, bi), _] = &self.by_switch;
+        for c in 0..k {
+            for s in 0..self.switches {
+                let i = c * self.switches + s;
+                let extra = self.w[i] - 1;
+                if extra == 0 {
+                    continue;
+                }
+                self.w[i] = 1;
+                let n = self.occ[i];
+                self.wcost -= u64::from(extra) * (u64::from(n) * u64::from(n.saturating_sub(1)) / 2);
+                for &t in &fi[fs[s] as usize..fs[s + 1] as usize] {
+                    self.fixed_sum[t as usize * k + c] -= extra * n;
+                    self.fixed_w[t as usize * k + c] -= extra;
+                }
+                for &b in &bi[bs[s] as usize..bs[s + 1] as usize] {
+                    self.body_sum[b as usize * k + c] -= extra * n;
+                    self.body_w[b as usize * k + c] -= extra;
+                }
+            }
+        }
     }
 
     /// Trees of color `c` on switch `s`.
@@ -99,8 +205,8 @@ impl Occupancy {
         &self.zero[r * self.k..(r + 1) * self.k]
     }
 
-    /// The least occupancy in color `c` over root set `r` (0 without a scan while one
-    /// of its switches is free in `c`).
+    /// The least weighted occupancy in color `c` over root set `r` (0 without a scan
+    /// while one of its switches is free in `c`).
     ///
     /// Complexity: O(1), O(|r|) when every switch of `r` is busy in `c`.
     pub(crate) fn root_min(&self, cand: &Candidates, r: usize, c: usize) -> u32 {
@@ -109,7 +215,7 @@ impl Occupancy {
         }
         cand.roots(r)
             .iter()
-            .map(|&s| self.at(c, s))
+            .map(|&s| self.wat(c, s))
             .min()
             .unwrap_or(0)
     }
@@ -138,8 +244,10 @@ impl Occupancy {
         let i = c * self.switches + s as usize;
         let before = self.occ[i];
         self.cost += u64::from(before);
+        let w = self.w[i];
+        self.wcost += u64::from(before) * u64::from(w);
         self.occ[i] = before + 1;
-        self.bump(c, s, before == 0, true);
+        self.bump(c, s, w, before == 0, true);
     }
 
     /// One tree fewer of color `c` on switch `s` (which has one).
@@ -148,20 +256,22 @@ impl Occupancy {
         let after = self.occ[i] - 1;
         self.occ[i] = after;
         self.cost -= u64::from(after);
-        self.bump(c, s, after == 0, false);
+        let w = self.w[i];
+        self.wcost -= u64::from(after) * u64::from(w);
+        self.bump(c, s, w, after == 0, false);
     }
 
-    /// The sums over switch `s` in color `c` up (`up`) or down by one; `edge` when `s`
-    /// goes between free and busy in `c`.
-    fn bump(&mut self, c: usize, s: u32, edge: bool, up: bool) {
+    /// The sums over switch `s` in color `c` up (`up`) or down by its weight `w`; `edge`
+    /// when `s` goes between free and busy in `c`.
+    fn bump(&mut self, c: usize, s: u32, w: u32, edge: bool, up: bool) {
         let k = self.k;
         let s = s as usize;
         let [(fs, fi), (bs, bi), (rs, ri)] = &self.by_switch;
         let step = |x: &mut u32| {
             if up {
-                *x += 1;
+                *x += w;
             } else {
-                *x -= 1;
+                *x -= w;
             }
         };
         for &t in &fi[fs[s] as usize..fs[s + 1] as usize] {

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 
 use super::candidates::Candidates;
 use super::occupancy::Occupancy;
+use super::pack::recursive_largest_first;
 use super::search::Search;
 use crate::coloring::Tabu;
 use crate::{Config, Entries, Router, TreeId, patterns};
@@ -108,14 +109,27 @@ fn a_fat_tree_tree_across_the_core_has_one_body_per_aggregation_index() {
     assert!(c.body(b).is_empty() && c.root_fixed(b));
 }
 
-/// The sums [`Occupancy`] keeps, recounted from the placements: per (color, switch), the
-/// cost, per (tree, color) the fixed sums, per (body, color) the body sums, per (root
-/// set, color) the free roots.
+/// The sums [`Occupancy`] keeps, recounted from the placements with every weight 1.
 fn recount(
     c: &Candidates,
     occ: &Occupancy,
     placed: &[(usize, usize, usize, u32)],
     switches: usize,
+) {
+    recount_weighted(c, occ, placed, switches, &vec![1; occ.colors() * switches]);
+}
+
+/// The sums [`Occupancy`] keeps, recounted from the placements and the weights `w` (per
+/// (color, switch), `c · S + s`): per (color, switch) the occupancy and weight, the cost
+/// and weighted cost, per (tree, color) the weighted fixed sums and their weights, per
+/// (body, color) the same, per (root set, color) the free roots and the least weighted
+/// occupancy.
+fn recount_weighted(
+    c: &Candidates,
+    occ: &Occupancy,
+    placed: &[(usize, usize, usize, u32)],
+    switches: usize,
+    w: &[u32],
 ) {
     let k = occ.colors();
     let mut n = vec![0u32; k * switches];
@@ -124,30 +138,37 @@ fn recount(
             n[col * switches + s as usize] += 1;
         }
     }
-    let cost: u64 = n
-        .iter()
-        .map(|&x| u64::from(x) * u64::from(x.saturating_sub(1)) / 2)
-        .sum();
+    let pairs = |x: u32| u64::from(x) * u64::from(x.saturating_sub(1)) / 2;
+    let cost: u64 = n.iter().map(|&x| pairs(x)).sum();
     assert_eq!(occ.cost(), cost);
+    let wcost: u64 = n
+        .iter()
+        .zip(w)
+        .map(|(&x, &wt)| pairs(x) * u64::from(wt))
+        .sum();
+    assert_eq!(occ.wcost(), wcost);
+    let wn = |col: usize, s: u32| {
+        let i = col * switches + s as usize;
+        n[i] * w[i]
+    };
+    let wt = |col: usize, s: u32| w[col * switches + s as usize];
     for col in 0..k {
         for s in 0..switches as u32 {
             assert_eq!(occ.at(col, s), n[col * switches + s as usize]);
+            assert_eq!(occ.weight(col, s), wt(col, s));
+            assert_eq!(occ.wat(col, s), wn(col, s));
         }
         for t in 0..c.trees() {
-            let want: u32 = c
-                .fixed(t)
-                .iter()
-                .map(|&s| n[col * switches + s as usize])
-                .sum();
+            let want: u32 = c.fixed(t).iter().map(|&s| wn(col, s)).sum();
             assert_eq!(occ.fixed_sum(t, col), want);
+            let want: u32 = c.fixed(t).iter().map(|&s| wt(col, s)).sum();
+            assert_eq!(occ.fixed_w(t, col), want);
         }
         for b in 0..c.bodies() {
-            let want: u32 = c
-                .body(b)
-                .iter()
-                .map(|&s| n[col * switches + s as usize])
-                .sum();
+            let want: u32 = c.body(b).iter().map(|&s| wn(col, s)).sum();
             assert_eq!(occ.body_sums(b)[col], want);
+            let want: u32 = c.body(b).iter().map(|&s| wt(col, s)).sum();
+            assert_eq!(occ.body_w(b, col), want);
         }
         for rs in 0..c.root_sets() {
             let want = c
@@ -156,12 +177,7 @@ fn recount(
                 .filter(|&&s| n[col * switches + s as usize] == 0)
                 .count();
             assert_eq!(occ.zeros(rs)[col] as usize, want);
-            let least = c
-                .roots(rs)
-                .iter()
-                .map(|&s| n[col * switches + s as usize])
-                .min()
-                .unwrap();
+            let least = c.roots(rs).iter().map(|&s| wn(col, s)).min().unwrap();
             assert_eq!(occ.root_min(c, rs, col), least);
         }
     }
@@ -204,11 +220,65 @@ proptest! {
         }
     }
 
-    /// The search's moves keep its bookkeeping equal to a recount, each tree's overlaps
-    /// equal to those counted from the placement, and a successful run ends without an
-    /// overlap.
+    /// Raising the weights of the overlaps, between placements and removals, keeps every
+    /// weighted sum equal to its recount (each (color, switch) with two trees or more one
+    /// weight up), and putting every weight back to 1 gives the unweighted sums again.
     #[test]
-    fn search_moves_keep_the_bookkeeping(seed in 0u64..1000, k in 2usize..6, moves in 1usize..200) {
+    fn weighted_occupancy_matches_a_recount(
+        seed in 0u64..1000,
+        steps in prop::collection::vec((0usize..1000, 0usize..3, 0usize..1000, 0usize..1000, any::<bool>()), 1..40),
+    ) {
+        let f = generators::fat_tree(8).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let groups = patterns::random_groups(&f, 12, 4, seed).unwrap();
+        let mut r = fat_router(&f, &h, &groups);
+        let ids: Vec<TreeId> = r.tree_ids().collect();
+        let c = r.route_candidates(&ids).unwrap();
+        let switches = r.view.g.len();
+        let k = 3;
+        let mut occ = Occupancy::new(&c, switches, k).unwrap();
+        let mut w = vec![1u32; k * switches];
+        let mut placed: Vec<(usize, usize, usize, u32)> = Vec::new();
+        for (t, col, b, root, raise) in steps {
+            let t = t % c.trees();
+            if let Some(i) = placed.iter().position(|p| p.0 == t) {
+                let (t, col, b, root) = placed.swap_remove(i);
+                occ.remove(&c, t, col, b, root);
+            } else {
+                let bodies = c.bodies_of(t);
+                let b = bodies.start + b % bodies.len();
+                let roots = c.roots(c.root_set(b));
+                let root = roots[root % roots.len()];
+                occ.place(&c, t, col, b, root);
+                placed.push((t, col, b, root));
+            }
+            if raise {
+                for col in 0..k {
+                    for s in 0..switches as u32 {
+                        if occ.at(col, s) >= 2 {
+                            w[col * switches + s as usize] += 1;
+                        }
+                    }
+                }
+                occ.raise_weights();
+            }
+            recount_weighted(&c, &occ, &placed, switches, &w);
+        }
+        occ.reset_weights();
+        recount(&c, &occ, &placed, switches);
+    }
+
+    /// The search's moves, with weights raised every `patience` moves without progress
+    /// or never, keep its bookkeeping equal to a recount (weights back to 1 after the
+    /// run), each tree's overlaps equal to those counted from the placement, and a
+    /// successful run ends without an overlap.
+    #[test]
+    fn search_moves_keep_the_bookkeeping(
+        seed in 0u64..1000,
+        k in 2usize..6,
+        moves in 1usize..200,
+        patience in 0usize..4,
+    ) {
         let f = generators::fat_tree(8).unwrap();
         let h = HopTable::new(&f).unwrap();
         let groups = patterns::random_groups(&f, 24, 5, seed).unwrap();
@@ -220,6 +290,7 @@ proptest! {
         let order: Vec<usize> = (0..c.trees()).collect();
         let tabu = Tabu::default().with_seed(seed + 1);
         let mut s = Search::new(&c, switches, k, &start, &order, &tabu).unwrap();
+        s.patience = patience;
         let ok = s.run(k, moves);
         let placed: Vec<(usize, usize, usize, u32)> = (0..c.trees())
             .map(|t| (t, s.at.color[t] as usize, s.at.body[t] as usize, s.at.root[t]))
@@ -297,4 +368,78 @@ fn a_move_recolors_a_forced_conflict_and_fold_empties_a_color() {
     s.fold(2, &[0, 1, 2]);
     assert!(!s.run(1, 50));
     assert!(s.occ.cost() > 0);
+}
+
+#[test]
+fn a_tree_overlaps_count_their_weights() {
+    // Trees 0 and 1 both through switch 5 in color 0: one overlap there, weight 1, then 2.
+    let c = two_ways(false);
+    let at = super::search::Placement {
+        color: vec![0, 0],
+        body: vec![0, 2],
+        root: vec![10, 12],
+    };
+    let mut s = Search::placed(&c, 14, 2, &at, &Tabu::default()).unwrap();
+    assert_eq!((s.own(0), s.occ.wcost()), (1, 1));
+    s.occ.raise_weights();
+    assert_eq!(s.occ.weight(0, 5), 2);
+    assert_eq!(s.occ.weight(0, 0), 1);
+    assert_eq!((s.own(0), s.own(1), s.occ.cost(), s.occ.wcost()), (2, 2, 1, 2));
+    // In color 1, empty, tree 1's best route has no overlap whatever the weights.
+    assert_eq!(s.best_route(1, 1).0, 0);
+    s.occ.raise_weights();
+    assert_eq!((s.own(0), s.occ.wcost()), (3, 3));
+    s.occ.reset_weights();
+    assert_eq!((s.own(0), s.occ.wcost(), s.occ.weight(0, 5)), (1, 1, 1));
+}
+
+#[test]
+fn rlf_packs_every_tree_without_overlap_and_splits_forced_conflicts() {
+    // Trees 0 and 2 share member switch 0 (a forced conflict); tree 1 routes around
+    // tree 0 in one color.
+    let c = two_ways(true);
+    let g = crate::coloring::Graph::from_edges(3, [(0, 2)]);
+    let mut s = Search::empty(&c, 14, 3, &Tabu::default()).unwrap();
+    let at = recursive_largest_first(&mut s, 3, &[0, 1, 2], &g).unwrap();
+    assert_eq!(s.occ.cost(), 0);
+    assert_eq!(at.colors_used(), 2);
+    assert_ne!(at.color[0], at.color[2]);
+    // One color is not enough.
+    let mut s = Search::empty(&c, 14, 1, &Tabu::default()).unwrap();
+    assert!(recursive_largest_first(&mut s, 1, &[0, 1, 2], &g).is_none());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// On fat_tree(8) with random groups, RLF with as many colors as trees places every
+    /// tree, in colors `0..m` each used, with no overlap, and trees with a forced
+    /// conflict in different colors.
+    #[test]
+    fn rlf_places_every_tree_without_overlap(seed in 0u64..1000, size in 2usize..8) {
+        let f = generators::fat_tree(8).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let groups = patterns::random_groups(&f, 30, size, seed).unwrap();
+        let mut r = fat_router(&f, &h, &groups);
+        let ids: Vec<TreeId> = r.tree_ids().collect();
+        let c = r.route_candidates(&ids).unwrap();
+        let g = r.forced_tree_conflicts(&ids);
+        let switches = r.view.g.len();
+        let n = c.trees();
+        let order: Vec<usize> = (0..n).collect();
+        let mut s = Search::empty(&c, switches, n, &Tabu::default()).unwrap();
+        let at = recursive_largest_first(&mut s, n, &order, &g).unwrap();
+        prop_assert_eq!(s.occ.cost(), 0);
+        let m = at.colors_used();
+        prop_assert!(at.color.iter().all(|&x| (x as usize) < m));
+        for t in 0..n {
+            for &u in g.neighbours(t) {
+                prop_assert_ne!(at.color[t], at.color[u as usize]);
+            }
+        }
+        let placed: Vec<(usize, usize, usize, u32)> = (0..n)
+            .map(|t| (t, at.color[t] as usize, at.body[t] as usize, at.root[t]))
+            .collect();
+        recount(&c, &s.occ, &placed, switches);
+    }
 }
