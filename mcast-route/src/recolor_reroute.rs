@@ -57,10 +57,13 @@ impl Router<'_> {
     ///    leaves room, a route-aware tabu search (the crate's `route_search`) starts from the
     ///    trees installed and goes down one color at a time, each tree's color and route
     ///    (one least-height tree per candidate root) chosen together, to no overlap
-    ///    between trees of one color; when it uses fewer colors than step 4, its trees
-    ///    are installed (each searched again over its route's switches free in its color)
-    ///    and recolored by [`recolor_with`](Self::recolor_with). Otherwise step 4 stands,
-    ///    so this step never adds a color.
+    ///    between trees of one color; and a second time from recursive largest first's
+    ///    colors (RLF over the forced conflicts, each tree taken into a color along a route
+    ///    free there), with the overlaps that persist weighted up (breakout). When the
+    ///    better of the two uses fewer colors than step 4, its trees are installed (each
+    ///    searched again over its route's switches free in its color) and recolored by
+    ///    [`recolor_with`](Self::recolor_with). Otherwise step 4 stands, so this step
+    ///    never adds a color.
     ///
     /// On success the returned [`Recolored::floor`] is the clique found in the forced-conflict
     /// graph, a lower bound on the colors of any routing of these members, and
@@ -101,7 +104,8 @@ impl Router<'_> {
     /// to every color); the recoloring of the new trees. Step 5: one O((S + L) log S)
     /// search per tree and root class for the candidates, then per color count up to
     /// `tabu.moves() / 10` moves of O(trees + Σ over trees in overlap of bodies · colors),
-    /// each color emptied tried once per count; its recoloring.
+    /// each color emptied tried once per count, twice (from the trees and from RLF, whose
+    /// colors take O(n² · bodies) at worst); its recoloring.
     pub fn recolor_rerouting(&mut self, tabu: &Tabu) -> Recolored {
         self.recolor_rerouting_by(tabu, true)
     }
@@ -201,19 +205,22 @@ impl Router<'_> {
     /// Step 5 of [`recolor_rerouting`](Self::recolor_rerouting): when the forced
     /// conflicts' `classes` (whose clique is `floor`) leave room below `target` colors
     /// (what steps 2 to 4 reached, installed now), the route-aware search
-    /// ([`crate::route_search`]) from the installed trees (`target` colors) down, each
-    /// tree's color and route chosen together, [`ROUTE_MOVES_DIVISOR`]-th of `tabu`'s
-    /// moves per color count; when it reaches fewer colors than `target`, its trees
-    /// replace the installed ones and `true` is returned (the caller recolors them).
-    /// Otherwise nothing changes.
+    /// ([`crate::route_search`]) down from two starts, each tree's color and route chosen
+    /// together, [`ROUTE_MOVES_DIVISOR`]-th of `tabu`'s moves per color count: the
+    /// installed trees (`target` colors), and RLF's colors ([`recursive_largest_first`]
+    /// over the forced conflicts `g`, with up to [`RLF_COLORS_PER_TARGET`] times `target`
+    /// colors) searched with weighted overlaps ([`ROUTE_WEIGHT_PATIENCE`]). When the
+    /// fewer colors of the two (the installed trees' on ties) are fewer than `target`,
+    /// its trees replace the installed ones and `true` is returned (the caller recolors
+    /// them). Otherwise nothing changes.
     ///
     /// (On fat_tree(40) 3d-25x25x25 steps 2 to 4 stop at 57 colors, TabuCol's classes
-    /// of the forced conflicts having 48, and the search finds no 56: each color it
-    /// empties leaves at least 53 overlaps, five trees across the core that their 31
-    /// colors, 20 a color, cannot hold. The 57 are 32 colors holding the 625 lines across
-    /// 25 pods (31 × 20 + 5; 20 a color at most) and 25 holding the 625 lines across 2–3
-    /// pods (25 cliques of 25 in the forced conflicts), no color holding both, though 20 %
-    /// of such pairs share no member switch: 52 needs colors mixing the two kinds.)
+    /// of the forced conflicts having 48, and the search from them finds no 56: each
+    /// color it empties leaves at least 53 overlaps. The 57 are 32 colors holding the 625
+    /// lines across 25 pods (31 × 20 + 5; 20 a color at most) and 25 holding the 625
+    /// lines across 2–3 pods (25 cliques of 25 in the forced conflicts), no color holding
+    /// both. RLF's 59 colors mix them (most colors of 25 short lines hold 6 long ones),
+    /// and the weighted search from there reaches 52; unweighted it stops at 58.)
     fn reroute_by_search(
         &mut self,
         tabu: &Tabu,

@@ -14,7 +14,10 @@
 //!   split into the switches every route holds and a body and root that vary; roots with
 //!   the same switch neighbours share one search and one body.
 //! - [`occupancy`]: per color and switch the trees there, and the sums a move reads.
-//! - [`search`]: TabuCol's moves over (color, route), down one color at a time.
+//! - [`search`]: TabuCol's moves over (color, route), down one color at a time, with the
+//!   overlaps that persist weighted up when asked (breakout).
+//! - [`pack`]: a second start, recursive largest first over the forced conflicts with
+//!   route choice, whose colors mix trees of every size.
 //!
 //! The result is installed tree by tree, each searched again (FCTB's least-height search
 //! of step ⑨) over the switches of its chosen route that are free in its color.

@@ -8,10 +8,12 @@ use super::candidates::Candidates;
 /// read.
 ///
 /// - `occ[c · S + s]`: trees of color `c` on switch `s`;
-/// - `fixed_sum[t · k + c]`: Σ over tree `t`'s fixed switches of their occupancy in `c`;
+/// - `fixed_sum[t · k + c]`: Σ over tree `t`'s fixed switches of their occupancy in `c`
+///   times their weight there (every weight 1 unless raised);
 /// - `body_sum[b · k + c]`: the same over body `b`'s switches;
 /// - `zero[r · k + c]`: switches of root set `r` that no tree of color `c` holds;
-/// - `cost`: the overlaps, Σ over colors and switches of (trees there choose 2).
+/// - `cost`: the overlaps, Σ over colors and switches of (trees there choose 2), and
+///   `wcost` the same weighted.
 #[derive(Debug, Clone)]
 pub(crate) struct Occupancy {
     /// Colors.
@@ -20,9 +22,9 @@ pub(crate) struct Occupancy {
     switches: usize,
     /// Trees per (color, switch).
     occ: Vec<u32>,
-    /// Per (tree, color), the occupancy summed over its fixed switches.
+    /// Per (tree, color), the weighted occupancy summed over its fixed switches.
     fixed_sum: Vec<u32>,
-    /// Per (body, color), the occupancy summed over its switches.
+    /// Per (body, color), the weighted occupancy summed over its switches.
     body_sum: Vec<u32>,
     /// Per (root set, color), its switches free in the color.
     zero: Vec<u32>,
@@ -168,7 +170,8 @@ impl Occupancy {
                 }
                 self.w[i] = 1;
                 let n = self.occ[i];
-                self.wcost -= u64::from(extra) * (u64::from(n) * u64::from(n.saturating_sub(1)) / 2);
+                self.wcost -=
+                    u64::from(extra) * (u64::from(n) * u64::from(n.saturating_sub(1)) / 2);
                 for &t in &fi[fs[s] as usize..fs[s + 1] as usize] {
                     self.fixed_sum[t as usize * k + c] -= extra * n;
                     self.fixed_w[t as usize * k + c] -= extra;
@@ -187,13 +190,13 @@ impl Occupancy {
         self.occ[c * self.switches + s as usize]
     }
 
-    /// Σ over tree `t`'s fixed switches of their occupancy in color `c`.
+    /// Σ over tree `t`'s fixed switches of their weighted occupancy in color `c`.
     #[inline]
     pub(crate) fn fixed_sum(&self, t: usize, c: usize) -> u32 {
         self.fixed_sum[t * self.k + c]
     }
 
-    /// Body `b`'s sums, one per color.
+    /// Body `b`'s weighted sums, one per color.
     #[inline]
     pub(crate) fn body_sums(&self, b: usize) -> &[u32] {
         &self.body_sum[b * self.k..(b + 1) * self.k]

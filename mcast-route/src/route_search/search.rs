@@ -183,8 +183,8 @@ impl<'a> Search<'a> {
         self.occ.remove(self.cand, t, c, b, r);
     }
 
-    /// The overlaps tree `t` (placed) takes part in: Σ over its switches of the other
-    /// trees of its color there.
+    /// The weighted overlaps tree `t` (placed) takes part in: Σ over its switches of the
+    /// other trees of its color there times the switch's weight.
     ///
     /// Complexity: O(1).
     pub(crate) fn own(&self, t: usize) -> i64 {
@@ -204,8 +204,8 @@ impl<'a> Search<'a> {
         v
     }
 
-    /// The route of tree `t` (not placed in `c`) with the fewest overlaps in color `c`:
-    /// (overlaps, body, root); the first body and root of the least on ties.
+    /// The route of tree `t` (not placed in `c`) with the fewest weighted overlaps in
+    /// color `c`: (overlaps, body, root); the first body and root of the least on ties.
     ///
     /// Complexity: O(bodies of `t` + the root set chosen).
     pub(crate) fn best_route(&self, t: usize, c: usize) -> (u32, usize, u32) {

@@ -384,7 +384,10 @@ fn a_tree_overlaps_count_their_weights() {
     s.occ.raise_weights();
     assert_eq!(s.occ.weight(0, 5), 2);
     assert_eq!(s.occ.weight(0, 0), 1);
-    assert_eq!((s.own(0), s.own(1), s.occ.cost(), s.occ.wcost()), (2, 2, 1, 2));
+    assert_eq!(
+        (s.own(0), s.own(1), s.occ.cost(), s.occ.wcost()),
+        (2, 2, 1, 2)
+    );
     // In color 1, empty, tree 1's best route has no overlap whatever the weights.
     assert_eq!(s.best_route(1, 1).0, 0);
     s.occ.raise_weights();
