@@ -26,6 +26,18 @@ use crate::{Algorithm, PortSet, Recolored, Router, TreeId};
 /// 3d-25x25x25, 55 to 75 µs a move), TabuCol's one row of counts a vertex.
 pub(crate) const ROUTE_MOVES_DIVISOR: usize = 10;
 
+/// Where step 5 of [`Router::recolor_rerouting`] (the route-aware search) starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Starts {
+    /// No step 5: what the crate did before the search.
+    None,
+    /// From the installed trees only (before the RLF start).
+    #[cfg(test)]
+    Trees,
+    /// From the installed trees and from RLF's colors (the default).
+    Both,
+}
+
 /// Moves without fewer weighted overlaps after which the search from RLF's colors raises
 /// the weights of the overlaps left ([`Search::patience`]): on fat_tree(40) 3d-25x25x25
 /// (load 3) 10 reached 52 colors, 20 53, 30 to 200 54, and no weighting 58.
@@ -107,13 +119,13 @@ impl Router<'_> {
     /// each color emptied tried once per count, twice (from the trees and from RLF, whose
     /// colors take O(n² · bodies) at worst); its recoloring.
     pub fn recolor_rerouting(&mut self, tabu: &Tabu) -> Recolored {
-        self.recolor_rerouting_by(tabu, true)
+        self.recolor_rerouting_by(tabu, Starts::Both)
     }
 
     /// [`recolor_rerouting`](Self::recolor_rerouting), with step 5 (the route-aware
-    /// search) only when `search` (without it, what the crate did before the search; the
-    /// tests compare the two).
-    pub(crate) fn recolor_rerouting_by(&mut self, tabu: &Tabu, search: bool) -> Recolored {
+    /// search) from the `starts` given (without it, what the crate did before the search;
+    /// the tests compare them).
+    pub(crate) fn recolor_rerouting_by(&mut self, tabu: &Tabu, starts: Starts) -> Recolored {
         let before = self.colors_in_use();
         if self.config.algorithm != Algorithm::Mr4lms {
             return self.recolor_with(tabu);
@@ -134,7 +146,14 @@ impl Router<'_> {
             .map(|&t| self.state.tree_ref(t).clone())
             .collect();
         let first = self.reroute_by_classes(tabu, &ids, &classes, floor, before);
-        if !search || !self.reroute_by_search(tabu, &ids, &classes, &g, floor, first.colors_after) {
+        // (Where TabuCol's classes are no fewer than the colors reached, the search measured
+        // nothing to gain: on fat_tree(40) 2d-128x125 and random-1000x16 the same 24 and
+        // 58 colors, 1.3 and 1.9 s more.)
+        let room = classes.count() < first.colors_after && floor < first.colors_after;
+        if starts == Starts::None
+            || !room
+            || !self.reroute_by_search(tabu, &ids, &g, floor, first.colors_after, starts)
+        {
             return first;
         }
         let _ = self.recolor_with(tabu);
@@ -202,14 +221,15 @@ impl Router<'_> {
         self.rerouted(before, floor, ids, &old, &old_entries)
     }
 
-    /// Step 5 of [`recolor_rerouting`](Self::recolor_rerouting): when the forced
-    /// conflicts' `classes` (whose clique is `floor`) leave room below `target` colors
-    /// (what steps 2 to 4 reached, installed now), the route-aware search
-    /// ([`crate::route_search`]) down from two starts, each tree's color and route chosen
-    /// together, [`ROUTE_MOVES_DIVISOR`]-th of `tabu`'s moves per color count: the
-    /// installed trees (`target` colors), and RLF's colors ([`recursive_largest_first`]
-    /// over the forced conflicts `g`, with up to [`RLF_COLORS_PER_TARGET`] times `target`
-    /// colors) searched with weighted overlaps ([`ROUTE_WEIGHT_PATIENCE`]). When the
+    /// Step 5 of [`recolor_rerouting`](Self::recolor_rerouting), called when the forced
+    /// conflicts' classes (whose clique is `floor`) leave room below `target` colors (what
+    /// steps 2 to 4 reached, installed now): the route-aware search
+    /// ([`crate::route_search`]) down to `floor`, each tree's color and route chosen
+    /// together, [`ROUTE_MOVES_DIVISOR`]-th of `tabu`'s moves per color count, from the
+    /// `starts` given: the installed trees (`target` colors), and with [`Starts::Both`]
+    /// RLF's colors ([`recursive_largest_first`] over the forced conflicts `g`, with up to
+    /// [`RLF_COLORS_PER_TARGET`] times `target` colors) searched with weighted overlaps
+    /// ([`ROUTE_WEIGHT_PATIENCE`]). When the
     /// fewer colors of the two (the installed trees' on ties) are fewer than `target`,
     /// its trees replace the installed ones and `true` is returned (the caller recolors
     /// them). Otherwise nothing changes.
@@ -225,17 +245,11 @@ impl Router<'_> {
         &mut self,
         tabu: &Tabu,
         ids: &[TreeId],
-        classes: &Coloring,
         g: &Graph,
         floor: usize,
         target: usize,
+        starts: Starts,
     ) -> bool {
-        // (Where TabuCol's classes are no fewer than the colors reached, the search measured
-        // nothing to gain: on fat_tree(40) 2d-128x125 and random-1000x16 the same 24 and
-        // 58 colors, 1.3 and 1.9 s more.)
-        if classes.count() >= target || floor >= target {
-            return false;
-        }
         let Some(cand) = self.route_candidates(ids) else {
             return false;
         };
@@ -254,7 +268,9 @@ impl Router<'_> {
         let from_trees = Search::placed(&cand, switches, target, &start, tabu)
             .and_then(|search| descend(search, target, &order, floor, moves));
         // The second start: RLF's colors, searched with weighted overlaps.
-        let from_rlf = Search::empty(&cand, switches, RLF_COLORS_PER_TARGET * target, tabu)
+        let from_rlf = (starts == Starts::Both)
+            .then(|| Search::empty(&cand, switches, RLF_COLORS_PER_TARGET * target, tabu))
+            .flatten()
             .and_then(|mut s| {
                 recursive_largest_first(&mut s, RLF_COLORS_PER_TARGET * target, &order, g)
             })

@@ -10,6 +10,7 @@ use proptest::prelude::*;
 use crate::coloring::Tabu;
 use crate::invariants::check_state;
 use crate::recolor::tests::{block_count, blocks, fabric, routed, run_script};
+use crate::recolor_reroute::Starts;
 use crate::{Algorithm, Config, Entries, GroupId, Router, TreeId, patterns};
 
 /// Every live group: its members and its tree.
@@ -142,7 +143,7 @@ fn with_and_without_search(k: u32, dims: &[u32], tabu: &Tabu) -> (usize, usize, 
     let h = HopTable::new(&f).unwrap();
     let groups = patterns::grid(&f, dims, 1).unwrap();
     let mut old = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
-    let without = old.recolor_rerouting_by(tabu, false);
+    let without = old.recolor_rerouting_by(tabu, Starts::None);
     check_state(&old).unwrap();
     let mut r = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
     let (before, after) = reroute_and_check(&mut r, tabu).unwrap();
@@ -189,7 +190,7 @@ proptest! {
         };
         let tabu = Tabu::default().with_moves(2_000).with_seed(seed + 1);
         let mut old = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
-        let without = old.recolor_rerouting_by(&tabu, false);
+        let without = old.recolor_rerouting_by(&tabu, Starts::None);
         let mut r = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
         match reroute_and_check(&mut r, &tabu) {
             Ok((_, after)) => prop_assert!(after <= without.colors_after, "{after} > {}", without.colors_after),
@@ -218,4 +219,22 @@ fn the_route_search_moves_a_tree_to_a_root_of_its_new_route() {
     run_script(&mut r, &f, script);
     let tabu = Tabu::default().with_moves(300).with_seed(1);
     assert_eq!(reroute_and_check(&mut r, &tabu).unwrap(), (3, 2));
+}
+
+#[test]
+fn the_rlf_start_goes_below_the_search_from_the_trees() {
+    // Measured: on fat_tree(12) 3d-7x7x7 and 3d-5x9x9 the class-by-class rebuild stops at
+    // 18 and 16 colors, the search from its trees at 17 and 15, and the search from RLF's
+    // colors with weighted overlaps at 16 and 14.
+    let tabu = Tabu::default().with_moves(20_000);
+    for (dims, want) in [([7, 7, 7], (18, 17, 16)), ([5, 9, 9], (16, 15, 14))] {
+        let f = generators::fat_tree(12).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let groups = patterns::grid(&f, &dims, 1).unwrap();
+        let mut r = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
+        let trees = r.recolor_rerouting_by(&tabu, Starts::Trees).colors_after;
+        check_state(&r).unwrap();
+        let (_, without, with) = with_and_without_search(12, &dims, &tabu);
+        assert_eq!((without, trees, with), want, "{dims:?}");
+    }
 }
