@@ -17,7 +17,7 @@ use crate::coloring::{Coloring, Graph, Tabu, dsatur, greedy_clique, tabu_descend
 use crate::fctb::Built;
 use crate::mft::MLIDS_PER_BLOCK;
 use crate::route_search::pack::recursive_largest_first;
-use crate::route_search::search::{Search, descend};
+use crate::route_search::search::{Placement, Search, descend};
 use crate::tree::Tree;
 use crate::{Algorithm, PortSet, Recolored, Router, TreeId};
 
@@ -40,8 +40,13 @@ pub(crate) enum Starts {
 
 /// Moves without fewer weighted overlaps after which the search from RLF's colors raises
 /// the weights of the overlaps left ([`Search::patience`]): on fat_tree(40) 3d-25x25x25
-/// (load 3) 10 reached 52 colors, 20 53, 30 to 200 54, and no weighting 58.
+/// (load 3) 10 reached 52 colors, 5, 15 and 20 53, 30 to 200 54, and no weighting 58.
 pub(crate) const ROUTE_WEIGHT_PATIENCE: usize = 10;
+
+/// Seeds the weighted search from RLF's colors is run with (the caller's, then the next
+/// ones), the fewest colors kept: on fat_tree(40) 3d-25x25x25 one seed gave 52, 54, 52,
+/// 54, 52 colors for tabu seeds 0 to 4, two 52 for all five (1.5–2 s more).
+pub(crate) const RLF_SEEDS: u64 = 2;
 
 /// RLF's start may use up to this many times the colors to beat (on fat_tree(40)
 /// 3d-25x25x25 it takes 59 where 57 are to beat).
@@ -71,10 +76,10 @@ impl Router<'_> {
     ///    (one least-height tree per candidate root) chosen together, to no overlap
     ///    between trees of one color; and a second time from recursive largest first's
     ///    colors (RLF over the forced conflicts, each tree taken into a color along a route
-    ///    free there), with the overlaps that persist weighted up (breakout). When the
-    ///    better of the two uses fewer colors than step 4, its trees are installed (each
-    ///    searched again over its route's switches free in its color) and recolored by
-    ///    [`recolor_with`](Self::recolor_with). Otherwise step 4 stands, so this step
+    ///    free there), with the overlaps that persist weighted up (breakout; two seeds).
+    ///    When the best of these uses fewer colors than step 4, its trees are installed
+    ///    (each searched again over its route's switches free in its color) and recolored
+    ///    by [`recolor_with`](Self::recolor_with). Otherwise step 4 stands, so this step
     ///    never adds a color.
     ///
     /// On success the returned [`Recolored::floor`] is the clique found in the forced-conflict
@@ -229,10 +234,10 @@ impl Router<'_> {
     /// `starts` given: the installed trees (`target` colors), and with [`Starts::Both`]
     /// RLF's colors ([`recursive_largest_first`] over the forced conflicts `g`, with up to
     /// [`RLF_COLORS_PER_TARGET`] times `target` colors) searched with weighted overlaps
-    /// ([`ROUTE_WEIGHT_PATIENCE`]). When the
-    /// fewer colors of the two (the installed trees' on ties) are fewer than `target`,
-    /// its trees replace the installed ones and `true` is returned (the caller recolors
-    /// them). Otherwise nothing changes.
+    /// ([`ROUTE_WEIGHT_PATIENCE`], [`RLF_SEEDS`] seeds). When the fewest colors found
+    /// (the installed trees' on ties) are fewer than `target`, those trees replace the
+    /// installed ones and `true` is returned (the caller recolors them). Otherwise
+    /// nothing changes.
     ///
     /// (On fat_tree(40) 3d-25x25x25 steps 2 to 4 stop at 57 colors, TabuCol's classes
     /// of the forced conflicts having 48, and the search from them finds no 56: each
@@ -276,9 +281,24 @@ impl Router<'_> {
             })
             .and_then(|start| {
                 let k = start.colors_used();
-                let mut search = Search::placed(&cand, switches, k, &start, tabu)?;
-                search.patience = ROUTE_WEIGHT_PATIENCE;
-                descend(search, k, &order, floor, moves)
+                let mut best: Option<Placement> = None;
+                for i in 0..RLF_SEEDS {
+                    let seeded = tabu.with_seed(tabu.seed().wrapping_add(i));
+                    let Some(mut search) = Search::placed(&cand, switches, k, &start, &seeded)
+                    else {
+                        break;
+                    };
+                    search.patience = ROUTE_WEIGHT_PATIENCE;
+                    let found = descend(search, k, &order, floor, moves);
+                    if let Some(p) = found
+                        && best
+                            .as_ref()
+                            .is_none_or(|b| p.colors_used() < b.colors_used())
+                    {
+                        best = Some(p);
+                    }
+                }
+                best
             });
         let best = match (from_trees, from_rlf) {
             (Some(a), Some(b)) if b.colors_used() < a.colors_used() => Some(b),
