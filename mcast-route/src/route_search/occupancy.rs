@@ -49,6 +49,10 @@ pub(crate) struct Occupancy {
 /// search declines to run: 16 M entries of 4 bytes, 64 MiB.
 pub(crate) const MAX_ENTRIES: usize = 1 << 24;
 
+/// The most a weight grows to: the weighted sums stay within 256 times the unweighted
+/// ones, far from `u32`'s range, however many moves a search is given.
+pub(crate) const MAX_WEIGHT: u32 = 256;
+
 impl Occupancy {
     /// Nothing placed, `k` colors over `switches` switches. `None` when the tables would
     /// exceed [`MAX_ENTRIES`].
@@ -126,8 +130,9 @@ impl Occupancy {
         self.body_w[b * self.k + c]
     }
 
-    /// Raises by one the weight of every (color, switch) with an overlap (the breakout
-    /// step of a weighted local search at a local minimum), with the sums over it.
+    /// Raises by one the weight of every (color, switch) with an overlap and a weight
+    /// below [`MAX_WEIGHT`] (the breakout step of a weighted local search at a local
+    /// minimum), with the sums over it.
     ///
     /// Complexity: O(S · k) plus, per switch raised, the fixed parts and bodies holding it.
     pub(crate) fn raise_weights(&mut self) {
@@ -137,7 +142,7 @@ impl Occupancy {
             for s in 0..self.switches {
                 let i = c * self.switches + s;
                 let n = self.occ[i];
-                if n < 2 {
+                if n < 2 || self.w[i] >= MAX_WEIGHT {
                     continue;
                 }
                 self.w[i] += 1;

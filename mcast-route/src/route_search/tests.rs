@@ -394,6 +394,15 @@ fn a_tree_overlaps_count_their_weights() {
     assert_eq!((s.own(0), s.occ.wcost()), (3, 3));
     s.occ.reset_weights();
     assert_eq!((s.own(0), s.occ.wcost(), s.occ.weight(0, 5)), (1, 1, 1));
+    // Weights stop at MAX_WEIGHT.
+    for _ in 0..super::occupancy::MAX_WEIGHT + 10 {
+        s.occ.raise_weights();
+    }
+    let top = super::occupancy::MAX_WEIGHT;
+    assert_eq!(s.occ.weight(0, 5), top);
+    assert_eq!((s.own(0), s.occ.wcost()), (i64::from(top), u64::from(top)));
+    s.occ.reset_weights();
+    assert_eq!((s.own(0), s.occ.wcost()), (1, 1));
 }
 
 #[test]
