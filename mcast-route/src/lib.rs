@@ -177,6 +177,7 @@ mod portset;
 mod recolor;
 mod recolor_reroute;
 mod roots;
+mod route_search;
 mod router;
 mod search;
 mod state;

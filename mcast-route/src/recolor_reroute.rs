@@ -16,8 +16,41 @@ use fabric_model::NodeId;
 use crate::coloring::{Coloring, Graph, Tabu, dsatur, greedy_clique, tabu_descend};
 use crate::fctb::Built;
 use crate::mft::MLIDS_PER_BLOCK;
+use crate::route_search::pack::recursive_largest_first;
+use crate::route_search::search::{Placement, Search, descend};
 use crate::tree::Tree;
 use crate::{Algorithm, PortSet, Recolored, Router, TreeId};
+
+/// The route-aware search's moves per color count are `tabu.moves()` over this: a move
+/// there reads every body of each tree in overlap in every color (on fat_tree(40)
+/// 3d-25x25x25, 55 to 75 µs a move), TabuCol's one row of counts a vertex.
+pub(crate) const ROUTE_MOVES_DIVISOR: usize = 10;
+
+/// Where step 5 of [`Router::recolor_rerouting`] (the route-aware search) starts from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Starts {
+    /// No step 5: what the crate did before the search.
+    None,
+    /// From the installed trees only (before the RLF start).
+    #[cfg(test)]
+    Trees,
+    /// From the installed trees and from RLF's colors (the default).
+    Both,
+}
+
+/// Moves without fewer weighted overlaps after which the search from RLF's colors raises
+/// the weights of the overlaps left ([`Search::patience`]): on fat_tree(40) 3d-25x25x25
+/// (load 3) 10 reached 52 colors, 5, 15 and 20 53, 30 to 200 54, and no weighting 58.
+pub(crate) const ROUTE_WEIGHT_PATIENCE: usize = 10;
+
+/// Seeds the weighted search from RLF's colors is run with (the caller's, then the next
+/// ones), the fewest colors kept: on fat_tree(40) 3d-25x25x25 one seed gave 52, 54, 52,
+/// 54, 52 colors for tabu seeds 0 to 4, two 52 for all five (1.5–2 s more).
+pub(crate) const RLF_SEEDS: u64 = 2;
+
+/// RLF's start may use up to this many times the colors to beat (on fat_tree(40)
+/// 3d-25x25x25 it takes 59 where 57 are to beat).
+pub(crate) const RLF_COLORS_PER_TARGET: usize = 2;
 
 impl Router<'_> {
     /// Routes every tree again in a color given by a coloring of the forced conflicts, then
@@ -35,7 +68,19 @@ impl Router<'_> {
     ///    and its members, so every group keeps its tree and its height stays the least.
     /// 3. The highest color in use is emptied while each of its trees can be built again
     ///    (FCTB) in a lower color, then the next highest, until a tree cannot move.
-    /// 4. [`recolor_with`](Self::recolor_with) over the new trees.
+    /// 4. [`recolor_with`](Self::recolor_with) over the new trees (or, when steps 2–3 gained
+    ///    nothing, over the old trees put back).
+    /// 5. Where TabuCol's classes are fewer than the colors now in use and the clique
+    ///    leaves room, a route-aware tabu search (the crate's `route_search`) starts from the
+    ///    trees installed and goes down one color at a time, each tree's color and route
+    ///    (one least-height tree per candidate root) chosen together, to no overlap
+    ///    between trees of one color; and a second time from recursive largest first's
+    ///    colors (RLF over the forced conflicts, each tree taken into a color along a route
+    ///    free there), with the overlaps that persist weighted up (breakout; two seeds).
+    ///    When the best of these uses fewer colors than step 4, its trees are installed
+    ///    (each searched again over its route's switches free in its color) and recolored
+    ///    by [`recolor_with`](Self::recolor_with). Otherwise step 4 stands, so this step
+    ///    never adds a color.
     ///
     /// On success the returned [`Recolored::floor`] is the clique found in the forced-conflict
     /// graph, a lower bound on the colors of any routing of these members, and
@@ -73,8 +118,19 @@ impl Router<'_> {
     /// The forced-conflict graph O(Σ over switches of (trees with a member there)²); its
     /// coloring as in [`recolor_with`](Self::recolor_with); one FCTB per tree (O(S + L) BFS
     /// and O((S + L) log S) Dijkstra in its class's color, O(C·(S + L)) when it falls back
-    /// to every color); the recoloring of the new trees.
+    /// to every color); the recoloring of the new trees. Step 5: one O((S + L) log S)
+    /// search per tree and root class for the candidates, then per color count up to
+    /// `tabu.moves() / 10` moves of O(trees + Σ over trees in overlap of bodies · colors),
+    /// each color emptied tried once per count, twice (from the trees and from RLF, whose
+    /// colors take O(n² · bodies) at worst); its recoloring.
     pub fn recolor_rerouting(&mut self, tabu: &Tabu) -> Recolored {
+        self.recolor_rerouting_by(tabu, Starts::Both)
+    }
+
+    /// [`recolor_rerouting`](Self::recolor_rerouting), with step 5 (the route-aware
+    /// search) from the `starts` given (without it, what the crate did before the search;
+    /// the tests compare them).
+    pub(crate) fn recolor_rerouting_by(&mut self, tabu: &Tabu, starts: Starts) -> Recolored {
         let before = self.colors_in_use();
         if self.config.algorithm != Algorithm::Mr4lms {
             return self.recolor_with(tabu);
@@ -88,11 +144,44 @@ impl Router<'_> {
             // Not even the forced conflicts fit in fewer colors: re-routing cannot help.
             return self.recolor_with(tabu);
         }
-        let Some(order) = self.reroute_order(&ids, &classes) else {
-            return self.recolor_with(tabu);
-        };
         // Every entry in use now, to compare with what the new trees write.
         let old_entries = self.entries_of(&ids);
+        let old: Vec<Tree> = ids
+            .iter()
+            .map(|&t| self.state.tree_ref(t).clone())
+            .collect();
+        let first = self.reroute_by_classes(tabu, &ids, &classes, floor, before);
+        // (Where TabuCol's classes are no fewer than the colors reached, the search measured
+        // nothing to gain: on fat_tree(40) 2d-128x125 and random-1000x16 the same 24 and
+        // 58 colors, 1.3 and 1.9 s more.)
+        let room = classes.count() < first.colors_after && floor < first.colors_after;
+        if starts == Starts::None
+            || !room
+            || !self.reroute_by_search(tabu, &ids, &g, floor, first.colors_after, starts)
+        {
+            return first;
+        }
+        let _ = self.recolor_with(tabu);
+        self.rerouted(before, floor, &ids, &old, &old_entries)
+    }
+
+    /// Steps 2 to 4 of [`recolor_rerouting`](Self::recolor_rerouting): the trees built
+    /// again in the colors of `classes` (a coloring of the forced conflicts of `ids`, whose
+    /// clique is `floor`), the top colors emptied, then recolored; when that uses fewer
+    /// colors than `before`, the trees stay so, otherwise they are put back and recolored
+    /// as they are ([`recolor_with`](Self::recolor_with)).
+    fn reroute_by_classes(
+        &mut self,
+        tabu: &Tabu,
+        ids: &[TreeId],
+        classes: &Coloring,
+        floor: usize,
+        before: usize,
+    ) -> Recolored {
+        let Some(order) = self.reroute_order(ids, classes) else {
+            return self.recolor_with(tabu);
+        };
+        let old_entries = self.entries_of(ids);
         let old: Vec<(TreeId, Tree)> = ids.iter().map(|&t| (t, self.state.uninstall(t))).collect();
         let slot_of = |t: TreeId| ids.iter().position(|&x| x == t);
         let mut built: Vec<TreeId> = Vec::with_capacity(ids.len());
@@ -133,11 +222,110 @@ impl Router<'_> {
             return self.recolor_with(tabu);
         }
         let _ = self.recolor_with(tabu);
-        let new_entries = self.entries_of(&ids);
-        let moved = old
+        let old: Vec<Tree> = old.into_iter().map(|(_, tree)| tree).collect();
+        self.rerouted(before, floor, ids, &old, &old_entries)
+    }
+
+    /// Step 5 of [`recolor_rerouting`](Self::recolor_rerouting), called when the forced
+    /// conflicts' classes (whose clique is `floor`) leave room below `target` colors (what
+    /// steps 2 to 4 reached, installed now): the route-aware search
+    /// ([`crate::route_search`]) down to `floor`, each tree's color and route chosen
+    /// together, [`ROUTE_MOVES_DIVISOR`]-th of `tabu`'s moves per color count, from the
+    /// `starts` given: the installed trees (`target` colors), and with [`Starts::Both`]
+    /// RLF's colors ([`recursive_largest_first`] over the forced conflicts `g`, with up to
+    /// [`RLF_COLORS_PER_TARGET`] times `target` colors) searched with weighted overlaps
+    /// ([`ROUTE_WEIGHT_PATIENCE`], [`RLF_SEEDS`] seeds). When the fewest colors found
+    /// (the installed trees' on ties) are fewer than `target`, those trees replace the
+    /// installed ones and `true` is returned (the caller recolors them). Otherwise
+    /// nothing changes.
+    ///
+    /// (On fat_tree(40) 3d-25x25x25 steps 2 to 4 stop at 57 colors, TabuCol's classes
+    /// of the forced conflicts having 48, and the search from them finds no 56: each
+    /// color it empties leaves at least 53 overlaps. The 57 are 32 colors holding the 625
+    /// lines across 25 pods (31 × 20 + 5; 20 a color at most) and 25 holding the 625
+    /// lines across 2–3 pods (25 cliques of 25 in the forced conflicts), no color holding
+    /// both. RLF's 59 colors mix them (most colors of 25 short lines hold 6 long ones),
+    /// and the weighted search from there reaches 52; unweighted it stops at 58.)
+    fn reroute_by_search(
+        &mut self,
+        tabu: &Tabu,
+        ids: &[TreeId],
+        g: &Graph,
+        floor: usize,
+        target: usize,
+        starts: Starts,
+    ) -> bool {
+        let Some(cand) = self.route_candidates(ids) else {
+            return false;
+        };
+        // The larger routes first (fixed switches and first body).
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| {
+            let b = cand.bodies_of(i).start;
+            (
+                std::cmp::Reverse(cand.fixed(i).len() + cand.body(b).len()),
+                i,
+            )
+        });
+        let switches = self.view.g.len();
+        let moves = tabu.moves() / ROUTE_MOVES_DIVISOR;
+        let start = self.placement_now(ids, &cand);
+        let from_trees = Search::placed(&cand, switches, target, &start, tabu)
+            .and_then(|search| descend(search, target, &order, floor, moves));
+        // The second start: RLF's colors, searched with weighted overlaps.
+        let from_rlf = (starts == Starts::Both)
+            .then(|| Search::empty(&cand, switches, RLF_COLORS_PER_TARGET * target, tabu))
+            .flatten()
+            .and_then(|mut s| {
+                recursive_largest_first(&mut s, RLF_COLORS_PER_TARGET * target, &order, g)
+            })
+            .and_then(|start| {
+                let k = start.colors_used();
+                let mut best: Option<Placement> = None;
+                for i in 0..RLF_SEEDS {
+                    let seeded = tabu.with_seed(tabu.seed().wrapping_add(i));
+                    let Some(mut search) = Search::placed(&cand, switches, k, &start, &seeded)
+                    else {
+                        break;
+                    };
+                    search.patience = ROUTE_WEIGHT_PATIENCE;
+                    let found = descend(search, k, &order, floor, moves);
+                    if let Some(p) = found
+                        && best
+                            .as_ref()
+                            .is_none_or(|b| p.colors_used() < b.colors_used())
+                    {
+                        best = Some(p);
+                    }
+                }
+                best
+            });
+        let best = match (from_trees, from_rlf) {
+            (Some(a), Some(b)) if b.colors_used() < a.colors_used() => Some(b),
+            (a, b) => a.or(b),
+        };
+        let Some(at) = best.filter(|at| at.colors_used() < target) else {
+            return false;
+        };
+        self.install_placement(ids, &cand, &at)
+    }
+
+    /// What [`recolor_rerouting`](Self::recolor_rerouting) did to trees `ids`, which were
+    /// `old` with entries `old_entries` and `before` colors.
+    fn rerouted(
+        &self,
+        before: usize,
+        floor: usize,
+        ids: &[TreeId],
+        old: &[Tree],
+        old_entries: &[(u32, u32, PortSet)],
+    ) -> Recolored {
+        let new_entries = self.entries_of(ids);
+        let moved = ids
             .iter()
+            .zip(old)
             .filter(|(t, was)| {
-                let now = self.state.tree_ref(*t);
+                let now = self.state.tree_ref(**t);
                 now.color != was.color
                     || now.switches() != was.switches()
                     || now
@@ -151,7 +339,7 @@ impl Router<'_> {
             colors_after: self.colors_in_use(),
             floor,
             trees_recolored: moved,
-            delta: entry_delta(self, &old_entries, &new_entries),
+            delta: entry_delta(self, old_entries, &new_entries),
         }
     }
 
@@ -207,7 +395,7 @@ impl Router<'_> {
 
     /// The forced-conflict graph of trees `ids` (vertex `i` is `ids[i]`): two trees conflict
     /// when both have a member terminal on one switch.
-    fn forced_tree_conflicts(&self, ids: &[TreeId]) -> Graph {
+    pub(crate) fn forced_tree_conflicts(&self, ids: &[TreeId]) -> Graph {
         let member_sw: Vec<Vec<u32>> = ids
             .iter()
             .map(|&t| {

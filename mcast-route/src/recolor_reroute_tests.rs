@@ -10,6 +10,7 @@ use proptest::prelude::*;
 use crate::coloring::Tabu;
 use crate::invariants::check_state;
 use crate::recolor::tests::{block_count, blocks, fabric, routed, run_script};
+use crate::recolor_reroute::Starts;
 use crate::{Algorithm, Config, Entries, GroupId, Router, TreeId, patterns};
 
 /// Every live group: its members and its tree.
@@ -132,5 +133,108 @@ proptest! {
         if let Err(e) = reroute_and_check(&mut r, &tabu) {
             return Err(TestCaseError::fail(e));
         }
+    }
+}
+
+/// fat_tree(`k`), `dims` grid, one process a terminal, routed by MR4LMS; re-routed with
+/// and without the route-aware search: (before, without, with).
+fn with_and_without_search(k: u32, dims: &[u32], tabu: &Tabu) -> (usize, usize, usize) {
+    let f = generators::fat_tree(k).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let groups = patterns::grid(&f, dims, 1).unwrap();
+    let mut old = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
+    let without = old.recolor_rerouting_by(tabu, Starts::None);
+    check_state(&old).unwrap();
+    let mut r = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
+    let (before, after) = reroute_and_check(&mut r, tabu).unwrap();
+    assert_eq!(before, without.colors_before);
+    (before, without.colors_after, after)
+}
+
+#[test]
+fn the_route_search_goes_below_the_class_by_class_rebuild() {
+    // Measured: the class-by-class rebuild stops at 11 and 14 colors; choosing each
+    // tree's route with its color reaches 10 and 12 (the forced clique of the second).
+    let tabu = Tabu::default().with_moves(20_000);
+    assert_eq!(with_and_without_search(8, &[3, 8, 4], &tabu), (13, 11, 10));
+    assert_eq!(
+        with_and_without_search(12, &[4, 12, 8], &tabu),
+        (18, 14, 12)
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// On fat trees with grid and random patterns, re-routing with the route-aware search
+    /// keeps every invariant ([`reroute_and_check`]) and never uses more colors than the
+    /// class-by-class rebuild alone.
+    #[test]
+    fn the_route_search_never_adds_a_color(
+        k in prop_oneof![Just(4u32), Just(6), Just(8)],
+        dims in prop::collection::vec(2u32..7, 2..4),
+        random in any::<bool>(),
+        seed in 0u64..1000,
+    ) {
+        let f = generators::fat_tree(k).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let n = f.terminals().len() as u32;
+        let groups = if random {
+            patterns::random_groups(&f, (n / 2) as usize, dims[0] as usize, seed).unwrap()
+        } else {
+            let mut dims = dims;
+            while dims.iter().product::<u32>() > n {
+                dims.pop();
+            }
+            patterns::grid(&f, &dims, 1).unwrap()
+        };
+        let tabu = Tabu::default().with_moves(2_000).with_seed(seed + 1);
+        let mut old = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
+        let without = old.recolor_rerouting_by(&tabu, Starts::None);
+        let mut r = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
+        match reroute_and_check(&mut r, &tabu) {
+            Ok((_, after)) => prop_assert!(after <= without.colors_after, "{after} > {}", without.colors_after),
+            Err(e) => return Err(TestCaseError::fail(e)),
+        }
+    }
+}
+
+#[test]
+fn the_route_search_moves_a_tree_to_a_root_of_its_new_route() {
+    // Found by the proptest above: on the 4x3 torus a tree whose routes from roots 1 and 0
+    // differ, root 1 among its fixed switches, was moved to the route of root 1 but kept
+    // root 0 and was built over a switch of another tree of its color.
+    let f = fabric(2, 0);
+    let h = HopTable::new(&f).unwrap();
+    let mut r = Router::new(&f, &h, Config::mr4lms(Entries::Unlimited)).unwrap();
+    let script = vec![
+        (0, vec![0]),
+        (0, vec![0]),
+        (0, vec![508, 248, 40, 146]),
+        (1, vec![36]),
+        (1, vec![458]),
+        (1, vec![888]),
+        (1, vec![388, 312, 32]),
+    ];
+    run_script(&mut r, &f, script);
+    let tabu = Tabu::default().with_moves(300).with_seed(1);
+    assert_eq!(reroute_and_check(&mut r, &tabu).unwrap(), (3, 2));
+}
+
+#[test]
+fn the_rlf_start_goes_below_the_search_from_the_trees() {
+    // Measured: on fat_tree(12) 3d-7x7x7 and 3d-5x9x9 the class-by-class rebuild stops at
+    // 18 and 16 colors, the search from its trees at 17 and 15, and the search from RLF's
+    // colors with weighted overlaps at 16 and 14.
+    let tabu = Tabu::default().with_moves(20_000);
+    for (dims, want) in [([7, 7, 7], (18, 17, 16)), ([5, 9, 9], (16, 15, 14))] {
+        let f = generators::fat_tree(12).unwrap();
+        let h = HopTable::new(&f).unwrap();
+        let groups = patterns::grid(&f, &dims, 1).unwrap();
+        let mut r = routed(&f, &h, Config::mr4lms(Entries::Unlimited), &groups);
+        let trees = r.recolor_rerouting_by(&tabu, Starts::Trees).colors_after;
+        check_state(&r).unwrap();
+        let (_, without, with) = with_and_without_search(12, &dims, &tabu);
+        assert_eq!((without, trees, with), want, "{dims:?}");
     }
 }

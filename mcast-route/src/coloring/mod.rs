@@ -42,6 +42,7 @@ pub use clique::greedy_clique;
 pub use dsatur::{Dsatur, dsatur};
 pub use first_fit::{first_fit, first_fit_in};
 pub use graph::{Coloring, Graph};
+pub(crate) use tabucol::Xorshift;
 pub use tabucol::{DEFAULT_TABU_MOVES, DEFAULT_TABU_SEED, Descent, Tabu, tabu_descend, tabucol};
 
 #[cfg(test)]

@@ -79,10 +79,13 @@ impl Tabu {
 }
 
 /// Marsaglia's xorshift64 (13, 7, 17).
-struct Xorshift(u64);
+pub(crate) struct Xorshift(pub(crate) u64);
 
 impl Xorshift {
-    fn next(&mut self) -> u64 {
+    /// The next draw (the state must not be 0). Inlined: TabuCol draws one per candidate
+    /// move.
+    #[inline]
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
