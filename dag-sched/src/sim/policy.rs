@@ -3,7 +3,7 @@
 //! `Controller` trait each), chosen from a [`Scheduler`] by [`for_scheduler`].
 
 use super::engine::{Change, Sim};
-use super::{Scheduler, jit, sincronia, tensorflow, tictac, varys};
+use super::{Scheduler, jit, scaled, sincronia, tensorflow, tictac, varys};
 use crate::Error;
 
 /// A rate-allocation policy: what the engine asks a scheduler at its events.
@@ -59,8 +59,8 @@ pub(crate) fn for_scheduler(scheduler: Scheduler, jobs: usize) -> Box<dyn RatePo
     match scheduler {
         Scheduler::TensorFlow => Box::new(tensorflow::TensorFlow::default()),
         Scheduler::TicTac => Box::new(tictac::TicTac::default()),
-        Scheduler::Sincronia => Box::new(sincronia::Sincronia::new(jobs)),
-        Scheduler::Varys => Box::new(varys::Varys::new(jobs)),
+        Scheduler::Sincronia => Box::new(scaled::Scaled::new(jobs, sincronia::order)),
+        Scheduler::Varys => Box::new(scaled::Scaled::new(jobs, varys::order)),
         Scheduler::Jit(cfg) => Box::new(jit::Jit::new(cfg)),
     }
 }

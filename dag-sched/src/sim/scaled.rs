@@ -31,7 +31,8 @@
 //! O(F · h + J log J) more when a coflow arrives or completes (the order is recomputed from
 //! every flow's bits left, as the dense pass did).
 
-use super::engine::{FlowEvent, Sim};
+use super::engine::{Change, FlowEvent, Sim};
+use super::policy::RatePolicy;
 
 /// A coflow order: `(sim, jobs, demands)` → indices into `jobs` first to last, as the
 /// dense pass takes it (`jobs`: the jobs with active flows, ascending;
@@ -906,6 +907,26 @@ impl Scaled {
         if any {
             sim.record_windows(&self.port, t0, t1);
         }
+    }
+}
+
+/// Sincronia and Varys: one policy, the order being [`Scaled::new`]'s `order_fn`
+/// (`sincronia::order`, `varys::order`).
+impl RatePolicy for Scaled {
+    fn uses_channel(&self, _lp: bool, _dag: bool) -> bool {
+        false
+    }
+
+    fn dense(&self) -> bool {
+        false
+    }
+
+    fn sparse_rates(&mut self, sim: &mut Sim<'_>, _out: &mut Vec<Change>, free: &mut [f64]) -> f64 {
+        self.rates(sim, free)
+    }
+
+    fn advance(&mut self, sim: &mut Sim<'_>, t1: f64, done: &mut Vec<usize>) {
+        self.step(sim, t1, done);
     }
 }
 
