@@ -147,9 +147,9 @@ fn trace_prefix(c: &mut Criterion) {
 }
 
 /// Every scheduler over the first 4 coflows of the synthetic FB2010-shaped trace (the first
-/// of the 11 that `reproduce dag-trace --scale small` takes on the big switch): Sincronia's and Varys's dense
-/// per-event pass over every active flow beside the incremental policies. Small enough
-/// that `cargo test --benches` runs it in well under a second.
+/// of the 11 that `reproduce dag-trace --scale small` takes on the big switch), every policy
+/// incremental now (Sincronia's and Varys's through `scaled`). Small enough that
+/// `cargo test --benches` runs it in well under a second.
 fn trace_prefix_all(c: &mut Criterion) {
     let mut trace = dag_sched::trace::synthesize(&dag_sched::trace::SynthConfig::default())
         .expect("the default synthetic trace");
