@@ -89,7 +89,7 @@ fn scaled_matches_dense(
 
 /// A 4-ary fat tree (16 machines; two links between machines under one edge switch, six
 /// across the core) at 1 Gbit/s.
-fn fat_tree() -> Cluster {
+pub(super) fn fat_tree() -> Cluster {
     let f = generators::fat_tree(4).unwrap();
     let c = Cluster::from_fabric(&f, &HopTable::new(&f).unwrap()).unwrap();
     // from_fabric's links run at the fabric's rate; the traces' sizes are in MB.
@@ -99,10 +99,10 @@ fn fat_tree() -> Cluster {
 
 /// A drawn coflow: arrival (s), mapper machines, (reducer machine, bits) — real-valued, so
 /// that no two coflows tie exactly (see [`coflow_jobs`]).
-type RealCoflow = (f64, Vec<u32>, Vec<(u32, f64)>);
+pub(super) type RealCoflow = (f64, Vec<u32>, Vec<(u32, f64)>);
 
 /// Coflows drawn with up to `width - 1` mappers and reducers over machines `0..width`.
-fn wide_coflows(width: u32) -> impl Strategy<Value = Vec<RealCoflow>> {
+pub(super) fn wide_coflows(width: u32) -> impl Strategy<Value = Vec<RealCoflow>> {
     proptest::collection::vec(
         (
             0.0f64..0.04,
@@ -121,7 +121,7 @@ fn wide_coflows(width: u32) -> impl Strategy<Value = Vec<RealCoflow>> {
 /// the two computations round differently (BSSI's 0.1 against 0.09999999999999998 s on one
 /// port in a drawn case), and an order flipped by rounding moves completion times by whole
 /// transfers; the comparison is meant for the arithmetic, not for ties.
-fn coflow_jobs(cluster: &Cluster, coflows: &[RealCoflow]) -> Vec<SimJob> {
+pub(super) fn coflow_jobs(cluster: &Cluster, coflows: &[RealCoflow]) -> Vec<SimJob> {
     coflows
         .iter()
         .map(|(arrival, mappers, reducers)| {

@@ -556,6 +556,17 @@ impl Sim<'_> {
         }
     }
 
+    /// Flow `id`'s bits left at `self.now`: under an incremental policy what the lazy step
+    /// materialises if its rate changes now (the dense and reference steps keep them).
+    pub(super) fn remaining_now(&self, id: usize) -> f64 {
+        let f = &self.flows[id];
+        let lz = &self.lazy[id];
+        if self.dense || self.reference || lz.ended || lz.rate <= 0.0 {
+            return f.remaining;
+        }
+        f.remaining - (lz.rate * (self.now - lz.t0)).min(f.remaining)
+    }
+
     pub(super) fn is_head(&self, id: usize) -> bool {
         self.flows[id].head
     }
@@ -1041,7 +1052,10 @@ impl Sim<'_> {
 /// resources P_c, X greedy recipients and G flows read by the greedy pass; O(F · h +
 /// J log J) more, BSSI's or SEBF's order of the J coflows, when one arrives or completes);
 /// O(F log F + M) under JIT (the TensorFlow order's without a
-/// DAG job and with [`RestPolicy::Background`](super::RestPolicy::Background)); O(K · h +
+/// DAG job and with [`RestPolicy::Background`](super::RestPolicy::Background); without a DAG
+/// job and with [`RestPolicy::LatPriority`](super::RestPolicy::LatPriority), FIFO + TicTac's
+/// below plus O(J log J + R · (h + log F)) for J jobs with flows and R channel heads of the
+/// jobs whose rank moved); O(K · h +
 /// Σ_k L_k + F′) under the TensorFlow order (K routes with channel heads, L_k resources with
 /// unfrozen flows at filling round k); and
 /// O(L + (M + C + E) · (h + log F) + F′) under FIFO + TicTac (the last walk's M movers, at
@@ -1050,11 +1064,15 @@ impl Sim<'_> {
 /// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.
 pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
     validate(cfg)?;
-    let policy = match cfg.scheduler {
+    let policy: Box<dyn RatePolicy> = match cfg.scheduler {
         // Nothing to plan and every flow background traffic: the fair sharing of the
         // TensorFlow policy's channels, incrementally.
         Scheduler::Jit(jit) if jit::is_fair_sharing(&jit, jobs) => {
             Box::new(tensorflow::TensorFlow::default())
+        }
+        // Nothing to plan and our LatPriority: its one strict-priority walk, incrementally.
+        Scheduler::Jit(jit) if jit::is_sparse_lat(&jit, jobs) => {
+            Box::new(jit::SparseLat::default())
         }
         s => policy::for_scheduler(s, jobs.len()),
     };

@@ -7,6 +7,11 @@
 //! policy; with [`RestPolicy::LatPriority`] (ours) the DAG transfers outside the LP and the
 //! files' channel heads come next by strict priority, the job with the fewest bits left first
 //! and a job's transfers in LAT order, and what is left is shared as in the TensorFlow policy.
+//!
+//! Without a DAG job, [`simulate`](super::simulate) runs the TensorFlow policy's fair
+//! sharing for [`RestPolicy::Background`] ([`is_fair_sharing`]) and [`SparseLat`] for
+//! [`RestPolicy::LatPriority`] ([`is_sparse_lat`]): the same runs without a pass over every
+//! active flow at every event.
 
 use super::engine::Sim;
 use super::policy::RatePolicy;
@@ -18,9 +23,12 @@ use crate::lp;
 use crate::rates::{FlowDemand, greedy_take, priority_greedy};
 use crate::workload::SimJob;
 
+mod labels;
 mod rank;
+mod sparse;
 
 use rank::Ranked;
+pub(crate) use sparse::SparseLat;
 
 /// The JIT policy with its parameters.
 pub(crate) struct Jit {
@@ -61,6 +69,17 @@ impl Jit {
 /// O(J) for J jobs.
 pub(crate) fn is_fair_sharing(cfg: &JitConfig, jobs: &[SimJob]) -> bool {
     cfg.rest == RestPolicy::Background && !jobs.iter().any(|j| j.job.has_compute())
+}
+
+/// Whether JIT with `cfg` over `jobs` runs as [`SparseLat`]: [`RestPolicy::LatPriority`]
+/// and no job has a DAG (nothing to plan, no LAT: one strict-priority walk over the channel
+/// heads, the job with the fewest bits left first), and flow ids fit its keys' 32 bits.
+/// O(J) for J jobs.
+pub(crate) fn is_sparse_lat(cfg: &JitConfig, jobs: &[SimJob]) -> bool {
+    let flows: usize = jobs.iter().map(|j| j.job.transfers().len()).sum();
+    cfg.rest == RestPolicy::LatPriority
+        && !jobs.iter().any(|j| j.job.has_compute())
+        && flows < 1 << 32
 }
 
 impl RatePolicy for Jit {

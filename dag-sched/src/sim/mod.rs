@@ -44,7 +44,9 @@
 //! the rates of the flows that can move without a pass over every active flow; the engine
 //! advances only the flows with a rate. JIT over jobs without a DAG (coflows, files) with
 //! the rest as background traffic has nothing to plan and is the TensorFlow policy's fair
-//! sharing, and runs it.
+//! sharing, and runs it; with [`RestPolicy::LatPriority`] it is one strict-priority walk
+//! over the channel heads by job rank, which runs on FIFO + TicTac's priority classes, a
+//! job's flows re-keyed when its rank moves (`jit::sparse`).
 //!
 //! Sincronia and Varys keep each flow's bits left as a base times its coflow's MADD scale
 //! and hand out the greedy leftover to the few flows that can take it, advancing their own
