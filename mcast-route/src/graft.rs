@@ -15,7 +15,8 @@ pub(crate) trait GraftTarget {
     /// Prepares `memo` for [`depth_of`](Self::depth_of)'s calls of one search.
     fn reset_memo(&self, memo: &mut Vec<u32>);
     /// `None` when switch `v` is not in the tree, else its depth (`u32::MAX` when it has
-    /// none): `memo` and `chain` as [`Tree::depth_memo`] uses them.
+    /// none): `memo` holds per node of the tree its depth plus one once a call has walked
+    /// through it, else 0, and `chain` is the walk's buffer.
     fn depth_of(&self, v: u32, memo: &mut [u32], chain: &mut Vec<u32>) -> Option<u32>;
 }
 

@@ -25,7 +25,7 @@ pub struct Recolored {
     pub colors_after: usize,
     /// A lower bound on the colors of any recoloring of these trees: the larger of the most
     /// trees on one switch and a clique of their conflict graph found greedily
-    /// ([`greedy_clique`](crate::coloring::greedy_clique)).
+    /// ([`greedy_clique`]).
     pub floor: usize,
     /// Trees given another color.
     pub trees_recolored: usize,

@@ -296,7 +296,7 @@ pub(crate) fn bottom_up(
         .0
 }
 
-/// Alg. 2 with the paper's step ⑧ (see [`bottom_up`](Self::bottom_up)), and whether some
+/// Alg. 2 with the paper's step ⑧ (see [`bottom_up`]), and whether some
 /// switch of the walk had two or more neighbours one hop nearer the root (when none had,
 /// every bottom-up build from this root gives this tree).
 ///

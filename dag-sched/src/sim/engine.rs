@@ -31,7 +31,7 @@ pub(super) struct Flow {
     pub(super) sent: f64,
     pub(super) lp: Option<usize>,
     pub(super) deadline_slot: i64,
-    /// JIT with [`RestPolicy::LatPriority`] (ours): absolute LAT (s) of a DAG transfer
+    /// JIT with [`RestPolicy::LatPriority`](super::RestPolicy::LatPriority) (ours): absolute LAT (s) of a DAG transfer
     /// outside the LP.
     pub(super) lat_abs: f64,
     pub(super) channel: bool,

@@ -4,10 +4,10 @@
 //! A [`Graph`] is an undirected simple graph in compressed rows; a [`Coloring`] gives each
 //! vertex a color `0..count`, proper when no edge joins two vertices of one color.
 //!
-//! - [`first_fit`] / [`first_fit_in`]: each vertex in turn takes the least color its colored
+//! - [`first_fit()`] / [`first_fit_in`]: each vertex in turn takes the least color its colored
 //!   neighbours leave (what Alg. 1's online coloring does with the trees' conflicts);
-//! - [`dsatur`]: Brélaz's DSatur, the vertex of most distinct neighbour colors first;
-//! - [`tabucol`] / [`tabu_descend`]: Hertz and de Werra's tabu search for a `k`-coloring,
+//! - [`dsatur()`]: Brélaz's DSatur, the vertex of most distinct neighbour colors first;
+//! - [`tabucol()`] / [`tabu_descend`]: Hertz and de Werra's tabu search for a `k`-coloring,
 //!   and the fewest colors it reaches going down one color at a time;
 //! - [`greedy_clique`]: a clique, whose size no proper coloring can go below.
 //!

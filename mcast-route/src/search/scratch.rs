@@ -29,9 +29,9 @@ pub(crate) struct Scratch {
     /// Nodes reached by the last BFS, in BFS order.
     pub(crate) queue: Vec<u32>,
     /// Per node of the tree a graft search reads, its depth plus one once known, else 0
-    /// ([`Tree::depth_memo`](crate::tree::Tree::depth_memo)).
+    /// (as the tests' `Tree::depth_memo` keeps it).
     pub(crate) tree_depth: Vec<u32>,
-    /// The walk up the tree of [`Tree::depth_memo`](crate::tree::Tree::depth_memo).
+    /// The walk up the tree while `tree_depth` is filled in.
     pub(crate) chain: Vec<u32>,
     /// Per switch, its depth in a tree under repair ([`Growing`](crate::grow::Growing)),
     /// `u32::MAX` between repairs (empty until the first).

@@ -266,7 +266,7 @@ impl FairClasses {
         }
     }
 
-    /// The same max-min fair rates as [`FairClasses::rates`] (bit for bit), reported per
+    /// The same max-min fair rates as `FairClasses::rates`, the tests' reference (bit for bit), reported per
     /// class, as changes: calls `join(id, class)` for every flow added since the last call
     /// (its rate is its class's from then on), then `class_rate(class, rate)` for every
     /// class whose rate differs (bit for bit) from the one last reported (a class not
