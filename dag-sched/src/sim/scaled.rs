@@ -34,6 +34,8 @@
 use super::engine::{Change, FlowEvent, Sim};
 use super::policy::RatePolicy;
 
+mod bits;
+
 /// A coflow order: `(sim, jobs, demands)` → indices into `jobs` first to last, as the
 /// dense pass takes it (`jobs`: the jobs with active flows, ascending;
 /// `demands`: their per-resource remaining demand in seconds at full capacity).
@@ -71,6 +73,11 @@ struct Coflow {
     /// resource) there: the greedy scan stops when none of these has free capacity.
     first: Vec<u32>,
     last: Vec<u32>,
+    /// The same as sets ([`bits`]): the resources its active flows cross, and those where
+    /// one starts or ends (a count above 0).
+    port_bits: Vec<u64>,
+    first_bits: Vec<u64>,
+    last_bits: Vec<u64>,
     /// The scale `S` at the last event, and its fall per second in the current step.
     scale: f64,
     sigma: f64,
@@ -112,8 +119,9 @@ struct Memo {
     /// Whether it describes the current `by_rank` positions (none was re-sorted, released
     /// or dropped since).
     valid: bool,
-    /// Per resource: whether it had free capacity when the scan began.
-    start_open: Vec<bool>,
+    /// The resources with free capacity when the scan began ([`bits`]; those of the coflow
+    /// are the ones read).
+    start_open: Vec<u64>,
     /// The grants in scan order: (position, a resource it closed, or `u32::MAX` for none),
     /// one entry per resource closed.
     grants: Vec<(u32, u32)>,
@@ -226,7 +234,11 @@ impl Scaled {
             c.last = vec![0; resources];
             c.row_of = vec![u32::MAX; resources];
             c.col_of = vec![u32::MAX; resources];
-            c.memo.start_open = vec![false; resources];
+            let words = bits::words(resources);
+            c.port_bits = vec![0; words];
+            c.first_bits = vec![0; words];
+            c.last_bits = vec![0; words];
+            c.memo.start_open = vec![0; words];
             c.dag = sim.st[f.job].dag;
         }
         if c.live == 0 {
@@ -287,13 +299,17 @@ impl Scaled {
             let p = p as usize;
             if c.count[p] == 0 {
                 c.ports.push(p as u32);
+                bits::insert(&mut c.port_bits, p);
             }
             c.count[p] += 1;
             c.base[p] += b;
         }
         if let (Some(&a), Some(&z)) = (f.path.first(), f.path.last()) {
-            c.first[a as usize] += 1;
-            c.last[z as usize] += 1;
+            let (a, z) = (a as usize, z as usize);
+            c.first[a] += 1;
+            c.last[z] += 1;
+            bits::insert(&mut c.first_bits, a);
+            bits::insert(&mut c.last_bits, z);
         }
     }
 
@@ -340,6 +356,7 @@ impl Scaled {
             c.count[p] -= 1;
             if c.count[p] == 0 {
                 c.base[p] = 0.0;
+                bits::remove(&mut c.port_bits, p);
                 if let Some(k) = c.ports.iter().position(|&q| q as usize == p) {
                     c.ports.swap_remove(k);
                 }
@@ -348,8 +365,15 @@ impl Scaled {
             }
         }
         if let (Some(&a), Some(&z)) = (f.path.first(), f.path.last()) {
-            c.first[a as usize] -= 1;
-            c.last[z as usize] -= 1;
+            let (a, z) = (a as usize, z as usize);
+            c.first[a] -= 1;
+            c.last[z] -= 1;
+            if c.first[a] == 0 {
+                bits::remove(&mut c.first_bits, a);
+            }
+            if c.last[z] == 0 {
+                bits::remove(&mut c.last_bits, z);
+            }
         }
         if f.path.len() != 2 {
             c.long -= 1;
@@ -374,6 +398,9 @@ impl Scaled {
             c.first[p] = 0;
             c.last[p] = 0;
         }
+        c.port_bits.fill(0);
+        c.first_bits.fill(0);
+        c.last_bits.fill(0);
         c.ports.clear();
         c.ids.clear();
         c.by_rank.clear();
@@ -466,10 +493,29 @@ impl Scaled {
         self.extras.clear();
         self.pass.util.resize(free.len(), 0.0);
         self.pass.touched.clear();
+        // The resources with free capacity, kept through the pass.
+        let open_bits = &mut self.pass.open_bits;
+        open_bits.clear();
+        open_bits.resize(bits::words(free.len()), 0);
+        for (p, &x) in free.iter().enumerate() {
+            if x > 0.0 {
+                bits::insert(open_bits, p);
+            }
+        }
         let mut next = f64::INFINITY;
         for &j in &self.order {
             let c = &mut self.coflows[j];
             c.sigma = 0.0;
+            // Starved: a resource without free capacity (asked of the sets at once).
+            let starved = bits::any_outside(&c.port_bits, &self.pass.open_bits);
+            debug_assert_eq!(
+                starved,
+                c.ports.iter().any(|&p| free[p as usize] <= 0.0),
+                "starved by the sets, and by the resources"
+            );
+            if starved {
+                continue;
+            }
             // Γ / S: the largest base sum over free capacity; starved (0) when a resource
             // has none. One pass, its maximum by comparison (`f64::max`'s NaN handling in
             // the chain of a fold was 6 % of a run; no ratio here is NaN).
@@ -495,6 +541,9 @@ impl Scaled {
                 let p = p as usize;
                 let x = sigma * c.base[p];
                 free[p] = (free[p] - x).max(0.0);
+                if free[p] <= 0.0 {
+                    bits::remove(&mut self.pass.open_bits, p);
+                }
                 if self.pass.util[p] == 0.0 {
                     self.pass.touched.push(p as u32);
                 }
@@ -514,13 +563,22 @@ impl Scaled {
         for k in 0..self.order.len() {
             let j = self.order[k];
             let c = &self.coflows[j];
-            let mut open = (0usize, 0usize);
-            for &p in &c.ports {
-                let p = p as usize;
-                if free[p] > 0.0 {
-                    open.0 += usize::from(c.first[p] > 0);
-                    open.1 += usize::from(c.last[p] > 0);
+            let open_bits = &self.pass.open_bits;
+            let mut open = (
+                bits::count_both(&c.first_bits, open_bits),
+                bits::count_both(&c.last_bits, open_bits),
+            );
+            #[cfg(debug_assertions)]
+            {
+                let (mut s, mut d) = (0, 0);
+                for &p in &c.ports {
+                    let p = p as usize;
+                    if free[p] > 0.0 {
+                        s += usize::from(c.first[p] > 0);
+                        d += usize::from(c.last[p] > 0);
+                    }
                 }
+                debug_assert_eq!(open, (s, d), "open first and last resources, recounted");
             }
             if open.0 == 0 || open.1 == 0 {
                 self.coflows[j].memo.valid = false;
@@ -557,20 +615,33 @@ impl Scaled {
             // The memo: the last scan's resources open at its start become `prev_open`
             // (and this scan's are kept), its grants are `old`, and `extra` counts the
             // resources open now but closed at the same point of the last scan.
-            self.pass.prev_open.resize(free.len(), false);
             let mut extra = 0usize;
             let (old, old_end) = {
                 let c = &mut self.coflows[j];
-                for &p in &c.ports {
-                    let p = p as usize;
-                    let now_open = free[p] > 0.0;
-                    if use_memo {
-                        let was = c.memo.start_open[p];
-                        self.pass.prev_open[p] = was;
-                        extra += usize::from(now_open && !was);
-                    }
-                    c.memo.start_open[p] = now_open;
+                let pass = &mut self.pass;
+                pass.prev_open.clear();
+                if use_memo {
+                    // Of the coflow's resources: those open at the last scan's start, and
+                    // how many are open now that were not then.
+                    pass.prev_open.extend(
+                        c.memo
+                            .start_open
+                            .iter()
+                            .zip(&c.port_bits)
+                            .map(|(w, m)| w & m),
+                    );
+                    extra = c
+                        .port_bits
+                        .iter()
+                        .zip(&pass.open_bits)
+                        .zip(&c.memo.start_open)
+                        .map(|((m, o), w)| (m & o & !w).count_ones() as usize)
+                        .sum();
+                } else {
+                    pass.prev_open.resize(pass.open_bits.len(), 0);
                 }
+                c.memo.start_open.clear();
+                c.memo.start_open.extend_from_slice(&pass.open_bits);
                 let old = std::mem::take(&mut c.memo.grants);
                 let end = if use_memo { c.memo.end as usize } else { 0 };
                 (old, end)
@@ -603,8 +674,8 @@ impl Scaled {
                         && (pos as usize) < i
                     {
                         let r = r as usize;
-                        if r < free.len() && self.pass.prev_open[r] {
-                            self.pass.prev_open[r] = false;
+                        if bits::contains(&self.pass.prev_open, r) {
+                            bits::remove(&mut self.pass.prev_open, r);
                             extra += usize::from(free[r] > 0.0);
                         }
                         g += 1;
@@ -670,7 +741,8 @@ impl Scaled {
                 }
                 for &r in &self.pass.closed {
                     self.pass.new_grants.push((q, r));
-                    extra -= usize::from(!self.pass.prev_open[r as usize] && use_memo);
+                    extra -=
+                        usize::from(!bits::contains(&self.pass.prev_open, r as usize) && use_memo);
                 }
                 let st = &mut self.flows[id];
                 st.extra = head;
@@ -958,9 +1030,11 @@ struct Pass {
     open_now: Vec<u8>,
     /// The resources the last grant closed.
     closed: Vec<u32>,
-    /// During a coflow's scan: per resource whether it was open at the same point of the
-    /// coflow's last scan ([`Memo`]), and the grants of this scan.
-    prev_open: Vec<bool>,
+    /// The resources with free capacity ([`bits`]), kept with `open_now` (and through MADD).
+    open_bits: Vec<u64>,
+    /// During a coflow's scan: the resources of the coflow open at the same point of its
+    /// last scan ([`Memo`]; none without a memo), and the grants of this scan.
+    prev_open: Vec<u64>,
     new_grants: Vec<(u32, u32)>,
 }
 
@@ -984,6 +1058,7 @@ fn grant(
             open.0 -= usize::from(c.first[p] > 0);
             open.1 -= usize::from(c.last[p] > 0);
             pass.open_now[p] = 0;
+            bits::remove(&mut pass.open_bits, p);
             pass.closed.push(p as u32);
         }
         if pass.util[p] == 0.0 {
