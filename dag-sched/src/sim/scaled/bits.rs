@@ -9,6 +9,20 @@ pub(super) fn words(resources: usize) -> usize {
     resources.div_ceil(64)
 }
 
+/// Sets `set` to the resources `p` with `x[p] > 0`.
+///
+/// # Complexity
+/// O(R) for R resources, without a branch per resource.
+pub(super) fn set_positive(set: &mut Vec<u64>, x: &[f64]) {
+    set.clear();
+    set.extend(x.chunks(64).map(|chunk| {
+        chunk
+            .iter()
+            .enumerate()
+            .fold(0u64, |w, (k, &v)| w | (u64::from(v > 0.0) << k))
+    }));
+}
+
 /// Adds resource `p` to `set`.
 ///
 /// # Complexity
@@ -85,6 +99,10 @@ mod tests {
             prop_assert_eq!(count_both(&a, &b), both);
             let outside = (0..n).any(|p| va[p] && !vb[p]);
             prop_assert_eq!(any_outside(&a, &b), outside);
+            let x: Vec<f64> = va.iter().map(|&v| if v { 1.0 } else { -0.0 }).collect();
+            let mut s = Vec::new();
+            set_positive(&mut s, &x);
+            prop_assert_eq!(s, a);
         }
     }
 
