@@ -775,6 +775,15 @@ impl Scaled {
                         if k >= 8 {
                             continue;
                         }
+                    } else if jumped
+                        && let (Some(open_now), Some(&[a, z])) = (open_now, ends.get(i))
+                        && open_now[usize::from(a)] & open_now[usize::from(z)] == 0
+                    {
+                        // A flow gone to whose two ends are not both open: passed by from
+                        // its `ends` alone (its entry was a cache miss).
+                        i += 1;
+                        missed += 1;
+                        continue;
                     }
                     let e = c.by_rank[i];
                     i += 1;
@@ -1134,7 +1143,7 @@ fn least(a: f64, b: f64) -> f64 {
 /// free capacity (marking in `pass.open_now` each it closes), adds it to their rates
 /// (`pass.util`, the resources in `pass.touched` once each), and
 /// counts in `open` the coflow's first and last resources it closes.
-#[inline]
+#[inline(always)]
 fn grant(
     free: &mut [f64],
     pass: &mut Pass,
