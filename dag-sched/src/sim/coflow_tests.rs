@@ -9,7 +9,7 @@ use proptest::test_runner::TestCaseError;
 
 use super::coflow::Dense;
 use super::engine;
-use super::scaled::{Order, ROUTE_PASSES};
+use super::scaled::{MEMO_JUMPS, Order, ROUTE_PASSES};
 use super::tests::small_workload;
 use super::{Scheduler, SimConfig, SimResult, simulate, sincronia, varys};
 use crate::cluster::{Cluster, MachineId};
@@ -189,7 +189,8 @@ proptest! {
 /// The first coflows of the synthetic FB2010-shaped trace (coflows of hundreds of flows, as
 /// `reproduce dag-trace --scale small` runs): the incremental runs match the dense ones
 /// (whose rates are checked at every event, bit for bit, against MADD per coflow and the
-/// greedy pass over the flows sorted afresh), and their greedy passes go by the open routes.
+/// greedy pass over the flows sorted afresh), and their greedy passes go by the open routes
+/// and go from flow to flow at the resources opened since the last scan.
 #[test]
 fn scaled_matches_dense_on_a_trace_prefix() {
     let mut trace =
@@ -199,9 +200,14 @@ fn scaled_matches_dense_on_a_trace_prefix() {
         Cluster::uniform(trace.ports as usize, BitsPerSec::from_gbps(1)).expect("cluster");
     let jobs = trace.to_jobs(&cluster).expect("jobs");
     let before = ROUTE_PASSES.with(std::cell::Cell::get);
+    let jumps = MEMO_JUMPS.with(std::cell::Cell::get);
     scaled_matches_dense(&cluster, &jobs, 1).expect("incremental matches dense");
     assert!(
         ROUTE_PASSES.with(std::cell::Cell::get) > before,
         "no pass by the open routes"
+    );
+    assert!(
+        MEMO_JUMPS.with(std::cell::Cell::get) > jumps,
+        "no scan went by the resources opened since the last one"
     );
 }
