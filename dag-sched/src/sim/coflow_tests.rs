@@ -9,7 +9,7 @@ use proptest::test_runner::TestCaseError;
 
 use super::coflow::Dense;
 use super::engine;
-use super::scaled::{MEMO_JUMPS, Order, ROUTE_PASSES};
+use super::scaled::{MEMO_JUMPS, Order, ROUTE_PASSES, WITNESSES};
 use super::tests::small_workload;
 use super::{Scheduler, SimConfig, SimResult, simulate, sincronia, varys};
 use crate::cluster::{Cluster, MachineId};
@@ -223,5 +223,24 @@ fn scaled_matches_dense_on_a_trace_prefix() {
     assert!(
         MEMO_JUMPS.with(std::cell::Cell::get) > jumps,
         "no scan went by the resources opened since the last one"
+    );
+}
+
+/// The first coflows of the synthetic FB2010-shaped trace over 16 ports on a fat tree
+/// (routes of two and six links): the incremental runs match the dense ones, and their
+/// greedy scans move blocked flows' `ends` on the longer routes to a resource without free
+/// capacity (what the filter then reads).
+#[test]
+fn scaled_matches_dense_on_a_trace_prefix_on_a_fat_tree() {
+    let mut trace = crate::trace::synthesize(&crate::trace::SynthConfig::default().with_ports(16))
+        .expect("synthetic trace");
+    trace.coflows.truncate(6);
+    let cluster = fat_tree();
+    let jobs = trace.to_jobs(&cluster).expect("jobs");
+    let witnesses = WITNESSES.with(std::cell::Cell::get);
+    scaled_matches_dense(&cluster, &jobs, 1).expect("incremental matches dense");
+    assert!(
+        WITNESSES.with(std::cell::Cell::get) > witnesses,
+        "no blocked flow on a longer route had its ends moved"
     );
 }

@@ -36,14 +36,33 @@
 //! then not counting the flows jumped over as read in vain (towards the routes) to 7.3 s
 //! (load 1.7).
 //!
+//! Routes of more than two resources (a fat tree's 4 and 6 links) are blocked mostly in
+//! their middle (the oversubscribed aggregation links), which a flow's first and last
+//! resources do not show. There a flow's `ends` are two resources of its route, not
+//! necessarily its first and last: when the scan reads such a flow and finds it blocked,
+//! a resource of its route without free capacity becomes the first of its `ends` (the old
+//! first the second; kept in the flow's state across re-sorts), so that the eight-wide
+//! filter reads where it was blocked (exact: a flow with a closed resource takes nothing).
+//! Such a coflow still neither jumps nor goes by the routes. Jumps over every resource of
+//! the longer routes (a third [`EndIndex`], of the resources between the `ends`) are exact
+//! too and were tried first: alone they took Sincronia on the first 100 FB2010 coflows on
+//! the 2:1 fat tree from 5.07 to 1.87 s, its scans of coflows with longer routes reading
+//! 33.6 million flows past the filter, 5.2 million with the moved `ends` and 1.2 million
+//! once these were kept across re-sorts; but with the moved `ends` the jumps cost more than
+//! they skip (most flows cross a reopened aggregation link): whole trace on the fat tree,
+//! 43.8 and 43.8 s (Sincronia, Varys; with jumps, and filtering the next 1,024 positions
+//! after a jump of under 64) against 35.9 and 36.5 s without them (load 1.0-1.2, back to
+//! back).
+
 //! Per event: O(J · R / 64 + Σ_s P_s + X · h + G + E) for J coflows over R resources, the
 //! served coflows' resources P_s, X greedy recipients of h resources, G flows read by the
 //! greedy pass and E end-index entries its jumps pass (plus S · D route look-ups where it
 //! goes by the routes, for S open first and D open last resources), plus O(n_c) for a
 //! coflow of n_c flows when one of them comes within rounding of its end before the rest;
 //! O(F · h + J log J) more when a coflow arrives or completes (the order is recomputed from
-//! every flow's bits left, as the dense pass did), and O(n_c log n_c + R) to re-sort a
-//! coflow's n_c flows and index their ends after flows were released into it.
+//! every flow's bits left, as the dense pass did), O(n_c log n_c) to re-sort a coflow's n_c
+//! flows after flows were released into it, and O(n_c + Σ h + R) to index them at its
+//! first jump after that (Σ h resources on its longer routes).
 
 use super::engine::{Change, FlowEvent, Sim};
 use super::policy::RatePolicy;
@@ -77,11 +96,12 @@ struct Coflow {
     /// Whether `by_rank` is sorted (flows released since are appended) and `ends` is of its
     /// entries.
     sorted: bool,
-    /// Per entry of `by_rank`: its flow's first and last resources, or the number of
-    /// resources (a slot never open) once it ended; empty when that does not fit in 16
-    /// bits. The greedy scan reads 4 bytes a flow, eight flows at a time without a branch,
-    /// and looks closer only at a flow whose two ends are open (first 200 FB2010 coflows,
-    /// Varys: 4.0 -> 3.4 s user, and 2.3 s once ended flows no longer looked open).
+    /// Per entry of `by_rank`: its flow's first and last resources (on a longer route, two
+    /// resources of it: see [`FlowState::ends`]), or the number of resources (a slot never
+    /// open) once it ended; empty when that does not fit in 16 bits. The greedy scan reads
+    /// 4 bytes a flow, eight flows at a time without a branch, and looks closer only at a
+    /// flow whose two ends are open (first 200 FB2010 coflows, Varys: 4.0 -> 3.4 s user,
+    /// and 2.3 s once ended flows no longer looked open).
     ends: Vec<[u16; 2]>,
     /// Active flows.
     live: usize,
@@ -128,7 +148,8 @@ struct Coflow {
     long: usize,
     /// What its last greedy scan found, for the next to skip what is still read in vain.
     memo: Memo,
-    /// The positions in `by_rank` by first and by last resource (built with `ends`).
+    /// The positions in `by_rank` by first and by last resource (built with `ends`; used
+    /// while the coflow has no longer route).
     at_ends: [EndIndex; 2],
 }
 
@@ -190,6 +211,10 @@ struct FlowState {
     size: f64,
     /// Its position in its coflow's `by_rank` (valid while that is sorted).
     slot: u32,
+    /// On a longer route: two resources of it for its coflow's [`Coflow::ends`] (its first
+    /// and last at first, then the last resources found without free capacity when the
+    /// greedy scan read it), kept when the coflow's flows are re-sorted.
+    ends: [u16; 2],
 }
 
 /// Sincronia's or Varys's state: the coflows, their order, the current step's greedy
@@ -288,6 +313,11 @@ impl Scaled {
         st.job = f.job as u32;
         st.size = f.size;
         st.route = [u32::MAX; 2];
+        let small = |r: &u32| u16::try_from(*r).unwrap_or(u16::MAX);
+        st.ends = [
+            f.path.first().map_or(u16::MAX, small),
+            f.path.last().map_or(u16::MAX, small),
+        ];
         if let [a, z] = f.path[..] {
             st.route = [a, z];
             if c.row_of[a as usize] == u32::MAX {
@@ -630,11 +660,7 @@ impl Scaled {
                         if e.a != u32::MAX {
                             return [e.a as u16, e.z as u16];
                         }
-                        let path = &sim.flows[e.id as usize].path;
-                        match (path.first(), path.last()) {
-                            (Some(&a), Some(&z)) => [a as u16, z as u16],
-                            _ => [dead; 2],
-                        }
+                        st.ends
                     }));
                     for (side, index) in c.at_ends.iter_mut().enumerate() {
                         index.build(&c.ends, side, free.len(), &mut self.pass.fill);
@@ -821,8 +847,31 @@ impl Scaled {
                         found = Some((e, head));
                         break;
                     }
+                    if e.a == u32::MAX && alive && !ends.is_empty() {
+                        // Blocked on a longer route: a resource without free capacity becomes
+                        // the first of its `ends`, which the filter reads from now on.
+                        let path = &sim.flows[e.id as usize].path;
+                        if let Some(&w) = path.iter().find(|&&r| free[r as usize] <= 0.0) {
+                            self.pass.witness.push((i as u32 - 1, w as u16));
+                        }
+                    }
                     missed += 1;
                 }
+                // The blocked flows' new `ends` (their positions are behind the scan).
+                let c = &mut self.coflows[j];
+                for &(q, w) in &self.pass.witness {
+                    if let (Some(x), Some(e)) =
+                        (c.ends.get_mut(q as usize), c.by_rank.get(q as usize))
+                        && x[0] != w
+                    {
+                        *x = [w, x[0]];
+                        self.flows[e.id as usize].ends = *x;
+                        #[cfg(test)]
+                        WITNESSES.with(|n| n.set(n.get() + 1));
+                    }
+                }
+                self.pass.witness.clear();
+                let c = &self.coflows[j];
                 let Some((e, head)) = found else {
                     if missed > limit {
                         self.greedy_routes(j, free, &mut open);
@@ -1146,6 +1195,10 @@ struct Pass {
     /// last scan ([`Memo`]; none without a memo), and the grants of this scan.
     prev_open: Vec<u64>,
     new_grants: Vec<(u32, u32)>,
+    /// During a coflow's scan: flows on longer routes read and found blocked, each with a
+    /// resource of its route without free capacity (written into [`Coflow::ends`] once the
+    /// scan is past them).
+    witness: Vec<(u32, u16)>,
 }
 
 /// The less of `a` and `b`, neither NaN (as `f64::min`, without its NaN handling: on the
@@ -1193,4 +1246,7 @@ thread_local! {
     /// How many times a greedy scan went to the next flow starting or ending at a resource
     /// open now that was closed at the same point of the last scan, on this thread.
     pub(super) static MEMO_JUMPS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// How many blocked flows on routes of more than two resources had their `ends` moved
+    /// to a resource without free capacity, on this thread.
+    pub(super) static WITNESSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
