@@ -121,7 +121,8 @@ pub(super) struct IdSet {
 }
 
 impl IdSet {
-    fn insert(&mut self, id: usize) {
+    /// Adds `id` (no-op if it is in).
+    pub(super) fn insert(&mut self, id: usize) {
         if self.pos.len() <= id {
             self.pos.resize(id + 1, NONE);
         }
@@ -131,7 +132,8 @@ impl IdSet {
         }
     }
 
-    fn remove(&mut self, id: usize) {
+    /// Removes `id` (no-op if it is not in).
+    pub(super) fn remove(&mut self, id: usize) {
         if let Some(&p) = self.pos.get(id)
             && p != NONE
         {
@@ -141,6 +143,16 @@ impl IdSet {
             }
             self.pos[id] = NONE;
         }
+    }
+
+    /// Whether `id` is in.
+    pub(super) fn contains(&self, id: usize) -> bool {
+        self.pos.get(id).is_some_and(|&p| p != NONE)
+    }
+
+    /// The ids in, in no particular order.
+    pub(super) fn ids(&self) -> &[usize] {
+        &self.ids
     }
 }
 

@@ -19,7 +19,7 @@
 
 use super::labels::Labels;
 use crate::rates::PriorityClasses;
-use crate::sim::engine::{Change, FlowEvent, Sim};
+use crate::sim::engine::{Change, FlowEvent, IdSet, Sim};
 use crate::sim::policy::RatePolicy;
 
 /// No position.
@@ -51,14 +51,12 @@ pub(crate) struct SparseLat {
     jobs: Vec<usize>,
     in_jobs: Vec<bool>,
     /// Per flow: what it adds to its job's `still` (0 while it moves), its position in its
-    /// job's `heads`, whether it moves, whether it is live.
+    /// job's `heads`, whether it is live.
     part: Vec<i128>,
     head_pos: Vec<u32>,
-    moves: Vec<bool>,
     alive: Vec<bool>,
     /// The moving flows.
-    moving: Vec<usize>,
-    moving_pos: Vec<u32>,
+    moving: IdSet,
     // Buffers of `sparse_rates`.
     acc: Vec<i128>,
     rem: Vec<f64>,
@@ -74,9 +72,7 @@ impl SparseLat {
             let n = id + 1;
             self.part.resize(n, 0);
             self.head_pos.resize(n, NONE);
-            self.moves.resize(n, false);
             self.alive.resize(n, false);
-            self.moving_pos.resize(n, NONE);
         }
         if self.still.len() <= j {
             let n = j + 1;
@@ -91,20 +87,8 @@ impl SparseLat {
 
     /// Flow `id` moves from now on: its bits leave its job's still sum.
     fn start_moving(&mut self, j: usize, id: usize) {
-        self.moves[id] = true;
         self.still[j] -= std::mem::take(&mut self.part[id]);
-        self.moving_pos[id] = self.moving.len() as u32;
-        self.moving.push(id);
-    }
-
-    /// Flow `id` no longer moves.
-    fn stop_moving(&mut self, id: usize) {
-        self.moves[id] = false;
-        let p = std::mem::replace(&mut self.moving_pos[id], NONE) as usize;
-        self.moving.swap_remove(p);
-        if let Some(&m) = self.moving.get(p) {
-            self.moving_pos[m] = p as u32;
-        }
+        self.moving.insert(id);
     }
 
     /// Follows the flow changes of `sim.log`.
@@ -142,8 +126,8 @@ impl SparseLat {
                             self.head_pos[m] = p;
                         }
                     }
-                    if self.moves[id] {
-                        self.stop_moving(id);
+                    if self.moving.contains(id) {
+                        self.moving.remove(id);
                     } else {
                         self.still[j] -= std::mem::take(&mut self.part[id]);
                     }
@@ -167,7 +151,7 @@ impl SparseLat {
             in_jobs[j] = keep;
             keep
         });
-        for &id in &self.moving {
+        for &id in self.moving.ids() {
             self.acc[sim.flows[id].job] += fixed(sim.remaining_now(id));
         }
         for &j in &self.jobs {
@@ -235,10 +219,10 @@ impl RatePolicy for SparseLat {
                 continue;
             }
             let j = sim.flows[id].job;
-            match (self.moves[id], rate > 0.0) {
+            match (self.moving.contains(id), rate > 0.0) {
                 (false, true) => self.start_moving(j, id),
                 (true, false) => {
-                    self.stop_moving(id);
+                    self.moving.remove(id);
                     // Its bits left as the engine materialises them now.
                     self.part[id] = fixed(sim.remaining_now(id));
                     self.still[j] += self.part[id];
