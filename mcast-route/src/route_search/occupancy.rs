@@ -53,6 +53,15 @@ pub(crate) const MAX_ENTRIES: usize = 1 << 24;
 /// ones, far from `u32`'s range, however many moves a search is given.
 pub(crate) const MAX_WEIGHT: u32 = 256;
 
+/// Adds `by` to `x`, which stays in range (checked under debug assertions, as `+=` is).
+fn shift(x: &mut u32, by: i32) {
+    debug_assert!(
+        x.checked_add_signed(by).is_some(),
+        "a weighted sum in range"
+    );
+    *x = x.wrapping_add_signed(by);
+}
+
 impl Occupancy {
     /// Nothing placed, `k` colors over `switches` switches. `None` when the tables would
     /// exceed [`MAX_ENTRIES`].
@@ -136,24 +145,11 @@ impl Occupancy {
     ///
     /// Complexity: O(S · k) plus, per switch raised, the fixed parts and bodies holding it.
     pub(crate) fn raise_weights(&mut self) {
-        let k = self.k;
-        let [(fs, fi), (bs, bi), _] = &self.by_switch;
-        for c in 0..k {
+        for c in 0..self.k {
             for s in 0..self.switches {
                 let i = c * self.switches + s;
-                let n = self.occ[i];
-                if n < 2 || self.w[i] >= MAX_WEIGHT {
-                    continue;
-                }
-                self.w[i] += 1;
-                self.wcost += u64::from(n) * u64::from(n - 1) / 2;
-                for &t in &fi[fs[s] as usize..fs[s + 1] as usize] {
-                    self.fixed_sum[t as usize * k + c] += n;
-                    self.fixed_w[t as usize * k + c] += 1;
-                }
-                for &b in &bi[bs[s] as usize..bs[s + 1] as usize] {
-                    self.body_sum[b as usize * k + c] += n;
-                    self.body_w[b as usize * k + c] += 1;
+                if self.occ[i] >= 2 && self.w[i] < MAX_WEIGHT {
+                    self.set_weight(c, s, self.w[i] + 1);
                 }
             }
         }
@@ -164,28 +160,46 @@ impl Occupancy {
     /// Complexity: O(S · k) plus, per switch whose weight was above 1, the fixed parts
     /// and bodies holding it.
     pub(crate) fn reset_weights(&mut self) {
-        let k = self.k;
-        let [(fs, fi), (bs, bi), _] = &self.by_switch;
-        for c in 0..k {
+        for c in 0..self.k {
             for s in 0..self.switches {
-                let i = c * self.switches + s;
-                let extra = self.w[i] - 1;
-                if extra == 0 {
-                    continue;
-                }
-                self.w[i] = 1;
-                let n = self.occ[i];
-                self.wcost -=
-                    u64::from(extra) * (u64::from(n) * u64::from(n.saturating_sub(1)) / 2);
-                for &t in &fi[fs[s] as usize..fs[s + 1] as usize] {
-                    self.fixed_sum[t as usize * k + c] -= extra * n;
-                    self.fixed_w[t as usize * k + c] -= extra;
-                }
-                for &b in &bi[bs[s] as usize..bs[s + 1] as usize] {
-                    self.body_sum[b as usize * k + c] -= extra * n;
-                    self.body_w[b as usize * k + c] -= extra;
+                if self.w[c * self.switches + s] != 1 {
+                    self.set_weight(c, s, 1);
                 }
             }
+        }
+    }
+
+    /// Sets the weight of (color `c`, switch `s`) to `to`, with the sums over it: the
+    /// weighted cost (its trees' pairs there count `to` times) and, for the fixed parts and
+    /// bodies holding `s`, their weighted occupancy and weight in `c`.
+    ///
+    /// Complexity: O(1) plus the fixed parts and bodies holding `s`.
+    fn set_weight(&mut self, c: usize, s: usize, to: u32) {
+        let k = self.k;
+        let i = c * self.switches + s;
+        let (from, n) = (self.w[i], self.occ[i]);
+        self.w[i] = to;
+        // Weights are at most `MAX_WEIGHT` and occupancies at most the trees, so the
+        // changes fit in `i32`.
+        let d = to as i32 - from as i32;
+        let pairs = u64::from(n) * u64::from(n.saturating_sub(1)) / 2;
+        let dc = i64::from(d) * pairs as i64;
+        debug_assert!(
+            self.wcost.checked_add_signed(dc).is_some(),
+            "weighted cost in range"
+        );
+        self.wcost = self.wcost.wrapping_add_signed(dc);
+        let dn = d * n as i32;
+        let [(fs, fi), (bs, bi), _] = &self.by_switch;
+        for &t in &fi[fs[s] as usize..fs[s + 1] as usize] {
+            let x = t as usize * k + c;
+            shift(&mut self.fixed_sum[x], dn);
+            shift(&mut self.fixed_w[x], d);
+        }
+        for &b in &bi[bs[s] as usize..bs[s + 1] as usize] {
+            let x = b as usize * k + c;
+            shift(&mut self.body_sum[x], dn);
+            shift(&mut self.body_w[x], d);
         }
     }
 

@@ -77,6 +77,30 @@ pub(crate) struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
+    /// Makes `(t, c, b, root)`, changing the weighted overlaps by `delta`, the `best` move
+    /// if it beats it: the smaller change, ties broken by a fresh draw of the generator.
+    fn offer(
+        &mut self,
+        best: &mut Option<Move>,
+        delta: i64,
+        t: usize,
+        c: usize,
+        b: usize,
+        root: u32,
+    ) {
+        let tie = self.rng.next();
+        if best.is_none_or(|m| (delta, tie) < (m.delta, m.tie)) {
+            *best = Some(Move {
+                delta,
+                tie,
+                t,
+                c,
+                b,
+                root,
+            });
+        }
+    }
+
     /// Nothing placed yet, `k` colors. `None` when the tables would be too large
     /// ([`Occupancy::new`]).
     pub(crate) fn empty(
@@ -381,34 +405,15 @@ impl<'a> Search<'a> {
                     if self.tabu_color[t * kk + c] > iter && cost + delta >= best_cost as i64 {
                         continue;
                     }
-                    let tie = self.rng.next();
-                    if best.is_none_or(|m| (delta, tie) < (m.delta, m.tie)) {
-                        best = Some(Move {
-                            delta,
-                            tie,
-                            t,
-                            c,
-                            b: self.least[c].1 as usize,
-                            root: u32::MAX,
-                        });
-                    }
+                    let b = self.least[c].1 as usize;
+                    self.offer(&mut best, delta, t, c, b, u32::MAX);
                 }
                 if let Some((delta, b, root)) = self.best_reroute(t, own) {
                     let tabu = b != self.at.body[t] as usize && self.tabu_body[b] > iter;
                     if tabu && cost + delta >= best_cost as i64 {
                         continue;
                     }
-                    let tie = self.rng.next();
-                    if best.is_none_or(|m| (delta, tie) < (m.delta, m.tie)) {
-                        best = Some(Move {
-                            delta,
-                            tie,
-                            t,
-                            c: ct,
-                            b,
-                            root,
-                        });
-                    }
+                    self.offer(&mut best, delta, t, ct, b, root);
                 }
             }
             let Some(m) = best else { continue };
