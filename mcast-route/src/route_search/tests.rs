@@ -75,6 +75,39 @@ fn fat_router<'f>(
     r
 }
 
+/// The route candidates of `count` random groups of `size` (seed `seed`) on fat_tree(8),
+/// and its switch count.
+fn random_fat_candidates(count: usize, size: usize, seed: u64) -> (Candidates, usize) {
+    let f = generators::fat_tree(8).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let groups = patterns::random_groups(&f, count, size, seed).unwrap();
+    let mut r = fat_router(&f, &h, &groups);
+    let ids: Vec<TreeId> = r.tree_ids().collect();
+    (r.route_candidates(&ids).unwrap(), r.view.g.len())
+}
+
+/// Removes the placed tree `t % trees` if it is in `placed`, else places it in color `col`
+/// on a body and root drawn from `b` and `root` (a step of the bookkeeping proptests).
+fn toggle(
+    c: &Candidates,
+    occ: &mut Occupancy,
+    placed: &mut Vec<(usize, usize, usize, u32)>,
+    (t, col, b, root): (usize, usize, usize, usize),
+) {
+    let t = t % c.trees();
+    if let Some(i) = placed.iter().position(|p| p.0 == t) {
+        let (t, col, b, root) = placed.swap_remove(i);
+        occ.remove(c, t, col, b, root);
+    } else {
+        let bodies = c.bodies_of(t);
+        let b = bodies.start + b % bodies.len();
+        let roots = c.roots(c.root_set(b));
+        let root = roots[root % roots.len()];
+        occ.place(c, t, col, b, root);
+        placed.push((t, col, b, root));
+    }
+}
+
 #[test]
 fn a_fat_tree_tree_across_the_core_has_one_body_per_aggregation_index() {
     // fat_tree(8): 16 core switches, 4 aggregation switches a pod; the core switches above
@@ -193,29 +226,12 @@ proptest! {
         seed in 0u64..1000,
         steps in prop::collection::vec((0usize..1000, 0usize..4, 0usize..1000, 0usize..1000), 1..40),
     ) {
-        let f = generators::fat_tree(8).unwrap();
-        let h = HopTable::new(&f).unwrap();
-        let groups = patterns::random_groups(&f, 12, 4, seed).unwrap();
-        let mut r = fat_router(&f, &h, &groups);
-        let ids: Vec<TreeId> = r.tree_ids().collect();
-        let c = r.route_candidates(&ids).unwrap();
-        let switches = r.view.g.len();
+        let (c, switches) = random_fat_candidates(12, 4, seed);
         let k = 4;
         let mut occ = Occupancy::new(&c, switches, k).unwrap();
         let mut placed: Vec<(usize, usize, usize, u32)> = Vec::new();
         for (t, col, b, root) in steps {
-            let t = t % c.trees();
-            if let Some(i) = placed.iter().position(|p| p.0 == t) {
-                let (t, col, b, root) = placed.swap_remove(i);
-                occ.remove(&c, t, col, b, root);
-            } else {
-                let bodies = c.bodies_of(t);
-                let b = bodies.start + b % bodies.len();
-                let roots = c.roots(c.root_set(b));
-                let root = roots[root % roots.len()];
-                occ.place(&c, t, col, b, root);
-                placed.push((t, col, b, root));
-            }
+            toggle(&c, &mut occ, &mut placed, (t, col, b, root));
             recount(&c, &occ, &placed, switches);
         }
     }
@@ -228,30 +244,13 @@ proptest! {
         seed in 0u64..1000,
         steps in prop::collection::vec((0usize..1000, 0usize..3, 0usize..1000, 0usize..1000, any::<bool>()), 1..40),
     ) {
-        let f = generators::fat_tree(8).unwrap();
-        let h = HopTable::new(&f).unwrap();
-        let groups = patterns::random_groups(&f, 12, 4, seed).unwrap();
-        let mut r = fat_router(&f, &h, &groups);
-        let ids: Vec<TreeId> = r.tree_ids().collect();
-        let c = r.route_candidates(&ids).unwrap();
-        let switches = r.view.g.len();
+        let (c, switches) = random_fat_candidates(12, 4, seed);
         let k = 3;
         let mut occ = Occupancy::new(&c, switches, k).unwrap();
         let mut w = vec![1u32; k * switches];
         let mut placed: Vec<(usize, usize, usize, u32)> = Vec::new();
         for (t, col, b, root, raise) in steps {
-            let t = t % c.trees();
-            if let Some(i) = placed.iter().position(|p| p.0 == t) {
-                let (t, col, b, root) = placed.swap_remove(i);
-                occ.remove(&c, t, col, b, root);
-            } else {
-                let bodies = c.bodies_of(t);
-                let b = bodies.start + b % bodies.len();
-                let roots = c.roots(c.root_set(b));
-                let root = roots[root % roots.len()];
-                occ.place(&c, t, col, b, root);
-                placed.push((t, col, b, root));
-            }
+            toggle(&c, &mut occ, &mut placed, (t, col, b, root));
             if raise {
                 for col in 0..k {
                     for s in 0..switches as u32 {
@@ -279,13 +278,7 @@ proptest! {
         moves in 1usize..200,
         patience in 0usize..4,
     ) {
-        let f = generators::fat_tree(8).unwrap();
-        let h = HopTable::new(&f).unwrap();
-        let groups = patterns::random_groups(&f, 24, 5, seed).unwrap();
-        let mut r = fat_router(&f, &h, &groups);
-        let ids: Vec<TreeId> = r.tree_ids().collect();
-        let c = r.route_candidates(&ids).unwrap();
-        let switches = r.view.g.len();
+        let (c, switches) = random_fat_candidates(24, 5, seed);
         let start: Vec<u32> = (0..c.trees() as u32).map(|t| t % k as u32).collect();
         let order: Vec<usize> = (0..c.trees()).collect();
         let tabu = Tabu::default().with_seed(seed + 1);
