@@ -8,7 +8,7 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};
 use dag_sched::models::Model;
-use dag_sched::sim::{JitConfig, Scheduler, SimConfig, simulate};
+use dag_sched::sim::{JitConfig, RestPolicy, Scheduler, SimConfig, simulate};
 use dag_sched::workload::{ComputeModel, WorkloadConfig, generate, ps_job};
 use dag_sched::{Cluster, Job, LatMethod, MachineId, baselines, lat};
 use fabric_model::{BitsPerSec, Nanos};
@@ -148,8 +148,9 @@ fn trace_prefix(c: &mut Criterion) {
 
 /// Every scheduler over the first 4 coflows of the synthetic FB2010-shaped trace (the first
 /// of the 11 that `reproduce dag-trace --scale small` takes on the big switch), every policy
-/// incremental now (Sincronia's and Varys's through `scaled`). Small enough that
-/// `cargo test --benches` runs it in well under a second.
+/// incremental now (Sincronia's and Varys's through `scaled`, JIT with our `LatPriority`
+/// through its priority classes). Small enough that `cargo test --benches` runs it in well
+/// under a second.
 fn trace_prefix_all(c: &mut Criterion) {
     let mut trace = dag_sched::trace::synthesize(&dag_sched::trace::SynthConfig::default())
         .expect("the default synthetic trace");
@@ -158,14 +159,16 @@ fn trace_prefix_all(c: &mut Criterion) {
     let jobs = trace.to_jobs(&cl).expect("trace jobs");
     let mut g = c.benchmark_group("dag_trace_prefix_all");
     g.sample_size(10);
-    for s in [
-        Scheduler::TensorFlow,
-        Scheduler::TicTac,
-        Scheduler::Sincronia,
-        Scheduler::Varys,
-        Scheduler::Jit(JitConfig::default()),
+    let lat = Scheduler::Jit(JitConfig::default().with_rest(RestPolicy::LatPriority));
+    for (name, s) in [
+        ("tensorflow", Scheduler::TensorFlow),
+        ("tictac", Scheduler::TicTac),
+        ("sincronia", Scheduler::Sincronia),
+        ("varys", Scheduler::Varys),
+        ("jit", Scheduler::Jit(JitConfig::default())),
+        ("jit-ours-lat-priority", lat),
     ] {
-        g.bench_function(BenchmarkId::from_parameter(s.name()), |b| {
+        g.bench_function(BenchmarkId::from_parameter(name), |b| {
             b.iter(|| simulate(&cl, black_box(&jobs), &SimConfig::new(s)).expect("runs"));
         });
     }
