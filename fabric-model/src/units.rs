@@ -4,8 +4,12 @@
 //! [`Nanos::as_secs_f64`], [`Nanos::from_secs_f64`], [`Bytes::bits_f64`] and
 //! [`BitsPerSec::as_f64`].
 //!
-//! The types are opaque (`new`/`get`), ordered and hashable; arithmetic is explicit
-//! (`checked_*`, `saturating_*`) so that nothing wraps silently.
+//! The types are opaque (`new`/`get`), ordered and hashable. Each adds and subtracts like
+//! the `u64` it holds: `+`, `-`, `+=`, `-=` and [`Sum`](core::iter::Sum) with std's overflow
+//! behaviour (a panic where overflow checks are on, as in debug builds; wrapping where they
+//! are off, as in release builds), and `checked_*` / `saturating_*` where a value from
+//! outside may overflow. There is no unit-changing arithmetic on them (nanoseconds times
+//! nanoseconds is not a time): convert with the named methods.
 //!
 //! ```
 //! use fabric_model::{BitsPerSec, Bytes, Nanos};
@@ -13,10 +17,13 @@
 //! let rate = BitsPerSec::from_gbps(100);
 //! // 4 KiB at 100 Gb/s: 327.68 ns, rounded up to whole nanoseconds.
 //! assert_eq!(rate.transfer_time(Bytes::from_kib(4)), Some(Nanos::new(328)));
-//! assert_eq!(Nanos::from_micros(5).saturating_add(Nanos::new(1)).get(), 5_001);
+//! assert_eq!(Nanos::from_micros(5) + Nanos::new(1), Nanos::new(5_001));
+//! assert_eq!(Nanos::MAX.saturating_add(Nanos::new(1)), Nanos::MAX);
 //! assert_eq!(Nanos::from_secs_f64(1.5e-6), Some(Nanos::new(1_500)));
 //! ```
 
+use core::iter::Sum;
+use core::ops::{Add, AddAssign, Sub, SubAssign};
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
@@ -84,6 +91,40 @@ impl BitsPerSec {
     pub fn from_f64(bps: f64) -> Option<Self> {
         let r = bps.round();
         (r >= 0.0 && r < u64::MAX as f64).then_some(Self(r as u64))
+    }
+
+    /// `self + rhs`, or `None` on overflow.
+    #[inline]
+    #[must_use]
+    pub const fn checked_add(self, rhs: Self) -> Option<Self> {
+        match self.0.checked_add(rhs.0) {
+            Some(n) => Some(Self(n)),
+            None => None,
+        }
+    }
+
+    /// `self - rhs`, or `None` when `rhs` is larger.
+    #[inline]
+    #[must_use]
+    pub const fn checked_sub(self, rhs: Self) -> Option<Self> {
+        match self.0.checked_sub(rhs.0) {
+            Some(n) => Some(Self(n)),
+            None => None,
+        }
+    }
+
+    /// `self + rhs`, at most `u64::MAX` b/s.
+    #[inline]
+    #[must_use]
+    pub const fn saturating_add(self, rhs: Self) -> Self {
+        Self(self.0.saturating_add(rhs.0))
+    }
+
+    /// `self - rhs`, at least zero.
+    #[inline]
+    #[must_use]
+    pub const fn saturating_sub(self, rhs: Self) -> Self {
+        Self(self.0.saturating_sub(rhs.0))
     }
 
     /// Time to serialise `size` at this rate, rounded up to whole nanoseconds; `None` for a
@@ -336,6 +377,23 @@ impl Bytes {
     pub const fn saturating_add(self, rhs: Self) -> Self {
         Self(self.0.saturating_add(rhs.0))
     }
+
+    /// `self - rhs`, or `None` when `rhs` is larger.
+    #[inline]
+    #[must_use]
+    pub const fn checked_sub(self, rhs: Self) -> Option<Self> {
+        match self.0.checked_sub(rhs.0) {
+            Some(n) => Some(Self(n)),
+            None => None,
+        }
+    }
+
+    /// `self - rhs`, at least zero.
+    #[inline]
+    #[must_use]
+    pub const fn saturating_sub(self, rhs: Self) -> Self {
+        Self(self.0.saturating_sub(rhs.0))
+    }
 }
 
 impl fmt::Display for Bytes {
@@ -344,6 +402,98 @@ impl fmt::Display for Bytes {
         write!(f, "{} B", self.0)
     }
 }
+
+/// `+`, `-`, `+=`, `-=` and `Sum` (of values and of references) for a `u64` newtype, with
+/// the overflow behaviour of `u64`'s own operators.
+macro_rules! additive {
+    ($t:ident, $unit:literal, $example:literal) => {
+        impl Add for $t {
+            type Output = Self;
+
+            #[doc = concat!("The sum of two ", $unit, ", as `u64` adds: a panic on overflow where")]
+            /// overflow checks are on (debug builds), wrapping where they are off (release
+            /// builds). `checked_add` and `saturating_add` never panic.
+            ///
+            /// ```
+            #[doc = concat!("use fabric_model::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("let (a, b) = (", stringify!($t), "::new(", $example, "), ", stringify!($t), "::new(2));")]
+            #[doc = concat!("assert_eq!(a + b, ", stringify!($t), "::new(", $example, " + 2));")]
+            /// let mut c = a;
+            /// c += b;
+            /// c -= a;
+            /// assert_eq!(c, b);
+            /// ```
+            #[inline]
+            fn add(self, rhs: Self) -> Self {
+                Self(self.0 + rhs.0)
+            }
+        }
+
+        impl Sub for $t {
+            type Output = Self;
+
+            #[doc = concat!("The difference of two ", $unit, ", as `u64` subtracts: a panic when")]
+            /// `rhs` is larger where overflow checks are on (debug builds), wrapping where they
+            /// are off (release builds). `checked_sub` and `saturating_sub` never panic.
+            ///
+            /// ```
+            #[doc = concat!("use fabric_model::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("let (a, b) = (", stringify!($t), "::new(", $example, "), ", stringify!($t), "::new(2));")]
+            #[doc = concat!("assert_eq!(a - b, ", stringify!($t), "::new(", $example, " - 2));")]
+            /// assert_eq!(b.checked_sub(a), None);
+            /// ```
+            #[inline]
+            fn sub(self, rhs: Self) -> Self {
+                Self(self.0 - rhs.0)
+            }
+        }
+
+        impl AddAssign for $t {
+            /// `self = self + rhs`, with the overflow behaviour of `+`.
+            #[inline]
+            fn add_assign(&mut self, rhs: Self) {
+                self.0 += rhs.0;
+            }
+        }
+
+        impl SubAssign for $t {
+            /// `self = self - rhs`, with the overflow behaviour of `-`.
+            #[inline]
+            fn sub_assign(&mut self, rhs: Self) {
+                self.0 -= rhs.0;
+            }
+        }
+
+        impl Sum for $t {
+            #[doc = concat!("The total of the ", $unit, ", zero for none, with the overflow behaviour")]
+            /// of `+`.
+            ///
+            /// ```
+            #[doc = concat!("use fabric_model::", stringify!($t), ";")]
+            ///
+            #[doc = concat!("let parts = [", stringify!($t), "::new(", $example, "), ", stringify!($t), "::new(2)];")]
+            #[doc = concat!("assert_eq!(parts.iter().sum::<", stringify!($t), ">(), ", stringify!($t), "::new(", $example, " + 2));")]
+            #[doc = concat!("assert_eq!(parts.into_iter().sum::<", stringify!($t), ">(), ", stringify!($t), "::new(", $example, " + 2));")]
+            /// ```
+            fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+                iter.fold(Self(0), Add::add)
+            }
+        }
+
+        impl<'a> Sum<&'a $t> for $t {
+            /// The total of the referenced values (see the `Sum` of values).
+            fn sum<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+                iter.copied().sum()
+            }
+        }
+    };
+}
+
+additive!(Nanos, "times", "1_500");
+additive!(Bytes, "sizes", "4096");
+additive!(BitsPerSec, "rates", "100_000_000_000");
 
 /// Number of lanes of an InfiniBand link (the `4x` of `4xEDR`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -570,6 +720,61 @@ mod tests {
             Nanos::try_from(Duration::from_secs(2)),
             Ok(Nanos::from_secs(2))
         );
+    }
+
+    #[test]
+    fn operators_add_and_subtract_as_u64_does() {
+        let (a, b) = (Nanos::new(7), Nanos::new(3));
+        assert_eq!((a + b, a - b), (Nanos::new(10), Nanos::new(4)));
+        let mut c = a;
+        c += b;
+        assert_eq!(c, Nanos::new(10));
+        c -= a;
+        assert_eq!(c, b);
+        assert_eq!([a, b, b].iter().sum::<Nanos>(), Nanos::new(13));
+        assert_eq!(core::iter::empty::<Nanos>().sum::<Nanos>(), Nanos::ZERO);
+        assert_eq!(Bytes::new(5) - Bytes::new(5), Bytes::ZERO);
+        assert_eq!(
+            [Bytes::from_kib(1), Bytes::new(1)]
+                .into_iter()
+                .sum::<Bytes>(),
+            Bytes::new(1025)
+        );
+        assert_eq!(Bytes::new(1).checked_sub(Bytes::new(2)), None);
+        assert_eq!(Bytes::new(1).saturating_sub(Bytes::new(2)), Bytes::ZERO);
+        let r = BitsPerSec::from_gbps(100) + BitsPerSec::from_gbps(25);
+        assert_eq!(r, BitsPerSec::from_gbps(125));
+        assert_eq!(r - BitsPerSec::from_gbps(25), BitsPerSec::from_gbps(100));
+        assert_eq!(
+            BitsPerSec::new(u64::MAX).checked_add(BitsPerSec::new(1)),
+            None
+        );
+        assert_eq!(BitsPerSec::ZERO.checked_sub(BitsPerSec::new(1)), None);
+        assert_eq!(
+            BitsPerSec::new(u64::MAX).saturating_add(BitsPerSec::new(1)),
+            BitsPerSec::new(u64::MAX)
+        );
+        assert_eq!(
+            BitsPerSec::ZERO.saturating_sub(BitsPerSec::new(1)),
+            BitsPerSec::ZERO
+        );
+    }
+
+    /// As `u64`: an overflowing `+` or `-` panics where overflow checks are on, and wraps
+    /// where they are off.
+    #[test]
+    fn overflow_behaves_as_u64_does() {
+        let add = std::panic::catch_unwind(|| Nanos::MAX + Nanos::new(1));
+        let sub = std::panic::catch_unwind(|| Bytes::ZERO - Bytes::new(1));
+        let sum =
+            std::panic::catch_unwind(|| [Nanos::MAX, Nanos::new(1)].into_iter().sum::<Nanos>());
+        if cfg!(debug_assertions) {
+            assert!(add.is_err() && sub.is_err() && sum.is_err());
+        } else {
+            assert_eq!(add.ok(), Some(Nanos::ZERO));
+            assert_eq!(sub.ok(), Some(Bytes::new(u64::MAX)));
+            assert_eq!(sum.ok(), Some(Nanos::ZERO));
+        }
     }
 
     #[test]
