@@ -215,7 +215,7 @@ fn run(mode: Mode, source: &[u8]) -> Result<Outcome, Box<dyn std::error::Error>>
         .ok_or("nothing left to happen before completion")?;
         now = next;
     };
-    let st = *tx.stats();
+    let st = tx.stats();
     Ok(Outcome {
         completed_at,
         data_sent: st.data_sent,

@@ -218,10 +218,11 @@ impl Sender {
         })
     }
 
-    /// Counters so far.
+    /// Counters so far, as a copy (a small `Copy` struct, returned by value like
+    /// [`crate::Receiver::stats`] and like quinn's `Connection::stats`).
     #[must_use]
-    pub const fn stats(&self) -> &SendStats {
-        &self.stats
+    pub const fn stats(&self) -> SendStats {
+        self.stats
     }
 
     /// Transfers in progress.

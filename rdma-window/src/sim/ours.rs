@@ -264,7 +264,7 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
     let (end, finished) = super::engine::run(&mut tx, &mut rx, &mut fates, cfg.limit.get(), |t| {
         t.done_at.iter().all(Option::is_some) || t.failed
     });
-    let st = *tx.s.stats();
+    let st = tx.s.stats();
     let rs = rx.r.stats();
     Report {
         finished: finished && !tx.failed,
