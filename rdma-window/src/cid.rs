@@ -91,10 +91,10 @@ impl<T: Clone> ContextTable<T> {
     /// # Errors
     /// [`crate::Error::Config`] when `capacity` is 0 or above 65 536.
     pub(crate) fn new(capacity: usize, vacant: T) -> Result<Self, crate::Error> {
-        if capacity == 0 || capacity > 1 << 16 {
+        if capacity == 0 || capacity > crate::config::MAX_CONTEXTS {
             return Err(crate::Error::Config {
                 field: "capacity",
-                reason: "must be 1 ..= 65536",
+                reason: "must be 1 ..= MAX_CONTEXTS (65536)",
             });
         }
         let slots = (0..capacity)
@@ -126,6 +126,10 @@ impl<T: Clone> ContextTable<T> {
 }
 
 impl<T> ContextTable<T> {
+    /// Bytes the table takes per context: the slot (the tag and the value, padded) and its
+    /// place in the free list.
+    pub(crate) const BYTES_PER_CONTEXT: usize = size_of::<Slot<T>>() + size_of::<u16>();
+
     /// Number of slots.
     #[must_use]
     pub(crate) fn capacity(&self) -> usize {

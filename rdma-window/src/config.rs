@@ -44,12 +44,33 @@ const fn interval(field: &'static str, value: Nanos, zero_ok: bool) -> Result<()
     Ok(())
 }
 
+/// The most contexts a table may hold, at either end: 65 536, what the 16-bit index of a
+/// [`crate::Cid`] can name. A NIC keeps its context table on chip (paper §2.2) and holds
+/// tens to thousands of entries (the UEC reference provider's `UET_PDC_MAX` is 64); at this
+/// bound a receiver table of W = 128 takes about 17 MiB (274 bytes a context, see
+/// [`crate::Receiver::table_bytes`]).
+pub const MAX_CONTEXTS: usize = 1 << 16;
+
+/// The widest window, in packets: the largest W a [`crate::Receiver`] can have (64 ×
+/// `WORDS` with `WORDS` at most 64), and so the most a [`SenderConfig::window`] may ask for.
+/// NICs that keep a per-context bitmap keep 64 to 128 bits (Falcon's data window is 128,
+/// UEC's `MP_RANGE` 128, IRN's about 110); 4096 packets of 4 KiB are 16 MiB in flight, one
+/// bandwidth-delay product of 800 Gb/s over a 160 µs round trip. The sender keeps a queue of
+/// W + 1 sequence numbers per transfer (16 KiB at this bound), the receiver a `WVEC` of W
+/// bits per context (512 B at this bound).
+pub const MAX_WINDOW: u32 = 4096;
+
+/// The most completions a receiver may remember ([`ReceiverConfig::completions_kept`]): as
+/// many as a table of [`MAX_CONTEXTS`] can free at once; 12 bytes each (768 KiB at this
+/// bound), allocated by [`crate::Receiver::new`], and searched by each `RDMA_REQ`.
+pub const MAX_COMPLETIONS_KEPT: usize = MAX_CONTEXTS;
+
 /// Checks a context table's size.
 const fn capacity(capacity: usize) -> Result<(), Error> {
-    if capacity == 0 || capacity > 1 << 16 {
+    if capacity == 0 || capacity > MAX_CONTEXTS {
         return Err(Error::Config {
             field: "capacity",
-            reason: "must be 1 ..= 65536",
+            reason: "must be 1 ..= MAX_CONTEXTS (65536)",
         });
     }
     Ok(())
@@ -84,7 +105,8 @@ pub enum Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ReceiverConfig {
-    /// Receive contexts in the table (the hardware's on-chip table size).
+    /// Receive contexts in the table (the hardware's on-chip table size), 1 ..=
+    /// [`MAX_CONTEXTS`]: the table is allocated when the receiver is made.
     pub capacity: usize,
     /// Loss repair mode.
     pub mode: Mode,
@@ -108,7 +130,8 @@ pub struct ReceiverConfig {
     pub max_idle_timeouts: u32,
     /// Completions remembered after their context is freed, so that a sender whose DONE was
     /// lost is answered DONE again when it probes. A sender probing for a completion older
-    /// than this is not answered and eventually reports the transfer failed.
+    /// than this is not answered and eventually reports the transfer failed. At most
+    /// [`MAX_COMPLETIONS_KEPT`]: the memory is allocated when the receiver is made.
     pub completions_kept: usize,
     /// The end-to-end check (ours, as InfiniBand's ICRC): frames built and read by
     /// [`crate::Receiver::encode`] and [`crate::Receiver::decode`] carry a CRC32C trailer,
@@ -142,9 +165,12 @@ impl Default for ReceiverConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SenderConfig {
-    /// Send contexts (transfers in progress at once).
+    /// Send contexts (transfers in progress at once), 1 ..= [`MAX_CONTEXTS`]: the table is
+    /// allocated when the sender is made.
     pub capacity: usize,
-    /// The receiver's W: packets up to `WBASE + W` may be in flight.
+    /// The receiver's W: packets up to `WBASE + W` may be in flight. 1 ..= [`MAX_WINDOW`]
+    /// (the widest receiver): each transfer keeps a queue of W + 1 sequence numbers to
+    /// re-send, allocated by [`crate::Sender::start`].
     pub window: u32,
     /// Resend `RDMA_REQ` when no `RDMA_RSP` came back within this time.
     pub req_timeout: Nanos,
@@ -210,7 +236,9 @@ impl Default for SenderConfig {
 }
 
 impl ReceiverConfig {
-    /// Checks every field: `capacity` 1 ..= 65 536; `ack_stride` 1 ..= [`MAX_PACKETS`];
+    /// Checks every field before anything is allocated: `capacity` 1 ..= [`MAX_CONTEXTS`];
+    /// `completions_kept` at most [`MAX_COMPLETIONS_KEPT`] (0 remembers none);
+    /// `ack_stride` 1 ..= [`MAX_PACKETS`];
     /// `resend_timeout` and `retry_interval` above zero (zero leaves the timer due at `now`
     /// for ever; `retry_interval` is checked in either mode); `reorder_tolerance` may be
     /// zero (a network that keeps order); every interval at most [`MAX_INTERVAL`].
@@ -221,6 +249,12 @@ impl ReceiverConfig {
     pub const fn validate(&self) -> Result<(), Error> {
         if let Err(e) = capacity(self.capacity) {
             return Err(e);
+        }
+        if self.completions_kept > MAX_COMPLETIONS_KEPT {
+            return Err(Error::Config {
+                field: "completions_kept",
+                reason: "must be at most MAX_COMPLETIONS_KEPT (65536)",
+            });
         }
         if self.ack_stride == 0 || self.ack_stride > MAX_PACKETS {
             return Err(Error::Config {
@@ -309,7 +343,8 @@ impl ReceiverConfig {
 }
 
 impl SenderConfig {
-    /// Checks every field: `capacity` 1 ..= 65 536; `window` 1 ..= [`MAX_PACKETS`];
+    /// Checks every field before anything is allocated: `capacity` 1 ..= [`MAX_CONTEXTS`];
+    /// `window` 1 ..= [`MAX_WINDOW`];
     /// `req_timeout`, `busy_backoff`, `max_backoff`, `probe_timeout` and
     /// `request_deadline` above zero, `max_requests` at least 1 (zero
     /// leaves a timer due at `now` for ever, or retries at wire speed); `busy_backoff` at
@@ -322,10 +357,10 @@ impl SenderConfig {
         if let Err(e) = capacity(self.capacity) {
             return Err(e);
         }
-        if self.window == 0 || self.window > MAX_PACKETS {
+        if self.window == 0 || self.window > MAX_WINDOW {
             return Err(Error::Config {
                 field: "window",
-                reason: "must be 1 ..= MAX_PACKETS",
+                reason: "must be 1 ..= MAX_WINDOW (4096)",
             });
         }
         let intervals = [

@@ -37,7 +37,8 @@
 //!
 //! ## Choices
 //!
-//! - W is 64 × `WORDS` with `WORDS` a const generic (2, W = 128, by default; 4 gives 256):
+//! - W is 64 × `WORDS` with `WORDS` a const generic (2, W = 128, by default; 4 gives 256;
+//!   at most 64, W = [`config::MAX_WINDOW`] = 4096, wider than any NIC keeps on chip):
 //!   stable Rust cannot size `[u64; W / 64]` from a `W` parameter. For W = 128 the advance
 //!   runs on one `u128`.
 //! - Sequence numbers are 32-bit and compared in serial arithmetic; a transfer has at most

@@ -36,7 +36,8 @@ pub enum Arrival {
     BeyondWindow,
 }
 
-/// `WBASE` and `WVEC` of one receive context, with W = 64 × `WORDS` bits.
+/// `WBASE` and `WVEC` of one receive context, with W = 64 × `WORDS` bits; `WORDS` is 1 ..=
+/// 64, so that W is at most [`crate::config::MAX_WINDOW`] (a wider window does not compile).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window<const WORDS: usize = 2> {
     wvec: [u64; WORDS],
@@ -46,7 +47,10 @@ pub struct Window<const WORDS: usize = 2> {
 impl<const WORDS: usize> Window<WORDS> {
     /// W, the number of bits in `WVEC`: packets `WBASE + 1 ..= WBASE + W` can be held.
     pub const W: u32 = {
-        assert!(WORDS >= 1 && WORDS <= 1 << 20, "WORDS out of range");
+        assert!(
+            WORDS >= 1 && WORDS as u64 * 64 <= crate::config::MAX_WINDOW as u64,
+            "WORDS must be 1 ..= 64 (W at most MAX_WINDOW)"
+        );
         #[expect(
             clippy::cast_possible_truncation,
             reason = "bounded by the assert above"
@@ -189,7 +193,7 @@ impl<const WORDS: usize> Window<WORDS> {
     pub fn highest_offset(&self) -> u32 {
         for (k, w) in self.wvec.iter().enumerate().rev() {
             if *w != 0 {
-                #[expect(clippy::cast_possible_truncation, reason = "k < WORDS ≤ 2^20")]
+                #[expect(clippy::cast_possible_truncation, reason = "k < WORDS ≤ 64")]
                 let base = (k as u32) * 64;
                 return base + 64 - w.leading_zeros();
             }

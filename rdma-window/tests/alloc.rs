@@ -12,15 +12,18 @@ use rdma_window::{Mode, Packet, Receiver, ReceiverConfig, Sender, SenderConfig, 
 struct Counting;
 
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
+/// Bytes asked for by those allocations (a reallocation counts its new size).
+static BYTES: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// Only the measuring thread counts (the test harness allocates on its own threads).
     static COUNTING: Cell<bool> = const { Cell::new(false) };
 }
 
-fn note() {
+fn note(bytes: usize) {
     if COUNTING.with(Cell::get) {
         ALLOCS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 }
 
@@ -31,7 +34,7 @@ fn note() {
 // SAFETY: forwards every call to the system allocator unchanged; only counts.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
+        note(layout.size());
         // SAFETY: same contract as our caller's.
         unsafe { System.alloc(layout) }
     }
@@ -40,7 +43,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new: usize) -> *mut u8 {
-        note();
+        note(new);
         // SAFETY: same contract as our caller's.
         unsafe { System.realloc(ptr, layout, new) }
     }
@@ -54,14 +57,24 @@ static GLOBAL: Counting = Counting;
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn count<R>(f: impl FnOnce() -> R) -> (R, u64) {
+    let (r, n, _) = count_bytes(f);
+    (r, n)
+}
+
+/// What `f` returns, the allocations it made and the bytes they asked for.
+fn count_bytes<R>(f: impl FnOnce() -> R) -> (R, u64, u64) {
     let _one = SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let before = ALLOCS.load(Ordering::SeqCst);
+    let (before, bytes) = (ALLOCS.load(Ordering::SeqCst), BYTES.load(Ordering::SeqCst));
     COUNTING.with(|c| c.set(true));
     let r = f();
     COUNTING.with(|c| c.set(false));
-    (r, ALLOCS.load(Ordering::SeqCst) - before)
+    (
+        r,
+        ALLOCS.load(Ordering::SeqCst) - before,
+        BYTES.load(Ordering::SeqCst) - bytes,
+    )
 }
 
 #[test]
@@ -222,4 +235,44 @@ fn improved_loss_timers_of_many_contexts_allocate_nothing() {
     });
     assert_eq!(n, 0, "{n} allocations serving the loss timers");
     assert_eq!(resends, 48);
+}
+
+/// A configuration past a documented bound is refused before anything is allocated, and
+/// one at the bounds allocates what the bounds' documentation says, not more.
+#[test]
+fn configurations_are_checked_before_allocating_and_bound_what_they_allocate() {
+    use rdma_window::config::{MAX_COMPLETIONS_KEPT, MAX_CONTEXTS, MAX_WINDOW};
+    let (r, n, _) = count_bytes(|| {
+        Receiver::<2>::new(ReceiverConfig::default().with_completions_kept(usize::MAX)).is_err()
+    });
+    assert!(r);
+    assert_eq!(n, 0, "{n} allocations before refusing completions_kept");
+    let (r, n, _) = count_bytes(|| {
+        Sender::new(1, SenderConfig::default().with_window(MAX_WINDOW + 1)).is_err()
+    });
+    assert!(r);
+    assert_eq!(n, 0, "{n} allocations before refusing the window");
+    // The largest receiver: every table at its bound. Documented: about 17 MiB of table at
+    // W = 128, 12 bytes a completion, and output queues of one packet and one event a
+    // context (the ACK bitmap and the free list are a few KiB more).
+    let big = ReceiverConfig::default()
+        .with_capacity(MAX_CONTEXTS)
+        .with_completions_kept(MAX_COMPLETIONS_KEPT);
+    let (rx, _, bytes) = count_bytes(|| Receiver::<2>::new(big).unwrap());
+    let table = rx.table_bytes() as u64;
+    assert!(table <= 18 << 20, "table {table} B");
+    let queues = MAX_CONTEXTS
+        * (size_of::<rdma_window::RecvTransmit>() + size_of::<rdma_window::RecvEvent>());
+    let bound = table + 12 * MAX_COMPLETIONS_KEPT as u64 + queues as u64 + (64 << 10);
+    assert!(bytes <= bound, "{bytes} B, more than {bound} B");
+    drop(rx);
+    // The widest sender window: one queue of W + 1 sequence numbers per transfer.
+    let mut tx = Sender::new(1, SenderConfig::default().with_window(MAX_WINDOW)).unwrap();
+    let t = Transfer::new(2, Bytes::from_mib(1), 4096);
+    let (id, n, bytes) = count_bytes(|| tx.start(t, Nanos::new(0)));
+    assert!(id.is_ok());
+    assert!(
+        n <= 1 && bytes <= 4 * u64::from(MAX_WINDOW + 1),
+        "{n} allocations, {bytes} B"
+    );
 }

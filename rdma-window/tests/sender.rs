@@ -355,7 +355,7 @@ fn bad_transfers_and_answers_get_their_precise_error() {
         Sender::new(1, cfg().with_window(0)).unwrap_err(),
         Error::Config {
             field: "window",
-            reason: "must be 1 ..= MAX_PACKETS"
+            reason: "must be 1 ..= MAX_WINDOW (4096)"
         }
     );
 }

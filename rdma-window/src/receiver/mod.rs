@@ -302,8 +302,9 @@ impl<const WORDS: usize> Receiver<WORDS> {
     pub const HOT_CONTEXT_BYTES: usize = size_of::<RecvContext<WORDS>>();
 
     /// Bytes of one whole table slot in this implementation: the hot part, the transfer's
-    /// description (addresses, length, sender) and the improved mode's repair state.
-    pub(crate) const SLOT_BYTES: usize = size_of::<Slot<WORDS>>() + size_of::<u16>();
+    /// description (addresses, length, sender) and the improved mode's repair state, with
+    /// the table's generation tag and free-list entry.
+    pub(crate) const SLOT_BYTES: usize = ContextTable::<Slot<WORDS>>::BYTES_PER_CONTEXT;
 
     /// A receiver with `cfg.capacity` free contexts.
     ///
