@@ -174,7 +174,9 @@ pub struct SenderConfig {
     pub window: u32,
     /// Resend `RDMA_REQ` when no `RDMA_RSP` came back within this time.
     pub req_timeout: Nanos,
-    /// First back-off after a busy `RDMA_RSP`; doubles per refusal.
+    /// First back-off after a busy `RDMA_RSP` (paper §2.3.1: the sender retries "after a
+    /// delay"); it doubles with each busy answer to the transfer, up to `max_backoff`:
+    /// `min(busy_backoff × 2^k, max_backoff)` after the (k + 1)-th.
     pub busy_backoff: Nanos,
     /// Largest back-off.
     pub max_backoff: Nanos,
@@ -183,13 +185,23 @@ pub struct SenderConfig {
     pub probe_timeout: Nanos,
     /// Probes without an answer after which the transfer is given up.
     pub max_probes: u32,
-    /// `RDMA_REQ`s sent (the first included) without a grant after which the transfer is
-    /// given up with [`crate::SendEvent::Failed`]: a receiver that never answers, or always
-    /// answers busy, ends the transfer rather than being asked for ever.
+    /// `RDMA_REQ`s in a row without any answer (the first included) after which the transfer
+    /// is given up with [`crate::SendEvent::Failed`]: a receiver that never answers, dead or
+    /// cut off, ends the transfer rather than being asked for ever. A busy answer shows the
+    /// receiver alive: it starts the count again (a busy receiver is waited for, within
+    /// `busy_deadline`).
     pub max_requests: u32,
-    /// Time from [`crate::Sender::start`] after which a transfer still not granted is given
-    /// up with [`crate::SendEvent::Failed`] (checked when its next request falls due).
+    /// Time without any answer to a transfer's requests (since [`crate::Sender::start`] or
+    /// the last busy answer) after which it is given up with [`crate::SendEvent::Failed`]
+    /// (checked when its next request falls due): the silent receiver's bound in time, where
+    /// `max_requests` is its bound in requests.
     pub request_deadline: Nanos,
+    /// Time from [`crate::Sender::start`] after which a transfer still not granted, though
+    /// the receiver answers (busy), is given up with [`crate::SendEvent::Failed`] (checked
+    /// when its next request falls due). Ours: the paper retries without limit, as
+    /// InfiniBand's RNR retry count 7 does; a bound here ends a transfer whose receiver stays
+    /// full. [`MAX_INTERVAL`] waits as long as the run lasts.
+    pub busy_deadline: Nanos,
     /// Improved mode's speculative window (our design; 0 turns it off, as the paper has
     /// it): when the receiver asks for its `WBASE` packet, let the window run from where
     /// `WBASE` will be once that retransmission arrives, at most this many packets past the
@@ -208,15 +220,18 @@ pub struct SenderConfig {
 }
 
 impl Default for SenderConfig {
-    /// 64 contexts, W = 128, times for a 10 µs round trip, no speculative window; a
-    /// transfer not granted after 64 requests or 100 ms fails; no checksum.
+    /// 64 contexts, W = 128, times for a 10 µs round trip, no speculative window; busy
+    /// answers back off from 10 µs, doubling to at most 1 ms; a transfer whose requests go
+    /// unanswered 64 times in a row or for 100 ms fails, one answered busy for 10 s fails;
+    /// no checksum.
     ///
-    /// The two bounds are ours (the paper retries without limit). 64 matches the
-    /// receiver's [`ReceiverConfig::max_idle_timeouts`]: a dead receiver is given up after
-    /// 64 × 40 µs ≈ 2.6 ms (about 256 round trips); one always busy, whose back-off reaches
-    /// the 1 ms cap after 7 refusals, after about 57 ms of waiting. 100 ms is above both, so
-    /// with the defaults the count decides; it bounds the time when a user raises the count
-    /// or the back-off.
+    /// The bounds are ours (the paper retries without limit). 64 matches the receiver's
+    /// [`ReceiverConfig::max_idle_timeouts`]: a dead receiver is given up after 64 × 40 µs
+    /// ≈ 2.6 ms (about 256 round trips); 100 ms bounds the time when a user raises the
+    /// count. Busy answers spend neither: a receiver that is full for a while is alive and
+    /// its transfers wait, asking every millisecond once the back-off has reached its cap
+    /// (after 7 refusals, 1.27 ms), for up to 10 s, far beyond the time a full table takes
+    /// to drain under heavy loss.
     fn default() -> Self {
         Self {
             capacity: 64,
@@ -228,6 +243,7 @@ impl Default for SenderConfig {
             max_probes: 32,
             max_requests: 64,
             request_deadline: Nanos::from_millis(100),
+            busy_deadline: Nanos::from_secs(10),
             speculate: 0,
             speculate_delay: Nanos::ZERO,
             checksum: false,
@@ -345,8 +361,8 @@ impl ReceiverConfig {
 impl SenderConfig {
     /// Checks every field before anything is allocated: `capacity` 1 ..= [`MAX_CONTEXTS`];
     /// `window` 1 ..= [`MAX_WINDOW`];
-    /// `req_timeout`, `busy_backoff`, `max_backoff`, `probe_timeout` and
-    /// `request_deadline` above zero, `max_requests` at least 1 (zero
+    /// `req_timeout`, `busy_backoff`, `max_backoff`, `probe_timeout`, `request_deadline`
+    /// and `busy_deadline` above zero, `max_requests` at least 1 (zero
     /// leaves a timer due at `now` for ever, or retries at wire speed); `busy_backoff` at
     /// most `max_backoff` (the pair would be inverted); `speculate_delay` may be zero;
     /// every interval at most [`MAX_INTERVAL`]. [`crate::Sender::new`] calls it.
@@ -369,6 +385,7 @@ impl SenderConfig {
             ("max_backoff", self.max_backoff, false),
             ("probe_timeout", self.probe_timeout, false),
             ("request_deadline", self.request_deadline, false),
+            ("busy_deadline", self.busy_deadline, false),
             ("speculate_delay", self.speculate_delay, true),
         ];
         let mut k = 0;
@@ -454,6 +471,13 @@ impl SenderConfig {
     #[must_use]
     pub const fn with_request_deadline(mut self, request_deadline: Nanos) -> Self {
         self.request_deadline = request_deadline;
+        self
+    }
+
+    /// Sets [`SenderConfig::busy_deadline`].
+    #[must_use]
+    pub const fn with_busy_deadline(mut self, busy_deadline: Nanos) -> Self {
+        self.busy_deadline = busy_deadline;
         self
     }
 

@@ -122,9 +122,10 @@ pub enum SendEvent {
         /// The transfer.
         cid: Cid,
     },
-    /// The transfer was given up: the receiver stopped answering (probes ran out), or it
-    /// never granted a context (never answered, or always busy) within
-    /// [`SenderConfig::max_requests`] requests or [`SenderConfig::request_deadline`].
+    /// The transfer was given up: the receiver stopped answering (probes ran out), it did
+    /// not answer [`SenderConfig::max_requests`] requests in a row or for
+    /// [`SenderConfig::request_deadline`], or it answered busy until
+    /// [`SenderConfig::busy_deadline`].
     Failed {
         /// The transfer.
         cid: Cid,
@@ -146,10 +147,14 @@ struct Ctx {
     last_len: u32,
     state: State,
     deadline: u64,
-    /// When [`Sender::start`] took the context (for [`SenderConfig::request_deadline`]).
+    /// When [`Sender::start`] took the context (for [`SenderConfig::busy_deadline`]).
     started: u64,
-    /// `RDMA_REQ`s sent so far (for [`SenderConfig::max_requests`]).
-    requests: u32,
+    /// When the receiver last answered a request of this transfer (busy), or the start:
+    /// the silence [`SenderConfig::request_deadline`] bounds.
+    answered: u64,
+    /// `RDMA_REQ`s sent since the last answer (for [`SenderConfig::max_requests`]).
+    unanswered: u32,
+    /// Busy answers so far: the back-off's exponent.
     refusals: u32,
     probes: u32,
     /// Packets below this index are at the receiver (its `WBASE`).
@@ -252,7 +257,8 @@ impl Sender {
             state: State::Requesting,
             deadline: now.saturating_add(self.cfg.req_timeout.get()),
             started: now,
-            requests: 0,
+            answered: now,
+            unanswered: 0,
             refusals: 0,
             probes: 0,
             acked: 0,
@@ -274,7 +280,7 @@ impl Sender {
     fn request(&mut self, id: Cid) {
         if let Some(c) = self.table.get_mut(id) {
             self.stats.requests += 1;
-            c.requests = c.requests.saturating_add(1);
+            c.unanswered = c.unanswered.saturating_add(1);
             self.control.push_back(SendTransmit {
                 to: c.t.dst_node,
                 packet: Packet::Req {
@@ -318,10 +324,14 @@ impl Sender {
                             .push_back(SendEvent::Connected { cid: scid, dcid });
                     }
                     RspStatus::Busy => {
-                        // Paper §2.3.1: retry after a delay; doubling, capped.
+                        // Paper §2.3.1: retry after a delay; doubling, capped. The receiver
+                        // is alive: the count and the time that detect a silent one start
+                        // again, and only `busy_deadline` bounds the wait.
                         self.stats.refusals += 1;
+                        c.unanswered = 0;
+                        c.answered = now;
                         let shift = c.refusals.min(20);
-                        c.refusals += 1;
+                        c.refusals = c.refusals.saturating_add(1);
                         let wait = cfg
                             .busy_backoff
                             .get()
@@ -371,9 +381,10 @@ impl Sender {
         Ok(())
     }
 
-    /// Handles every timer expired by `now`: `RDMA_REQ` retries (a transfer not granted
-    /// after [`SenderConfig::max_requests`] requests or [`SenderConfig::request_deadline`]
-    /// fails) and probes. Every transfer
+    /// Handles every timer expired by `now`: `RDMA_REQ` retries (a transfer whose requests
+    /// went unanswered [`SenderConfig::max_requests`] times in a row or for
+    /// [`SenderConfig::request_deadline`], or which is still refused at
+    /// [`SenderConfig::busy_deadline`], fails) and probes. Every transfer
     /// whose timer is due is served in this one call, and every transfer that fails is
     /// freed (with its [`SendEvent::Failed`]) in it, however many there are.
     ///
@@ -401,9 +412,12 @@ impl Sender {
             }
             match c.state {
                 State::Requesting => {
-                    // Never answered, or always busy: bounded (issue 19), not for ever.
-                    if c.requests >= cfg.max_requests
-                        || now.saturating_sub(c.started) >= cfg.request_deadline.get()
+                    // A silent receiver (no answer to `max_requests` requests in a row, or
+                    // for `request_deadline`) is given up as dead; a busy one is waited for
+                    // until `busy_deadline`.
+                    if c.unanswered >= cfg.max_requests
+                        || now.saturating_sub(c.answered) >= cfg.request_deadline.get()
+                        || now.saturating_sub(c.started) >= cfg.busy_deadline.get()
                     {
                         self.fail(id);
                         continue;
@@ -548,7 +562,8 @@ impl Ctx {
             state: State::Requesting,
             deadline: u64::MAX,
             started: 0,
-            requests: 0,
+            answered: 0,
+            unanswered: 0,
             refusals: 0,
             probes: 0,
             acked: 0,

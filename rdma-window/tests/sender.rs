@@ -416,16 +416,20 @@ fn every_unanswered_request_is_repeated_in_one_call() {
     assert!(tx.poll_timeout().unwrap() > t);
 }
 
-/// Drives `tx` alone until its transfer fails (or 10 simulated seconds pass), answering
-/// every `RDMA_REQ` with `answer`; returns the requests sent and the time of the failure.
-fn until_failed(tx: &mut Sender, answer: Option<RspStatus>) -> (u32, Option<u64>) {
+/// Drives `tx` alone until its transfer fails (or 20 simulated seconds pass), answering its
+/// k-th `RDMA_REQ` (from 1) with `answer(k)` at once (`None`: no answer); returns the
+/// requests sent and the time of the failure.
+fn until_failed(
+    tx: &mut Sender,
+    mut answer: impl FnMut(u32) -> Option<RspStatus>,
+) -> (u32, Option<u64>) {
     let mut requests = 0;
     let mut now = 0;
     for _ in 0..1_000_000 {
         for out in drain(tx) {
             if let Packet::Req { scid, .. } = out.packet {
                 requests += 1;
-                if let Some(status) = answer {
+                if let Some(status) = answer(requests) {
                     tx.handle(Packet::Rsp { scid, status }, Nanos::new(now))
                         .unwrap();
                 }
@@ -440,7 +444,7 @@ fn until_failed(tx: &mut Sender, answer: Option<RspStatus>) -> (u32, Option<u64>
             break;
         };
         now = t.get();
-        if now > 10_000_000_000 {
+        if now > 20_000_000_000 {
             break;
         }
         tx.handle_timeout(t);
@@ -448,47 +452,79 @@ fn until_failed(tx: &mut Sender, answer: Option<RspStatus>) -> (u32, Option<u64>
     (requests, None)
 }
 
-/// Issue 19, defect 3: a request never answered (a dead node) ends in `Failed` after
-/// `max_requests` requests, not after 250,001 in 10 simulated seconds.
+const SILENT: fn(u32) -> Option<RspStatus> = |_| None;
+const BUSY: fn(u32) -> Option<RspStatus> = |_| Some(RspStatus::Busy);
+
+/// A request never answered (a dead node) ends in `Failed` after `max_requests` requests,
+/// not after 250,001 in 10 simulated seconds.
 #[test]
 fn a_request_never_answered_fails_after_max_requests() {
     let mut tx = Sender::new(1, SenderConfig::default()).unwrap();
     tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
-    let (requests, failed) = until_failed(&mut tx, None);
+    let (requests, failed) = until_failed(&mut tx, SILENT);
     // 64 requests, 40 µs apart: the failure at the 64th timeout.
     assert_eq!((requests, failed), (64, Some(64 * 40_000)));
     assert_eq!(tx.active(), 0);
     assert_eq!(tx.poll_timeout(), None);
 }
 
-/// Issue 19, defect 3: a receiver that always answers busy ends the transfer too.
+/// A busy receiver is alive: its answers do not spend the request count that detects a
+/// dead one (the old sender failed this transfer after 10 requests, at 4.27 ms). It is
+/// waited for, backing off, until `busy_deadline`.
 #[test]
-fn a_request_always_busy_fails_after_max_requests() {
-    let mut tx = Sender::new(1, SenderConfig::default().with_max_requests(10)).unwrap();
+fn a_busy_receiver_is_waited_for_until_the_busy_deadline() {
+    let cfg = SenderConfig::default()
+        .with_max_requests(1)
+        .with_busy_deadline(Nanos::from_millis(5));
+    let mut tx = Sender::new(1, cfg).unwrap();
     tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
-    let (requests, failed) = until_failed(&mut tx, Some(RspStatus::Busy));
-    // One back-off per refusal: 10, 20, 40, ..., 640 µs, then three at the 1 ms cap
-    // (1270 + 3 × 1000 µs); the failure when the 11th request would be due.
-    assert_eq!((requests, failed), (10, Some(4_270_000)));
-    assert_eq!(tx.stats().refusals, 10);
+    let (requests, failed) = until_failed(&mut tx, BUSY);
+    // One back-off per refusal: 10, 20, 40, ..., 640 µs (1.27 ms in all), then 1 ms steps at
+    // the cap: the first request due at or past 5 ms is at 5.27 ms, after 11 requests.
+    assert_eq!((requests, failed), (11, Some(5_270_000)));
+    assert_eq!((tx.stats().refusals, tx.stats().requests), (11, 11));
+    // The default waits 10 s: 1.27 ms of doubling, then one request a millisecond.
+    let mut tx = Sender::new(1, SenderConfig::default()).unwrap();
+    tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut tx, BUSY);
+    assert_eq!((requests, failed), (8 + 9_998, Some(10_000_270_000)));
 }
 
-/// Issue 19, defect 3: with the count out of the way the deadline bounds the wait.
+/// With the count out of the way the deadline bounds a silent receiver's wait; busy answers
+/// do not run it down.
 #[test]
-fn a_request_not_granted_by_the_deadline_fails() {
+fn a_request_not_answered_by_the_deadline_fails() {
     let cfg = SenderConfig::default()
         .with_max_requests(u32::MAX)
         .with_request_deadline(Nanos::from_millis(5));
-    let mut tx = Sender::new(1, cfg).unwrap();
-    tx.start(transfer(4000, 1), Nanos::new(0)).unwrap();
-    let (requests, failed) = until_failed(&mut tx, Some(RspStatus::Busy));
-    // Busy: 1.27 ms of doubling back-off, then 1 ms steps: the first due at or past 5 ms
-    // is 5.27 ms, after 11 requests.
-    assert_eq!((requests, failed), (11, Some(5_270_000)));
     let mut dead = Sender::new(1, cfg).unwrap();
     dead.start(transfer(4000, 1), Nanos::new(0)).unwrap();
-    let (requests, failed) = until_failed(&mut dead, None);
+    let (requests, failed) = until_failed(&mut dead, SILENT);
     assert_eq!((requests, failed), (125, Some(5_000_000)));
+    let mut busy = Sender::new(1, cfg.with_busy_deadline(Nanos::from_millis(50))).unwrap();
+    busy.start(transfer(4000, 1), Nanos::new(0)).unwrap();
+    let (_, failed) = until_failed(&mut busy, BUSY);
+    // 50 ms, not 5: 1.27 ms of doubling, then 1 ms steps to 50.27 ms.
+    assert_eq!(failed, Some(50_270_000));
+}
+
+/// A receiver that answers busy and then dies: the count and the deadline of a silent
+/// receiver start at its last answer, so the transfer fails that long after it.
+#[test]
+fn a_receiver_that_dies_while_busy_fails_by_its_silence_bounds() {
+    let mut tx = Sender::new(1, SenderConfig::default()).unwrap();
+    tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
+    let (requests, failed) = until_failed(&mut tx, |k| (k <= 20).then_some(RspStatus::Busy));
+    // 20 busy answers: the 8th at 1.27 ms, the 20th 12 × 1 ms later at 13.27 ms; then 64
+    // requests without an answer, the first 1 ms later, 40 µs apart.
+    assert_eq!(requests, 20 + 64);
+    assert_eq!(failed, Some(13_270_000 + 1_000_000 + 64 * 40_000));
+    // The same with the count lifted: the 100 ms deadline from the last answer.
+    let cfg = SenderConfig::default().with_max_requests(u32::MAX);
+    let mut tx = Sender::new(1, cfg).unwrap();
+    tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
+    let (_, failed) = until_failed(&mut tx, |k| (k <= 20).then_some(RspStatus::Busy));
+    assert_eq!(failed, Some(13_270_000 + 100_000_000));
 }
 
 /// Issue 19, defect 5: the sender refuses to start a transfer whose source or destination

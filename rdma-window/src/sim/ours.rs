@@ -222,6 +222,7 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         // as the run lasts (as the paper's sender does), so that no table changes.
         max_requests: u32::MAX,
         request_deadline: crate::config::MAX_INTERVAL,
+        busy_deadline: crate::config::MAX_INTERVAL,
         speculate: if speculate { w } else { 0 },
         speculate_delay: cfg.reorder_tolerance,
         checksum: cfg.checksum,
