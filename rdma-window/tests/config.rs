@@ -126,6 +126,12 @@ fn sender_intervals_and_counts_are_checked() {
             d.with_speculate_delay(TOO_BIG),
             Some(("speculate_delay", BIG)),
         ),
+        (
+            d.with_busy_deadline(Nanos::ZERO),
+            Some(("busy_deadline", ZERO)),
+        ),
+        (d.with_busy_deadline(TOO_BIG), Some(("busy_deadline", BIG))),
+        (d.with_busy_deadline(MAX_INTERVAL), None),
         // Inverted: the first back-off above the largest.
         (
             d.with_busy_backoff(Nanos::from_millis(2))
