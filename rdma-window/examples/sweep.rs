@@ -4,7 +4,7 @@
 use fabric_model::{Bytes, Nanos};
 use rdma_window::sim::{Method, SimConfig};
 
-fn main() {
+fn main() -> Result<(), rdma_window::Error> {
     let size: u64 = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
@@ -19,7 +19,7 @@ fn main() {
             cfg.net.loss = loss;
             cfg.net.jitter = Nanos::new(jitter);
             cfg.reorder_tolerance = Nanos::new(jitter);
-            let r = m.run(&cfg);
+            let r = m.try_run(&cfg)?;
             let n = cfg.packets();
             #[expect(clippy::cast_precision_loss, reason = "display")]
             let (c, s) = (
@@ -37,4 +37,5 @@ fn main() {
             );
         }
     }
+    Ok(())
 }

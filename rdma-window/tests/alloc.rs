@@ -142,7 +142,7 @@ fn data_path_allocates_nothing() {
     }
 }
 
-/// Issue 19, defects 1 and 2: serving many expired timers in one call (several receive
+/// Regression: serving many expired timers in one call (several receive
 /// contexts giving up, several transfers failing or asking again) allocates nothing.
 #[test]
 fn timeouts_of_many_contexts_allocate_nothing() {
@@ -186,7 +186,7 @@ fn timeouts_of_many_contexts_allocate_nothing() {
     assert_eq!((aborted, rx.active(), tx.active()), (32, 0, 0));
 }
 
-/// Issue 19, defect 1 in improved mode: many contexts declaring their holes lost in one call
+/// Regression, in improved mode: many contexts declaring their holes lost in one call
 /// allocate nothing (one `RDMA_RESEND` each, within the queue's room).
 #[test]
 fn improved_loss_timers_of_many_contexts_allocate_nothing() {
@@ -275,4 +275,36 @@ fn configurations_are_checked_before_allocating_and_bound_what_they_allocate() {
         n <= 1 && bytes <= 4 * u64::from(MAX_WINDOW + 1),
         "{n} allocations, {bytes} B"
     );
+}
+
+/// The simulator's loss bursts: it used to keep every burst it drew, so that a run with
+/// short bursts grew by 16 bytes each few nanoseconds of simulated time. It keeps the last.
+#[test]
+fn loss_bursts_take_no_memory_that_grows_with_time() {
+    use rdma_window::sim::{Method, NetConfig, SimConfig};
+    let net = NetConfig::default()
+        .with_bursts(Nanos::new(1), Nanos::new(10), 1.0)
+        .with_seed(5);
+    let cfg = SimConfig::new(vec![Bytes::from_kib(64)])
+        .with_net(net)
+        .with_limit(Nanos::from_millis(50));
+    let (r, _, bytes) = count_bytes(|| Method::Paper.try_run(&cfg).unwrap());
+    assert!(r.completion > Nanos::from_millis(1), "{r}");
+    assert!(bytes < 1 << 20, "{bytes} B for {r}");
+}
+
+/// The simulator asks for memory in proportion to the packets it simulates, within the
+/// documented bound of `MAX_RUN_PACKETS`: measured here, 55 bytes a packet in all for the
+/// paper's method and 65 for go-back-N at 16,384 packets (reallocations counted at their
+/// new size).
+#[test]
+fn a_simulated_run_asks_for_at_most_80_bytes_a_packet() {
+    use rdma_window::sim::{Method, SimConfig};
+    for m in Method::ALL {
+        let cfg = SimConfig::new(vec![Bytes::from_mib(64)]);
+        let (r, _, bytes) = count_bytes(|| m.try_run(&cfg).unwrap());
+        assert!(r.finished, "{m:?}: {r}");
+        let per = bytes / cfg.packets();
+        assert!(per <= 80, "{m:?}: {bytes} B, {per} B a packet");
+    }
 }

@@ -61,7 +61,7 @@ fn measure(
     let (mut c, mut s, mut r, mut t) = (0.0, 0.0, 0.0, 0.0);
     for seed in 1..=runs {
         let cfg = config(loss, size, seed, jitter);
-        let rep: Report = m.run(&cfg);
+        let rep: Report = m.try_run(&cfg).ok()?;
         if !rep.finished || !rep.tally.exactly_once() {
             return None;
         }
@@ -105,7 +105,7 @@ impl Experiment for Rdma {
         let (plain, _) = sweep(ctx, base, 0)?;
         let bound = window_bound(base);
         ctx.progress("rdma: 64 KiB transfers that met a loss");
-        let small = small_transfers(base);
+        let small = small_transfers(base)?;
         ctx.progress("rdma: context table sizes");
         let contexts = context_table(base)?;
         ctx.write_plot("rdma_completion_vs_loss.svg", &chart.to_svg())?;
@@ -281,7 +281,7 @@ fn window_bound(base: u64) -> Table {
 /// 64 KiB transfers: over many independent transfers, how many met a loss, and the mean
 /// completion of just those, per method (reordering on). Shows why the paper's method and
 /// whole-transfer retransmission cost about the same time at this size.
-fn small_transfers(base: u64) -> Table {
+fn small_transfers(base: u64) -> Result<Table, String> {
     const SIZE: u64 = 64 << 10;
     let methods = [Method::Paper, Method::Improved, Method::WholeTransfer];
     let mut t = Table::new(
@@ -296,7 +296,12 @@ fn small_transfers(base: u64) -> Table {
         let mut sent = [0.0; 2];
         for seed in 1..=runs {
             let cfg = config(loss, SIZE, seed, JITTER_NS);
-            let reps = methods.map(|m| m.run(&cfg));
+            let [paper, improved, whole] = methods.map(|m| m.try_run(&cfg));
+            let reps = [
+                paper.map_err(|e| e.to_string())?,
+                improved.map_err(|e| e.to_string())?,
+                whole.map_err(|e| e.to_string())?,
+            ];
             // Every method sees the same fate for its first send of each packet: a transfer
             // met a loss when the paper's had to re-send anything.
             if reps[0].retransmits == 0 {
@@ -317,7 +322,7 @@ fn small_transfers(base: u64) -> Table {
     }
     t.note("64 KiB is 16 packets, 1.3 us on the wire against a 10 us round trip: a lost packet costs the paper's method its WBASE timer (20 us) and a round trip, and whole-transfer retransmission its round timeout (2 one-way trips + 20 us) and 16 packets; in time the two are close, in packets the paper's is far ahead");
     t.note("so over all transfers (first table) they differ only by the fraction that met a loss (16 p); the paper's claim of a large gain in time holds from 1 MiB up, where whole-transfer must repeat hundreds of packets per loss");
-    t
+    Ok(t)
 }
 
 /// Concurrent transfers for a given context-table memory: 32 transfers of 256 KiB offered at
@@ -341,7 +346,7 @@ fn context_table(base: u64) -> Result<Table, String> {
                 let mut cfg = config(1e-3, 256 << 10, seed, JITTER_NS);
                 cfg.transfers = vec![Bytes::from_kib(256); 32];
                 cfg.receive_contexts = contexts;
-                let rep = m.run(&cfg);
+                let rep = m.try_run(&cfg).map_err(|e| e.to_string())?;
                 c += ratio(rep.completion.get(), cfg.ideal().get());
                 r += ratio(rep.refusals, 1);
             }

@@ -361,19 +361,19 @@ impl Node for Rx {
 }
 
 /// Runs one baseline.
-pub(crate) fn run(kind: Kind, cfg: &SimConfig, window: u32) -> Report {
+pub(crate) fn run(kind: Kind, cfg: &SimConfig, window: u32) -> Result<Report, crate::Error> {
     let lat = cfg.net.latency.get();
     let flows: Vec<(u32, u32)> = cfg
         .transfers
         .iter()
         .map(|l| {
             let len = l.get();
-            let n = crate::receiver::packet_count(len, cfg.mtu).expect("valid transfer");
+            let n = crate::receiver::packet_count(len, cfg.mtu)?;
             let last = len - u64::from(n - 1) * u64::from(cfg.mtu);
             #[expect(clippy::cast_possible_truncation, reason = "≤ mtu")]
-            (n, last as u32)
+            Ok((n, last as u32))
         })
-        .collect();
+        .collect::<Result<_, crate::Error>>()?;
     let mut tx = Tx {
         kind,
         flows: flows
@@ -429,10 +429,15 @@ pub(crate) fn run(kind: Kind, cfg: &SimConfig, window: u32) -> Report {
         tally: Tally::new(cfg),
     };
     let mut fates = super::fates::Fates::new(cfg.net);
-    let (end, finished) = super::engine::run(&mut tx, &mut rx, &mut fates, cfg.limit.get(), |t| {
-        t.gave_up || t.flows.iter().all(|f| f.done_at.is_some())
-    });
-    Report {
+    let (end, finished) = super::engine::run(
+        &mut tx,
+        &mut rx,
+        &mut fates,
+        cfg.limit.get(),
+        super::max_events(cfg),
+        |t| t.gave_up || t.flows.iter().all(|f| f.done_at.is_some()),
+    );
+    Ok(Report {
         finished: finished && !tx.gave_up,
         completion: Nanos::new(end),
         per_transfer: tx.flows.iter().map(|f| f.done_at.map(Nanos::new)).collect(),
@@ -442,5 +447,5 @@ pub(crate) fn run(kind: Kind, cfg: &SimConfig, window: u32) -> Report {
         requests: rx.requests,
         refusals: 0,
         tally: rx.tally,
-    }
+    })
 }

@@ -63,12 +63,14 @@ impl<P> Ord for Item<P> {
     }
 }
 
-/// Runs until `done(tx)` or `limit_ns`; returns the final time and whether it finished.
+/// Runs until `done(tx)`, `limit_ns` or `max_events` turns of the loop (see
+/// [`super::max_events`]); returns the final time and whether it finished.
 pub(crate) fn run<P: Copy, S: Node<Pkt = P>, R: Node<Pkt = P>>(
     tx: &mut S,
     rx: &mut R,
     fates: &mut Fates,
     limit_ns: u64,
+    max_events: u64,
     done: impl Fn(&S) -> bool,
 ) -> (u64, bool) {
     let mut heap: BinaryHeap<Item<P>> = BinaryHeap::new();
@@ -77,7 +79,7 @@ pub(crate) fn run<P: Copy, S: Node<Pkt = P>, R: Node<Pkt = P>>(
     let mut free = [0u64; 2];
     let mut attempts: HashMap<(u32, u32), u32> = HashMap::new();
     let mut ctl = [0u64; 2];
-    loop {
+    for _ in 0..max_events {
         // Each idle link direction takes one packet.
         for dir in 0..2 {
             if free[dir] > now {
@@ -155,5 +157,45 @@ pub(crate) fn run<P: Copy, S: Node<Pkt = P>, R: Node<Pkt = P>>(
         if rx.poll_timeout().is_some_and(|t| t <= now) {
             rx.handle_timeout(now);
         }
+    }
+    (now, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::NetConfig;
+
+    /// A node whose timer is due every nanosecond, for ever, and that never sends.
+    struct Ticker {
+        next: u64,
+        ticks: u64,
+    }
+
+    impl Node for Ticker {
+        type Pkt = ();
+        fn handle(&mut self, (): (), _: u64) {}
+        fn handle_timeout(&mut self, now: u64) {
+            self.ticks += 1;
+            self.next = now + 1;
+        }
+        fn poll_timeout(&self) -> Option<u64> {
+            Some(self.next)
+        }
+        fn poll_transmit(&mut self, _: u64) -> Option<Wire<()>> {
+            None
+        }
+    }
+
+    /// A run that never finishes and whose limit is far away stops after the turns it is
+    /// allowed, unfinished, rather than looping for 2^62 simulated nanoseconds.
+    #[test]
+    fn a_run_stops_after_its_turns() {
+        let (mut a, mut b) = (Ticker { next: 1, ticks: 0 }, Ticker { next: 1, ticks: 0 });
+        let mut fates = Fates::new(NetConfig::default());
+        let (end, finished) = run(&mut a, &mut b, &mut fates, u64::MAX >> 2, 1_000, |_| false);
+        assert!(!finished);
+        assert_eq!((a.ticks, b.ticks), (1_000, 1_000));
+        assert_eq!(end, 1_000);
     }
 }

@@ -249,7 +249,11 @@ pub(crate) struct Fates {
     jitter_ns: u64,
     burst_every_ns: u64,
     burst_len_ns: u64,
-    bursts: Vec<(u64, u64)>,
+    /// The last burst drawn, `(start, end)`: the only one that can hold a time at or after
+    /// the last asked for (the engine asks in the order of its clock), so that nothing
+    /// grows with the simulated time.
+    burst: (u64, u64),
+    /// Where the next good period starts: the end of `burst`.
     horizon: u64,
     draws: u64,
 }
@@ -265,7 +269,7 @@ impl Fates {
             jitter_ns: cfg.jitter.get(),
             burst_every_ns: cfg.burst_every.get(),
             burst_len_ns: cfg.burst_len.get(),
-            bursts: Vec::new(),
+            burst: (0, 0),
             horizon: 0,
             draws: 0,
         }
@@ -293,11 +297,12 @@ impl Fates {
                 mix(self.cfg.seed ^ mix(self.draws << 1 | 1)),
             );
             let start = self.horizon + g;
-            self.bursts.push((start, start + b));
+            self.burst = (start, start + b);
             self.horizon = start + b;
         }
-        let i = self.bursts.partition_point(|&(_, e)| e <= t);
-        self.bursts.get(i).is_some_and(|&(s, e)| s <= t && t < e)
+        // Every burst drawn before `burst` ended at or before `t` (the loop went on past
+        // it), so `burst` is the only one that may hold `t`.
+        self.burst.0 <= t && t < self.burst.1
     }
 
     /// Fate of transmission `attempt` of data packet `index` of `transfer`, sent at `t`.

@@ -10,11 +10,17 @@
 //!
 //! let mut cfg = SimConfig::new(vec![Bytes::from_mib(1)]);
 //! cfg.net.loss = 1e-3;
-//! let r = Method::Improved.run(&cfg);
+//! let r = Method::Improved.try_run(&cfg)?;
 //! assert!(r.finished && r.tally.exactly_once());
 //! assert!(r.completion.as_f64() / cfg.ideal().as_f64() >= 1.0);
 //! println!("{r}");
+//! # Ok::<(), rdma_window::Error>(())
 //! ```
+//!
+//! A run is bounded: [`SimConfig::validate`] (called by [`Method::try_run`]) refuses a
+//! configuration past [`MAX_MTU`], [`MAX_RUN_PACKETS`] or the endpoints' own bounds before
+//! anything is allocated, and a run stops after [`MAX_EVENTS_BASE`] +
+//! [`MAX_EVENTS_PER_PACKET`] × packets turns of its event loop.
 //!
 //! Same inputs and seed, same result, on every platform: fates come from a SplitMix64 hash of
 //! (seed, transfer, packet, attempt) (`fabric_model::rng::mix`), never from a clock or a
@@ -23,6 +29,7 @@
 mod baselines;
 mod engine;
 mod fates;
+mod limits;
 mod ours;
 
 use core::fmt;
@@ -30,8 +37,10 @@ use core::fmt;
 use fabric_model::{Bytes, Nanos};
 
 pub use fates::NetConfig;
+pub(crate) use limits::max_events;
+pub use limits::{MAX_EVENTS_BASE, MAX_EVENTS_PER_PACKET, MAX_MTU, MAX_RUN_PACKETS};
 
-use crate::Mode;
+use crate::{Error, Mode};
 
 /// What to simulate.
 ///
@@ -149,31 +158,48 @@ impl SimConfig {
         self
     }
 
-    /// Packets of every transfer together.
+    /// Packets of every transfer together (saturating: with `mtu` 0, which
+    /// [`SimConfig::validate`] refuses, a non-empty transfer counts `u64::MAX`).
     #[must_use]
     pub fn packets(&self) -> u64 {
         self.transfers
             .iter()
-            .map(|l| l.get().div_ceil(u64::from(self.mtu)))
-            .sum()
+            .map(|l| packets(l.get(), self.mtu))
+            .fold(0, u64::saturating_add)
     }
 
     /// Completion time with no loss and no jitter at line rate: one round trip of set-up,
     /// every data packet serialised back to back, one way for the last packet and one way
-    /// for the completion notice.
+    /// for the completion notice (saturating at [`Nanos::MAX`]; meaningful for a
+    /// configuration [`SimConfig::validate`] accepts).
     #[must_use]
     pub fn ideal(&self) -> Nanos {
         let f = fates::Fates::new(self.net);
-        let mut ser = 0;
+        let mut ser = 0u64;
+        let full = f.serialization(self.mtu.saturating_add(14));
         for len in self.transfers.iter().map(|l| l.get()) {
-            let n = len.div_ceil(u64::from(self.mtu));
-            let last = len - (n - 1) * u64::from(self.mtu);
-            let full = f.serialization(self.mtu + 14);
-            #[expect(clippy::cast_possible_truncation, reason = "≤ mtu")]
-            let last_ser = f.serialization(last as u32 + 14);
-            ser += (n - 1) * full + last_ser;
+            let n = packets(len, self.mtu);
+            if n == 0 {
+                continue;
+            }
+            let last = len.saturating_sub((n - 1).saturating_mul(u64::from(self.mtu)));
+            let last_ser =
+                f.serialization(u32::try_from(last).unwrap_or(u32::MAX).saturating_add(14));
+            ser = ser
+                .saturating_add((n - 1).saturating_mul(full))
+                .saturating_add(last_ser);
         }
-        Nanos::new(4 * self.net.latency.get() + ser)
+        Nanos::new(self.net.latency.get().saturating_mul(4).saturating_add(ser))
+    }
+}
+
+/// Packets of a transfer of `len` bytes in packets of `mtu` bytes; `u64::MAX` for a
+/// non-empty transfer and `mtu` 0.
+fn packets(len: u64, mtu: u32) -> u64 {
+    match len.checked_div(u64::from(mtu)) {
+        Some(_) => len.div_ceil(u64::from(mtu)),
+        None if len == 0 => 0,
+        None => u64::MAX,
     }
 }
 
@@ -225,12 +251,17 @@ impl Method {
         }
     }
 
-    /// Simulates `cfg` with this method.
+    /// Simulates `cfg` with this method, once [`SimConfig::validate`] accepts it.
+    ///
+    /// # Errors
+    /// [`Error::Config`] naming the field of `cfg` at fault; nothing is simulated.
     ///
     /// # Complexity
-    /// O(E log E) for E simulated packet events.
-    #[must_use]
-    pub fn run(self, cfg: &SimConfig) -> Report {
+    /// O(E log E) for E turns of the event loop, at most [`MAX_EVENTS_BASE`] +
+    /// [`MAX_EVENTS_PER_PACKET`] × packets; memory O(packets), at most
+    /// [`MAX_RUN_PACKETS`] packets.
+    pub fn try_run(self, cfg: &SimConfig) -> Result<Report, Error> {
+        cfg.validate()?;
         match self {
             Self::Paper => ours::run::<2>(Mode::Paper, false, cfg),
             Self::Improved => ours::run::<2>(Mode::Improved, true, cfg),
@@ -239,6 +270,20 @@ impl Method {
             Self::GoBackN => baselines::run(baselines::Kind::GoBackN, cfg, 128),
             Self::Irn => baselines::run(baselines::Kind::Irn, cfg, 128),
             Self::WholeTransfer => baselines::run(baselines::Kind::Whole, cfg, 128),
+        }
+    }
+
+    /// Simulates `cfg` with this method.
+    ///
+    /// # Panics
+    /// When [`SimConfig::validate`] refuses `cfg`: use [`Method::try_run`], which returns
+    /// the error.
+    #[must_use]
+    #[deprecated(note = "use `try_run`, which returns a refused configuration as an error")]
+    pub fn run(self, cfg: &SimConfig) -> Report {
+        match self.try_run(cfg) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
         }
     }
 }

@@ -192,7 +192,11 @@ impl<const WORDS: usize> Rx<WORDS> {
 
 /// Runs the crate's protocol with window W = 64 × `WORDS` in `mode`, the sender's speculative
 /// window one W deep (delayed by the reorder tolerance) when `speculate`.
-pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConfig) -> Report {
+pub(crate) fn run<const WORDS: usize>(
+    mode: Mode,
+    speculate: bool,
+    cfg: &SimConfig,
+) -> Result<Report, crate::Error> {
     let w = Receiver::<WORDS>::W;
     let n = cfg.transfers.len();
     let timeout = cfg.timeout.get();
@@ -228,7 +232,7 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         checksum: cfg.checksum,
     };
     let corrupting = cfg.net.header_corruption > 0.0 || cfg.net.payload_corruption > 0.0;
-    let mut s = Sender::new(0, scfg).expect("valid sender configuration");
+    let mut s = Sender::new(0, scfg)?;
     let mut ids = Vec::new();
     let mut firsts = Vec::new();
     for (i, &len) in cfg.transfers.iter().enumerate() {
@@ -238,10 +242,7 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         let t = Transfer::new(1, len, cfg.mtu)
             .with_dst_addr((i as u64) << SHIFT)
             .with_first_psn(first);
-        ids.push(
-            s.start(t, Nanos::ZERO)
-                .expect("transfer fits the sender table"),
-        );
+        ids.push(s.start(t, Nanos::ZERO)?);
     }
     let mut tx = Tx {
         s,
@@ -254,7 +255,7 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         tolerant: corrupting,
     };
     let mut rx = Rx::<WORDS> {
-        r: Receiver::new(rcfg).expect("valid receiver configuration"),
+        r: Receiver::new(rcfg)?,
         mtu: cfg.mtu,
         tally: Tally::new(cfg),
         checksum: cfg.checksum,
@@ -262,12 +263,17 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         truth: None,
     };
     let mut fates = super::fates::Fates::new(cfg.net);
-    let (end, finished) = super::engine::run(&mut tx, &mut rx, &mut fates, cfg.limit.get(), |t| {
-        t.done_at.iter().all(Option::is_some) || t.failed
-    });
+    let (end, finished) = super::engine::run(
+        &mut tx,
+        &mut rx,
+        &mut fates,
+        cfg.limit.get(),
+        super::max_events(cfg),
+        |t| t.done_at.iter().all(Option::is_some) || t.failed,
+    );
     let st = tx.s.stats();
     let rs = rx.r.stats();
-    Report {
+    Ok(Report {
         finished: finished && !tx.failed,
         completion: Nanos::new(end),
         per_transfer: tx.done_at.into_iter().map(|t| t.map(Nanos::new)).collect(),
@@ -277,5 +283,5 @@ pub(crate) fn run<const WORDS: usize>(mode: Mode, speculate: bool, cfg: &SimConf
         requests: rs.resend_packets,
         refusals: rs.refused,
         tally: rx.tally,
-    }
+    })
 }
