@@ -223,6 +223,12 @@ impl Sender {
         })
     }
 
+    /// The configuration.
+    #[must_use]
+    pub const fn config(&self) -> &SenderConfig {
+        &self.cfg
+    }
+
     /// Counters so far, as a copy (a small `Copy` struct, returned by value like
     /// [`crate::Receiver::stats`] and like quinn's `Connection::stats`).
     #[must_use]

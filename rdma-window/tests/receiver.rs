@@ -660,7 +660,7 @@ fn data_checks_accept_exactly_the_valid_packets() {
     }
 }
 
-/// Issue 19, defect 1: when several contexts give up at the same expiry, one
+/// Regression: when several contexts give up at the same expiry, one
 /// `handle_timeout` frees every one of them (the old code freed only the last), so that no
 /// data packet arriving afterwards is written into a context that gave up.
 #[test]
@@ -699,7 +699,7 @@ fn every_context_that_gives_up_in_one_call_is_freed() {
     }
 }
 
-/// Issue 19, defect 1: several contexts expiring together (without giving up) each get
+/// Regression: several contexts expiring together (without giving up) each get
 /// their `RDMA_RESEND(WBASE)` in one call.
 #[test]
 fn every_expired_context_is_served_in_one_call() {
@@ -719,7 +719,7 @@ fn every_expired_context_is_served_in_one_call() {
     assert!(rx.poll_timeout().unwrap() > t);
 }
 
-/// Issue 19, defect 5: a request whose destination range wraps past 2^64 is refused (its
+/// Regression: a request whose destination range wraps past 2^64 is refused (its
 /// packet addresses would wrap), with nothing answered and no context taken; the range that
 /// ends exactly at 2^64 − 1 is accepted.
 #[test]

@@ -360,7 +360,7 @@ fn bad_transfers_and_answers_get_their_precise_error() {
     );
 }
 
-/// Issue 19, defect 2: transfers whose probes run out at the same time all fail in one
+/// Regression: transfers whose probes run out at the same time all fail in one
 /// `handle_timeout` (the old code failed only the last and left the others due).
 #[test]
 fn every_transfer_that_fails_in_one_call_is_freed() {
@@ -398,7 +398,7 @@ fn every_transfer_that_fails_in_one_call_is_freed() {
     assert_eq!(tx.poll_timeout(), None);
 }
 
-/// Issue 19, defect 2: transfers whose `RDMA_REQ` timers expire together are all asked
+/// Regression: transfers whose `RDMA_REQ` timers expire together are all asked
 /// again in one call.
 #[test]
 fn every_unanswered_request_is_repeated_in_one_call() {
@@ -485,6 +485,7 @@ fn a_busy_receiver_is_waited_for_until_the_busy_deadline() {
     assert_eq!((tx.stats().refusals, tx.stats().requests), (11, 11));
     // The default waits 10 s: 1.27 ms of doubling, then one request a millisecond.
     let mut tx = Sender::new(1, SenderConfig::default()).unwrap();
+    assert_eq!(tx.config().busy_deadline, Nanos::from_secs(10));
     tx.start(transfer(4000, 0), Nanos::new(0)).unwrap();
     let (requests, failed) = until_failed(&mut tx, BUSY);
     assert_eq!((requests, failed), (8 + 9_998, Some(10_000_270_000)));
@@ -527,7 +528,7 @@ fn a_receiver_that_dies_while_busy_fails_by_its_silence_bounds() {
     assert_eq!(failed, Some(13_270_000 + 100_000_000));
 }
 
-/// Issue 19, defect 5: the sender refuses to start a transfer whose source or destination
+/// Regression: the sender refuses to start a transfer whose source or destination
 /// range wraps past 2^64.
 #[test]
 fn a_range_past_2_64_is_not_started() {

@@ -1,4 +1,4 @@
-//! Build 2 of issue 19: the `udp_transfer` example's transport, run as two processes on
+//! The `udp_transfer` example's transport, run as two processes on
 //! loopback (this test binary spawns itself as the sender), moves a buffer intact in both
 //! receiver modes with 1 % of the datagrams dropped and 1 % reordered at each sending
 //! socket, within its deadline.
