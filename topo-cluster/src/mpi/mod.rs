@@ -130,6 +130,16 @@ impl LevelMap {
         .collect()
     }
 
+    /// The one level of a format without topology levels: the single level, or the
+    /// inter-node level of a two-level map (the communicators that span machines).
+    pub(crate) fn one_level(&self) -> Level {
+        match (self.any, self.inter_node) {
+            (Some(l), _) | (None, Some(l)) => l,
+            // two_level always sets both levels
+            (None, None) => Level::IntraCluster,
+        }
+    }
+
     /// The level of `scope`, if the map has one.
     pub(crate) fn level(&self, scope: Scope) -> Option<Level> {
         match scope {
