@@ -1386,8 +1386,105 @@ mod tests {
         (Collective::AllToAll, Algorithm::Direct),
     ];
 
+    /// MPICH 4.0's selection (`csel.c`), modelled independently of [`read`]: the first key
+    /// whose test holds is followed, for `collective` called on an intra-communicator of
+    /// `procs` ranks of hierarchy kind `kind` (`parent`, `node`, `node_roots`) with `count`
+    /// bytes per rank; the algorithm leaf reached (its name and parameters), or `None` where
+    /// MPICH would abort.
+    fn mpich_choice(
+        json: &str,
+        collective: &str,
+        kind: &str,
+        procs: u64,
+        count: u64,
+    ) -> Option<(String, Vec<String>)> {
+        let root: Json = serde_json::from_str(json).ok()?;
+        let mut node = &root;
+        loop {
+            let Json::Object(entries) = node else {
+                return None;
+            };
+            let mut next = None;
+            for (k, v) in entries {
+                if let Some(name) = k.strip_prefix("algorithm=") {
+                    let Json::Object(params) = v else { return None };
+                    return Some((
+                        name.to_owned(),
+                        params.iter().map(|(p, _)| p.clone()).collect(),
+                    ));
+                }
+                let (test, value) = k
+                    .split_once("<=")
+                    .or_else(|| k.split_once('='))
+                    .unwrap_or((k, ""));
+                let le = k.contains("<=");
+                let n = value.parse::<u64>().ok();
+                let holds = match (test, le, value) {
+                    ("collective", false, c) => c == collective,
+                    ("comm_type", false, t) => t == "intra",
+                    ("comm_hierarchy", false, h) => h == "any" || h == kind,
+                    (_, false, "any") => true,
+                    ("comm_size", true, _) => n.is_some_and(|n| procs <= n),
+                    ("avg_msg_size", true, _) => {
+                        if matches!(collective, "scatter" | "gather") {
+                            return None; // csel.c aborts: undefined for them
+                        }
+                        n.is_some_and(|n| count <= n)
+                    }
+                    ("total_msg_size", true, _) => n.is_some_and(|n| count * procs <= n),
+                    _ => return None, // a key this model does not know
+                };
+                if holds {
+                    next = Some(v);
+                    break;
+                }
+            }
+            node = next?;
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+        /// What MPICH makes of the file is what the table means: for every collective, every
+        /// communicator size from the table's smallest to its largest and every size around
+        /// the table's boundaries, MPICH's selection on `MPI_COMM_WORLD` (a parent
+        /// communicator: the catch-all) reaches the algorithm of the table's lookup; and every
+        /// collective MPICH knows reaches an algorithm.
+        #[test]
+        fn mpich_follows_the_table(picks in proptest::collection::vec((0..TREES.len(), 0_usize..5, 0_u64..3, 1_u64..(1 << 20)), 1..40), two in any::<bool>()) {
+            let mut t = DecisionTable::new();
+            for (k, pi, zero, m) in picks {
+                let (c, a) = TREES[k];
+                let p = [2, 3, 4, 6, 8][pi];
+                let has_zero = t.rules().iter().any(|r| r.collective == c && r.procs == p);
+                let m = if zero == 0 || !has_zero { 0 } else { m };
+                let seg = a.is_segmented().then(|| Bytes::new(1024));
+                t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg)).unwrap();
+            }
+            let o = if two { two_level() } else { Options::default() }.with_version(Version::V4_1);
+            let json = write(&t, &o).unwrap();
+            for c in Collective::ALL {
+                let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
+                let (Some(min_p), Some(max_p)) = (own.iter().map(|r| r.procs).min(), own.iter().map(|r| r.procs).max()) else { continue };
+                let mut sizes: Vec<u64> = own.iter().flat_map(|r| {
+                    let m = r.min_size.get();
+                    [m.saturating_sub(1), m, m + 1]
+                }).collect();
+                sizes.push(1 << 21);
+                for p in min_p..=max_p {
+                    for &m in &sizes {
+                        let want = t.lookup(c, Level::IntraCluster, p, Bytes::new(m)).unwrap();
+                        let (name, params) = algorithm_name(c, want.algorithm, want.segment).unwrap();
+                        let got = mpich_choice(&json, c.name(), "parent", p as u64, m);
+                        prop_assert_eq!(got, Some((name.to_owned(), params)), "{} P={} m={}", c, p, m);
+                    }
+                }
+            }
+            for (name, _, _) in defaults(Version::V4_1) {
+                prop_assert!(mpich_choice(&json, name, "parent", 5, 64).is_some(), "{}", name);
+            }
+        }
+
         /// write → read → write is the identity on the text, for one and two levels, and what
         /// is read back answers every lookup as the table did.
         #[test]

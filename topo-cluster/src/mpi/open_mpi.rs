@@ -40,8 +40,9 @@
 //! for these three collectives the writer writes m × c under communicator size c, with an
 //! entry for every communicator size c from the table's smallest group size to its largest
 //! (the rules of c are those the table's lookup gives for c): the file then means the
-//! table's choice for every communicator up to the largest group size. Above it, the last
-//! entry's thresholds m × c_max apply, a block threshold of m × c_max / c. Open MPI computes
+//! table's choice for every communicator from the smallest group size to the largest. Above
+//! the largest, the last entry's thresholds m × c_max apply, a block threshold of
+//! m × c_max / c (below the smallest, m × c_min / c). Open MPI computes
 //! the size from the send count and type on every rank, the root included: a program must
 //! pass the same send arguments on every rank (MPI lets non-roots pass anything), or ranks
 //! may choose different algorithms.
@@ -1140,8 +1141,97 @@ mod tests {
         (Collective::AllToAll, Algorithm::Direct),
     ];
 
+    /// Open MPI 4.1's reading of a classic file, modelled independently of [`read`] (the
+    /// numbers in order, `#` to the end of the line skipped) and its lookup: the entry of the
+    /// largest communicator size ≤ `procs` (else the first), the rule of the largest message
+    /// size ≤ `bytes`; the algorithm number.
+    fn open_mpi_choice(text: &str, id: u64, procs: u64, bytes: u64) -> Option<u64> {
+        let mut nums = text
+            .lines()
+            .flat_map(|l| l.split('#').next().unwrap_or("").split_whitespace())
+            .map(|t| t.parse::<u64>().ok());
+        let mut next = || nums.next().flatten();
+        for _ in 0..next()? {
+            let cid = next()?;
+            let mut best: Option<Vec<(u64, u64)>> = None;
+            for k in 0..next()? {
+                let cs = next()?;
+                let mut rules = Vec::new();
+                for _ in 0..next()? {
+                    let (ms, alg, _fan, _seg) = (next()?, next()?, next()?, next()?);
+                    rules.push((ms, alg));
+                }
+                if k == 0 || cs <= procs {
+                    best = Some(rules);
+                }
+            }
+            if cid == id {
+                let rules = best?;
+                return rules
+                    .iter()
+                    .take_while(|&&(ms, _)| ms <= bytes)
+                    .last()
+                    .or(rules.first())
+                    .map(|&(_, a)| a);
+            }
+        }
+        None
+    }
+
+    /// Every tree Open MPI has.
+    const ALL_TREES: [(Collective, Algorithm); 10] = [
+        (Collective::Broadcast, Algorithm::Flat),
+        (Collective::Broadcast, Algorithm::Chain),
+        (Collective::Broadcast, Algorithm::SegmentedChain),
+        (Collective::Broadcast, Algorithm::Binary),
+        (Collective::Broadcast, Algorithm::Binomial),
+        (Collective::Scatter, Algorithm::Flat),
+        (Collective::Scatter, Algorithm::Binomial),
+        (Collective::Gather, Algorithm::Flat),
+        (Collective::Gather, Algorithm::Binomial),
+        (Collective::AllToAll, Algorithm::Direct),
+    ];
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+        /// What Open MPI makes of the file is what the table means: for every collective,
+        /// every communicator size from the table's smallest to its largest and every block
+        /// size around the table's boundaries, Open MPI's lookup (on block size × communicator size for
+        /// scatter, gather and all-to-all) names the algorithm of the table's lookup.
+        #[test]
+        fn open_mpi_follows_the_table(picks in proptest::collection::vec((0..ALL_TREES.len(), 0_usize..5, 0_u64..3, 1_u64..(1 << 20)), 1..40)) {
+            // few communicator sizes, so that most get several rules
+            let mut t = DecisionTable::new();
+            for (k, pi, zero, m) in picks {
+                let (c, a) = ALL_TREES[k];
+                let p = [2, 3, 4, 6, 8][pi];
+                let has_zero = t.rules().iter().any(|r| r.collective == c && r.procs == p);
+                let m = if zero == 0 || !has_zero { 0 } else { m };
+                let seg = a.is_segmented().then(|| Bytes::new(1024));
+                t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg)).unwrap();
+            }
+            let text = write(&t, &Options::default()).unwrap();
+            for c in Collective::ALL {
+                let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
+                let Some(max_p) = own.iter().map(|r| r.procs).max() else { continue };
+                let min_p = own.iter().map(|r| r.procs).min().unwrap_or(max_p);
+                let mut blocks: Vec<u64> = own.iter().flat_map(|r| {
+                    let m = r.min_size.get();
+                    [m.saturating_sub(1), m, m + 1]
+                }).collect();
+                blocks.push(1 << 21);
+                for p in min_p..=max_p {
+                    for &b in &blocks {
+                        let want = t.lookup(c, Level::IntraCluster, p, Bytes::new(b)).unwrap();
+                        let bytes = if scales_with_communicator(c) { b * p as u64 } else { b };
+                        let got = open_mpi_choice(&text, collective_id(c), p as u64, bytes);
+                        let (alg, _, _) = algorithm_number(c, want.algorithm, want.segment).unwrap();
+                        prop_assert_eq!(got, Some(u64::from(alg)), "{} P={} block {}", c, p, b);
+                    }
+                }
+            }
+        }
+
         /// write → read → write is the identity on the text, in both layouts and level maps,
         /// and what is read back answers every lookup as the table did.
         #[test]
