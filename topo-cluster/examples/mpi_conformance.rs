@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use fabric_model::Bytes;
 use topo_cluster::decision::Rule;
-use topo_cluster::mpi::{LevelMap, mpich, open_mpi};
+use topo_cluster::mpi::{LevelMap, mpich, open_mpi, open_mpi_json};
 use topo_cluster::{Algorithm, Collective, DecisionTable, Level};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
@@ -329,6 +329,16 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         name: "openmpi-4.1-corrupted",
         library: Library::OpenMpi,
         file: bad,
+        table: inter.clone(),
+        level: Level::IntraCluster,
+        nps: vec![4],
+        outcome: "differ",
+    });
+    // the JSON layout of Open MPI's main branch: Open MPI 4.1.4 must be seen to ignore it
+    scenarios.push(Scenario {
+        name: "openmpi-json-on-4.1",
+        library: Library::OpenMpi,
+        file: open_mpi_json::write(&inter, &LevelMap::single(Level::IntraCluster))?,
         table: inter.clone(),
         level: Level::IntraCluster,
         nps: vec![4],

@@ -18,7 +18,7 @@
 //! | [`open_mpi`], `Version::V4_1` (classic, one level) | read and followed: run on Debian 12's 4.1.4, every case observed | read (source of 4.1.8 and 5.0.7) | – | – |
 //! | [`open_mpi`], `Version::V4_1_8` with `Layout::MaxRequests` | **not read**: the whole file is ignored, run on 4.1.4 | read (source) | – | – |
 //! | topology tags (`0@singlenode`), no longer written | **misread**: tag dropped, levels merged (source; the reader refuses them) | misread (source) | – | – |
-//! | [`open_mpi_json`] | **not read** (no JSON reader in any release) | **not read** | – | – |
+//! | [`open_mpi_json`] | **not read**: ignored, run on 4.1.4 (no release has the JSON reader) | **not read** (source) | – | – |
 //! | [`mpich`], `Version::V4_0` | – | – | read and followed: run on Debian 12's 4.0.2, every case observed | **aborts**: `MPIR_Barrier_intra_dissemination` is gone in 4.1 (source) |
 //! | [`mpich`], `Version::V4_1` | – | – | **aborts** in `MPI_Init` (`unrecognized key`): run on 4.0.2 | read (source of 4.1) |
 //!
