@@ -320,6 +320,7 @@ fn run_library(
             ours_ns[i].push(o);
         }
     }
+    let (mut wins, mut losses) = (Vec::new(), Vec::new());
     for (i, (c, m)) in keys.iter().enumerate() {
         let collective = Collective::from_name(c).ok_or("unknown collective")?;
         let rule = table
@@ -334,6 +335,13 @@ fn run_library(
             r.iter().copied().fold(f64::INFINITY, f64::min),
             r.iter().copied().fold(0.0, f64::max),
         );
+        let mid = median(r);
+        // a clear result: every pair on the same side of 1
+        if hi < 1.0 {
+            wins.push(format!("{c} {m} B ({mid:.2})"));
+        } else if lo > 1.0 {
+            losses.push(format!("{c} {m} B ({mid:.2})"));
+        }
         t.push(vec![
             Cell::text(lib.name()),
             Cell::text(c.clone()),
@@ -342,12 +350,27 @@ fn run_library(
             Cell::text(ours),
             Cell::Float(median(&mut lib_ns[i]) / 1000.0, 1),
             Cell::Float(median(&mut ours_ns[i]) / 1000.0, 1),
-            Cell::Float(median(r), 2),
+            Cell::Float(mid, 2),
             Cell::Float(lo, 2),
             Cell::Float(hi, 2),
             Cell::Int(p.pairs as i64),
         ]);
     }
+    t.note(format!(
+        "{}: the file faster in every pair: {}; slower in every pair: {}; the other {} cases mixed",
+        lib.name(),
+        if wins.is_empty() {
+            "none".to_owned()
+        } else {
+            wins.join(", ")
+        },
+        if losses.is_empty() {
+            "none".to_owned()
+        } else {
+            losses.join(", ")
+        },
+        keys.len() - wins.len() - losses.len()
+    ));
     t.note(format!(
         "{}: measured pLogP L = {:.0} ns, g(0) = {:.0} ns, g(64 KiB) = {:.0} ns",
         lib.name(),
