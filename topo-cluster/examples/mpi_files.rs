@@ -136,7 +136,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let o = open_mpi::Options::new()
             .with_version(version)
             .with_layout(layout)
-            .with_levels(levels);
+            .with_levels(levels)
+            .with_job_size(matrix.len());
         let text = open_mpi::write(&ompi_table, &o)?;
         let back = open_mpi::read(&text, &o)?;
         assert_eq!(open_mpi::write(&back, &o)?, text, "round trip");
@@ -172,7 +173,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         report(version.releases(), &best, &mpich_table);
         let m = mpich::Options::new()
             .with_version(version)
-            .with_levels(levels);
+            .with_levels(levels)
+            .with_job_size(matrix.len());
         let json = mpich::write(&mpich_table, &m)?;
         let back = mpich::read(&json, &m)?;
         assert_eq!(mpich::write(&back, &m)?, json, "round trip");

@@ -52,8 +52,9 @@
 //! `csel.c`); its `total_msg_size` is the receive count (scatter) or send count (gather)
 //! times the communicator size, in elements, not bytes (the sizes written are right for
 //! byte-typed buffers). The writer writes `total_msg_size<=n×c-1` with a `comm_size` branch
-//! for every communicator size c from the table's smallest group size to its largest, as
-//! Open MPI's writer does ([`crate::mpi::open_mpi`]).
+//! for every communicator size c from the table's smallest group size to its largest (or to
+//! the job's size, [`Options::with_job_size`]), as Open MPI's writer does
+//! ([`crate::mpi::open_mpi`]).
 //!
 //! # Versions ([`Version`])
 //! - [`Version::V4_0`] (the default; Debian 12 ships 4.0.2): among topo-cluster's trees only
@@ -104,6 +105,7 @@ const INT_MAX: u64 = i32::MAX as u64;
 pub struct Options {
     version: Version,
     levels: LevelMap,
+    job_size: Option<usize>,
 }
 
 impl Default for Options {
@@ -113,6 +115,7 @@ impl Default for Options {
         Self {
             version: Version::V4_0,
             levels: LevelMap::single(Level::IntraCluster),
+            job_size: None,
         }
     }
 }
@@ -196,6 +199,22 @@ impl Options {
     #[must_use]
     pub const fn version(&self) -> Version {
         self.version
+    }
+
+    /// Sets the largest communicator the job will have (its `MPI_COMM_WORLD`): scatter and
+    /// gather get a `comm_size` branch for every communicator size up to it (their
+    /// `total_msg_size` bounds depend on it). Without it, up to the table's largest group
+    /// size.
+    #[must_use]
+    pub const fn with_job_size(mut self, ranks: usize) -> Self {
+        self.job_size = Some(ranks);
+        self
+    }
+
+    /// The job size set with [`Options::with_job_size`].
+    #[must_use]
+    pub const fn job_size(&self) -> Option<usize> {
+        self.job_size
     }
 
     /// Sets the level map.
@@ -568,6 +587,7 @@ fn level_branches(
     c: Collective,
     level: Level,
     version: Version,
+    up_to: Option<usize>,
 ) -> Result<Vec<Node>, Error> {
     let mut sizes: Vec<usize> = table
         .rules()
@@ -578,7 +598,8 @@ fn level_branches(
     sizes.sort_unstable();
     sizes.dedup();
     let total = uses_total_size(c);
-    if total && let (Some(&lo), Some(&hi)) = (sizes.first(), sizes.last()) {
+    if total && let (Some(&lo), Some(&last)) = (sizes.first(), sizes.last()) {
+        let hi = last.max(up_to.unwrap_or(0));
         if hi - lo >= MAX_DENSE_SIZES {
             return Err(Error::TooLarge {
                 library: LIBRARY,
@@ -684,12 +705,12 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
             if scope == Scope::Any {
                 continue;
             }
-            let comm = level_branches(table, c, level, version)?;
+            let comm = level_branches(table, c, level, version, options.job_size)?;
             if !comm.is_empty() {
                 scopes.push(Node::new(hierarchy_key(scope), comm));
             }
         }
-        let any = level_branches(table, c, any_level, version)?;
+        let any = level_branches(table, c, any_level, version, options.job_size)?;
         if any.is_empty() {
             // this level has no rules for c: MPICH's own choice for every communicator
             scopes.push(Node::new(hierarchy_key(Scope::Any), vec![leaf(intra)]));
@@ -1446,7 +1467,8 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// What MPICH makes of the file is what the table means: for every collective, every
-        /// communicator size from the table's smallest to its largest and every size around
+        /// communicator size from the table's smallest group size to the job's size and every
+        /// size around
         /// the table's boundaries, MPICH's selection on `MPI_COMM_WORLD` (a parent
         /// communicator: the catch-all) reaches the algorithm of the table's lookup; and every
         /// collective MPICH knows reaches an algorithm.
@@ -1461,11 +1483,15 @@ mod tests {
                 let seg = a.is_segmented().then(|| Bytes::new(1024));
                 t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg)).unwrap();
             }
-            let o = if two { two_level() } else { Options::default() }.with_version(Version::V4_1);
+            let job = 12;
+            let o = if two { two_level() } else { Options::default() }
+                .with_version(Version::V4_1)
+                .with_job_size(job);
             let json = write(&t, &o).unwrap();
             for c in Collective::ALL {
                 let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
-                let (Some(min_p), Some(max_p)) = (own.iter().map(|r| r.procs).min(), own.iter().map(|r| r.procs).max()) else { continue };
+                let Some(min_p) = own.iter().map(|r| r.procs).min() else { continue };
+                let max_p = job;
                 let mut sizes: Vec<u64> = own.iter().flat_map(|r| {
                     let m = r.min_size.get();
                     [m.saturating_sub(1), m, m + 1]

@@ -40,9 +40,10 @@
 //! for these three collectives the writer writes m × c under communicator size c, with an
 //! entry for every communicator size c from the table's smallest group size to its largest
 //! (the rules of c are those the table's lookup gives for c): the file then means the
-//! table's choice for every communicator from the smallest group size to the largest. Above
-//! the largest, the last entry's thresholds m × c_max apply, a block threshold of
-//! m × c_max / c (below the smallest, m × c_min / c). Open MPI computes
+//! table's choice for every communicator from the smallest group size to the largest, or to
+//! the job's size given with [`Options::with_job_size`]. Above that, the last entry's
+//! thresholds m × c_max apply, a block threshold of m × c_max / c (below the smallest group
+//! size, m × c_min / c). Open MPI computes
 //! the size from the send count and type on every rank, the root included: a program must
 //! pass the same send arguments on every rank (MPI lets non-roots pass anything), or ranks
 //! may choose different algorithms.
@@ -139,6 +140,7 @@ pub struct Options {
     layout: Layout,
     levels: LevelMap,
     max_requests: u32,
+    job_size: Option<usize>,
 }
 
 impl Default for Options {
@@ -150,6 +152,7 @@ impl Default for Options {
             layout: Layout::Classic,
             levels: LevelMap::single(Level::IntraCluster),
             max_requests: 0,
+            job_size: None,
         }
     }
 }
@@ -194,6 +197,23 @@ impl Options {
     pub const fn with_max_requests(mut self, max_requests: u32) -> Self {
         self.max_requests = max_requests;
         self
+    }
+
+    /// Sets the largest communicator the job will have (its `MPI_COMM_WORLD`): scatter,
+    /// gather and all-to-all get an entry for every communicator size up to it (the rules
+    /// the table's lookup gives there, sizes × that communicator size), so that the file
+    /// means the table's choice on every communicator of the job. Without it, up to the
+    /// table's largest group size.
+    #[must_use]
+    pub const fn with_job_size(mut self, ranks: usize) -> Self {
+        self.job_size = Some(ranks);
+        self
+    }
+
+    /// The job size set with [`Options::with_job_size`].
+    #[must_use]
+    pub const fn job_size(&self) -> Option<usize> {
+        self.job_size
     }
 
     /// The layout.
@@ -376,6 +396,7 @@ fn written_sizes(
     table: &DecisionTable,
     collective: Collective,
     level: Level,
+    up_to: Option<usize>,
 ) -> Result<Vec<usize>, Error> {
     let mut sizes: Vec<usize> = table
         .rules()
@@ -386,8 +407,9 @@ fn written_sizes(
     sizes.sort_unstable();
     sizes.dedup();
     if scales_with_communicator(collective)
-        && let (Some(&lo), Some(&hi)) = (sizes.first(), sizes.last())
+        && let (Some(&lo), Some(&last)) = (sizes.first(), sizes.last())
     {
+        let hi = last.max(up_to.unwrap_or(0));
         if hi - lo >= MAX_DENSE_SIZES {
             return Err(Error::TooLarge {
                 library: LIBRARY,
@@ -476,7 +498,7 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
         collectives.len()
     ));
     for c in collectives {
-        let sizes = written_sizes(table, c, level)?;
+        let sizes = written_sizes(table, c, level, options.job_size)?;
         let scaled = scales_with_communicator(c);
         line(format_args!(
             "{} # collective id: {}{}",
@@ -1195,8 +1217,8 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         /// What Open MPI makes of the file is what the table means: for every collective,
-        /// every communicator size from the table's smallest to its largest and every block
-        /// size around the table's boundaries, Open MPI's lookup (on block size × communicator size for
+        /// every communicator size from the table's smallest group size to the job's size
+        /// and every block size around the table's boundaries, Open MPI's lookup (on block size × communicator size for
         /// scatter, gather and all-to-all) names the algorithm of the table's lookup.
         #[test]
         fn open_mpi_follows_the_table(picks in proptest::collection::vec((0..ALL_TREES.len(), 0_usize..5, 0_u64..3, 1_u64..(1 << 20)), 1..40)) {
@@ -1210,11 +1232,13 @@ mod tests {
                 let seg = a.is_segmented().then(|| Bytes::new(1024));
                 t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg)).unwrap();
             }
-            let text = write(&t, &Options::default()).unwrap();
+            // the job: a communicator larger than any group size of the table
+            let job = 12;
+            let text = write(&t, &Options::default().with_job_size(job)).unwrap();
             for c in Collective::ALL {
                 let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
-                let Some(max_p) = own.iter().map(|r| r.procs).max() else { continue };
-                let min_p = own.iter().map(|r| r.procs).min().unwrap_or(max_p);
+                let Some(min_p) = own.iter().map(|r| r.procs).min() else { continue };
+                let max_p = job;
                 let mut blocks: Vec<u64> = own.iter().flat_map(|r| {
                     let m = r.min_size.get();
                     [m.saturating_sub(1), m, m + 1]
