@@ -44,8 +44,10 @@
 //! one also covers the sizes below it, as the table's lookup does; the last one is
 //! `comm_size=any`); a rule from message size m to the next rule's n becomes
 //! `avg_msg_size<=n-1`, the last `avg_msg_size=any`. Reading gives the first range the group
-//! size 1 and every other range the previous bound + 1: the file does not hold the table's
-//! smallest group size, every lookup is the same, and writing again gives the same text.
+//! size 1 and every other range the previous bound + 1 (for scatter and gather, whose
+//! branches are one communicator size each, the range's bound): the file does not hold the
+//! table's smallest group size, every lookup is the same, and writing again gives the same
+//! text.
 //!
 //! # Sizes of scatter and gather
 //! MPICH defines no `avg_msg_size` for scatter and gather (a file that tests it aborts in
