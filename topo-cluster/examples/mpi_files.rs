@@ -8,12 +8,16 @@
 //! 2. The machines are clustered with the paper's 20 % bound ([`logical_clusters`]: the
 //!    pods), and the rank → machine → cluster [`Hierarchy`] is built.
 //! 3. Two illustrative pLogP models (not measurements): shared memory inside a machine,
-//!    the 4xEDR links between the machines of a cluster. For each library, the best tree
-//!    among those it has is chosen per collective, level, communicator size and message size
-//!    ([`DecisionTable::compute_among`]); the choices the library cannot express (the best
-//!    tree overall is one it lacks) are listed.
-//! 4. Both files are written with the intra-node and inter-node levels (the Open MPI one also
-//!    in Open MPI 6.0's JSON layout), read back and checked.
+//!    the 4xEDR links between the machines of a cluster. For each library version, the best
+//!    tree among those it has is chosen per collective, level, communicator size and message
+//!    size ([`DecisionTable::compute_among`]): the intra-machine level over the machines'
+//!    sizes, the inter-node level over every communicator size of the job
+//!    ([`Hierarchy::communicator_sizes`], `MPI_COMM_WORLD` included); the choices the library
+//!    cannot express (the best tree overall is one it lacks) are listed.
+//! 4. The files, each read back and checked: Open MPI 4.1.0-4.1.7 / 5.0.0-5.0.6 (classic,
+//!    one level: the inter-node one), Open MPI >= 4.1.8 / 5.0.7 (`rule-file-version-2`),
+//!    the JSON layout of Open MPI's main branch (read by no release yet), MPICH 4.0.x and
+//!    MPICH >= 4.1 (both levels and a catch-all, every collective).
 //!
 //! Run with `cargo run -p topo-cluster --example mpi_files [DIR]` (default: a folder
 //! `topo-cluster-mpi-files` under the system's temporary directory).
@@ -22,7 +26,7 @@ use std::path::PathBuf;
 
 use fabric_model::bridge::{LatencyModel, NodeMap};
 use fabric_model::{Bytes, HopTable, Nanos, Placement, generators, place};
-use topo_cluster::collective::{Evaluator, SegmentGrid};
+use topo_cluster::decision::Compute;
 use topo_cluster::mpi::{LevelMap, mpich, open_mpi, open_mpi_json};
 use topo_cluster::{
     Algorithm, ClusterParams, Collective, DecisionTable, Hierarchy, LatencyMatrix, Level, PLogP,
@@ -90,47 +94,63 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
     ];
     let sizes: Vec<Bytes> = (0..=22).step_by(2).map(|k| Bytes::new(1 << k)).collect();
-    let grid = SegmentGrid::default();
+    let job_sizes = h.communicator_sizes();
     let compute = |trees: &dyn Fn(Collective) -> Vec<Algorithm>| {
         let mut t = DecisionTable::new();
         for c in Collective::ALL {
             for (level, p) in &models {
+                let procs = match level {
+                    Level::IntraMachine => h.group_sizes(*level),
+                    _ => job_sizes.clone(),
+                };
                 t.compute_among(
-                    c,
-                    &trees(c),
-                    *level,
-                    p,
-                    &h.group_sizes(*level),
-                    &sizes,
-                    &grid,
-                    Evaluator::ClosedForm,
+                    &Compute::new(c, *level, p)
+                        .among(&trees(c))
+                        .group_sizes(&procs)
+                        .message_sizes(&sizes),
                 )?;
             }
         }
         Ok::<_, topo_cluster::Error>(t)
     };
+    println!("communicator sizes of the job: {job_sizes:?}");
     let best = compute(&|c| c.algorithms().to_vec())?;
     let levels = LevelMap::two_level(Level::IntraMachine, Level::IntraCluster)?;
     std::fs::create_dir_all(&dir)?;
 
     // 4. the files
-    let ompi_table = compute(&open_mpi::trees)?;
+    let ompi_table = compute(&|c| open_mpi::Version::V4_1.trees(c))?;
     report("Open MPI", &best, &ompi_table);
-    let o = open_mpi::Options::new().with_levels(levels);
-    let text = open_mpi::write(&ompi_table, &o)?;
-    let back = open_mpi::read(&text, &o)?;
-    assert_eq!(open_mpi::write(&back, &o)?, text, "round trip");
-    let ompi_path = dir.join("coll_tuned_rules.txt");
-    std::fs::write(&ompi_path, &text)?;
-    println!(
-        "wrote {} ({} lines; use with --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE):",
-        ompi_path.display(),
-        text.lines().count()
-    );
-    for line in text.lines().take(12) {
-        println!("  {line}");
+    for (version, layout, name) in [
+        (
+            open_mpi::Version::V4_1,
+            open_mpi::Layout::Classic,
+            "coll_tuned_rules_4.1.txt",
+        ),
+        (
+            open_mpi::Version::V4_1_8,
+            open_mpi::Layout::MaxRequests,
+            "coll_tuned_rules_4.1.8.txt",
+        ),
+    ] {
+        let o = open_mpi::Options::new()
+            .with_version(version)
+            .with_layout(layout)
+            .with_levels(levels)
+            .with_job_size(matrix.len());
+        let text = open_mpi::write(&ompi_table, &o)?;
+        let back = open_mpi::read(&text, &o)?;
+        assert_eq!(open_mpi::write(&back, &o)?, text, "round trip");
+        let path = dir.join(name);
+        std::fs::write(&path, &text)?;
+        println!(
+            "wrote {} for {} ({} lines; use with --mca coll_tuned_use_dynamic_rules 1 --mca coll_tuned_dynamic_rules_filename FILE)",
+            path.display(),
+            version.releases(),
+            text.lines().count()
+        );
     }
-    // the same choices in the JSON layout of Open MPI 6.0 (per-level comm_rank_distribution)
+    // the same choices in the JSON layout of Open MPI's main branch (no release reads it yet)
     let ompi_json = open_mpi_json::write(&ompi_table, &levels)?;
     assert_eq!(
         open_mpi_json::write(&open_mpi_json::read(&ompi_json, &levels)?, &levels)?,
@@ -140,26 +160,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ompi_json_path = dir.join("coll_tuned_rules.json");
     std::fs::write(&ompi_json_path, &ompi_json)?;
     println!(
-        "wrote {} ({} lines, Open MPI 6.0's JSON layout)",
+        "wrote {} ({} lines, the JSON layout of Open MPI's main branch: read by no release yet)",
         ompi_json_path.display(),
         ompi_json.lines().count()
     );
 
-    let mpich_table = compute(&mpich::trees)?;
-    report("MPICH", &best, &mpich_table);
-    let m = mpich::Options::new().with_levels(levels);
-    let json = mpich::write(&mpich_table, &m)?;
-    let back = mpich::read(&json, &m)?;
-    assert_eq!(mpich::write(&back, &m)?, json, "round trip");
-    let mpich_path = dir.join("mpich_coll_selection.json");
-    std::fs::write(&mpich_path, &json)?;
-    println!(
-        "wrote {} ({} lines; use with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE):",
-        mpich_path.display(),
-        json.lines().count()
-    );
-    for line in json.lines().take(14) {
-        println!("  {line}");
+    for (version, name) in [
+        (mpich::Version::V4_0, "mpich_coll_selection_4.0.json"),
+        (mpich::Version::V4_1, "mpich_coll_selection_4.1.json"),
+    ] {
+        let mpich_table = compute(&|c| version.trees(c))?;
+        report(version.releases(), &best, &mpich_table);
+        let m = mpich::Options::new()
+            .with_version(version)
+            .with_levels(levels)
+            .with_job_size(matrix.len());
+        let json = mpich::write(&mpich_table, &m)?;
+        let back = mpich::read(&json, &m)?;
+        assert_eq!(mpich::write(&back, &m)?, json, "round trip");
+        let path = dir.join(name);
+        std::fs::write(&path, &json)?;
+        println!(
+            "wrote {} for {} ({} lines; use with MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE=FILE)",
+            path.display(),
+            version.releases(),
+            json.lines().count()
+        );
     }
     Ok(())
 }

@@ -22,6 +22,75 @@ use fabric_model::{Bytes, Nanos};
 use crate::collective::{Evaluator, SegmentGrid, best_algorithm_among};
 use crate::{Algorithm, Collective, Error, Level, PLogP};
 
+/// What [`DecisionTable::compute_among`] computes: one collective at one level over a pLogP
+/// model, for group sizes and message sizes, among candidate trees (every tree of the
+/// collective unless [`Compute::among`] says otherwise), with a segment grid (the default)
+/// and an evaluator ([`Evaluator::ClosedForm`] unless set).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Compute<'a> {
+    collective: Collective,
+    level: Level,
+    params: &'a PLogP,
+    candidates: Option<Vec<Algorithm>>,
+    group_sizes: Vec<usize>,
+    message_sizes: Vec<Bytes>,
+    grid: SegmentGrid,
+    evaluator: Evaluator,
+}
+
+impl<'a> Compute<'a> {
+    /// `collective` at `level` over `params`, no group or message size yet.
+    #[must_use]
+    pub fn new(collective: Collective, level: Level, params: &'a PLogP) -> Self {
+        Self {
+            collective,
+            level,
+            params,
+            candidates: None,
+            group_sizes: Vec::new(),
+            message_sizes: Vec::new(),
+            grid: SegmentGrid::default(),
+            evaluator: Evaluator::ClosedForm,
+        }
+    }
+
+    /// Chooses among `candidates` only (e.g. the trees an MPI library has).
+    #[must_use]
+    pub fn among(mut self, candidates: &[Algorithm]) -> Self {
+        self.candidates = Some(candidates.to_vec());
+        self
+    }
+
+    /// The group sizes (communicator sizes) to compute rules for.
+    #[must_use]
+    pub fn group_sizes(mut self, sizes: &[usize]) -> Self {
+        self.group_sizes = sizes.to_vec();
+        self
+    }
+
+    /// The message sizes to evaluate (size 0 is always added).
+    #[must_use]
+    pub fn message_sizes(mut self, sizes: &[Bytes]) -> Self {
+        self.message_sizes = sizes.to_vec();
+        self
+    }
+
+    /// The segment sizes tried for segmented trees.
+    #[must_use]
+    pub const fn grid(mut self, grid: SegmentGrid) -> Self {
+        self.grid = grid;
+        self
+    }
+
+    /// How candidates are evaluated.
+    #[must_use]
+    pub const fn evaluator(mut self, evaluator: Evaluator) -> Self {
+        self.evaluator = evaluator;
+        self
+    }
+}
+
 /// The header line of the text form.
 ///
 /// [`DecisionTable`]'s `Display` writes the whole text form, header included.
@@ -179,49 +248,66 @@ impl DecisionTable {
         evaluator: Evaluator,
     ) -> Result<(), Error> {
         self.compute_among(
-            collective,
-            collective.algorithms(),
-            level,
-            params,
-            group_sizes,
-            message_sizes,
-            grid,
-            evaluator,
+            &Compute::new(collective, level, params)
+                .group_sizes(group_sizes)
+                .message_sizes(message_sizes)
+                .grid(*grid)
+                .evaluator(evaluator),
         )
     }
 
-    /// [`DecisionTable::compute`] choosing among `candidates` only (with
-    /// [`best_algorithm_among`]): the table of the
-    /// trees an MPI library has ([`crate::mpi::open_mpi::trees`], [`crate::mpi::mpich::trees`]).
-    /// Group sizes may come from a hierarchy ([`crate::Hierarchy::group_sizes`]).
+    /// [`DecisionTable::compute`] as `spec` says: among the candidate trees it names (with
+    /// [`best_algorithm_among`]), e.g. those an MPI library has. **Each MPI library needs its
+    /// own table**: a file names only the library's algorithms, so compute it among
+    /// [`crate::mpi::open_mpi::Version::trees`] or [`crate::mpi::mpich::Version::trees`]
+    /// ([`Compute::among`]), or the writer reports [`Error::NoEquivalent`] for the best
+    /// tree overall. Group sizes may come from a hierarchy
+    /// ([`crate::Hierarchy::communicator_sizes`]).
     ///
     /// # Errors
     /// [`Error::NoProcesses`], [`Error::NoCandidate`], [`Error::UnsupportedAlgorithm`].
     ///
     /// # Complexity
-    /// O(|group_sizes| · |message_sizes|) calls of
-    /// [`best_algorithm_among`].
-    #[expect(clippy::too_many_arguments, reason = "one per axis of the table")]
-    pub fn compute_among(
-        &mut self,
-        collective: Collective,
-        candidates: &[Algorithm],
-        level: Level,
-        params: &PLogP,
-        group_sizes: &[usize],
-        message_sizes: &[Bytes],
-        grid: &SegmentGrid,
-        evaluator: Evaluator,
-    ) -> Result<(), Error> {
-        let mut sizes: Vec<Bytes> = message_sizes.to_vec();
+    /// O(|group sizes| · |message sizes|) calls of [`best_algorithm_among`].
+    ///
+    /// # Example
+    /// ```
+    /// use fabric_model::Bytes;
+    /// use topo_cluster::decision::Compute;
+    /// use topo_cluster::mpi::mpich;
+    /// use topo_cluster::{Collective, DecisionTable, Level, PLogP};
+    /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
+    /// let c = Collective::Broadcast;
+    /// let mut t = DecisionTable::new();
+    /// t.compute_among(&Compute::new(c, Level::IntraCluster, &p)
+    ///     .among(&mpich::Version::V4_0.trees(c))
+    ///     .group_sizes(&[4, 16])
+    ///     .message_sizes(&[1, 1 << 20].map(Bytes::new)))?;
+    /// assert!(t.rules().iter().all(|r| r.algorithm.name() == "binomial"));
+    /// # Ok::<(), topo_cluster::Error>(())
+    /// ```
+    pub fn compute_among(&mut self, spec: &Compute<'_>) -> Result<(), Error> {
+        let collective = spec.collective;
+        let level = spec.level;
+        let candidates = spec
+            .candidates
+            .as_deref()
+            .unwrap_or(collective.algorithms());
+        let mut sizes: Vec<Bytes> = spec.message_sizes.clone();
         sizes.push(Bytes::new(0));
         sizes.sort_unstable();
         sizes.dedup();
-        for &procs in group_sizes {
+        for &procs in &spec.group_sizes {
             let mut last: Option<(Algorithm, Option<Bytes>)> = None;
             for &m in &sizes {
                 let c = best_algorithm_among(
-                    collective, candidates, procs, m, params, grid, evaluator,
+                    collective,
+                    candidates,
+                    procs,
+                    m,
+                    spec.params,
+                    &spec.grid,
+                    spec.evaluator,
                 )?;
                 if last != Some((c.algorithm, c.segment)) {
                     last = Some((c.algorithm, c.segment));

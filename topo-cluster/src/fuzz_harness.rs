@@ -38,8 +38,13 @@ pub fn open_mpi_rules(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    for levels in level_maps() {
-        let o = open_mpi::Options::new().with_levels(levels);
+    for (levels, version) in level_maps()
+        .into_iter()
+        .flat_map(|l| [(l, open_mpi::Version::V4_1), (l, open_mpi::Version::V4_1_8)])
+    {
+        let o = open_mpi::Options::new()
+            .with_levels(levels)
+            .with_version(version);
         if let Ok(table) = open_mpi::read(text, &o) {
             let written = open_mpi::write(&table, &o).expect("a table read back writes");
             let back = open_mpi::read(&written, &o).expect("a written file reads back");
@@ -66,8 +71,13 @@ pub fn mpich_selection(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    for levels in level_maps() {
-        let o = mpich::Options::new().with_levels(levels);
+    for (levels, version) in level_maps()
+        .into_iter()
+        .flat_map(|l| [(l, mpich::Version::V4_0), (l, mpich::Version::V4_1)])
+    {
+        let o = mpich::Options::new()
+            .with_levels(levels)
+            .with_version(version);
         if let Ok(table) = mpich::read(text, &o) {
             let written = mpich::write(&table, &o).expect("a table read back writes");
             let back = mpich::read(&written, &o).expect("a written file reads back");
@@ -131,9 +141,12 @@ mod tests {
             "/tests/corpus/topo_open_mpi_rules"
         );
         assert!(replay(dir, super::open_mpi_rules) >= 4);
-        let good = std::fs::read_to_string(format!("{dir}/two_level.txt")).expect("corpus file");
+        let good = std::fs::read_to_string(format!("{dir}/classic.txt")).expect("corpus file");
         let o = crate::mpi::open_mpi::Options::new().with_levels(super::level_maps()[1]);
         assert!(crate::mpi::open_mpi::read(&good, &o).is_ok());
+        // tags are read by no release
+        let tagged = std::fs::read_to_string(format!("{dir}/two_level.txt")).expect("file");
+        assert!(crate::mpi::open_mpi::read(&tagged, &o).is_err());
         let json = std::fs::read_to_string(format!("{dir}/json_two_level.json")).expect("file");
         assert!(crate::mpi::open_mpi_json::read(&json, &super::level_maps()[1]).is_ok());
     }
@@ -146,7 +159,11 @@ mod tests {
             "/tests/corpus/topo_mpich_selection"
         );
         assert!(replay(dir, super::mpich_selection) >= 4);
-        let good = std::fs::read_to_string(format!("{dir}/single.json")).expect("corpus file");
-        assert!(crate::mpi::mpich::read(&good, &crate::mpi::mpich::Options::new()).is_ok());
+        let good = std::fs::read_to_string(format!("{dir}/complete_two_level.json")).expect("file");
+        let o = crate::mpi::mpich::Options::new().with_levels(super::level_maps()[1]);
+        assert!(crate::mpi::mpich::read(&good, &o).is_ok());
+        // a file without every collective makes MPICH abort: refused
+        let partial = std::fs::read_to_string(format!("{dir}/single.json")).expect("file");
+        assert!(crate::mpi::mpich::read(&partial, &crate::mpi::mpich::Options::new()).is_err());
     }
 }

@@ -225,6 +225,25 @@ impl Hierarchy {
         sizes
     }
 
+    /// Every communicator size the job will have: the group sizes of every level and the
+    /// whole job's size (`MPI_COMM_WORLD`), increasing. A file for a library that tells
+    /// communicators apart by size only (Open MPI, MPICH's `comm_hierarchy=any`) should hold
+    /// rules for all of them: compute its table over these.
+    ///
+    /// # Complexity
+    /// O(R log R).
+    #[must_use]
+    pub fn communicator_sizes(&self) -> Vec<usize> {
+        let mut sizes: Vec<usize> = Level::ALL
+            .into_iter()
+            .flat_map(|l| self.group_sizes(l))
+            .collect();
+        sizes.push(self.positions.len());
+        sizes.sort_unstable();
+        sizes.dedup();
+        sizes
+    }
+
     /// The members (ranks, increasing) of every communicator a level's splits produce, in
     /// increasing colour order: what `MPI_Comm_split` would build from [`Hierarchy::splits`].
     ///

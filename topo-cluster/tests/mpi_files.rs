@@ -2,6 +2,7 @@
 
 use fabric_model::Bytes;
 use topo_cluster::collective::{Evaluator, SegmentGrid, best_algorithm_among};
+use topo_cluster::decision::Compute;
 use topo_cluster::mpi::{LevelMap, mpich, open_mpi};
 use topo_cluster::{
     Algorithm, ClusterParams, Collective, DecisionTable, Error, Hierarchy, Level, PLogP, fixtures,
@@ -30,14 +31,10 @@ fn table(h: &Hierarchy, trees: fn(Collective) -> Vec<Algorithm>) -> DecisionTabl
     for c in Collective::ALL {
         for (level, model) in [(Level::IntraMachine, &intra), (Level::IntraCluster, &inter)] {
             t.compute_among(
-                c,
-                &trees(c),
-                level,
-                model,
-                &h.group_sizes(level),
-                &sizes,
-                &SegmentGrid::default(),
-                Evaluator::ClosedForm,
+                &Compute::new(c, level, model)
+                    .among(&trees(c))
+                    .group_sizes(&h.group_sizes(level))
+                    .message_sizes(&sizes),
             )
             .expect("valid sizes");
         }
@@ -68,15 +65,22 @@ fn group_sizes_come_from_the_hierarchy() {
 }
 
 #[test]
-fn open_mpi_file_carries_both_levels() {
+fn group_sizes_cover_the_job() {
+    // 40 ranks: MPI_COMM_WORLD is a communicator of the job too
+    assert_eq!(hierarchy().communicator_sizes(), vec![2, 3, 4, 5, 6, 40]);
+}
+
+#[test]
+fn open_mpi_file_carries_the_inter_node_level() {
     let h = hierarchy();
     let t = table(&h, open_mpi::trees);
     let o = open_mpi::Options::new().with_levels(two_level());
     let text = open_mpi::write(&t, &o).expect("only Open MPI trees");
-    assert!(text.contains("@singlenode"), "{text}");
-    assert!(text.contains("@disjoint"), "{text}");
+    // no release reads topology tags: one level, untagged
+    assert!(!text.contains('@'), "{text}");
     let back = open_mpi::read(&text, &o).expect("reads back");
     same_lookups(&t, &back);
+    assert!(back.rules().iter().all(|r| r.level == Level::IntraCluster));
     assert_eq!(open_mpi::write(&back, &o).expect("writes"), text);
 }
 
@@ -84,10 +88,14 @@ fn open_mpi_file_carries_both_levels() {
 fn mpich_file_carries_both_levels() {
     let h = hierarchy();
     let t = table(&h, mpich::trees);
-    let o = mpich::Options::new().with_levels(two_level());
+    let o = mpich::Options::new()
+        .with_levels(two_level())
+        .with_version(mpich::Version::V4_1);
     let json = mpich::write(&t, &o).expect("only MPICH trees");
     assert!(json.contains("\"comm_hierarchy=node\""));
     assert!(json.contains("\"comm_hierarchy=node_roots\""));
+    assert!(json.contains("\"comm_hierarchy=any\""));
+    assert!(json.contains("\"collective=barrier\""));
     let back = mpich::read(&json, &o).expect("reads back");
     same_lookups(&t, &back);
     assert_eq!(mpich::write(&back, &o).expect("writes"), json);
@@ -107,6 +115,14 @@ fn the_libraries_trees() {
         vec![Chain, SegmentedChain, Binary, Binomial]
     );
     assert_eq!(mpich::trees(Collective::Scatter), vec![Binomial]);
+    assert_eq!(
+        mpich::Version::V4_0.trees(Collective::Broadcast),
+        vec![Binomial]
+    );
+    assert_eq!(
+        mpich::Version::V4_1.trees(Collective::Broadcast),
+        mpich::trees(Collective::Broadcast)
+    );
     // the unrestricted choice may be a tree a library lacks: the writer reports it
     let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5).expect("valid");
     let mut t = DecisionTable::new();
@@ -125,7 +141,7 @@ fn the_libraries_trees() {
     assert!(matches!(
         mpich::write(&t, &mpich::Options::new()),
         Err(Error::NoEquivalent {
-            library: "MPICH",
+            library: "MPICH 4.0",
             collective: "scatter",
             ..
         })

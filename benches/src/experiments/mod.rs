@@ -10,6 +10,7 @@ pub mod dag_trace;
 pub mod fabric;
 pub mod mcast;
 pub mod mcast_churn;
+pub mod mpi_tuning;
 pub mod pmix;
 pub mod pmix_shm;
 pub mod rdma;
@@ -26,6 +27,7 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(mcast_churn::McastChurn),
         Box::new(topo::TopoClusters),
         Box::new(topo::TopoBcast),
+        Box::new(mpi_tuning::MpiTuning),
         Box::new(rdma::Rdma),
         Box::new(dag::DagSchedulers),
         Box::new(dag::DagLoad),

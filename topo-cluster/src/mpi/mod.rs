@@ -1,12 +1,30 @@
 //! The decision table in the files MPI libraries read: Open MPI's `coll_tuned` dynamic rules
-//! file in its classic layout ([`open_mpi`]) and its JSON layout of Open MPI 6.0
-//! ([`open_mpi_json`], whose `comm_rank_distribution` is the per-level form Open MPI's main
-//! branch reads), and MPICH's JSON collective selection file ([`mpich`]).
+//! file ([`open_mpi`]), the JSON layout of Open MPI's main branch ([`open_mpi_json`], read
+//! by no release yet), and MPICH's JSON collective selection file ([`mpich`]).
 //!
-//! Both writers take a [`DecisionTable`](crate::DecisionTable) and a [`LevelMap`] (which
-//! hierarchy level goes to the library's intra-node and inter-node rules, or one level for
-//! every communicator); both readers give a table back and refuse a bad file with its line
-//! (Open MPI) or JSON path (MPICH). Writing, reading and writing again gives the same text.
+//! **Each file is for one library version** ([`open_mpi::Version`], [`mpich::Version`] in
+//! the writers' options) and holds only what that version reads; **each library needs its
+//! own table**, computed among the trees the version has ([`open_mpi::Version::trees`],
+//! [`mpich::Version::trees`], passed to [`Compute::among`](crate::decision::Compute::among)).
+//! The writers take a [`DecisionTable`](crate::DecisionTable) and a [`LevelMap`]; both
+//! readers give a table back and refuse, with its line (Open MPI) or JSON path (MPICH), a
+//! bad file and a file the version would misread. Writing, reading and writing again gives
+//! the same text.
+//!
+//! # Which library reads which file
+//!
+//! | file (writer options) | Open MPI 4.1.0–4.1.7, 5.0.0–5.0.6 | Open MPI ≥ 4.1.8, ≥ 5.0.7 | MPICH 4.0.x | MPICH ≥ 4.1 |
+//! |---|---|---|---|---|
+//! | [`open_mpi`], `Version::V4_1` (classic, one level) | read and followed: run on Debian 12's 4.1.4, every case observed | read (source of 4.1.8 and 5.0.7) | – | – |
+//! | [`open_mpi`], `Version::V4_1_8` with `Layout::MaxRequests` | **not read**: the whole file is ignored, run on 4.1.4 | read (source) | – | – |
+//! | topology tags (`0@singlenode`), no longer written | **misread**: tag dropped, levels merged (source; the reader refuses them) | misread (source) | – | – |
+//! | [`open_mpi_json`] | **not read**: ignored, run on 4.1.4 (no release has the JSON reader) | **not read** (source) | – | – |
+//! | [`mpich`], `Version::V4_0` | – | – | read and followed: run on Debian 12's 4.0.2, every case observed | **aborts**: `MPIR_Barrier_intra_dissemination` is gone in 4.1 (source) |
+//! | [`mpich`], `Version::V4_1` | – | – | **aborts** in `MPI_Init` (`unrecognized key`): run on 4.0.2 | read (source of 4.1) |
+//!
+//! "Run" means the conformance script of the crate (`conformance/run.sh`) ran a program
+//! under the file and observed in the library which algorithm function each collective
+//! called; "source" means read from the library's source at that release, not run.
 //!
 //! # Mapping of topo-cluster's trees
 //!
@@ -14,9 +32,9 @@
 //! |---|---|---|---|
 //! | bcast | `flat` | 1 `basic_linear` (0, 0) | none |
 //! | bcast | `seg-flat` | none | none |
-//! | bcast | `chain` | 2 `chain` (1, 0) | `MPIR_Bcast_intra_tree` (`tree_type=kary`, `k=1`, `is_non_blocking=0`) |
-//! | bcast | `seg-chain` s | 3 `pipeline` (0, s) | `MPIR_Bcast_intra_pipelined_tree` (`tree_type=kary`, `k=1`, `is_non_blocking=0`, `chunk_size=s`, `recv_pre_posted=0`) |
-//! | bcast | `binary` | 5 `binary_tree` (0, 0) | `MPIR_Bcast_intra_tree` (`tree_type=kary`, `k=2`, `is_non_blocking=0`) |
+//! | bcast | `chain` | 2 `chain` (1, 0) | from 4.1: `MPIR_Bcast_intra_tree` (`tree_type=kary`, `is_non_blocking=0`, `k=1`) |
+//! | bcast | `seg-chain` s | 3 `pipeline` (0, s) | from 4.1: `MPIR_Bcast_intra_pipelined_tree` (`tree_type=kary`, `is_non_blocking=0`, `k=1`, `chunk_size=s`, `recv_pre_posted=0`) |
+//! | bcast | `binary` | 5 `binary_tree` (0, 0) | from 4.1: `MPIR_Bcast_intra_tree` (`tree_type=kary`, `is_non_blocking=0`, `k=2`) |
 //! | bcast | `binomial` | 6 `binomial` (0, 0) | `MPIR_Bcast_intra_binomial` |
 //! | scatter | `flat` | 1 `basic_linear` (0, 0) | none |
 //! | scatter | `chain` | none | none |
@@ -41,14 +59,14 @@
 //! but a rule covers a range of communicator sizes, the last one unbounded: not done.
 //!
 //! # Sources and versions followed
-//! Read from the public source of Open MPI (`ompi/mca/coll/tuned/coll_tuned_dynamic_file.c`,
-//! `coll_tuned_dynamic_file.h`, `coll_tuned_dynamic_rules.c`, the `coll_tuned_*_decision.c`
-//! algorithm lists and the collective ids of `ompi/mca/coll/base/coll_base_functions.h`: bcast
-//! 7, scatter 15, gather 9, alltoall 3) on its main branch as of August 2026, and from MPICH's
-//! `src/mpi/coll/src/csel.c` and `csel_container.c` and `maint/tuning/coll/mpir/generic.json`
-//! on its main branch. What could not be confirmed, and the choice made, is said where it
-//! matters, in [`open_mpi`] and [`mpich`]. No file written here was run through either
-//! library.
+//! Read from the public source of Open MPI at v4.1.4, v4.1.8, v5.0.7 and its main branch
+//! (August 2026): `ompi/mca/coll/tuned/coll_tuned_dynamic_file.c`,
+//! `coll_tuned_dynamic_rules.c`, `coll_tuned_decision_dynamic.c` (the sizes compared), the
+//! `coll_tuned_*_decision.c` algorithm lists, `ompi/mca/coll/base/coll_base_util.c` (the
+//! number reader) and the collective ids of `coll_base_functions.h` (bcast 7, scatter 15,
+//! gather 9, alltoall 3); and of MPICH at v4.0.2 and v4.1: `src/mpi/coll/src/csel.c`,
+//! `csel_container.c` and `maint/tuning/coll/mpir/generic.json`. The files for Open MPI
+//! 4.1.4 and MPICH 4.0.2 were run through them (Debian 12's packages).
 
 use crate::{Error, Level};
 
@@ -59,12 +77,13 @@ pub mod open_mpi_json;
 
 /// Which hierarchy level a file's rules describe.
 ///
-/// [`LevelMap::single`] writes one level's rules for every communicator (Open MPI rules
-/// without a topology tag, MPICH's `comm_hierarchy=any`); [`LevelMap::two_level`] writes one
-/// level as the intra-node rules (the communicators of one machine) and one as the inter-node
-/// rules (communicators with one rank per machine), as the hierarchy of
-/// [`Hierarchy`](crate::Hierarchy) splits them: `two_level(IntraMachine, IntraCluster)` is
-/// machines, then the machine leaders of a cluster.
+/// [`LevelMap::single`] writes one level's rules for every communicator (Open MPI's rules,
+/// MPICH's `comm_hierarchy=any`); [`LevelMap::two_level`] writes one level as the intra-node
+/// rules (the communicators of one machine) and one as the inter-node rules (communicators
+/// with one rank per machine), as the hierarchy of [`Hierarchy`](crate::Hierarchy) splits
+/// them: `two_level(IntraMachine, IntraCluster)` is machines, then the machine leaders of a
+/// cluster. A format without levels (every released Open MPI) writes a two-level map's
+/// inter-node level: the communicators that span machines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LevelMap {
     any: Option<Level>,
@@ -128,6 +147,16 @@ impl LevelMap {
         .into_iter()
         .filter_map(|(s, l)| l.map(|l| (s, l)))
         .collect()
+    }
+
+    /// The one level of a format without topology levels: the single level, or the
+    /// inter-node level of a two-level map (the communicators that span machines).
+    pub(crate) fn one_level(&self) -> Level {
+        match (self.any, self.inter_node) {
+            (Some(l), _) | (None, Some(l)) => l,
+            // two_level always sets both levels
+            (None, None) => Level::IntraCluster,
+        }
     }
 
     /// The level of `scope`, if the map has one.

@@ -22,41 +22,55 @@
 //! every communicator size must be for size 0. The mapping of algorithms is the table of
 //! [`crate::mpi`].
 //!
-//! # Layouts ([`Layout`])
-//! - [`Layout::Classic`]: four numbers per rule (message size, algorithm, faninout, segment
-//!   size), read by every Open MPI release we know of.
-//! - [`Layout::MaxRequests`]: the file opens with `rule-file-version-2` and every rule has a
-//!   fifth number, the maximum of outstanding requests (read by Open MPI's all-to-all
-//!   `linear_sync` only; added on Open MPI's main branch in November 2024). The value comes
-//!   from [`Options::with_max_requests`]; the reader checks it and does not keep it (no tree of
-//!   topo-cluster uses it).
+//! # Versions ([`Version`]) and layouts ([`Layout`])
+//! - [`Version::V4_1`] (the default; Open MPI 4.1.0 to 4.1.7 and 5.0.0 to 5.0.6, Debian 12's
+//!   4.1.4 among them): [`Layout::Classic`] only, four numbers per rule. These releases read
+//!   a `rule-file-version-2` line as numbers (the `-2` is a negative count) and silently fall
+//!   back to their fixed rules, so [`write()`] refuses [`Layout::MaxRequests`] for them.
+//! - [`Version::V4_1_8`] (Open MPI 4.1.8 and later 4.1 releases, 5.0.7 and later): also
+//!   [`Layout::MaxRequests`], the file opening with `rule-file-version-2` and every rule
+//!   having a fifth number, the maximum of outstanding requests (read by the all-to-all
+//!   `linear_sync` only). The value comes from [`Options::with_max_requests`]; the reader
+//!   checks it and does not keep it (no tree of topo-cluster uses it).
+//!
+//! # Message sizes per collective
+//! Open MPI compares a rule's message size with the bytes of the call: for bcast the
+//! message (count × type size), but for scatter, gather and all-to-all the block a rank
+//! sends or receives **times the communicator size**. The table's sizes are per block, so
+//! for these three collectives the writer writes m × c under communicator size c, with an
+//! entry for every communicator size c from the table's smallest group size to its largest
+//! (the rules of c are those the table's lookup gives for c): the file then means the
+//! table's choice for every communicator from the smallest group size to the largest, or to
+//! the job's size given with [`Options::with_job_size`]. Above that, the last entry's
+//! thresholds m × c_max apply, a block threshold of m × c_max / c (below the smallest group
+//! size, m × c_min / c). Open MPI computes
+//! the size from the send count and type on every rank, the root included: a program must
+//! pass the same send arguments on every rank (MPI lets non-roots pass anything), or ranks
+//! may choose different algorithms.
 //!
 //! # Topology levels
-//! With a two-level [`LevelMap`] every message size carries a tag: `0@singlenode` for the
-//! intra-node level and `0@disjoint` for the inter-node level, both levels' rules listed under
-//! every communicator size. This is the layout of Open MPI commit 4c6b561 (*coll/tuned: Extend
-//! the collective tuning file to be topology-aware*, February 2024). Its message names the
-//! tags `@intra_node` and `@inter_node`, but the code of that commit reads `singlenode` and
-//! `disjoint` (or the numbers 0 and 1): the writer writes what the code reads; the reader
-//! also accepts `@intra_node`, `@inter_node`, `@0` and `@1`. We could not confirm that this
-//! commit is in any release: it is not in the history of Open MPI's main branch as of August
-//! 2026, whose newest reader takes a JSON file with a per-communicator
-//! `comm_rank_distribution` (`single-node`, `one-per-node`) instead: written by
-//! [`crate::mpi::open_mpi_json`]. The
-//! 2024 reader predates `rule-file-version-2`, so [`write()`] refuses a two-level map with
-//! [`Layout::MaxRequests`].
+//! No released Open MPI tells communicators apart by anything but their size (4.1.x and
+//! 5.0.x read the message size with `fscanf`'s `%li` and drop any text after it character
+//! by character, so tags like `0@singlenode` from an unreleased 2024 branch merge both
+//! levels' rules, the later line winning). The writer therefore writes one level, untagged:
+//! the map's single level, or for a two-level map its **inter-node** level (the
+//! communicators that span machines, which is what `MPI_COMM_WORLD` of a job over several
+//! machines is, and what Open MPI's `coll/han` hands to `coll/tuned` between machines). For a
+//! job on one machine, use `LevelMap::single(Level::IntraMachine)`. The reader refuses tags.
+//! Compute the table over every communicator size the job will have
+//! ([`crate::Hierarchy::communicator_sizes`]), since the file has nothing else.
 //!
-//! Not confirmed either: Open MPI's main branch (2025) reads a communicator size in the
-//! classic layout as the upper end of a range (a size-8 entry following a size-2 entry covers
-//! 2 to 7) where the releases we read (and this module) take it as the lower end. Files whose
-//! communicator sizes all have the same rules read the same either way.
+//! Not confirmed: Open MPI's main branch (2025) reads a communicator size in the classic
+//! layout as the upper end of a range (a size-8 entry following a size-2 entry covers 2 to 7)
+//! where the releases (and this module) take it as the lower end. Files whose communicator
+//! sizes all have the same rules read the same either way.
 
 use std::fmt::Write as _;
 
 use fabric_model::Bytes;
 
 use crate::decision::Rule;
-use crate::mpi::{LevelMap, Scope, check_levels, rules_for};
+use crate::mpi::{LevelMap, check_levels, rules_for};
 use crate::{Algorithm, Collective, DecisionTable, Error, Level};
 
 const LIBRARY: &str = "Open MPI";
@@ -66,6 +80,46 @@ const COLLECTIVE_COUNT: u64 = 22;
 pub const VERSION_2: &str = "rule-file-version-2";
 const INT_MAX: u64 = i32::MAX as u64;
 const LONG_MAX: u64 = i64::MAX as u64;
+
+/// The Open MPI releases a file is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Version {
+    /// Open MPI 4.1.0 to 4.1.7 and 5.0.0 to 5.0.6 (Debian 12 ships 4.1.4): the classic
+    /// layout only.
+    #[default]
+    V4_1,
+    /// Open MPI 4.1.8 and later 4.1 releases, 5.0.7 and later: the classic layout or
+    /// `rule-file-version-2`.
+    V4_1_8,
+}
+
+impl Version {
+    /// Whether this version reads `layout`.
+    #[must_use]
+    pub const fn reads(self, layout: Layout) -> bool {
+        match (self, layout) {
+            (_, Layout::Classic) | (Self::V4_1_8, Layout::MaxRequests) => true,
+            (Self::V4_1, Layout::MaxRequests) => false,
+        }
+    }
+
+    /// The releases, in words.
+    #[must_use]
+    pub const fn releases(self) -> &'static str {
+        match self {
+            Self::V4_1 => "Open MPI 4.1.0-4.1.7, 5.0.0-5.0.6",
+            Self::V4_1_8 => "Open MPI >= 4.1.8, >= 5.0.7",
+        }
+    }
+
+    /// The trees of `collective` this version has: the candidates to compute its table
+    /// among ([`crate::decision::Compute::among`]). The same for every released version.
+    #[must_use]
+    pub fn trees(self, collective: Collective) -> Vec<Algorithm> {
+        trees(collective)
+    }
+}
 
 /// The layout of a rules file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -82,19 +136,23 @@ pub enum Layout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Options {
+    version: Version,
     layout: Layout,
     levels: LevelMap,
     max_requests: u32,
+    job_size: Option<usize>,
 }
 
 impl Default for Options {
-    /// [`Layout::Classic`], every rule from [`Level::IntraCluster`] with no topology tag,
+    /// [`Version::V4_1`], [`Layout::Classic`], every rule from [`Level::IntraCluster`],
     /// max requests 0.
     fn default() -> Self {
         Self {
+            version: Version::V4_1,
             layout: Layout::Classic,
             levels: LevelMap::single(Level::IntraCluster),
             max_requests: 0,
+            job_size: None,
         }
     }
 }
@@ -106,6 +164,19 @@ impl Options {
         Self::default()
     }
 
+    /// Sets the Open MPI version the file is for.
+    #[must_use]
+    pub const fn with_version(mut self, version: Version) -> Self {
+        self.version = version;
+        self
+    }
+
+    /// The Open MPI version the file is for.
+    #[must_use]
+    pub const fn version(&self) -> Version {
+        self.version
+    }
+
     /// Sets the layout.
     #[must_use]
     pub const fn with_layout(mut self, layout: Layout) -> Self {
@@ -113,7 +184,8 @@ impl Options {
         self
     }
 
-    /// Sets the level map.
+    /// Sets the level map (a two-level map writes its inter-node level: see the
+    /// [module docs](self)).
     #[must_use]
     pub const fn with_levels(mut self, levels: LevelMap) -> Self {
         self.levels = levels;
@@ -125,6 +197,23 @@ impl Options {
     pub const fn with_max_requests(mut self, max_requests: u32) -> Self {
         self.max_requests = max_requests;
         self
+    }
+
+    /// Sets the largest communicator the job will have (its `MPI_COMM_WORLD`): scatter,
+    /// gather and all-to-all get an entry for every communicator size up to it (the rules
+    /// the table's lookup gives there, sizes × that communicator size), so that the file
+    /// means the table's choice on every communicator of the job. Without it, up to the
+    /// table's largest group size.
+    #[must_use]
+    pub const fn with_job_size(mut self, ranks: usize) -> Self {
+        self.job_size = Some(ranks);
+        self
+    }
+
+    /// The job size set with [`Options::with_job_size`].
+    #[must_use]
+    pub const fn job_size(&self) -> Option<usize> {
+        self.job_size
     }
 
     /// The layout.
@@ -287,26 +376,65 @@ pub(crate) fn tree_of(
     })
 }
 
-fn tag(scope: Scope) -> &'static str {
-    match scope {
-        Scope::Any => "",
-        Scope::IntraNode => "@singlenode",
-        Scope::InterNode => "@disjoint",
-    }
+/// Whether Open MPI compares block size × communicator size with the file's sizes for
+/// `collective` (it does for scatter, gather and all-to-all).
+#[must_use]
+pub const fn scales_with_communicator(collective: Collective) -> bool {
+    matches!(
+        collective,
+        Collective::Scatter | Collective::Gather | Collective::AllToAll
+    )
 }
 
-/// Writes `table` as an Open MPI dynamic rules file.
+/// The most communicator-size entries a size-scaled collective may need (the file lists
+/// every size from the table's smallest group size to its largest).
+pub const MAX_DENSE_SIZES: usize = 16_384;
+
+/// The communicator sizes written for `collective`: the table's group sizes, or every size
+/// between the smallest and the largest when Open MPI scales the message size.
+fn written_sizes(
+    table: &DecisionTable,
+    collective: Collective,
+    level: Level,
+    up_to: Option<usize>,
+) -> Result<Vec<usize>, Error> {
+    let mut sizes: Vec<usize> = table
+        .rules()
+        .iter()
+        .filter(|r| r.collective == collective && r.level == level)
+        .map(|r| r.procs)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    if scales_with_communicator(collective)
+        && let (Some(&lo), Some(&last)) = (sizes.first(), sizes.last())
+    {
+        let hi = last.max(up_to.unwrap_or(0));
+        if hi - lo >= MAX_DENSE_SIZES {
+            return Err(Error::TooLarge {
+                library: LIBRARY,
+                what: "range of communicator sizes of a size-scaled collective",
+                value: (hi - lo + 1) as u64,
+                max: MAX_DENSE_SIZES as u64,
+            });
+        }
+        sizes = (lo..=hi).collect();
+    }
+    Ok(sizes)
+}
+
+/// Writes `table` as an Open MPI dynamic rules file for `options`' version.
 ///
-/// Collectives come in Open MPI's id order, communicator sizes and message sizes increasing;
-/// with a two-level map every communicator size lists both levels' rules (each level's rules
-/// for that size under the table's lookup), intra-node first at equal message sizes. Comments
-/// name the trees.
+/// Collectives come in Open MPI's id order, communicator sizes and message sizes increasing,
+/// one level untagged (see the [module docs](self)); scatter, gather and all-to-all sizes are
+/// block size × communicator size. Comments name the trees.
 ///
 /// # Errors
 /// [`Error::LevelNotMapped`] for a rule at a level `options` does not place,
 /// [`Error::NoEquivalent`] for a tree Open MPI lacks, [`Error::MissingZeroRule`],
-/// [`Error::TooLarge`] for a size Open MPI cannot hold, [`Error::LayoutConflict`] for a
-/// two-level map with [`Layout::MaxRequests`].
+/// [`Error::TooLarge`] for a size Open MPI cannot hold or more than [`MAX_DENSE_SIZES`]
+/// communicator sizes, [`Error::LayoutConflict`] for [`Layout::MaxRequests`] with
+/// [`Version::V4_1`].
 ///
 /// # Example
 /// ```
@@ -326,10 +454,9 @@ fn tag(scope: Scope) -> &'static str {
 /// # Ok::<(), topo_cluster::Error>(())
 /// ```
 pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> {
-    let levels = options.levels;
-    if options.layout == Layout::MaxRequests && levels.is_two_level() {
+    if !options.version.reads(options.layout) {
         return Err(Error::LayoutConflict {
-            reason: "the topology tags (2024) and rule-file-version-2 (November 2024) are read by no one Open MPI version",
+            reason: "rule-file-version-2 is read from Open MPI 4.1.8 / 5.0.7 on; 4.1.0-4.1.7 and 5.0.0-5.0.6 ignore the whole file",
         });
     }
     if u64::from(options.max_requests) > INT_MAX {
@@ -340,11 +467,16 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
             max: INT_MAX,
         });
     }
-    check_levels(table, &levels, LIBRARY)?;
-    let scopes = levels.scopes();
+    check_levels(table, &options.levels, LIBRARY)?;
+    let level = options.levels.one_level();
     let mut collectives: Vec<Collective> = Collective::ALL
         .into_iter()
-        .filter(|&c| table.rules().iter().any(|r| r.collective == c))
+        .filter(|&c| {
+            table
+                .rules()
+                .iter()
+                .any(|r| r.collective == c && r.level == level)
+        })
         .collect();
     collectives.sort_by_key(|&c| collective_id(c));
     let mut out = String::new();
@@ -357,25 +489,26 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
         line(format_args!("{VERSION_2}"));
     }
     line(format_args!(
-        "# topo-cluster decision table as an Open MPI coll_tuned dynamic rules file"
+        "# topo-cluster decision table as an Open MPI coll_tuned dynamic rules file ({}, level {})",
+        options.version.releases(),
+        level.name()
     ));
     line(format_args!(
         "{} # number of collectives",
         collectives.len()
     ));
     for c in collectives {
-        let mut sizes: Vec<usize> = table
-            .rules()
-            .iter()
-            .filter(|r| r.collective == c)
-            .map(|r| r.procs)
-            .collect();
-        sizes.sort_unstable();
-        sizes.dedup();
+        let sizes = written_sizes(table, c, level, options.job_size)?;
+        let scaled = scales_with_communicator(c);
         line(format_args!(
-            "{} # collective id: {}",
+            "{} # collective id: {}{}",
             collective_id(c),
-            c.name()
+            c.name(),
+            if scaled {
+                " (sizes: block x communicator size)"
+            } else {
+                ""
+            }
         ));
         line(format_args!(
             "{} # number of communicator sizes",
@@ -390,44 +523,46 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
                     max: INT_MAX,
                 });
             }
-            let mut rules: Vec<(Scope, Rule)> = Vec::new();
-            for &(scope, level) in &scopes {
-                let own = rules_for(table, c, level, p);
-                if let Some(first) = own.first()
-                    && first.min_size.get() != 0
-                {
-                    return Err(Error::MissingZeroRule {
-                        collective: c.name(),
-                        level: level.name(),
-                        procs: first.procs,
-                    });
-                }
-                rules.extend(own.into_iter().map(|r| (scope, r)));
+            let rules = rules_for(table, c, level, p);
+            if let Some(first) = rules.first()
+                && first.min_size.get() != 0
+            {
+                return Err(Error::MissingZeroRule {
+                    collective: c.name(),
+                    level: level.name(),
+                    procs: first.procs,
+                });
             }
-            rules.sort_by_key(|&(s, r)| (r.min_size, s));
             line(format_args!("{p} # communicator size"));
             line(format_args!(
                 "{} # number of message size rules",
                 rules.len()
             ));
-            for (scope, r) in rules {
-                let m = r.min_size.get();
-                if m > LONG_MAX {
-                    return Err(Error::TooLarge {
-                        library: LIBRARY,
-                        what: "message size",
-                        value: m,
-                        max: LONG_MAX,
-                    });
-                }
+            for r in rules {
+                let block = r.min_size.get();
+                let m = if scaled {
+                    block.checked_mul(p as u64)
+                } else {
+                    Some(block)
+                };
+                let m = match m {
+                    Some(m) if m <= LONG_MAX => m,
+                    _ => {
+                        return Err(Error::TooLarge {
+                            library: LIBRARY,
+                            what: "message size",
+                            value: block,
+                            max: LONG_MAX / if scaled { p as u64 } else { 1 },
+                        });
+                    }
+                };
                 let (alg, fan, seg) = algorithm_number(c, r.algorithm, r.segment)?;
                 let max_req = match options.layout {
                     Layout::Classic => String::new(),
                     Layout::MaxRequests => format!(" {}", options.max_requests),
                 };
                 line(format_args!(
-                    "{m}{} {alg} {fan} {seg}{max_req} # {}",
-                    tag(scope),
+                    "{m} {alg} {fan} {seg}{max_req} # {}",
                     r.algorithm.name()
                 ));
             }
@@ -485,6 +620,11 @@ fn parse_number(t: &str, what: &str, max: u64, line: usize) -> Result<u64, Error
             "{what} {t:?} is not a non-negative decimal integer"
         )));
     }
+    if t.len() > 1 && t.starts_with('0') {
+        return Err(err(format!(
+            "{what} {t:?} has a leading zero: Open MPI reads it as octal"
+        )));
+    }
     let v: u64 = t
         .parse()
         .map_err(|_| err(format!("{what} {t:?} is too large")))?;
@@ -494,22 +634,19 @@ fn parse_number(t: &str, what: &str, max: u64, line: usize) -> Result<u64, Error
     Ok(v)
 }
 
-fn scope_of_tag(name: &str) -> Option<Scope> {
-    match name {
-        "singlenode" | "intra_node" | "0" => Some(Scope::IntraNode),
-        "disjoint" | "inter_node" | "1" => Some(Scope::InterNode),
-        _ => None,
-    }
-}
-
-/// Reads an Open MPI dynamic rules file in either layout; `options` gives the level map (its
-/// layout and max-requests value are not used: the file's first token says its layout).
+/// Reads an Open MPI dynamic rules file as `options`' version reads it, into the level the
+/// options write (the single level, or a two-level map's inter-node level); layout and
+/// max-requests value come from the file.
 ///
 /// Stricter than Open MPI, which ignores what it cannot use: every collective must be one of
 /// the four topo-cluster chooses for and appear once, communicator sizes must be ≥ 1 and
-/// increasing, message sizes increasing per topology tag with a size-0 rule first for every
-/// tag, every algorithm must map to a topo-cluster tree, and nothing may follow the last
-/// collective.
+/// increasing, message sizes increasing with a size-0 rule first, every algorithm must map
+/// to a topo-cluster tree, and nothing may follow the last collective. What the version would
+/// misread is refused: a `rule-file-version-2` line for [`Version::V4_1`] (which ignores the
+/// file), a topology tag after a message size (dropped by every release), a number with a
+/// leading zero (read as octal), and scatter, gather or all-to-all sizes that give two rules
+/// the same block size. Those sizes are block × communicator size: a size s under
+/// communicator size c reads as block ⌈s / c⌉, the smallest block Open MPI applies it to.
 ///
 /// # Errors
 /// [`Error::OpenMpiParse`] with the 1-based line.
@@ -517,7 +654,7 @@ fn scope_of_tag(name: &str) -> Option<Scope> {
 /// # Complexity
 /// O(n log n) for a file of n tokens.
 pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
-    let levels = options.levels;
+    let level = options.levels.one_level();
     let mut toks = Tokens::new(text);
     let mut version = 1;
     if let Some((first, line)) = toks.peek()
@@ -539,6 +676,14 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
                 });
             }
         };
+        if options.version == Version::V4_1 {
+            return Err(Error::OpenMpiParse {
+                line,
+                reason: format!(
+                    "{first}: Open MPI 4.1.0-4.1.7 and 5.0.0-5.0.6 read no version line and ignore the whole file (read from 4.1.8 / 5.0.7 on)"
+                ),
+            });
+        }
         toks.at += 1;
     }
     let mut table = DecisionTable::new();
@@ -559,6 +704,7 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
             });
         }
         seen.push(collective);
+        let scaled = scales_with_communicator(collective);
         let (ncomm, _) = toks.number("number of communicator sizes", INT_MAX)?;
         let mut last_comm: Option<u64> = None;
         for _ in 0..ncomm {
@@ -590,55 +736,29 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
                     reason: "a communicator size without message size rules".to_owned(),
                 });
             }
-            let mut last: Vec<(Scope, u64)> = Vec::new();
-            for k in 0..nmsg {
+            let mut last: Option<u64> = None;
+            let mut last_block: Option<u64> = None;
+            for _ in 0..nmsg {
                 let (size_tok, line) = toks.next("message size")?;
                 let err = |reason: String| Error::OpenMpiParse { line, reason };
-                let (size_str, tag_str) = match size_tok.split_once('@') {
-                    Some((s, t)) => (s, Some(t)),
-                    None => (size_tok, None),
-                };
-                let m = parse_number(size_str, "message size", LONG_MAX, line)?;
-                let scope = match tag_str {
-                    None => Scope::Any,
-                    Some(t) => scope_of_tag(t).ok_or_else(|| {
-                        err(format!(
-                            "unknown topology tag @{t} (singlenode, disjoint, intra_node, inter_node, 0, 1)"
-                        ))
-                    })?,
-                };
-                let level = levels.level(scope).ok_or_else(|| {
-                    err(match scope {
-                        Scope::Any => {
-                            "a rule without a topology tag, but the level map is two-level"
-                                .to_owned()
-                        }
-                        _ => format!("tag {} but the level map has a single level", tag(scope)),
-                    })
-                })?;
-                if k == 0 && m != 0 {
+                if let Some((_, t)) = size_tok.split_once('@') {
                     return Err(err(format!(
-                        "the first rule of a communicator size must be for message size 0, not {m}"
+                        "topology tag @{t}: no released Open MPI reads tags (4.1 and 5.0 read the size and drop the tag, merging the levels' rules)"
                     )));
                 }
-                match last.iter_mut().find(|(s, _)| *s == scope) {
-                    Some((_, prev)) if m <= *prev => {
-                        return Err(err(format!(
-                            "message size {m} is not above the previous one ({prev}) of this topology level"
-                        )));
-                    }
-                    Some((_, prev)) => *prev = m,
+                let m = parse_number(size_tok, "message size", LONG_MAX, line)?;
+                match last {
                     None if m != 0 => {
                         return Err(err(format!(
-                            "the first rule of topology level {} must be for message size 0, not {m}",
-                            if tag(scope).is_empty() {
-                                "(none)"
-                            } else {
-                                tag(scope)
-                            }
+                            "the first rule of a communicator size must be for message size 0, not {m}"
                         )));
                     }
-                    None => last.push((scope, m)),
+                    Some(prev) if m <= prev => {
+                        return Err(err(format!(
+                            "message size {m} is not above the previous one ({prev})"
+                        )));
+                    }
+                    _ => last = Some(m),
                 }
                 let (number, _) = toks.number("algorithm", INT_MAX)?;
                 let (faninout, _) = toks.number("faninout", INT_MAX)?;
@@ -652,7 +772,14 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
                 }
                 let (algorithm, seg) =
                     tree_of(collective, number, faninout, segment).map_err(&err)?;
-                let rule = Rule::new(collective, level, procs_usize, Bytes::new(m), algorithm)
+                let block = if scaled { m.div_ceil(procs) } else { m };
+                if last_block == Some(block) {
+                    return Err(err(format!(
+                        "message size {m} is block size {block} under communicator size {procs}, as is the previous rule's (Open MPI would never use that one)"
+                    )));
+                }
+                last_block = Some(block);
+                let rule = Rule::new(collective, level, procs_usize, Bytes::new(block), algorithm)
                     .segment(seg);
                 table.insert(rule).map_err(|e| err(e.to_string()))?;
             }
@@ -709,9 +836,9 @@ mod tests {
             t.insert(r).unwrap();
         }
         let text = write(&t, &Options::default()).unwrap();
-        let want = "# topo-cluster decision table as an Open MPI coll_tuned dynamic rules file
+        let want = "# topo-cluster decision table as an Open MPI coll_tuned dynamic rules file (Open MPI 4.1.0-4.1.7, 5.0.0-5.0.6, level intra-cluster)
 2 # number of collectives
-3 # collective id: alltoall
+3 # collective id: alltoall (sizes: block x communicator size)
 1 # number of communicator sizes
 4 # communicator size
 1 # number of message size rules
@@ -731,8 +858,14 @@ mod tests {
         assert_eq!(back, t);
         // the max-requests layout
         let v2 = Options::default()
+            .with_version(Version::V4_1_8)
             .with_layout(Layout::MaxRequests)
             .with_max_requests(4);
+        // Open MPI 4.1.0-4.1.7 ignore a version-2 file: neither written nor read for them
+        assert!(matches!(
+            write(&t, &v2.with_version(Version::V4_1)),
+            Err(Error::LayoutConflict { .. })
+        ));
         let text2 = write(&t, &v2).unwrap();
         assert!(text2.starts_with("rule-file-version-2\n"));
         assert!(text2.contains("\n16384 3 0 1024 4 # seg-chain\n"));
@@ -744,6 +877,9 @@ mod tests {
             read(&v1, &v2),
             Err(Error::OpenMpiParse { line: 8, .. })
         ));
+        let (line, reason) = read_err(&text2, &Options::default());
+        assert_eq!(line, 1);
+        assert!(reason.contains("ignore the whole file"), "{reason}");
     }
 
     #[test]
@@ -801,10 +937,29 @@ mod tests {
             ),
             Err(Error::LayoutConflict { .. })
         ));
+        // a block size × communicator size beyond what Open MPI holds
+        let mut big = DecisionTable::new();
+        for (m, a) in [(0, Algorithm::Flat), (1 << 62, Algorithm::Binomial)] {
+            big.insert(Rule::new(
+                Collective::Scatter,
+                Level::IntraCluster,
+                4,
+                Bytes::new(m),
+                a,
+            ))
+            .unwrap();
+        }
+        assert!(matches!(
+            write(&big, &Options::default()),
+            Err(Error::TooLarge {
+                what: "message size",
+                ..
+            })
+        ));
     }
 
     #[test]
-    fn two_levels_share_the_communicator_sizes() {
+    fn two_levels_fall_back_to_the_inter_node_level() {
         let mut t = DecisionTable::new();
         for r in [
             bcast(Level::IntraMachine, 4, 0, Algorithm::Flat, None),
@@ -815,40 +970,100 @@ mod tests {
         }
         let o = two_level();
         let text = write(&t, &o).unwrap();
+        // no tag any release would drop: the inter-node level alone
+        assert!(!text.contains('@'));
         let body: Vec<&str> = text.lines().skip(1).collect();
         assert_eq!(
             body,
             [
                 "1 # number of collectives",
                 "7 # collective id: bcast",
-                "2 # number of communicator sizes",
-                "4 # communicator size",
-                "3 # number of message size rules",
-                "0@singlenode 1 0 0 # flat",
-                "0@disjoint 6 0 0 # binomial",
-                "65536@disjoint 2 1 0 # chain",
+                "1 # number of communicator sizes",
                 "8 # communicator size",
-                "3 # number of message size rules",
-                "0@singlenode 1 0 0 # flat",
-                "0@disjoint 6 0 0 # binomial",
-                "65536@disjoint 2 1 0 # chain",
+                "2 # number of message size rules",
+                "0 6 0 0 # binomial",
+                "65536 2 1 0 # chain",
             ]
         );
         let back = read(&text, &o).unwrap();
-        // both levels now have rules at both sizes, with the same lookups
-        assert_eq!(back.rules().len(), 6);
-        for r in back.rules() {
-            let orig = t
-                .lookup(r.collective, r.level, r.procs, r.min_size)
-                .unwrap();
-            assert_eq!((orig.algorithm, orig.segment), (r.algorithm, r.segment));
-        }
+        assert!(back.rules().iter().all(|r| r.level == Level::IntraCluster));
         assert_eq!(write(&back, &o).unwrap(), text);
-        // the spellings of the commit message read the same
-        let alias = text
-            .replace("@singlenode", "@intra_node")
-            .replace("@disjoint", "@inter_node");
-        assert_eq!(read(&alias, &o).unwrap(), back);
+    }
+
+    /// The defect: Open MPI compares a scatter's, gather's or all-to-all's block size times
+    /// the communicator size with the file's sizes, and the file held the block size.
+    #[test]
+    fn scaled_collectives_write_block_times_communicator_size() {
+        let mut t = DecisionTable::new();
+        for (p, m, a) in [
+            (4, 0, Algorithm::Flat),
+            (4, 2048, Algorithm::Binomial),
+            (6, 0, Algorithm::Flat),
+            (6, 1000, Algorithm::Binomial),
+        ] {
+            t.insert(Rule::new(
+                Collective::Scatter,
+                Level::IntraCluster,
+                p,
+                Bytes::new(m),
+                a,
+            ))
+            .unwrap();
+        }
+        let text = write(&t, &Options::default()).unwrap();
+        let body: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(
+            body,
+            [
+                "1 # number of collectives",
+                "15 # collective id: scatter (sizes: block x communicator size)",
+                "3 # number of communicator sizes",
+                "4 # communicator size",
+                "2 # number of message size rules",
+                "0 1 0 0 # flat",
+                "8192 2 0 0 # binomial",
+                "5 # communicator size",
+                "2 # number of message size rules",
+                "0 1 0 0 # flat",
+                "10240 2 0 0 # binomial",
+                "6 # communicator size",
+                "2 # number of message size rules",
+                "0 1 0 0 # flat",
+                "6000 2 0 0 # binomial",
+            ]
+        );
+        let back = read(&text, &Options::default()).unwrap();
+        for p in 4..=6 {
+            for m in [0, 999, 1000, 2047, 2048] {
+                let want = t
+                    .lookup(Collective::Scatter, Level::IntraCluster, p, Bytes::new(m))
+                    .unwrap();
+                let got = back
+                    .lookup(Collective::Scatter, Level::IntraCluster, p, Bytes::new(m))
+                    .unwrap();
+                assert_eq!(want.algorithm, got.algorithm, "P={p} m={m}");
+            }
+        }
+        assert_eq!(write(&back, &Options::default()).unwrap(), text);
+        // a size that is no multiple of the communicator size reads as the next block
+        let odd = text.replacen("8192 2 0 0", "8186 2 0 0", 1);
+        let r = read(&odd, &Options::default()).unwrap();
+        assert_eq!(
+            r.lookup(
+                Collective::Scatter,
+                Level::IntraCluster,
+                4,
+                Bytes::new(2047)
+            )
+            .unwrap()
+            .algorithm,
+            Algorithm::Binomial
+        );
+        // two sizes of the same block are refused
+        let clash = "1\n15\n1\n4\n3\n0 1 0 0\n5 2 0 0\n7 1 0 0\n";
+        let (n, reason) = read_err(clash, &Options::default());
+        assert_eq!(n, 8);
+        assert!(reason.contains("block size 2"), "{reason}");
     }
 
     fn read_err(text: &str, o: &Options) -> (usize, String) {
@@ -861,7 +1076,6 @@ mod tests {
     #[test]
     fn bad_files_name_their_line() {
         let d = Options::default();
-        let head = "1\n7\n1\n8\n";
         let cases = [
             ("", 1, "ends where the number of collectives"),
             ("x\n", 1, "not a non-negative"),
@@ -881,7 +1095,12 @@ mod tests {
             ("1\n7\n1\n8\n1\n0 2 3 0\n", 6, "faninout 3"),
             ("1\n7\n1\n8\n1\n0 6 0 1024\n", 6, "segment size 1024"),
             ("1\n9\n1\n8\n1\n0 3 0 0\n", 6, "linear_sync"),
-            ("1\n7\n1\n8\n1\n0@disjoint 1 0 0\n", 6, "single level"),
+            (
+                "1\n7\n1\n8\n1\n0@disjoint 1 0 0\n",
+                6,
+                "no released Open MPI reads tags",
+            ),
+            ("1\n7\n1\n8\n1\n0 1 0 010\n", 6, "octal"),
             ("1\n7\n1\n8\n1\n0 1 0\n", 6, "ends where the segment size"),
             (
                 "1\n7\n1\n8\n1\n0 1 0 0 9\n",
@@ -898,25 +1117,6 @@ mod tests {
             assert_eq!(n, line, "{text:?}: {reason}");
             assert!(reason.contains(want), "{text:?}: {reason}");
         }
-        let two = two_level();
-        let (n, reason) = read_err(&format!("{head}1\n0 1 0 0\n"), &two);
-        assert_eq!(n, 6);
-        assert!(reason.contains("two-level"), "{reason}");
-        let (n, reason) = read_err(
-            &format!("{head}2\n0@singlenode 1 0 0\n0@nodes 1 0 0\n"),
-            &two,
-        );
-        assert_eq!(n, 7);
-        assert!(reason.contains("unknown topology tag"), "{reason}");
-        let (n, reason) = read_err(
-            &format!("{head}2\n0@singlenode 1 0 0\n8@disjoint 1 0 0\n"),
-            &two,
-        );
-        assert_eq!(n, 7);
-        assert!(
-            reason.contains("topology level @disjoint must be for message size 0"),
-            "{reason}"
-        );
         // comments anywhere, values across lines, the same-tree variants
         let ok = "# tuned\n1 # one\n7\n1 8 2\n0 3 0 0 # pipeline without segments: chain\n128\n2 1 4096\n";
         let t = read(ok, &d).unwrap();
@@ -963,15 +1163,108 @@ mod tests {
         (Collective::AllToAll, Algorithm::Direct),
     ];
 
+    /// Open MPI 4.1's reading of a classic file, modelled independently of [`read`] (the
+    /// numbers in order, `#` to the end of the line skipped) and its lookup: the entry of the
+    /// largest communicator size ≤ `procs` (else the first), the rule of the largest message
+    /// size ≤ `bytes`; the algorithm number.
+    fn open_mpi_choice(text: &str, id: u64, procs: u64, bytes: u64) -> Option<u64> {
+        let mut nums = text
+            .lines()
+            .flat_map(|l| l.split('#').next().unwrap_or("").split_whitespace())
+            .map(|t| t.parse::<u64>().ok());
+        let mut next = || nums.next().flatten();
+        for _ in 0..next()? {
+            let cid = next()?;
+            let mut best: Option<Vec<(u64, u64)>> = None;
+            for k in 0..next()? {
+                let cs = next()?;
+                let mut rules = Vec::new();
+                for _ in 0..next()? {
+                    let (ms, alg, _fan, _seg) = (next()?, next()?, next()?, next()?);
+                    rules.push((ms, alg));
+                }
+                if k == 0 || cs <= procs {
+                    best = Some(rules);
+                }
+            }
+            if cid == id {
+                let rules = best?;
+                return rules
+                    .iter()
+                    .take_while(|&&(ms, _)| ms <= bytes)
+                    .last()
+                    .or(rules.first())
+                    .map(|&(_, a)| a);
+            }
+        }
+        None
+    }
+
+    /// Every tree Open MPI has.
+    const ALL_TREES: [(Collective, Algorithm); 10] = [
+        (Collective::Broadcast, Algorithm::Flat),
+        (Collective::Broadcast, Algorithm::Chain),
+        (Collective::Broadcast, Algorithm::SegmentedChain),
+        (Collective::Broadcast, Algorithm::Binary),
+        (Collective::Broadcast, Algorithm::Binomial),
+        (Collective::Scatter, Algorithm::Flat),
+        (Collective::Scatter, Algorithm::Binomial),
+        (Collective::Gather, Algorithm::Flat),
+        (Collective::Gather, Algorithm::Binomial),
+        (Collective::AllToAll, Algorithm::Direct),
+    ];
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
+        /// What Open MPI makes of the file is what the table means: for every collective,
+        /// every communicator size from the table's smallest group size to the job's size
+        /// and every block size around the table's boundaries, Open MPI's lookup (on block size × communicator size for
+        /// scatter, gather and all-to-all) names the algorithm of the table's lookup.
+        #[test]
+        fn open_mpi_follows_the_table(picks in proptest::collection::vec((0..ALL_TREES.len(), 0_usize..5, 0_u64..3, 1_u64..(1 << 20)), 1..40)) {
+            // few communicator sizes, so that most get several rules
+            let mut t = DecisionTable::new();
+            for (k, pi, zero, m) in picks {
+                let (c, a) = ALL_TREES[k];
+                let p = [2, 3, 4, 6, 8][pi];
+                let has_zero = t.rules().iter().any(|r| r.collective == c && r.procs == p);
+                let m = if zero == 0 || !has_zero { 0 } else { m };
+                let seg = a.is_segmented().then(|| Bytes::new(1024));
+                t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg)).unwrap();
+            }
+            // the job: a communicator larger than any group size of the table
+            let job = 12;
+            let text = write(&t, &Options::default().with_job_size(job)).unwrap();
+            for c in Collective::ALL {
+                let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
+                let Some(min_p) = own.iter().map(|r| r.procs).min() else { continue };
+                let max_p = job;
+                let mut blocks: Vec<u64> = own.iter().flat_map(|r| {
+                    let m = r.min_size.get();
+                    [m.saturating_sub(1), m, m + 1]
+                }).collect();
+                blocks.push(1 << 21);
+                for p in min_p..=max_p {
+                    for &b in &blocks {
+                        let want = t.lookup(c, Level::IntraCluster, p, Bytes::new(b)).unwrap();
+                        let bytes = if scales_with_communicator(c) { b * p as u64 } else { b };
+                        let got = open_mpi_choice(&text, collective_id(c), p as u64, bytes);
+                        let (alg, _, _) = algorithm_number(c, want.algorithm, want.segment).unwrap();
+                        prop_assert_eq!(got, Some(u64::from(alg)), "{} P={} block {}", c, p, b);
+                    }
+                }
+            }
+        }
+
         /// write → read → write is the identity on the text, in both layouts and level maps,
         /// and what is read back answers every lookup as the table did.
         #[test]
         fn write_read_write(rules in proptest::collection::vec(crate::mpi::testing::rule(&TREES, 1 << 40), 0..24), two in any::<bool>(), v2 in any::<bool>()) {
             let t = crate::mpi::testing::table(rules, two);
             let o = if two { two_level() } else {
-                Options::new().with_layout(if v2 { Layout::MaxRequests } else { Layout::Classic })
+                Options::new()
+                    .with_version(Version::V4_1_8)
+                    .with_layout(if v2 { Layout::MaxRequests } else { Layout::Classic })
             };
             let text = write(&t, &o).unwrap();
             let back = read(&text, &o).unwrap();

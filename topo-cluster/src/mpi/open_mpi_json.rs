@@ -1,5 +1,14 @@
-//! Open MPI's JSON dynamic rules file (Open MPI 6.0, on its main branch since 2025), read from
-//! the same `coll_tuned_dynamic_rules_filename`: per collective a list of communicator rules
+//! Open MPI's JSON dynamic rules file, on its main branch since 2025 (for Open MPI 6.0),
+//! read from the same `coll_tuned_dynamic_rules_filename`.
+//!
+//! **No released Open MPI reads this file**: no release tag up to 5.0.7 (nor any later tag in
+//! Open MPI's repository as of August 2026) contains the JSON reader. 4.1.x and 5.0.x read
+//! any rules file as the classic layout, skipping every character that does not start a
+//! number; run on Open MPI 4.1.4 (the crate's conformance test), the JSON file is ignored:
+//! every collective runs what Open MPI's fixed rules choose. Write
+//! [`crate::mpi::open_mpi`]'s classic file for a released Open MPI.
+//!
+//! The layout: per collective a list of communicator rules
 //! (`comm_size_min`, `comm_size_max`, `comm_rank_distribution`, `rules`), each with message
 //! rules (`msg_size_min`, `msg_size_max`, `alg`, `faninout`, `seg_size`), first match wins.
 //!

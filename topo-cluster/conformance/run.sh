@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Conformance of topo-cluster's MPI tuning files with the real libraries: Debian 12's Open MPI
+# (4.1.4) and MPICH (4.0.2) run a C program that calls every collective the files cover (and
+# a barrier and an allreduce) at sizes on both sides of every rule boundary, on 4 to 16 ranks,
+# under each file, and the algorithm each call ran is observed in the library itself:
+#   - Open MPI: ompi_shim.so (LD_PRELOAD) defines the ompi_coll_base_* algorithm functions,
+#     which coll/tuned (mca_coll_tuned.so) calls through its PLT, records the call with its
+#     segment size and fan-out, and forwards it to libmpi's;
+#   - MPICH: libmpich is stripped and its MPIR_* functions are not exported, so
+#     mpich_locate.py finds each algorithm function's entry (the function whose code loads
+#     the string of its own name, C's __func__, and that is a call target) and
+#     mpich_observer.py runs every rank under gdb with a breakpoint there.
+# The mpi_conformance example plans the scenarios (the mpi_files example's own files,
+# generated tables covering every tree, level and size boundary, a corrupted file and a
+# layout the version ignores) and checks the logs: every call must run what the file means,
+# and the corrupted file must be seen to fail.
+#
+# Usage (as root, or with the packages installed): topo-cluster/conformance/run.sh [WORKDIR]
+# TC_NO_INSTALL=1 skips apt-get.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+work="${1:-$(mktemp -d /tmp/topo-conformance.XXXXXX)}"
+mkdir -p "$work"
+start=$(date +%s)
+say() { echo "[$(( $(date +%s) - start ))s] $*"; }
+
+packages=(openmpi-bin libopenmpi-dev mpich libmpich-dev gdb gcc libc6-dev binutils python3)
+if [ "${TC_NO_INSTALL:-0}" != 1 ]; then
+    missing=()
+    for p in "${packages[@]}"; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "installing ${missing[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}" >/dev/null
+    fi
+fi
+say "Open MPI $(dpkg-query -W -f '${Version}' libopenmpi3), MPICH $(dpkg-query -W -f '${Version}' libmpich12)"
+
+say "building the program and the Open MPI observer"
+mpicc.openmpi -O1 -g -Wall -o "$work/coll_ompi" "$here/collectives.c"
+mpicc.openmpi -O1 -Wall -shared -fPIC -o "$work/ompi_shim.so" "$here/ompi_shim.c" -ldl
+mpicc.mpich -O1 -g -Wall -o "$work/coll_mpich" "$here/collectives.c"
+libmpich="$(ldd "$work/coll_mpich" | awk '/libmpich\.so/ {print $3}')"
+libmpich="$(readlink -f "$libmpich")"
+if [ ! -s "$work/offsets.$(basename "$libmpich")" ]; then
+    say "locating MPICH's algorithm functions in $libmpich"
+    python3 "$here/mpich_locate.py" "$libmpich" \
+        MPIR_Bcast_intra_binomial MPIR_Bcast_intra_scatter_recursive_doubling_allgather \
+        MPIR_Bcast_intra_scatter_ring_allgather MPIR_Bcast_intra_smp \
+        MPIR_Scatter_intra_binomial MPIR_Gather_intra_binomial \
+        MPIR_Alltoall_intra_pairwise MPIR_Alltoall_intra_brucks MPIR_Alltoall_intra_scattered \
+        MPIR_Alltoall_intra_pairwise_sendrecv_replace \
+        MPIR_Barrier_intra_dissemination MPIR_Barrier_intra_smp \
+        MPIR_Allreduce_intra_recursive_doubling MPIR_Allreduce_intra_reduce_scatter_allgather \
+        MPIR_Allreduce_intra_smp >"$work/offsets.tmp"
+    mv "$work/offsets.tmp" "$work/offsets.$(basename "$libmpich")"
+fi
+offsets="$work/offsets.$(basename "$libmpich")"
+
+say "writing the files"
+cd "$root"
+cargo run --quiet --locked -p topo-cluster --example mpi_files -- "$work/example" >/dev/null
+rm -rf "$work/scenarios"
+cargo run --quiet --locked -p topo-cluster --example mpi_conformance -- plan "$work/scenarios" "$work/example"
+cargo build --quiet --locked -p topo-cluster --example mpi_conformance
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+failed=0
+for dir in "$work"/scenarios/*/; do
+    name="$(basename "$dir")"
+    lib="$(cat "$dir/library")"
+    rm -rf "$dir/logs"
+    mkdir -p "$dir/logs"
+    if [ "$(cat "$dir/outcome")" = abort ]; then
+        # the version must refuse the file when MPI starts
+        if MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/file" timeout 120 \
+            mpiexec.mpich -n 2 "$work/coll_mpich" "$dir/calls" >"$dir/logs/run.out" 2>&1; then
+            say "$name: FAILED (the program ran; MPICH should have refused the file)"
+            failed=1
+        elif grep -q "unrecognized key" "$dir/logs/run.out"; then
+            say "$name: refused as expected: $(grep -m1 "unrecognized key" "$dir/logs/run.out")"
+        else
+            say "$name: FAILED (the program failed for another reason)"; tail -5 "$dir/logs/run.out"
+            failed=1
+        fi
+        continue
+    fi
+    for np in $(cat "$dir/nps"); do
+        if [ "$lib" = openmpi ]; then
+            timeout 300 mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none -np "$np" \
+                --mca coll_tuned_use_dynamic_rules 1 \
+                --mca coll_tuned_dynamic_rules_filename "$dir/file" \
+                -x TC_LOG="$dir/logs/np$np" -x LD_PRELOAD="$work/ompi_shim.so" \
+                "$work/coll_ompi" "$dir/calls" >"$dir/logs/run$np.out" 2>&1 || {
+                say "$name: the program failed on $np ranks:"; tail -5 "$dir/logs/run$np.out"; failed=1; }
+        else
+            MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/file" TC_LOG="$dir/logs/np$np" \
+                TC_OFFSETS="$offsets" timeout 300 mpiexec.mpich -n "$np" \
+                gdb -q -batch -x "$here/mpich_observer.py" --args "$work/coll_mpich" "$dir/calls" \
+                >"$dir/logs/run$np.out" 2>&1 || {
+                say "$name: the program failed on $np ranks:"; tail -5 "$dir/logs/run$np.out"; failed=1; }
+        fi
+    done
+    if ! "$root/target/debug/examples/mpi_conformance" check "$dir" "$dir"/logs/np*.*; then
+        say "$name: FAILED"
+        failed=1
+    fi
+done
+say "done (work folder $work)"
+exit $failed
