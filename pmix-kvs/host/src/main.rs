@@ -1,0 +1,170 @@
+//! `pmix-kvs-host`: runs a PMIx job on several simulated nodes of this machine.
+//!
+//! ```text
+//! pmix-kvs-host run --nodes N --per-node C [--alg tree|ring|bruck|alltoall] [--dir D]
+//!                   [--kill NODE:FENCE] [--fence-timeout S] [-- CLIENT ARGS...]
+//! pmix-kvs-host node ...   (what `run` starts for each node)
+//! ```
+//!
+//! Without a client program, `run` uses the PMIx client built with it (`c/client.c`) in its
+//! `script` mode. It prints every client's output, then one line per host.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use pmix_kvs_host::launch::Launch;
+use pmix_kvs_host::node::{self, FenceAlg, NodeConfig};
+
+fn value<'a>(args: &'a [String], i: &mut usize, name: &str) -> Result<&'a str, String> {
+    *i += 1;
+    args.get(*i)
+        .map(String::as_str)
+        .ok_or_else(|| format!("{name} needs a value"))
+}
+
+fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
+    s.parse()
+        .map_err(|_| format!("{name}: {s:?} is not a number"))
+}
+
+fn node_main(args: &[String]) -> Result<(), String> {
+    let mut cfg = NodeConfig {
+        node: 0,
+        proc_nodes: Vec::new(),
+        nodes: 0,
+        nspace: "kvsjob".to_owned(),
+        alg: FenceAlg::Kvs(pmix_kvs::fence::Algorithm::Bruck),
+        dir: PathBuf::new(),
+        client: Vec::new(),
+        fence_timeout: Duration::from_secs(30),
+        die_in_fence: None,
+        deadline: Duration::from_secs(120),
+    };
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--node" => cfg.node = num(value(args, &mut i, "--node")?, "--node")?,
+            "--layout" => {
+                cfg.proc_nodes = value(args, &mut i, "--layout")?
+                    .split(',')
+                    .map(|s| num(s, "--layout"))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--alg" => cfg.alg = FenceAlg::parse(value(args, &mut i, "--alg")?)?,
+            "--fence-timeout" => {
+                cfg.fence_timeout = Duration::from_secs(num(
+                    value(args, &mut i, "--fence-timeout")?,
+                    "--fence-timeout",
+                )?);
+            }
+            "--deadline" => {
+                cfg.deadline =
+                    Duration::from_secs(num(value(args, &mut i, "--deadline")?, "--deadline")?);
+            }
+            "--die-in-fence" => {
+                cfg.die_in_fence = Some(num(
+                    value(args, &mut i, "--die-in-fence")?,
+                    "--die-in-fence",
+                )?);
+            }
+            "--dir" => cfg.dir = PathBuf::from(value(args, &mut i, "--dir")?),
+            "--" => {
+                cfg.client = args[i + 1..].to_vec();
+                break;
+            }
+            a => return Err(format!("unknown argument {a:?}")),
+        }
+        i += 1;
+    }
+    cfg.nodes = cfg.proc_nodes.iter().max().map_or(0, |m| m + 1);
+    if cfg.node >= cfg.nodes {
+        return Err(format!("node {} is not in the layout", cfg.node));
+    }
+    for line in node::run(cfg)? {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+fn run_main(args: &[String]) -> Result<bool, String> {
+    let host = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut job = Launch::new(
+        &host,
+        vec![pmix_kvs_host::CLIENT.to_owned(), "script".to_owned()],
+        2,
+        2,
+        FenceAlg::Kvs(pmix_kvs::fence::Algorithm::Bruck),
+        &std::env::temp_dir().join(format!("pmix-kvs-host.{}", std::process::id())),
+    );
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--nodes" => job.nodes = num(value(args, &mut i, "--nodes")?, "--nodes")?,
+            "--per-node" => job.per_node = num(value(args, &mut i, "--per-node")?, "--per-node")?,
+            "--alg" => job.alg = FenceAlg::parse(value(args, &mut i, "--alg")?)?,
+            "--dir" => job.dir = PathBuf::from(value(args, &mut i, "--dir")?),
+            "--fence-timeout" => {
+                job.fence_timeout_s =
+                    num(value(args, &mut i, "--fence-timeout")?, "--fence-timeout")?;
+            }
+            "--kill" => {
+                let v = value(args, &mut i, "--kill")?;
+                let (n, f) = v.split_once(':').ok_or("--kill wants NODE:FENCE")?;
+                job.kill = Some((num(n, "--kill")?, num(f, "--kill")?));
+            }
+            "--" => {
+                job.client = args[i + 1..].to_vec();
+                break;
+            }
+            a => return Err(format!("unknown argument {a:?}")),
+        }
+        i += 1;
+    }
+    if job.nodes == 0 || job.per_node == 0 || job.nodes > 64 || job.per_node > 64 {
+        return Err("--nodes and --per-node must be 1..=64".to_owned());
+    }
+    let out = job.run()?;
+    for lines in &out.clients {
+        for line in lines {
+            println!("{line}");
+        }
+    }
+    let mut ok = out.unfinished.is_empty();
+    for (i, (st, log)) in out.hosts.iter().enumerate() {
+        ok &= st.is_some_and(|s| s.success());
+        println!(
+            "host {i}: {}",
+            st.map_or("killed at the deadline".to_owned(), |s| s.to_string())
+        );
+        for line in log.lines() {
+            println!("host {i}: {line}");
+        }
+    }
+    if !out.unfinished.is_empty() {
+        println!("unfinished ranks: {:?}", out.unfinished);
+    }
+    println!(
+        "elapsed {} ms, folder {}",
+        out.elapsed.as_millis(),
+        job.dir.display()
+    );
+    Ok(ok)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("node") => node_main(&args[1..]).map(|()| true),
+        Some("run") => run_main(&args[1..]),
+        _ => Err("usage: pmix-kvs-host run|node ... (see the crate README)".to_owned()),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("pmix-kvs-host: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
