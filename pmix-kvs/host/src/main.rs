@@ -114,7 +114,11 @@ fn run_main(args: &[String]) -> Result<bool, String> {
                 job.kill = Some((num(n, "--kill")?, num(f, "--kill")?));
             }
             "--" => {
+                // A program path, or a mode of the built-in client (script, fence, bench).
                 job.client = args[i + 1..].to_vec();
+                if job.client.first().is_some_and(|c| !c.contains('/')) {
+                    job.client.insert(0, pmix_kvs_host::CLIENT.to_owned());
+                }
                 break;
             }
             a => return Err(format!("unknown argument {a:?}")),
