@@ -24,7 +24,7 @@
 typedef void (*shim_fence_fn)(void *handle, const char *data, size_t ndata, int collect,
                               int whole_job, uint32_t timeout_s);
 typedef void (*shim_dmodex_fn)(void *handle, const char *nspace, uint32_t rank,
-                               uint32_t timeout_s);
+                               const char *key, uint32_t timeout_s);
 typedef void (*shim_dmodex_answer_fn)(uint64_t token, int status, const char *data,
                                       size_t ndata);
 
@@ -89,7 +89,12 @@ static pmix_status_t direct_modex(const pmix_proc_t *proc, const pmix_info_t inf
     if (!p) return PMIX_ERR_NOMEM;
     p->cbfunc = cbfunc;
     p->cbdata = cbdata;
-    host_dmodex(p, proc->nspace, proc->rank, timeout_of(info, ninfo));
+    /* The key the get asked for, when the server says (PMIX_REQUIRED_KEY). */
+    const char *key = NULL;
+    for (size_t i = 0; i < ninfo; i++)
+        if (PMIX_CHECK_KEY(&info[i], PMIX_REQUIRED_KEY) && info[i].value.type == PMIX_STRING)
+            key = info[i].value.data.string;
+    host_dmodex(p, proc->nspace, proc->rank, key, timeout_of(info, ninfo));
     return PMIX_SUCCESS;
 }
 

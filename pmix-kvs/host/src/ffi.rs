@@ -8,7 +8,7 @@ use std::sync::mpsc::Sender;
 use crate::node::Event;
 
 type FenceFn = unsafe extern "C" fn(*mut c_void, *const c_char, usize, c_int, c_int, u32);
-type DmodexFn = unsafe extern "C" fn(*mut c_void, *const c_char, u32, u32);
+type DmodexFn = unsafe extern "C" fn(*mut c_void, *const c_char, u32, *const c_char, u32);
 type AnswerFn = unsafe extern "C" fn(u64, c_int, *const c_char, usize);
 
 unsafe extern "C" {
@@ -105,21 +105,33 @@ unsafe extern "C" fn on_fence(
 }
 
 /// # Safety
-/// Called by the shim with a NUL-terminated namespace.
+/// Called by the shim with a NUL-terminated namespace and key (or a null key).
 unsafe extern "C" fn on_dmodex(
     handle: *mut c_void,
     nspace: *const c_char,
     rank: u32,
+    key: *const c_char,
     timeout_s: u32,
 ) {
     // SAFETY: a pmix_nspace_t is NUL-terminated.
     let nspace = unsafe { CStr::from_ptr(nspace) }
         .to_string_lossy()
         .into_owned();
+    let key = if key.is_null() {
+        None
+    } else {
+        // SAFETY: the shim passes the info's NUL-terminated string.
+        Some(
+            unsafe { CStr::from_ptr(key) }
+                .to_string_lossy()
+                .into_owned(),
+        )
+    };
     post(Event::Dmodex {
         upcall: Upcall(handle),
         nspace,
         rank,
+        key,
         timeout_s,
     });
 }

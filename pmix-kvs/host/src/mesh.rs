@@ -98,7 +98,8 @@ impl Mesh {
         let Some(s) = self.peers.get_mut(to).and_then(Option::as_mut) else {
             return Err(format!("node {to} is not connected"));
         };
-        if let Err(e) = s.write_all(&frame.encode()) {
+        let bytes = frame.encode()?;
+        if let Err(e) = s.write_all(&bytes) {
             self.peers[to] = None;
             return Err(format!("write to node {to}: {e}"));
         }

@@ -104,6 +104,8 @@ pub enum Event {
         nspace: String,
         /// The target's rank.
         rank: u32,
+        /// The key the get asked for (`PMIX_REQUIRED_KEY`), when the server gave it.
+        key: Option<String>,
         /// The get's `PMIX_TIMEOUT` in seconds (0: none).
         timeout_s: u32,
     },
@@ -286,8 +288,9 @@ impl Node {
                 upcall,
                 nspace,
                 rank,
+                key,
                 timeout_s,
-            } => self.ask_dmodex(upcall, nspace, rank, timeout_s),
+            } => self.ask_dmodex(upcall, nspace, rank, key, timeout_s),
             Event::DmodexAnswer {
                 token,
                 status,
@@ -483,7 +486,14 @@ impl Node {
         }
     }
 
-    fn ask_dmodex(&mut self, upcall: Upcall, nspace: String, rank: u32, timeout_s: u32) {
+    fn ask_dmodex(
+        &mut self,
+        upcall: Upcall,
+        nspace: String,
+        rank: u32,
+        key: Option<String>,
+        timeout_s: u32,
+    ) {
         let owner = self.cfg.proc_nodes.get(rank as usize).copied();
         let Some(owner) = owner.filter(|_| nspace == self.cfg.nspace) else {
             self.log
@@ -511,7 +521,9 @@ impl Node {
         let request = DmodexRequest {
             nspace,
             rank: Rank::new(rank),
-            key: String::new(),
+            // The owner's server answers with the target's whole data whatever the key;
+            // without PMIX_REQUIRED_KEY the request names "*".
+            key: key.unwrap_or_else(|| "*".to_owned()),
             node: u32::try_from(owner).ok(),
         };
         let frame = Frame::DmodexRequest {
@@ -578,9 +590,7 @@ impl Node {
                 if let Some((_, Waiter::Local(u, _))) = self.asked.remove(&id) {
                     match answer {
                         DmodexAnswer::Data(d) => u.done(status, &d),
-                        DmodexAnswer::NotYet => {
-                            u.done(if status == 0 { status::ERROR } else { status }, &[]);
-                        }
+                        _ => u.done(if status == 0 { status::ERROR } else { status }, &[]),
                     }
                 }
             }

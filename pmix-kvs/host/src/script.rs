@@ -10,10 +10,12 @@
 //! the detail targets; a last fence. Lines: `op ME PHASE TARGET KEY STATUS VALUE`.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use fabric_model::Nanos;
 use pmix_kvs::{
-    Client, DmodexAnswer, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value,
+    Client, DmodexAnswer, GetOptions, GetOutcome, JobInfo, NodeStore, Nspace, ProcId, Rank, Scope,
+    Value,
 };
 
 use crate::ffi::error_string;
@@ -73,10 +75,10 @@ pub fn render(v: &Value) -> String {
         Value::Bool(b) => format!("bool:{}", u8::from(*b)),
         Value::String(s) => format!("str:{s}"),
         Value::Bytes(b) if b.is_empty() => "bytes:-".to_owned(),
-        Value::Bytes(b) => format!(
-            "bytes:{}",
-            b.iter().map(|x| format!("{x:02x}")).collect::<String>()
-        ),
+        Value::Bytes(b) => b.iter().fold("bytes:".to_owned(), |mut s, x| {
+            let _ = write!(s, "{x:02x}");
+            s
+        }),
         Value::Rank(r) => format!("rank:{}", r.get()),
         other => format!("{other:?}"),
     }
@@ -211,244 +213,291 @@ pub fn line(me: u32, read: &Read, status: i32, value: Option<&Value>) -> String 
     )
 }
 
+/// The layout facts a check needs.
+struct Layout<'a> {
+    proc_nodes: &'a [u32],
+    me: u32,
+}
+
+impl Layout<'_> {
+    fn node(&self, r: u32) -> u32 {
+        self.proc_nodes[r as usize]
+    }
+    fn local(&self, r: u32) -> bool {
+        self.node(r) == self.node(self.me)
+    }
+    /// What a job-level or per-rank reserved key must be (the host registers these).
+    fn job_value(&self, key: &str, target: Option<u32>) -> Option<String> {
+        let n = self.proc_nodes.len();
+        let nodes = self.proc_nodes.iter().max().map_or(0, |m| m + 1);
+        let on_node = |node: u32| self.proc_nodes.iter().filter(|&&x| x == node).count();
+        Some(match (key, target) {
+            ("pmix.job.size" | "pmix.univ.size", None) => format!("u32:{n}"),
+            ("pmix.num.nodes", None) => format!("u32:{nodes}"),
+            ("pmix.local.size", None) => format!("u32:{}", on_node(self.node(self.me))),
+            ("pmix.lrank" | "pmix.nrank", Some(t)) => {
+                let li = (0..t).filter(|&r| self.node(r) == self.node(t)).count();
+                format!("u16:{li}")
+            }
+            ("pmix.nodeid", Some(t)) => format!("u32:{}", self.node(t)),
+            ("pmix.hname", Some(t)) => format!("str:node{}", self.node(t)),
+            _ => return None,
+        })
+    }
+
+    /// Why one read's (status, value) breaks the Standard's rules, if it does.
+    fn verdict(&self, read: &Read, status: &str, value: &str) -> Option<String> {
+        let ok = error_string(0);
+        let not_found = error_string(-46);
+        match read.phase {
+            "job" => {
+                let want = self.job_value(&read.key, read.target);
+                // The one gap of OpenPMIx 4.2 (documented): pmix.nodeid of a rank on another
+                // node is not found, although the host registered it.
+                let remote_nodeid =
+                    read.key == "pmix.nodeid" && read.target.is_some_and(|t| !self.local(t));
+                let found = want.as_deref() == Some(value) && status == ok;
+                (!(found || remote_nodeid && status == not_found)).then(|| format!("want {want:?}"))
+            }
+            "missing" => (status != not_found && status != error_string(-24))
+                .then(|| "want NOT-FOUND or TIMEOUT".to_owned()),
+            _ => {
+                let (g, s, ty) = parse_key(&read.key)?;
+                let target = read.target.unwrap_or(self.me);
+                let visible = target == self.me
+                    || match SCOPES[s].1 {
+                        Scope::Local => self.local(target),
+                        Scope::Remote => !self.local(target),
+                        _ => true,
+                    };
+                if visible {
+                    let want = render(&value_of(g, s, ty, target));
+                    (status != ok || value != want).then(|| format!("want {want}"))
+                } else {
+                    (status != not_found && status != error_string(-62))
+                        .then(|| "want NOT-FOUND or EXISTS-OUTSIDE-SCOPE".to_owned())
+                }
+            }
+        }
+    }
+}
+
 /// Checks one rank's output of the real client against the PMIx Standard: every value a
 /// rank may see (`global` keys of every rank, `local` keys of ranks on its node, `remote`
 /// keys of ranks on other nodes, a rank's own keys) found with the value put, every other
 /// read an error (`PMIX_ERR_NOT_FOUND`, or `PMIX_ERR_EXISTS_OUTSIDE_SCOPE`), the missing key
-/// `NOT_FOUND` or `TIMEOUT`, the job-level keys right, every fence a success. Returns the
-/// violations.
+/// `NOT_FOUND` or `TIMEOUT`, the job-level keys right, every fence a success, and one line
+/// for every read of the script. Returns the violations.
 #[must_use]
 pub fn check_standard(proc_nodes: &[u32], me: u32, lines: &[String], missing: bool) -> Vec<String> {
     let mut bad = Vec::new();
     let ok = error_string(0);
-    let not_found = error_string(-46);
-    let outside = error_string(-62);
-    let timeout = error_string(-24);
-    let n = u32::try_from(proc_nodes.len()).unwrap_or(0);
-    let nodes = proc_nodes.iter().max().map_or(0, |m| m + 1);
     let mut got: BTreeMap<(String, String, String), (String, String)> = BTreeMap::new();
+    let mut fences = 0;
+    let mut done = false;
     for l in lines {
         let f: Vec<&str> = l.split(' ').collect();
-        match f.first() {
-            Some(&"op") if f.len() == 7 => {
+        match (f.first(), f.len()) {
+            (Some(&"op"), 7) => {
                 got.insert(
                     (f[2].to_owned(), f[3].to_owned(), f[4].to_owned()),
                     (f[5].to_owned(), f[6].to_owned()),
                 );
             }
-            Some(&"fence") if f.len() == 4 && f[3] != ok => bad.push(format!("rank {me}: {l}")),
-            Some(&"done") if f.len() == 4 && (f[2] != "0" || f[3] != ok) => {
-                bad.push(format!("rank {me}: {l}"))
+            (Some(&"fence"), 4) => {
+                fences += 1;
+                if f[3] != ok {
+                    bad.push(format!("rank {me}: {l}"));
+                }
             }
-            _ => {}
+            (Some(&"done"), 4) => {
+                done = true;
+                if f[2] != "0" || f[3] != ok {
+                    bad.push(format!("rank {me}: {l}"));
+                }
+            }
+            _ => bad.push(format!("rank {me}: unexpected line {l:?}")),
         }
     }
-    if !lines.iter().any(|l| l.starts_with("done ")) {
-        bad.push(format!("rank {me}: no done line"));
+    if !done || fences != 3 {
+        bad.push(format!("rank {me}: {fences} fences, done line {done}"));
     }
-    if lines.iter().filter(|l| l.starts_with("fence ")).count() != 3 {
-        bad.push(format!("rank {me}: not three fences"));
-    }
-    let local = |r: u32| proc_nodes[r as usize] == proc_nodes[me as usize];
-    let per_node = proc_nodes
-        .iter()
-        .filter(|&&x| x == proc_nodes[me as usize])
-        .count();
-    let want_job = |key: &str, target: Option<u32>| -> Option<String> {
-        Some(match (key, target) {
-            ("pmix.job.size" | "pmix.univ.size", None) => format!("u32:{n}"),
-            ("pmix.num.nodes", None) => format!("u32:{nodes}"),
-            ("pmix.local.size", None) => format!("u32:{per_node}"),
-            ("pmix.lrank" | "pmix.nrank", Some(t)) => {
-                let li = (0..t)
-                    .filter(|&r| proc_nodes[r as usize] == proc_nodes[t as usize])
-                    .count();
-                format!("u16:{li}")
-            }
-            ("pmix.nodeid", Some(t)) => format!("u32:{}", proc_nodes[t as usize]),
-            ("pmix.hname", Some(t)) => format!("str:node{}", proc_nodes[t as usize]),
-            _ => return None,
-        })
-    };
+    let layout = Layout { proc_nodes, me };
     let mut expected = 0;
-    for phase in reads(proc_nodes, me, missing) {
-        for read in phase {
-            expected += 1;
-            let t = read.target.map_or("*".to_owned(), |t| t.to_string());
-            let Some((status, value)) =
-                got.get(&(read.phase.to_owned(), t.clone(), read.key.clone()))
-            else {
-                bad.push(format!(
-                    "rank {me}: no line for {} {t} {}",
-                    read.phase, read.key
-                ));
-                continue;
-            };
-            let verdict = match read.phase {
-                "job" => {
-                    let want = want_job(&read.key, read.target);
-                    // The one gap of OpenPMIx 4.2 (documented): pmix.nodeid of a rank on
-                    // another node is not found, although the job registered it.
-                    let remote_nodeid =
-                        read.key == "pmix.nodeid" && read.target.is_some_and(|t| !local(t));
-                    if want.as_deref() == Some(value.as_str()) && *status == ok {
-                        None
-                    } else if remote_nodeid && *status == not_found {
-                        None
-                    } else {
-                        Some(format!("want {want:?}"))
-                    }
-                }
-                "missing" => (*status != not_found && *status != timeout)
-                    .then(|| "want NOT-FOUND or TIMEOUT".to_owned()),
-                _ => {
-                    let Some((g, s, ty)) = parse_key(&read.key) else {
-                        continue;
-                    };
-                    let target = read.target.unwrap_or(0);
-                    let visible = target == me
-                        || match SCOPES[s].1 {
-                            Scope::Local => local(target),
-                            Scope::Remote => !local(target),
-                            _ => true,
-                        };
-                    if visible {
-                        let want = render(&value_of(g, s, ty, target));
-                        (*status != ok || *value != want).then(|| format!("want {want}"))
-                    } else {
-                        (*status != not_found && *status != outside)
-                            .then(|| "want NOT-FOUND or EXISTS-OUTSIDE-SCOPE".to_owned())
-                    }
-                }
-            };
-            if let Some(why) = verdict {
-                bad.push(format!(
-                    "rank {me}: {} {t} {}: {status} {value}: {why}",
-                    read.phase, read.key
-                ));
-            }
+    for read in reads(proc_nodes, me, missing).iter().flatten() {
+        expected += 1;
+        let t = read.target.map_or("*".to_owned(), |t| t.to_string());
+        let Some((status, value)) = got.get(&(read.phase.to_owned(), t.clone(), read.key.clone()))
+        else {
+            bad.push(format!(
+                "rank {me}: no line for {} {t} {}",
+                read.phase, read.key
+            ));
+            continue;
+        };
+        if let Some(why) = layout.verdict(read, status, value) {
+            bad.push(format!(
+                "rank {me}: {} {t} {}: {status} {value}: {why}",
+                read.phase, read.key
+            ));
         }
     }
     if got.len() != expected {
         bad.push(format!(
-            "rank {me}: {} reads, the script has {expected}",
+            "rank {me}: {} distinct reads, the script has {expected}",
             got.len()
         ));
     }
     bad
 }
 
+/// The script's world in pmix-kvs: a store per node, a client per rank, a clock.
+struct Model<'a> {
+    proc_nodes: &'a [u32],
+    stores: Vec<(NodeStore, Nspace)>,
+    clients: Vec<Client>,
+    now: Nanos,
+}
+
+#[allow(clippy::needless_pass_by_value)] // used as `map_err(err)`
+fn err(e: pmix_kvs::Error) -> String {
+    e.to_string()
+}
+
+impl<'a> Model<'a> {
+    fn new(proc_nodes: &'a [u32]) -> Result<Self, String> {
+        let n = u32::try_from(proc_nodes.len()).map_err(|_| "too many ranks")?;
+        let nodes = proc_nodes.iter().max().map_or(0, |m| m + 1);
+        let hosts: Vec<String> = (0..nodes).map(|i| format!("node{i}")).collect();
+        let mut stores = Vec::new();
+        for node in 0..nodes {
+            let mut store = NodeStore::new();
+            // What the host registers with OpenPMIx (c/shim.c), in pmix-kvs's terms.
+            let info = JobInfo::new(n, hosts[node as usize].clone())
+                .with_local_peers(
+                    (0..n)
+                        .filter(|&r| proc_nodes[r as usize] == node)
+                        .map(Rank::new),
+                )
+                .with_node_id(node)
+                .with_num_nodes(nodes)
+                .with_proc_nodes(proc_nodes.to_vec())
+                .with_node_hostnames(hosts.clone())
+                .with_extra("pmix.univ.size", Value::U32(n));
+            let ns = store.register_job("kvsjob", &info).map_err(err)?;
+            stores.push((store, ns));
+        }
+        let clients = (0..n)
+            .map(|r| {
+                Client::new(ProcId::new(
+                    stores[proc_nodes[r as usize] as usize].1,
+                    Rank::new(r),
+                ))
+            })
+            .collect();
+        Ok(Self {
+            proc_nodes,
+            stores,
+            clients,
+            now: Nanos::ZERO,
+        })
+    }
+
+    /// Every rank puts generation `g` in every scope and type and commits; then the fence.
+    fn put_commit_fence(&mut self, g: u32, collect: bool) -> Result<(), String> {
+        for (r, c) in (0u32..).zip(&mut self.clients) {
+            for (s, (scope_name, scope)) in SCOPES.iter().enumerate() {
+                for (ty, name) in TYPES.iter().enumerate() {
+                    let key = format!("{}.{scope_name}.{name}", if g == 0 { 'a' } else { 'b' });
+                    c.put(*scope, &key, value_of(g, s, ty, r)).map_err(err)?;
+                }
+            }
+            c.commit(&mut self.stores[self.proc_nodes[r as usize] as usize].0)
+                .map_err(err)?;
+        }
+        let blobs = self
+            .stores
+            .iter()
+            .map(|(s, ns)| s.fence_contribution(*ns, collect))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(err)?;
+        for (s, _) in &mut self.stores {
+            s.apply_fence(&blobs).map_err(err)?;
+        }
+        Ok(())
+    }
+
+    /// One read of rank `r`, with direct modex served by the owner's store and the clock
+    /// moved to a pending get's deadline.
+    fn read(&mut self, r: u32, read: &Read) -> Result<String, String> {
+        let my_node = self.proc_nodes[r as usize] as usize;
+        let target = ProcId::new(
+            self.stores[my_node].1,
+            read.target.map_or(Rank::WILDCARD, Rank::new),
+        );
+        let mut opts = GetOptions::default();
+        if read.timeout_s > 0 {
+            let d = self
+                .now
+                .checked_add(Nanos::from_secs(u64::from(read.timeout_s)))
+                .ok_or("clock")?;
+            opts = opts.with_deadline(d);
+        }
+        let mut forwarded = false;
+        loop {
+            let outcome = self.clients[r as usize]
+                .get(&self.stores[my_node].0, target, &read.key, &opts, self.now)
+                .map_err(err)?;
+            match outcome {
+                GetOutcome::Forward(req) if !forwarded => {
+                    forwarded = true;
+                    let owner = req.node.ok_or("no node in a direct-modex request")? as usize;
+                    let answer = self.stores[owner].0.answer_dmodex(&req).map_err(err)?;
+                    if answer == DmodexAnswer::NotYet {
+                        self.stores[my_node].0.note_dmodex_sent(&req).map_err(err)?;
+                    } else {
+                        self.stores[my_node]
+                            .0
+                            .apply_dmodex(&req, &answer)
+                            .map_err(err)?;
+                    }
+                }
+                GetOutcome::Pending { deadline: Some(d) } => self.now = d,
+                GetOutcome::Pending { deadline: None } | GetOutcome::Forward(_) => {
+                    return Err(format!("rank {r}: {read:?} would wait for ever"));
+                }
+                other => {
+                    let status = other.status().unwrap_or(-1);
+                    let value = if let GetOutcome::Found(v) = other {
+                        Some(v)
+                    } else {
+                        None
+                    };
+                    return Ok(line(r, read, status, value.as_ref()));
+                }
+            }
+        }
+    }
+}
+
 /// Runs the script of every rank through pmix-kvs: one [`NodeStore`] per node, one
 /// [`Client`] per rank, the fences by [`NodeStore::fence_contribution`] and
 /// [`NodeStore::apply_fence`], direct modex by [`NodeStore::answer_dmodex`] and
-/// [`NodeStore::apply_dmodex`], timeouts on a clock that jumps past the deadline when a get
-/// would wait. Returns each rank's lines, as the real client prints them (without the fence
+/// [`NodeStore::apply_dmodex`], timeouts on a clock that jumps to the deadline when a get
+/// would wait. Returns each rank's lines as the real client prints them (without the fence
 /// and done lines).
 pub fn run_pmix_kvs(proc_nodes: &[u32], missing: bool) -> Result<Vec<Vec<String>>, String> {
-    let e = |e: pmix_kvs::Error| e.to_string();
+    let mut model = Model::new(proc_nodes)?;
     let n = u32::try_from(proc_nodes.len()).map_err(|_| "too many ranks")?;
-    let nodes = proc_nodes.iter().max().map_or(0, |m| m + 1);
-    let hosts: Vec<String> = (0..nodes).map(|i| format!("node{i}")).collect();
-    let mut stores = Vec::new();
-    let mut clients = Vec::new();
-    for node in 0..nodes {
-        let mut store = NodeStore::new();
-        let info = JobInfo::new(n, hosts[node as usize].clone())
-            .with_local_peers(
-                (0..n)
-                    .filter(|&r| proc_nodes[r as usize] == node)
-                    .map(Rank::new),
-            )
-            .with_node_id(node)
-            .with_num_nodes(nodes)
-            .with_proc_nodes(proc_nodes.to_vec())
-            .with_node_hostnames(hosts.clone())
-            .with_extra("pmix.univ.size", Value::U32(n));
-        let ns = store.register_job("kvsjob", &info).map_err(e)?;
-        stores.push((store, ns));
-    }
-    for r in 0..n {
-        let ns = stores[proc_nodes[r as usize] as usize].1;
-        clients.push(Client::new(ProcId::new(ns, Rank::new(r))));
-    }
+    let all: Vec<[Vec<Read>; 4]> = (0..n).map(|r| reads(proc_nodes, r, missing)).collect();
     let mut out = vec![Vec::new(); n as usize];
-    let mut now = Nanos::ZERO;
-    let mut phase_reads: Vec<[Vec<Read>; 4]> =
-        (0..n).map(|r| reads(proc_nodes, r, missing)).collect();
     for step in 0..4 {
-        // Before the reads after a fence: put, commit and the fence itself.
         if step == 1 || step == 2 {
-            let g = u32::try_from(step - 1).unwrap_or(0);
-            for r in 0..n {
-                let c = &mut clients[r as usize];
-                for (s, (_, scope)) in SCOPES.iter().enumerate() {
-                    for (ty, name) in TYPES.iter().enumerate() {
-                        let key =
-                            format!("{}.{}.{name}", if g == 0 { 'a' } else { 'b' }, SCOPES[s].0);
-                        c.put(*scope, &key, value_of(g, s, ty, r)).map_err(e)?;
-                    }
-                }
-                c.commit(&mut stores[proc_nodes[r as usize] as usize].0)
-                    .map_err(e)?;
-            }
-            let collect = step == 2;
-            let blobs = stores
-                .iter()
-                .map(|(s, ns)| s.fence_contribution(*ns, collect))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(e)?;
-            for (s, _) in &mut stores {
-                s.apply_fence(&blobs).map_err(e)?;
-            }
+            model.put_commit_fence(u32::from(step == 2), step == 2)?;
         }
-        for r in 0..n {
-            let my_node = proc_nodes[r as usize] as usize;
-            for read in std::mem::take(&mut phase_reads[r as usize][step]) {
-                let ns = stores[my_node].1;
-                let target = ProcId::new(ns, read.target.map_or(Rank::WILDCARD, Rank::new));
-                let mut opts = GetOptions::default();
-                if read.timeout_s > 0 {
-                    let d = now
-                        .checked_add(Nanos::from_secs(u64::from(read.timeout_s)))
-                        .ok_or("clock overflow")?;
-                    opts = opts.with_deadline(d);
-                }
-                let mut forwarded = false;
-                let (status, value) = loop {
-                    let outcome = clients[r as usize]
-                        .get(&stores[my_node].0, target, &read.key, &opts, now)
-                        .map_err(e)?;
-                    match outcome {
-                        GetOutcome::Forward(req) if !forwarded => {
-                            forwarded = true;
-                            let owner =
-                                req.node.ok_or("no node in a direct-modex request")? as usize;
-                            let answer = stores[owner].0.answer_dmodex(&req).map_err(e)?;
-                            if answer == DmodexAnswer::NotYet {
-                                stores[my_node].0.note_dmodex_sent(&req).map_err(e)?;
-                            } else {
-                                stores[my_node].0.apply_dmodex(&req, &answer).map_err(e)?;
-                            }
-                        }
-                        GetOutcome::Pending { deadline: Some(d) } => now = d,
-                        GetOutcome::Pending { deadline: None } | GetOutcome::Forward(_) => {
-                            return Err(format!(
-                                "rank {r}: {} {:?} {} would wait forever",
-                                read.phase, read.target, read.key
-                            ));
-                        }
-                        other => {
-                            let st = other.status().unwrap_or(-1);
-                            let v = if let GetOutcome::Found(v) = other {
-                                Some(v)
-                            } else {
-                                None
-                            };
-                            break (st, v);
-                        }
-                    }
-                };
-                out[r as usize].push(line(r, &read, status, value.as_ref()));
+        for (r, rank_reads) in (0u32..).zip(&all) {
+            for read in &rank_reads[step] {
+                out[r as usize].push(model.read(r, read)?);
             }
         }
     }

@@ -1,11 +1,13 @@
 //! The frames hosts send each other over TCP: `[u32 length][u8 kind][body]`, little-endian.
 //!
 //! A fence message is pmix-kvs's own wire layout ([`pmix_kvs::fence::Message::encode`]) with
-//! the fence's sequence number in front; a direct-modex request and answer carry pmix-kvs's
-//! [`DmodexRequest`] and [`DmodexAnswer`], the answer's data being the owner server's opaque
-//! blob. Every length is checked against what is left and against [`MAX_FRAME`].
+//! the fence's sequence number in front; a direct-modex request and answer are pmix-kvs's
+//! [`DmodexRequest`] and [`DmodexAnswer`] in their own wire layout
+//! ([`DmodexRequest::encode`], [`DmodexAnswer::encode`]) with an id and the PMIx status in
+//! front, the answer's data being the owner server's opaque blob. Every length is checked
+//! against what is left and against [`MAX_FRAME`].
 
-use pmix_kvs::{DmodexAnswer, DmodexRequest, Rank};
+use pmix_kvs::{DmodexAnswer, DmodexRequest};
 
 /// The largest frame accepted (64 MiB): a length above it is refused before allocating.
 pub const MAX_FRAME: usize = 64 << 20;
@@ -52,15 +54,13 @@ const DIRECT: u8 = 2;
 const DMODEX_REQ: u8 = 3;
 const DMODEX_ANS: u8 = 4;
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    out.extend_from_slice(&u32::try_from(b.len()).unwrap_or(u32::MAX).to_le_bytes());
-    out.extend_from_slice(b);
-}
-
 impl Frame {
     /// The frame with its length prefix.
-    #[must_use]
-    pub fn encode(&self) -> Vec<u8> {
+    ///
+    /// # Errors
+    /// A direct-modex request pmix-kvs cannot encode (a namespace or key over its limits),
+    /// or a frame over [`MAX_FRAME`].
+    pub fn encode(&self) -> Result<Vec<u8>, String> {
         let mut body = Vec::new();
         match self {
             Self::Fence { seq, message } => {
@@ -81,28 +81,23 @@ impl Frame {
                 body.push(DMODEX_REQ);
                 body.extend_from_slice(&id.to_le_bytes());
                 body.extend_from_slice(&timeout_s.to_le_bytes());
-                body.extend_from_slice(&request.rank.get().to_le_bytes());
-                body.extend_from_slice(&request.node.unwrap_or(u32::MAX).to_le_bytes());
-                put_bytes(&mut body, request.nspace.as_bytes());
-                put_bytes(&mut body, request.key.as_bytes());
+                body.extend_from_slice(&request.encode().map_err(|e| e.to_string())?);
             }
             Self::DmodexAnswer { id, status, answer } => {
                 body.push(DMODEX_ANS);
                 body.extend_from_slice(&id.to_le_bytes());
                 body.extend_from_slice(&status.to_le_bytes());
-                match answer {
-                    DmodexAnswer::Data(d) => {
-                        body.push(1);
-                        body.extend_from_slice(d);
-                    }
-                    DmodexAnswer::NotYet => body.push(0),
-                }
+                body.extend_from_slice(&answer.encode());
             }
         }
+        let len = u32::try_from(body.len())
+            .ok()
+            .filter(|&l| l as usize <= MAX_FRAME)
+            .ok_or_else(|| format!("a frame of {} bytes is over the limit", body.len()))?;
         let mut out = Vec::with_capacity(body.len() + 4);
-        out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(&body);
-        out
+        Ok(out)
     }
 
     /// Decodes a frame's body (without its length prefix).
@@ -121,34 +116,16 @@ impl Frame {
                 seq: r.u64()?,
                 data: r.rest().to_vec(),
             },
-            DMODEX_REQ => {
-                let id = r.u64()?;
-                let timeout_s = r.u32()?;
-                let rank = Rank::new(r.u32()?);
-                let node = r.u32()?;
-                let nspace = r.string()?;
-                let key = r.string()?;
-                Self::DmodexRequest {
-                    id,
-                    timeout_s,
-                    request: DmodexRequest {
-                        nspace,
-                        rank,
-                        key,
-                        node: (node != u32::MAX).then_some(node),
-                    },
-                }
-            }
-            DMODEX_ANS => {
-                let id = r.u64()?;
-                let status = i32::from_le_bytes(r.array()?);
-                let answer = match r.u8()? {
-                    1 => DmodexAnswer::Data(r.rest().to_vec()),
-                    0 => DmodexAnswer::NotYet,
-                    t => return Err(format!("direct-modex answer tag {t}")),
-                };
-                Self::DmodexAnswer { id, status, answer }
-            }
+            DMODEX_REQ => Self::DmodexRequest {
+                id: r.u64()?,
+                timeout_s: r.u32()?,
+                request: DmodexRequest::decode(r.rest()).map_err(|e| e.to_string())?,
+            },
+            DMODEX_ANS => Self::DmodexAnswer {
+                id: r.u64()?,
+                status: i32::from_le_bytes(r.array()?),
+                answer: DmodexAnswer::decode(r.rest()).map_err(|e| e.to_string())?,
+            },
             k => return Err(format!("unknown frame kind {k}")),
         };
         if r.at != body.len() {
@@ -189,11 +166,6 @@ impl<'a> Reader<'a> {
     fn u64(&mut self) -> Result<u64, String> {
         Ok(u64::from_le_bytes(self.array()?))
     }
-    fn string(&mut self) -> Result<String, String> {
-        let n = self.u32()? as usize;
-        let s = self.take(n)?;
-        String::from_utf8(s.to_vec()).map_err(|_| "a string is not UTF-8".to_owned())
-    }
     fn rest(&mut self) -> &'a [u8] {
         let s = &self.b[self.at..];
         self.at = self.b.len();
@@ -204,6 +176,7 @@ impl<'a> Reader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pmix_kvs::Rank;
 
     #[test]
     fn frames_round_trip() {
@@ -238,7 +211,7 @@ mod tests {
             },
         ];
         for f in frames {
-            let bytes = f.encode();
+            let bytes = f.encode().unwrap();
             let len = u32::from_le_bytes(bytes[..4].try_into().unwrap()) as usize;
             assert_eq!(len, bytes.len() - 4);
             assert_eq!(Frame::decode(&bytes[4..]).unwrap(), f);
@@ -257,7 +230,7 @@ mod tests {
                 node: None,
             },
         };
-        let bytes = f.encode();
+        let bytes = f.encode().unwrap();
         for cut in 0..bytes.len() - 4 {
             assert!(Frame::decode(&bytes[4..4 + cut]).is_err(), "cut {cut}");
         }
