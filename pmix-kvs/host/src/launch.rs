@@ -27,6 +27,12 @@ pub struct Launch {
     pub fence_timeout_s: u64,
     /// Kill this node's host in this fence: `(node, fence number)`.
     pub kill: Option<(u32, u64)>,
+    /// Freeze that host (SIGSTOP) instead: the others must time the fence out. Once they
+    /// have exited, the launcher kills it.
+    pub freeze: bool,
+    /// Fault injection: this node's host flips every fence result's bytes from this byte on:
+    /// `(node, byte)`.
+    pub corrupt_fence: Option<(u32, usize)>,
     /// The run folder (created; left for inspection).
     pub dir: PathBuf,
     /// Give up after this long.
@@ -65,6 +71,8 @@ impl Launch {
             alg,
             fence_timeout_s: 30,
             kill: None,
+            freeze: false,
+            corrupt_fence: None,
             dir: dir.to_owned(),
             deadline: Duration::from_secs(120),
         }
@@ -86,30 +94,7 @@ impl Launch {
         let layout: Vec<String> = self.proc_nodes().iter().map(u32::to_string).collect();
         let mut hosts = Vec::new();
         for i in 0..self.nodes {
-            let log = fs::File::create(self.dir.join(format!("host.{i}.log")))
-                .map_err(|e| e.to_string())?;
-            let mut cmd = Command::new(&self.host);
-            cmd.arg("node")
-                .args(["--node", &i.to_string()])
-                .args(["--layout", &layout.join(",")])
-                .args(["--alg", self.alg.name()])
-                .args(["--fence-timeout", &self.fence_timeout_s.to_string()])
-                .args(["--deadline", &self.deadline.as_secs().to_string()])
-                .arg("--dir")
-                .arg(&self.dir);
-            if let Some((k, f)) = self.kill
-                && k == i
-            {
-                cmd.args(["--die-in-fence", &f.to_string()]);
-            }
-            cmd.arg("--").args(&self.client);
-            let child = cmd
-                .stdin(Stdio::null())
-                .stdout(log.try_clone().map_err(|e| e.to_string())?)
-                .stderr(log)
-                .spawn()
-                .map_err(|e| format!("start host {i}: {e}"))?;
-            hosts.push(child);
+            hosts.push(self.spawn_host(i, &layout.join(","))?);
         }
         let give_up = start + self.deadline + Duration::from_secs(10);
         let mut statuses: Vec<Option<ExitStatus>> = vec![None; hosts.len()];
@@ -123,6 +108,17 @@ impl Launch {
             }
             if statuses.iter().all(Option::is_some) || Instant::now() > give_up {
                 break;
+            }
+            // A frozen victim is killed once every other host has ended.
+            if let Some((k, _)) = self.kill
+                && self.freeze
+                && statuses
+                    .iter()
+                    .enumerate()
+                    .all(|(i, s)| s.is_some() || i == k as usize)
+                && let Some(h) = hosts.get_mut(k as usize)
+            {
+                let _ = h.kill();
             }
             thread::sleep(Duration::from_millis(10));
         }
@@ -166,6 +162,39 @@ impl Launch {
             unfinished,
             elapsed: start.elapsed(),
         })
+    }
+
+    fn spawn_host(&self, i: u32, layout: &str) -> Result<std::process::Child, String> {
+        let log =
+            fs::File::create(self.dir.join(format!("host.{i}.log"))).map_err(|e| e.to_string())?;
+        let mut cmd = Command::new(&self.host);
+        cmd.arg("node")
+            .args(["--node", &i.to_string()])
+            .args(["--layout", layout])
+            .args(["--alg", self.alg.name()])
+            .args(["--fence-timeout", &self.fence_timeout_s.to_string()])
+            .args(["--deadline", &self.deadline.as_secs().to_string()])
+            .arg("--dir")
+            .arg(&self.dir);
+        if let Some((k, f)) = self.kill
+            && k == i
+        {
+            cmd.args(["--die-in-fence", &f.to_string()]);
+            if self.freeze {
+                cmd.arg("--freeze");
+            }
+        }
+        if let Some((k, at)) = self.corrupt_fence
+            && k == i
+        {
+            cmd.args(["--corrupt-fence-at", &at.to_string()]);
+        }
+        cmd.arg("--").args(&self.client);
+        cmd.stdin(Stdio::null())
+            .stdout(log.try_clone().map_err(|e| e.to_string())?)
+            .stderr(log)
+            .spawn()
+            .map_err(|e| format!("start host {i}: {e}"))
     }
 
     fn client_done(&self, rank: u32) -> bool {

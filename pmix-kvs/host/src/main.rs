@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! pmix-kvs-host run --nodes N --per-node C [--alg tree|ring|bruck|alltoall] [--dir D]
-//!                   [--kill NODE:FENCE] [--fence-timeout S] [-- CLIENT ARGS...]
+//!                   [--kill NODE:FENCE [--freeze]] [--fence-timeout S] [-- CLIENT ARGS...]
 //! pmix-kvs-host node ...   (what `run` starts for each node)
 //! ```
 //!
@@ -39,7 +39,9 @@ fn node_main(args: &[String]) -> Result<(), String> {
         client: Vec::new(),
         fence_timeout: Duration::from_secs(30),
         die_in_fence: None,
+        freeze: false,
         deadline: Duration::from_secs(120),
+        corrupt_fence_at: None,
     };
     let mut i = 0;
     while i < args.len() {
@@ -69,6 +71,13 @@ fn node_main(args: &[String]) -> Result<(), String> {
                 )?);
             }
             "--dir" => cfg.dir = PathBuf::from(value(args, &mut i, "--dir")?),
+            "--freeze" => cfg.freeze = true,
+            "--corrupt-fence-at" => {
+                cfg.corrupt_fence_at = Some(num(
+                    value(args, &mut i, "--corrupt-fence-at")?,
+                    "--corrupt-fence-at",
+                )?);
+            }
             "--" => {
                 cfg.client = args[i + 1..].to_vec();
                 break;
@@ -104,6 +113,11 @@ fn run_main(args: &[String]) -> Result<bool, String> {
             "--per-node" => job.per_node = num(value(args, &mut i, "--per-node")?, "--per-node")?,
             "--alg" => job.alg = FenceAlg::parse(value(args, &mut i, "--alg")?)?,
             "--dir" => job.dir = PathBuf::from(value(args, &mut i, "--dir")?),
+            "--corrupt-fence" => {
+                let v = value(args, &mut i, "--corrupt-fence")?;
+                let (n, at) = v.split_once(':').ok_or("--corrupt-fence wants NODE:BYTE")?;
+                job.corrupt_fence = Some((num(n, "--corrupt-fence")?, num(at, "--corrupt-fence")?));
+            }
             "--fence-timeout" => {
                 job.fence_timeout_s =
                     num(value(args, &mut i, "--fence-timeout")?, "--fence-timeout")?;
@@ -113,6 +127,7 @@ fn run_main(args: &[String]) -> Result<bool, String> {
                 let (n, f) = v.split_once(':').ok_or("--kill wants NODE:FENCE")?;
                 job.kill = Some((num(n, "--kill")?, num(f, "--kill")?));
             }
+            "--freeze" => job.freeze = true,
             "--" => {
                 // A program path, or a mode of the built-in client (script, fence, bench).
                 job.client = args[i + 1..].to_vec();

@@ -74,10 +74,17 @@ pub struct NodeConfig {
     pub client: Vec<String>,
     /// A fence's deadline when its clients give no timeout; also a direct modex's.
     pub fence_timeout: Duration,
-    /// Kill this host (SIGKILL) once it has started its share of this fence.
+    /// Kill this host (SIGKILL) in this fence: after its server's upcall, before its
+    /// contribution leaves, so that no other node can complete the fence.
     pub die_in_fence: Option<u64>,
+    /// Freeze this host (SIGSTOP) instead of killing it: its connections stay open, so the
+    /// other hosts see nothing but the fence's deadline.
+    pub freeze: bool,
     /// Give up (killing the clients) after this long.
     pub deadline: Duration,
+    /// Fault injection for the tests: flip the bytes of every fence's result from this byte
+    /// on before handing it to the server (a corrupted exchange must fail the tests).
+    pub corrupt_fence_at: Option<usize>,
 }
 
 /// What reaches the node's loop.
@@ -332,6 +339,29 @@ impl Node {
             return;
         }
         let bytes_in = data.len();
+        if self.cfg.die_in_fence == Some(seq) {
+            self.log.push(format!(
+                "fence {seq}: {} this host in the fence, before its contribution leaves",
+                if self.cfg.freeze {
+                    "freezing"
+                } else {
+                    "killing"
+                }
+            ));
+            let _ = fs::write(
+                self.cfg.dir.join(format!("host.{}.killed", self.me)),
+                self.log.join("\n"),
+            );
+            let signal = if self.cfg.freeze {
+                libc::SIGSTOP
+            } else {
+                libc::SIGKILL
+            };
+            // SAFETY: kill(2) on our own pid.
+            unsafe {
+                libc::kill(libc::getpid(), signal);
+            }
+        }
         let engine = match self.cfg.alg {
             FenceAlg::Kvs(alg) => {
                 // A barrier-only fence (no PMIX_COLLECT_DATA) carries empty blocks; a
@@ -371,18 +401,6 @@ impl Node {
             bytes_in,
         });
         self.flush();
-        if self.cfg.die_in_fence == Some(seq) {
-            self.log
-                .push(format!("fence {seq}: killing this host mid-fence"));
-            let _ = fs::write(
-                self.cfg.dir.join(format!("host.{}.killed", self.me)),
-                self.log.join("\n"),
-            );
-            // SAFETY: kill(2) on our own pid.
-            unsafe {
-                libc::kill(libc::getpid(), libc::SIGKILL);
-            }
-        }
         let early = std::mem::take(&mut self.early);
         for (s, from, frame) in early {
             if s == seq {
@@ -468,7 +486,12 @@ impl Node {
         };
         match blobs {
             Ok(blobs) => {
-                let all: Vec<u8> = blobs.concat();
+                let mut all: Vec<u8> = blobs.concat();
+                if let Some(at) = self.cfg.corrupt_fence_at {
+                    for b in all.iter_mut().skip(at) {
+                        *b ^= 0x5a;
+                    }
+                }
                 self.log.push(format!(
                     "fence {} {} done: {} bytes in, {} bytes out, {} us",
                     f.seq,
