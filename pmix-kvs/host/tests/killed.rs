@@ -12,8 +12,10 @@ use pmix_kvs_host::launch::Launch;
 use pmix_kvs_host::node::FenceAlg;
 
 fn killed_mid_fence(nodes: u32, per_node: u32, victim: u32, alg: FenceAlg, freeze: bool) {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("killed-{nodes}x{per_node}-{victim}-{}", alg.name()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "killed-{nodes}x{per_node}-{victim}-{}-{freeze}",
+        alg.name()
+    ));
     let mut job = Launch::new(
         Path::new(env!("CARGO_BIN_EXE_pmix-kvs-host")),
         vec![CLIENT.to_owned(), "fence".to_owned()],
