@@ -9,6 +9,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::node::FenceAlg;
+#[cfg(doc)]
+use crate::node::NodeConfig;
 
 /// A run of the job on several simulated nodes.
 #[derive(Debug, Clone)]
@@ -33,6 +35,8 @@ pub struct Launch {
     /// Fault injection: this node's host flips every fence result's bytes from this byte on:
     /// `(node, byte)`.
     pub corrupt_fence: Option<(u32, usize)>,
+    /// Give the clients Slurm's job-step variables (see [`NodeConfig::slurm_env`]).
+    pub slurm_env: bool,
     /// The run folder (created; left for inspection).
     pub dir: PathBuf,
     /// Give up after this long.
@@ -72,6 +76,7 @@ impl Launch {
             fence_timeout_s: 30,
             kill: None,
             freeze: false,
+            slurm_env: false,
             corrupt_fence: None,
             dir: dir.to_owned(),
             deadline: Duration::from_secs(120),
@@ -188,6 +193,9 @@ impl Launch {
             && k == i
         {
             cmd.args(["--corrupt-fence-at", &at.to_string()]);
+        }
+        if self.slurm_env {
+            cmd.arg("--slurm-env");
         }
         cmd.arg("--").args(&self.client);
         cmd.stdin(Stdio::null())

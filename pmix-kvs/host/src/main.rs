@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! pmix-kvs-host run --nodes N --per-node C [--alg tree|ring|bruck|alltoall] [--dir D]
-//!                   [--kill NODE:FENCE [--freeze]] [--fence-timeout S] [-- CLIENT ARGS...]
+//!                   [--kill NODE:FENCE [--freeze]] [--corrupt-fence NODE:BYTE]
+//!                   [--fence-timeout S] [--slurm-env] [-- CLIENT ARGS...]
 //! pmix-kvs-host node ...   (what `run` starts for each node)
 //! ```
 //!
@@ -42,6 +43,7 @@ fn node_main(args: &[String]) -> Result<(), String> {
         freeze: false,
         deadline: Duration::from_secs(120),
         corrupt_fence_at: None,
+        slurm_env: false,
     };
     let mut i = 0;
     while i < args.len() {
@@ -72,6 +74,7 @@ fn node_main(args: &[String]) -> Result<(), String> {
             }
             "--dir" => cfg.dir = PathBuf::from(value(args, &mut i, "--dir")?),
             "--freeze" => cfg.freeze = true,
+            "--slurm-env" => cfg.slurm_env = true,
             "--corrupt-fence-at" => {
                 cfg.corrupt_fence_at = Some(num(
                     value(args, &mut i, "--corrupt-fence-at")?,
@@ -128,6 +131,7 @@ fn run_main(args: &[String]) -> Result<bool, String> {
                 job.kill = Some((num(n, "--kill")?, num(f, "--kill")?));
             }
             "--freeze" => job.freeze = true,
+            "--slurm-env" => job.slurm_env = true,
             "--" => {
                 // A program path, or a mode of the built-in client (script, fence, bench).
                 job.client = args[i + 1..].to_vec();

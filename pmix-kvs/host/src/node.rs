@@ -82,6 +82,11 @@ pub struct NodeConfig {
     pub freeze: bool,
     /// Give up (killing the clients) after this long.
     pub deadline: Duration,
+    /// Start the clients with the variables Slurm's `srun` sets for a job step
+    /// (`SLURM_NODELIST`, `SLURM_JOBID`, `SLURM_STEP_ID`): Open MPI 4.1 takes them as a direct
+    /// launch by a resource manager and wires up through PMIx (its `ess/pmi`), where without
+    /// them it starts as a singleton.
+    pub slurm_env: bool,
     /// Fault injection for the tests: flip the bytes of every fence's result from this byte
     /// on before handing it to the server (a corrupted exchange must fail the tests).
     pub corrupt_fence_at: Option<usize>,
@@ -256,6 +261,19 @@ fn spawn_clients(cfg: &NodeConfig) -> Result<Vec<(u32, Child)>, String> {
         .client
         .split_first()
         .ok_or_else(|| "no client program".to_owned())?;
+    let tmp = cfg.dir.join(format!("node{}.tmp", cfg.node));
+    let slurm: Vec<(&str, String)> = if cfg.slurm_env {
+        vec![
+            (
+                "SLURM_NODELIST",
+                format!("node[0-{}]", cfg.nodes.saturating_sub(1)),
+            ),
+            ("SLURM_JOBID", "1".to_owned()),
+            ("SLURM_STEP_ID", "0".to_owned()),
+        ]
+    } else {
+        Vec::new()
+    };
     let mut children = Vec::new();
     for (rank, &on) in (0u32..).zip(&cfg.proc_nodes) {
         if on != cfg.node {
@@ -271,6 +289,11 @@ fn spawn_clients(cfg: &NodeConfig) -> Result<Vec<(u32, Child)>, String> {
             .env_clear()
             .envs(env)
             .env("PMIX_KVS_NODES", &layout)
+            // Each simulated node keeps Open MPI's shared-memory segments in its own folder,
+            // as separate machines would: the segment's name holds the host name (the same
+            // for every simulated node here) and the local rank (the same on every node).
+            .env("OMPI_MCA_btl_vader_backing_directory", &tmp)
+            .envs(slurm.iter().cloned())
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
@@ -611,6 +634,13 @@ impl Node {
             }
             Frame::DmodexAnswer { id, status, answer } => {
                 if let Some((_, Waiter::Local(u, _))) = self.asked.remove(&id) {
+                    let bytes = match &answer {
+                        DmodexAnswer::Data(d) => d.len(),
+                        _ => 0,
+                    };
+                    self.log.push(format!(
+                        "dmodex {id} answered by node {from}: status {status}, {bytes} bytes"
+                    ));
                     match answer {
                         DmodexAnswer::Data(d) => u.done(status, &d),
                         _ => u.done(if status == 0 { status::ERROR } else { status }, &[]),
