@@ -12,6 +12,7 @@
 //! job of several nodes; [`script`] runs the clients' scripted sequence through pmix-kvs's
 //! own store for the differential test.
 
+pub mod bench;
 mod ffi;
 pub mod launch;
 mod mesh;

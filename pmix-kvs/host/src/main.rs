@@ -4,6 +4,8 @@
 //! pmix-kvs-host run --nodes N --per-node C [--alg tree|ring|bruck|alltoall] [--dir D]
 //!                   [--kill NODE:FENCE [--freeze]] [--corrupt-fence NODE:BYTE]
 //!                   [--fence-timeout S] [--slurm-env] [-- CLIENT ARGS...]
+//! pmix-kvs-host bench fence [--nodes 2,4,8] [--per-node 1] [--bytes 64] [--fences 50] [--reps 5]
+//! pmix-kvs-host bench get [--clients 4] [--nodes 2] [--gets 20000] [--reps 5]
 //! pmix-kvs-host node ...   (what `run` starts for each node)
 //! ```
 //!
@@ -175,12 +177,60 @@ fn run_main(args: &[String]) -> Result<bool, String> {
     Ok(ok)
 }
 
+fn bench_main(args: &[String]) -> Result<bool, String> {
+    let host = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut dir = std::env::temp_dir().join(format!("pmix-kvs-bench.{}", std::process::id()));
+    let mut nodes = vec![2, 4, 8];
+    let mut per_node = 1;
+    let mut bytes = 64;
+    let mut fences = 50;
+    let mut gets = 20_000;
+    let mut clients = 4;
+    let mut reps = 5;
+    let mut what = "fence".to_owned();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "fence" | "get" => what.clone_from(&args[i]),
+            "--dir" => dir = PathBuf::from(value(args, &mut i, "--dir")?),
+            "--nodes" => {
+                nodes = value(args, &mut i, "--nodes")?
+                    .split(',')
+                    .map(|s| num(s, "--nodes"))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--per-node" => per_node = num(value(args, &mut i, "--per-node")?, "--per-node")?,
+            "--bytes" => bytes = num(value(args, &mut i, "--bytes")?, "--bytes")?,
+            "--fences" => fences = num(value(args, &mut i, "--fences")?, "--fences")?,
+            "--gets" => gets = num(value(args, &mut i, "--gets")?, "--gets")?,
+            "--clients" => clients = num(value(args, &mut i, "--clients")?, "--clients")?,
+            "--reps" => reps = num(value(args, &mut i, "--reps")?, "--reps")?,
+            a => return Err(format!("unknown argument {a:?}")),
+        }
+        i += 1;
+    }
+    if reps == 0 || fences == 0 || gets == 0 || nodes.iter().any(|&n| n == 0 || n > 64) {
+        return Err(
+            "--reps, --fences, --gets and --nodes must be positive (nodes at most 64)".to_owned(),
+        );
+    }
+    if what == "fence" {
+        pmix_kvs_host::bench::fences(&host, &dir, &nodes, per_node, bytes, fences, reps)?;
+    } else {
+        let n = nodes.first().copied().unwrap_or(2);
+        pmix_kvs_host::bench::gets(&host, &dir, clients, n, gets, reps)?;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(true)
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("node") => node_main(&args[1..]).map(|()| true),
         Some("run") => run_main(&args[1..]),
-        _ => Err("usage: pmix-kvs-host run|node ... (see the crate README)".to_owned()),
+        Some("bench") => bench_main(&args[1..]),
+        _ => Err("usage: pmix-kvs-host run|bench|node ... (see the crate README)".to_owned()),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
