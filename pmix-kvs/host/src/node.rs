@@ -612,12 +612,19 @@ impl Node {
     }
 
     fn frame(&mut self, from: usize, frame: Frame) {
+        if self.lost.contains(&from) {
+            return;
+        }
         match frame {
             Frame::Fence { seq, .. } | Frame::Direct { seq, .. } => {
                 if self.active.as_ref().is_some_and(|f| f.seq == seq) {
                     self.fence_frame(from, frame);
-                } else if seq >= self.next_fence {
+                } else if seq == self.next_fence {
+                    // A peer can be one fence ahead (it finished ours), never two: it cannot
+                    // complete a fence without this node.
                     self.early.push((seq, from, frame));
+                } else if seq > self.next_fence {
+                    self.peer_lost(from, &format!("a frame of fence {seq}, two fences ahead"));
                 } else {
                     self.log
                         .push(format!("fence {seq}: late frame from node {from} dropped"));
