@@ -197,3 +197,24 @@ pub fn gets(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_lines_parse() {
+        let s = parse("bench 3 fence_ns n=50 min=10 p50=20 p90=30 p99=40 max=50").unwrap();
+        assert_eq!(
+            s,
+            Summary {
+                rank: 3,
+                what: "fence_ns".to_owned(),
+                p50: 20,
+                p99: 40
+            }
+        );
+        assert_eq!(parse("op 0 job * k SUCCESS -"), None);
+        assert_eq!(parse("bench 3 get_ns n=5 p50=x p99=1"), None);
+    }
+}

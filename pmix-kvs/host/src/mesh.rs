@@ -139,3 +139,60 @@ fn read_frames(from: usize, mut s: TcpStream, tx: &Sender<Event>) {
     };
     let _ = tx.send(Event::PeerLost { from, reason });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    /// What a reader thread reports for `bytes` sent on a connection that then closes.
+    fn read_back(bytes: &[u8]) -> Vec<Event> {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let mut tx_side = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (rx_side, _) = listener.accept().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let reader = thread::spawn(move || read_frames(3, rx_side, &tx));
+        tx_side.write_all(bytes).unwrap();
+        drop(tx_side);
+        reader.join().unwrap();
+        rx.try_iter().collect()
+    }
+
+    #[test]
+    fn a_frame_then_the_close_are_reported() {
+        let frame = Frame::Direct {
+            seq: 2,
+            data: vec![1, 2],
+        };
+        let ev = read_back(&frame.encode().unwrap());
+        assert!(matches!(&ev[0], Event::Peer { from: 3, frame: f } if *f == frame));
+        assert!(
+            matches!(&ev[1], Event::PeerLost { from: 3, reason } if reason.starts_with("connection closed"))
+        );
+        assert_eq!(ev.len(), 2);
+    }
+
+    #[test]
+    fn an_oversized_length_is_refused_before_allocating() {
+        let len = u32::try_from(MAX_FRAME + 1).unwrap().to_le_bytes();
+        let ev = read_back(&len);
+        assert!(
+            matches!(&ev[..], [Event::PeerLost { reason, .. }] if reason == &format!("frame of {} bytes is over the limit", MAX_FRAME + 1)),
+            "{ev:?}"
+        );
+    }
+
+    #[test]
+    fn a_malformed_or_truncated_frame_drops_the_peer() {
+        let ev = read_back(&[1, 0, 0, 0, 9]);
+        assert!(
+            matches!(&ev[..], [Event::PeerLost { reason, .. }] if reason == "bad frame: unknown frame kind 9"),
+            "{ev:?}"
+        );
+        let ev = read_back(&[10, 0, 0, 0, 2, 0]);
+        assert!(
+            matches!(&ev[..], [Event::PeerLost { reason, .. }] if reason.starts_with("connection closed inside a frame")),
+            "{ev:?}"
+        );
+    }
+}
