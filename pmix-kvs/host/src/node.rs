@@ -356,6 +356,15 @@ impl Node {
             upcall.done(status::ERR_NOT_SUPPORTED, &[]);
             return;
         }
+        if let Some(f) = &self.active {
+            // The server starts a fence only when the last one ended on this node.
+            self.log.push(format!(
+                "fence {seq}: fence {} still running, refused",
+                f.seq
+            ));
+            upcall.done(status::ERROR, &[]);
+            return;
+        }
         if let Some(&j) = self.lost.iter().next() {
             self.log.push(format!("fence {seq}: node {j} is lost"));
             upcall.done(status::ERR_UNREACH, &[]);
