@@ -50,9 +50,9 @@ if [ "$BENCH" = 1 ]; then
     cargo build --locked --release
     HOST="$CARGO_TARGET_DIR/release/pmix-kvs-host"
     echo "load $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-    "$HOST" bench fence --nodes 2,4,8 --per-node 1 --bytes 64 --fences 50 --reps 5
-    "$HOST" bench fence --nodes 2,4,8 --per-node 2 --bytes 1024 --fences 50 --reps 5
-    "$HOST" bench get --clients 4 --nodes 2 --gets 20000 --reps 5
+    "$HOST" bench fence --nodes 2,4,8 --per-node 1 --bytes 64 --fences 50 --reps 7
+    "$HOST" bench fence --nodes 2,4,8 --per-node 2 --bytes 1024 --fences 50 --reps 7
+    "$HOST" bench get --clients 4 --nodes 2 --gets 20000 --reps 7
     # OpenPMIx's own in-process server with 4 clients (pmix-kvs/scripts/openpmix_get.c), in
     # the same run for reference.
     PMIX_SKIP_KVS=1 bash "$ROOT/pmix-kvs/scripts/openpmix_get.sh" 4 20000 | tail -n 3
