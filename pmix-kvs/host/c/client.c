@@ -11,7 +11,8 @@
  * PMIX_KVS_NODES ("0,0,1,1": rank r's node), set by the host.
  *
  * Modes (argv[1]):
- *   script [MISSING]  job keys; put gen "a" in every scope and type, commit, fence without
+ *   script [MISSING]  job keys; put gen "a" in every scope and type, commit, get its own
+ *                     "a" keys before any fence, fence without
  *                     data collection, get every target's "a" keys (direct modex for other
  *                     nodes); put "b", commit, fence with data collection, get the "b" keys;
  *                     with MISSING=1 also a missing key with a 1 s timeout on self, a
@@ -174,7 +175,7 @@ static void get_gen(int gen, const char *phase) {
         for (int s = 0; s < NSCOPES; s++)
             for (int t = 0; t < (full ? NTYPES : 1); t++) {
                 snprintf(key, sizeof key, "%c.%s.%s", 'a' + gen, SCOPES[s], TYPES[t]);
-                get(phase, r, key, 2);
+                get(phase, r, key, 10);
             }
     }
 }
@@ -193,6 +194,14 @@ static int script(int missing) {
         get("job", detail[d], PMIX_HOSTNAME, 0);
     }
     if (put_gen(0)) return 1;
+    /* Before any fence: its own "a" keys, every scope and type. (Another process's keys
+     * before a fence race with its commit: their outcome depends on timing.) */
+    for (int s = 0; s < NSCOPES; s++)
+        for (int t = 0; t < NTYPES; t++) {
+            char key[64];
+            snprintf(key, sizeof key, "a.%s.%s", SCOPES[s], TYPES[t]);
+            get("before", me.rank, key, 5);
+        }
     pmix_status_t rc = fence(0);
     printf("fence %u nocollect %s\n", me.rank, PMIx_Error_string(rc));
     get_gen(0, "nocollect");

@@ -4,7 +4,9 @@
 //! ([`run_pmix_kvs`]), printing the same lines as the real clients for the differential test.
 //!
 //! The sequence of every rank: the job-level keys; put generation `a` (every scope × every
-//! value type), commit, fence without data collection, get every rank's `a` keys (from the
+//! value type), commit, get its own `a` keys before any fence (another process's keys before
+//! a fence race with its commit), fence without data collection, get every rank's
+//! `a` keys (from the
 //! node's store on the same node, by direct modex from another); put `b`, commit, fence with
 //! data collection, get every rank's `b` keys; optionally a missing key with a 1 s timeout on
 //! the detail targets; a last fence. Lines: `op ME PHASE TARGET KEY STATUS VALUE`.
@@ -109,7 +111,7 @@ pub fn detail_targets(proc_nodes: &[u32], me: u32) -> Vec<u32> {
 /// One read of the script.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Read {
-    /// `job`, `nocollect`, `collect` or `missing`.
+    /// `job`, `before`, `nocollect`, `collect` or `missing`.
     pub phase: &'static str,
     /// The target rank (`None`: `WILDCARD`).
     pub target: Option<u32>,
@@ -119,10 +121,11 @@ pub struct Read {
     pub timeout_s: u32,
 }
 
-/// The reads of rank `me`, in order, between the fences: `(before the first fence, after
-/// the barrier-only fence, after the collecting fence, missing keys)`.
+/// The reads of rank `me`, in order: the job's keys (before any put), its own `a` keys after
+/// committing them and before any fence, every rank's `a` keys after the
+/// barrier-only fence, its `b` keys after the collecting fence, the missing keys.
 #[must_use]
-pub fn reads(proc_nodes: &[u32], me: u32, missing: bool) -> [Vec<Read>; 4] {
+pub fn reads(proc_nodes: &[u32], me: u32, missing: bool) -> [Vec<Read>; 5] {
     let detail = detail_targets(proc_nodes, me);
     let mut job = Vec::new();
     for k in JOB_KEYS {
@@ -153,7 +156,7 @@ pub fn reads(proc_nodes: &[u32], me: u32, missing: bool) -> [Vec<Read>; 4] {
                         phase,
                         target: Some(r),
                         key: format!("{}.{s}.{ty}", if g == 0 { 'a' } else { 'b' }),
-                        timeout_s: 2,
+                        timeout_s: 10,
                     });
                 }
             }
@@ -173,8 +176,20 @@ pub fn reads(proc_nodes: &[u32], me: u32, missing: bool) -> [Vec<Read>; 4] {
     } else {
         Vec::new()
     };
+    let mut before = Vec::new();
+    for (s, _) in SCOPES {
+        for ty in TYPES {
+            before.push(Read {
+                phase: "before",
+                target: Some(me),
+                key: format!("a.{s}.{ty}"),
+                timeout_s: 5,
+            });
+        }
+    }
     [
         job,
+        before,
         generation(0, "nocollect"),
         generation(1, "collect"),
         miss,
@@ -403,8 +418,8 @@ impl<'a> Model<'a> {
         })
     }
 
-    /// Every rank puts generation `g` in every scope and type and commits; then the fence.
-    fn put_commit_fence(&mut self, g: u32, collect: bool) -> Result<(), String> {
+    /// Every rank puts generation `g` in every scope and type and commits.
+    fn put_commit(&mut self, g: u32) -> Result<(), String> {
         for (r, c) in (0u32..).zip(&mut self.clients) {
             for (s, (scope_name, scope)) in SCOPES.iter().enumerate() {
                 for (ty, name) in TYPES.iter().enumerate() {
@@ -415,6 +430,11 @@ impl<'a> Model<'a> {
             c.commit(&mut self.stores[self.proc_nodes[r as usize] as usize].0)
                 .map_err(err)?;
         }
+        Ok(())
+    }
+
+    /// A fence of every node, with or without data.
+    fn fence(&mut self, collect: bool) -> Result<(), String> {
         let blobs = self
             .stores
             .iter()
@@ -489,11 +509,17 @@ impl<'a> Model<'a> {
 pub fn run_pmix_kvs(proc_nodes: &[u32], missing: bool) -> Result<Vec<Vec<String>>, String> {
     let mut model = Model::new(proc_nodes)?;
     let n = u32::try_from(proc_nodes.len()).map_err(|_| "too many ranks")?;
-    let all: Vec<[Vec<Read>; 4]> = (0..n).map(|r| reads(proc_nodes, r, missing)).collect();
+    let all: Vec<[Vec<Read>; 5]> = (0..n).map(|r| reads(proc_nodes, r, missing)).collect();
     let mut out = vec![Vec::new(); n as usize];
-    for step in 0..4 {
-        if step == 1 || step == 2 {
-            model.put_commit_fence(u32::from(step == 2), step == 2)?;
+    for step in 0..5 {
+        match step {
+            1 => model.put_commit(0)?,
+            2 => model.fence(false)?,
+            3 => {
+                model.put_commit(1)?;
+                model.fence(true)?;
+            }
+            _ => {}
         }
         for (r, rank_reads) in (0u32..).zip(&all) {
             for read in &rank_reads[step] {

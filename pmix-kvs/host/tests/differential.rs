@@ -41,10 +41,10 @@ fn classify(proc_nodes: &[u32], real: &str, ours: &str) -> Option<&'static str> 
         ("job", "pmix.nrank", _, "SUCCESS", "NOT-FOUND") => "remote-nrank",
         // A key put with PMIX_LOCAL asked from another node, and one put with PMIX_REMOTE asked
         // on its own node: OpenPMIx says NOT_FOUND, pmix-kvs EXISTS_OUTSIDE_SCOPE.
-        ("nocollect" | "collect", _, Some(0), "NOT-FOUND", "OUTSIDE-SCOPE") => {
+        ("before" | "nocollect" | "collect", _, Some(0), "NOT-FOUND", "OUTSIDE-SCOPE") => {
             "remote-get-of-local-key"
         }
-        ("nocollect" | "collect", _, Some(1), "NOT-FOUND", "OUTSIDE-SCOPE") => {
+        ("before" | "nocollect" | "collect", _, Some(1), "NOT-FOUND", "OUTSIDE-SCOPE") => {
             "local-get-of-remote-key"
         }
         // A missing key of a process on another node whose data is here: OpenPMIx says
