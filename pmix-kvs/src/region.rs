@@ -20,6 +20,16 @@
 //!   the unfinished generation back and releases what the dead writer held. Readers see the
 //!   previous generation or the new one, never a mix.
 //!
+//! * **A lock word no live process holds** (memory corrupted, or a process that wrote where
+//!   it should not): a flag set with no owner, a slot or the writers' lock left under a
+//!   token no process has, is recovered by whoever waits on it, as a dead party's would be;
+//!   a value no party ever stores (a flag beyond 2) in a lock a live process holds is
+//!   [`Error::CorruptLock`], naming the word's offset, never a wait without end.
+//! * **Every wait can be bounded**: a [`Patience`] per handle ([`Region::with_patience`]) or
+//!   per call ([`Region::write_within`], [`RegionReader::read_within`], and the `try_`
+//!   variants that never wait) gives up with [`Error::LockWaitGaveUp`], naming the word and
+//!   the live holder's token, holding nothing.
+//!
 //! The locks are two-party (Peterson) locks rather than ticket locks so that every flag has
 //! a known owner; why, and the recovery steps, are in the protocol's notes
 //! (`region/protocol.rs`). Tested: threads of one process, reader processes forked from the
@@ -83,7 +93,7 @@ mod wait;
 
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
-use self::protocol::{Lock, Pair, Shared};
+use self::protocol::{Budget, Lock, Pair, READER, Shared, Stop, Word};
 use crate::error::{Error, Result};
 
 #[cfg(all(feature = "futex", target_os = "linux"))]
@@ -92,7 +102,7 @@ pub use self::futex::futex_wait;
 #[cfg(all(feature = "futex", target_os = "linux"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "futex", target_os = "linux"))))]
 pub use self::pid::PidLiveness;
-pub use self::wait::{RegionLiveness, RegionWait};
+pub use self::wait::{Patience, RegionLiveness, RegionWait};
 
 /// The region's magic, `b"PMIXSHM1"` as a native-endian `u64`.
 pub const MAGIC: u64 = u64::from_ne_bytes(*b"PMIXSHM1");
@@ -209,6 +219,7 @@ pub struct Region<'a> {
     copies: usize,
     wait: RegionWait,
     liveness: RegionLiveness,
+    patience: Patience,
 }
 
 fn bad(offset: usize, reason: &'static str) -> Error {
@@ -261,6 +272,7 @@ impl<'a> Region<'a> {
             copies: layout.buffering.copies(),
             wait: RegionWait::default(),
             liveness: RegionLiveness::default(),
+            patience: Patience::default(),
         };
         region.u64_at(OFF_MAGIC).store(0, Ordering::Relaxed);
         for (off, v) in [
@@ -322,6 +334,7 @@ impl<'a> Region<'a> {
             copies: 1,
             wait: RegionWait::default(),
             liveness: RegionLiveness::default(),
+            patience: Patience::default(),
         };
         if region.u64_at(OFF_MAGIC).load(Ordering::Acquire) != MAGIC {
             return Err(bad(OFF_MAGIC, "no region here (bad magic)"));
@@ -400,6 +413,22 @@ impl<'a> Region<'a> {
         self
     }
 
+    /// This handle with blocking calls ([`Region::write`], [`RegionReader::read`],
+    /// [`Region::reclaim`] and what the shared store does through them) that wait as
+    /// `patience` says before they give up with [`Error::LockWaitGaveUp`] (the default:
+    /// [`Patience::Forever`], as long as the holder lives).
+    #[must_use]
+    pub fn with_patience(mut self, patience: Patience) -> Self {
+        self.patience = patience;
+        self
+    }
+
+    /// How long this handle's blocking calls wait.
+    #[must_use]
+    pub fn patience(&self) -> Patience {
+        self.patience
+    }
+
     /// This handle with this process's owner token and the check that tells a dead process's
     /// token (the default never reclaims: [`RegionLiveness::default`]). Set it before the
     /// first [`Region::reader`] or [`Region::write`]: slot claims and the writers' lock
@@ -468,17 +497,128 @@ impl<'a> Region<'a> {
     ///
     /// A reader found dead while the writer waits on it (by the [`RegionLiveness`] check,
     /// asked every few idle rounds) has its slot seized and freed; a dead writer holding the
-    /// writers' lock is taken over from.
-    pub fn write<R>(&self, f: impl FnOnce(&WordsMut<'_, 'a>) -> R) -> R {
-        protocol::write(self, |copy| f(&WordsMut { region: self, copy }))
+    /// writers' lock is taken over from; so is every lock state that no live process holds
+    /// (a flag set with no owner: see the protocol's notes in the [module](self) doc).
+    ///
+    /// # Errors
+    /// [`Error::LockWaitGaveUp`] when the handle's [`Patience`] ran out while a live process
+    /// held a lock (naming its token); [`Error::CorruptLock`] for a lock word holding a value
+    /// no state of the protocol gives it while a live process holds that lock. Either way
+    /// `f` was not called, nothing was written and the writer holds nothing.
+    ///
+    /// # Complexity
+    /// O(slots + words) plus the waits; bounded by the handle's [`Patience`].
+    pub fn write<R>(&self, f: impl FnOnce(&WordsMut<'_, 'a>) -> R) -> Result<R> {
+        self.write_within(self.patience, f)
+    }
+
+    /// As [`Region::write`], but giving up as `patience` says instead of the handle's.
+    ///
+    /// # Errors
+    /// As [`Region::write`].
+    pub fn write_within<R>(
+        &self,
+        patience: Patience,
+        f: impl FnOnce(&WordsMut<'_, 'a>) -> R,
+    ) -> Result<R> {
+        self.bounded(patience, |budget| {
+            protocol::write(self, budget, |copy| f(&WordsMut { region: self, copy }))
+        })
+    }
+
+    /// As [`Region::write`], but never waiting: when any lock is held, gives up at once
+    /// ([`Patience::Try`]), after the recovery of states no live process holds.
+    ///
+    /// # Errors
+    /// As [`Region::write`].
+    pub fn try_write<R>(&self, f: impl FnOnce(&WordsMut<'_, 'a>) -> R) -> Result<R> {
+        self.write_within(Patience::Try, f)
     }
 
     /// Frees every reader slot whose owner the liveness check finds dead (whether it died
     /// holding a lock or between reads), under the writers' lock: the writer's maintenance,
     /// e.g. when a client process is reported gone. Returns how many slots it freed. Not
     /// from inside [`Region::write`]'s closure (the writers' lock is not reentrant).
-    pub fn reclaim(&self) -> usize {
-        protocol::reclaim(self)
+    ///
+    /// # Errors
+    /// As [`Region::write`], for the writers' lock.
+    pub fn reclaim(&self) -> Result<usize> {
+        self.bounded(self.patience, |budget| protocol::reclaim(self, budget))
+    }
+
+    /// Runs a blocking protocol operation with the budget `patience` gives, and names what
+    /// stopped it.
+    fn bounded<R>(
+        &self,
+        patience: Patience,
+        op: impl FnOnce(&Budget) -> std::result::Result<R, Stop>,
+    ) -> Result<R> {
+        let budget = Budget {
+            spins: if matches!(patience, Patience::Try) {
+                0
+            } else {
+                self.wait.spins
+            },
+            patience,
+        };
+        op(&budget).map_err(|stop| self.stop_error(stop))
+    }
+
+    /// The error for a protocol stop, with the byte offset of the word.
+    fn stop_error(&self, stop: Stop) -> Error {
+        let (word, what) = match stop {
+            Stop::Corrupt { word, .. } | Stop::GaveUp { word, .. } => (
+                word,
+                match word {
+                    Word::Flag {
+                        lock: Lock::Signal,
+                        party: READER,
+                        ..
+                    } => "a reader's flag of a slot's signal lock",
+                    Word::Flag {
+                        lock: Lock::Signal, ..
+                    } => "the writer's flag of a slot's signal lock",
+                    Word::Flag {
+                        lock: Lock::Main,
+                        party: READER,
+                        ..
+                    } => "a reader's flag of a slot's main lock",
+                    Word::Flag {
+                        lock: Lock::Main, ..
+                    } => "the writer's flag of a slot's main lock",
+                    Word::Turn { .. } => "the turn word of a slot's lock",
+                    Word::WriterHeld => "the writers' lock's sleep word",
+                },
+            ),
+        };
+        let offset = match word {
+            Word::Flag { slot, lock, party } => Self::lock_offset(slot, lock) + 4 * party,
+            Word::Turn { slot, lock } => Self::lock_offset(slot, lock) + 8,
+            Word::WriterHeld => OFF_WRITER_HELD,
+        };
+        match stop {
+            Stop::Corrupt { value, .. } => Error::CorruptLock {
+                offset,
+                value,
+                what,
+            },
+            Stop::GaveUp { holder, idles, .. } => Error::LockWaitGaveUp {
+                offset,
+                what,
+                holder,
+                idles,
+            },
+        }
+    }
+
+    /// The byte offset of slot `i`'s lock `l`.
+    fn lock_offset(i: usize, l: Lock) -> usize {
+        HEADER
+            + i * SLOT
+            + match l {
+                Lock::Signal => SLOT_SIGNAL,
+                Lock::Main => SLOT_MAIN,
+            }
     }
 
     fn claim(&self, i: usize) -> &'a AtomicU64 {
@@ -499,12 +639,7 @@ impl Shared for Region<'_> {
     }
 
     fn pair(&self, i: usize, l: Lock) -> Pair<'_, AtomicU32> {
-        let base = HEADER
-            + i * SLOT
-            + match l {
-                Lock::Signal => SLOT_SIGNAL,
-                Lock::Main => SLOT_MAIN,
-            };
+        let base = Self::lock_offset(i, l);
         Pair {
             flag: [self.u32_at(base), self.u32_at(base + 4)],
             turn: self.u32_at(base + 8),
@@ -533,10 +668,6 @@ impl Shared for Region<'_> {
 
     fn copies(&self) -> usize {
         self.copies
-    }
-
-    fn spins(&self) -> u32 {
-        self.wait.spins
     }
 
     fn spin(&self) {
@@ -575,14 +706,43 @@ impl<'a> RegionReader<'_, 'a> {
     }
 
     /// Reads under the lock: `f` sees the data words as one writer published them, never
-    /// half of a write (the lock is released even if `f` panics).
-    pub fn read<R>(&mut self, f: impl FnOnce(&Words<'_, 'a>) -> R) -> R {
-        protocol::read(self.region, self.slot, |copy| {
-            f(&Words {
-                region: self.region,
-                copy,
-            })
+    /// half of a write (the lock is released even if `f` panics). A writer found dead while
+    /// waiting, or a writer's flag that no live writer owns, is recovered from.
+    ///
+    /// # Errors
+    /// [`Error::LockWaitGaveUp`] when the region handle's [`Patience`] ran out while a live
+    /// writer held the lock (naming its token); [`Error::CorruptLock`] for a lock word
+    /// holding a value no state of the protocol gives it while a live process holds the
+    /// lock. Either way `f` was not called and the reader holds no lock (it keeps its slot).
+    ///
+    /// # Complexity
+    /// O(1) plus the wait; bounded by the handle's [`Patience`].
+    pub fn read<R>(&mut self, f: impl FnOnce(&Words<'_, 'a>) -> R) -> Result<R> {
+        self.read_within(self.region.patience, f)
+    }
+
+    /// As [`RegionReader::read`], but giving up as `patience` says instead of the handle's.
+    ///
+    /// # Errors
+    /// As [`RegionReader::read`].
+    pub fn read_within<R>(
+        &mut self,
+        patience: Patience,
+        f: impl FnOnce(&Words<'_, 'a>) -> R,
+    ) -> Result<R> {
+        let (region, slot) = (self.region, self.slot);
+        region.bounded(patience, |budget| {
+            protocol::read(region, slot, budget, |copy| f(&Words { region, copy }))
         })
+    }
+
+    /// As [`RegionReader::read`], but never waiting: gives up at once while the writer holds
+    /// the lock ([`Patience::Try`]), after the recovery of states no live process holds.
+    ///
+    /// # Errors
+    /// As [`RegionReader::read`].
+    pub fn try_read<R>(&mut self, f: impl FnOnce(&Words<'_, 'a>) -> R) -> Result<R> {
+        self.read_within(Patience::Try, f)
     }
 }
 
@@ -666,5 +826,7 @@ impl WordsMut<'_, '_> {
     }
 }
 
+#[cfg(test)]
+mod recovery_tests;
 #[cfg(test)]
 mod tests;

@@ -222,7 +222,7 @@ impl<'r, 'a> ShmReader<'r, 'a> {
                 data_base,
             })
             .map(Some)
-        })
+        })?
     }
 
     /// The publish sequence of the current image: 0 before the first publish, then one more

@@ -280,7 +280,7 @@ fn publishes_alternate_halves_and_a_torn_copy_is_never_seen() {
         p0.commit(&mut s).unwrap();
         let p = w.publish(&region, &s).unwrap();
         assert_eq!(p.sequence, u64::from(v));
-        let half = region.write(|w| w.get(W_CURRENT).unwrap() & 0xFF);
+        let half = region.write(|w| w.get(W_CURRENT).unwrap() & 0xFF).unwrap();
         assert_eq!(half, if v % 2 == 1 { 1 } else { 2 });
         assert_eq!(r.sequence(), Ok(u64::from(v)));
     }
@@ -288,11 +288,13 @@ fn publishes_alternate_halves_and_a_torn_copy_is_never_seen() {
     // A writer killed while copying the next image: the half that is not current is
     // garbage, the current word unchanged. Readers still see the last whole image.
     let words = region.words();
-    region.write(|w| {
-        for i in CONTROL..CONTROL + half_words(words) {
-            w.set(i, 0xDEAD_BEEF_DEAD_BEEF);
-        }
-    });
+    region
+        .write(|w| {
+            for i in CONTROL..CONTROL + half_words(words) {
+                w.set(i, 0xDEAD_BEEF_DEAD_BEEF);
+            }
+        })
+        .unwrap();
     assert_eq!(
         r.get_fixed(job, Rank::new(0), "v", None),
         Ok(ShmAnswer::Found(Value::U32(4)))
@@ -344,7 +346,7 @@ fn a_full_region_refuses_precisely_then_the_store_moves() {
     let mut m2 = mem_for(big);
     let region2 = Region::format(m2.bytes(), big).unwrap();
     w.publish(&region2, &s).unwrap();
-    w.retire(&region, 2, needed);
+    w.retire(&region, 2, needed).unwrap();
     assert_eq!(
         r.get_fixed(job, Rank::new(0), "small", None),
         Err(Error::StoreMoved {
@@ -521,7 +523,7 @@ proptest! {
                 w.set(2 + i, if v % 3 == 0 { v } else { v % (small + 8) });
             }
             w.set(1, (w.get(1).unwrap() & !0xFF) | half);
-        });
+        }).unwrap();
         let mut r = ShmReader::new(&region).unwrap();
         let _ = r.sequence();
         let _ = r.nspace("job");

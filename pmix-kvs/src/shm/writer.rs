@@ -312,7 +312,7 @@ impl ShmWriter {
                 capacity,
                 records,
             })
-        })
+        })?
     }
 
     /// Marks `region` as moved: the store now lives in another region of `len` bytes that
@@ -322,13 +322,17 @@ impl ShmWriter {
     ///
     /// This is how the store grows: publish into a larger region (whose length
     /// [`Error::RegionTooSmall`] gave), then retire the old one.
-    pub fn retire(&self, region: &Region<'_>, successor: u64, len: usize) {
+    ///
+    /// # Errors
+    /// The region's lock errors ([`Region::write`]): [`Error::LockWaitGaveUp`] when its
+    /// handle's patience ran out, [`Error::CorruptLock`]; nothing is marked then.
+    pub fn retire(&self, region: &Region<'_>, successor: u64, len: usize) -> Result<()> {
         region.write(|w| {
             let current = w.get(W_CURRENT).unwrap_or(0);
             w.set(W_SUCCESSOR, successor);
             w.set(W_SUCCESSOR_LEN, len as u64);
             w.set(W_MAGIC, STORE_MAGIC);
             w.set(W_CURRENT, current & !0xFF | MOVED);
-        });
+        })
     }
 }
