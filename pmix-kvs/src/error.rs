@@ -68,8 +68,10 @@ pub enum Error {
         /// Its name.
         nspace: String,
     },
-    /// An [`Nspace`](crate::Nspace) interned by another store: ids are meaningful only to the
-    /// store that made them.
+    /// An [`Nspace`](crate::Nspace) interned by another store, or a
+    /// [`ShmNspace`](crate::shm::ShmNspace) of another region (or of an older region in the
+    /// same memory, or naming another namespace than the table entry at its index): ids are
+    /// meaningful only to the store that made them.
     #[error("namespace id #{index} was interned by another store")]
     ForeignNspace {
         /// Its index in the store that made it.

@@ -58,6 +58,7 @@
 //! | 56     | data words `u64` (per copy)                                    |
 //! | 64     | writers' lock: holder's token `u64`, sleep word `u32`          |
 //! | 80     | copies of the data words `u64`: 2 ([`Buffering::Double`]) or 1 |
+//! | 88     | region id `u64` ([`Region::id`]): the embedder's name for this region, or one more than the id of the region these bytes held before (1 for fresh memory) |
 //! | 128 + 128·i | slot *i*: claim `u64` (owner token), signal and main locks: reader flag, writer flag, turn (`u32` each) |
 //! | data   | `copies` × `data words` × `u64`                                |
 //!
@@ -106,9 +107,10 @@ pub use self::wait::{Patience, RegionLiveness, RegionWait};
 
 /// The region's magic, `b"PMIXSHM1"` as a native-endian `u64`.
 pub const MAGIC: u64 = u64::from_ne_bytes(*b"PMIXSHM1");
-/// The layout version this crate formats and attaches to (2: two-party locks with owner
-/// tokens and a double-buffered data area; version 1 had ticket locks and one copy).
-pub const LAYOUT_VERSION: u64 = 2;
+/// The layout version this crate formats and attaches to (3: two-party locks with owner
+/// tokens, a double-buffered data area and a region id; version 2 had no id, version 1 had
+/// ticket locks and one copy).
+pub const LAYOUT_VERSION: u64 = 3;
 
 const OFF_MAGIC: usize = 0;
 const OFF_VERSION: usize = 8;
@@ -121,6 +123,7 @@ const OFF_WORDS: usize = 56;
 const OFF_WRITER: usize = 64;
 const OFF_WRITER_HELD: usize = 72;
 const OFF_COPIES: usize = 80;
+const OFF_ID: usize = 88;
 /// Bytes of the header (the first slot starts here).
 const HEADER: usize = 128;
 /// Bytes per reader slot.
@@ -177,6 +180,12 @@ pub struct RegionLayout {
     pub words: usize,
     /// Copies of the words ([`Buffering::Double`] by default).
     pub buffering: Buffering,
+    /// The region's id ([`Region::id`]): the embedder's name for it (a generation counter it
+    /// keeps, an inode with a creation count), or 0 (the default) for one more than the id
+    /// of a region that these bytes held before, or 1 in fresh memory. Handles that readers
+    /// of the shared store get ([`crate::shm::ShmNspace`]) carry it, and a handle of another
+    /// id is refused.
+    pub id: u64,
 }
 
 impl RegionLayout {
@@ -187,7 +196,15 @@ impl RegionLayout {
             slots,
             words,
             buffering: Buffering::Double,
+            id: 0,
         }
+    }
+
+    /// Sets the region's id (0: one more than the previous region's in the same bytes).
+    #[must_use]
+    pub const fn with_id(mut self, id: u64) -> Self {
+        self.id = id;
+        self
     }
 
     /// Sets how the words are buffered.
@@ -217,6 +234,7 @@ pub struct Region<'a> {
     data: usize,
     words: usize,
     copies: usize,
+    id: u64,
     wait: RegionWait,
     liveness: RegionLiveness,
     patience: Patience,
@@ -264,16 +282,29 @@ impl<'a> Region<'a> {
                 len: buf.len(),
             });
         }
-        let region = Self {
+        let mut region = Self {
             bytes: atomic_bytes(buf),
             slots: layout.slots,
             data: HEADER + layout.slots * SLOT,
             words: layout.words,
             copies: layout.buffering.copies(),
+            id: layout.id,
             wait: RegionWait::default(),
             liveness: RegionLiveness::default(),
             patience: Patience::default(),
         };
+        if region.id == 0 {
+            // A region of this layout here before: the next id, so that handles of the old
+            // one are refused; fresh memory: 1.
+            let before = region.u64_at(OFF_MAGIC).load(Ordering::Acquire) == MAGIC
+                && region.u64_at(OFF_VERSION).load(Ordering::Relaxed) == LAYOUT_VERSION;
+            let old = if before {
+                region.u64_at(OFF_ID).load(Ordering::Relaxed)
+            } else {
+                0
+            };
+            region.id = old.wrapping_add(1).max(1);
+        }
         region.u64_at(OFF_MAGIC).store(0, Ordering::Relaxed);
         for (off, v) in [
             (OFF_VERSION, LAYOUT_VERSION),
@@ -285,6 +316,7 @@ impl<'a> Region<'a> {
             (OFF_WORDS, layout.words as u64),
             (OFF_WRITER, protocol::FREE),
             (OFF_COPIES, region.copies as u64),
+            (OFF_ID, region.id),
         ] {
             region.u64_at(off).store(v, Ordering::Relaxed);
         }
@@ -332,6 +364,7 @@ impl<'a> Region<'a> {
             data: HEADER,
             words: 0,
             copies: 1,
+            id: 0,
             wait: RegionWait::default(),
             liveness: RegionLiveness::default(),
             patience: Patience::default(),
@@ -378,6 +411,7 @@ impl<'a> Region<'a> {
         region.data = data;
         region.words = words;
         region.copies = buffering.copies();
+        region.id = region.u64_at(OFF_ID).load(Ordering::Relaxed);
         Ok(region)
     }
 
@@ -444,6 +478,12 @@ impl<'a> Region<'a> {
     #[must_use]
     pub fn byte_len(&self) -> usize {
         self.data + 8 * self.words * self.copies
+    }
+
+    /// The region's id, as formatted ([`RegionLayout::id`]).
+    #[must_use]
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// How many reader slots the region has.
