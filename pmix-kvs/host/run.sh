@@ -9,7 +9,7 @@
 #   pmix-kvs/host/run.sh --mpi      also installs Open MPI (libopenmpi-dev, openmpi-bin) and
 #                                   runs the MPI program on simulated nodes
 #   pmix-kvs/host/run.sh --full     the scope matrix on every shape of 2-8 nodes x 1-8
-#                                   clients with every algorithm (about 5 minutes here)
+#                                   clients with every algorithm (12-19 minutes here)
 #   pmix-kvs/host/run.sh --bench    the measurements (release build): fence time per
 #                                   algorithm and node count, PMIx_Get after the fence
 #
