@@ -2,7 +2,7 @@
 # pmix-kvs under the real OpenPMIx: installs Debian's libpmix-dev (4.2.x), pkg-config and gcc
 # with apt-get where missing (as root, or through sudo), then checks and tests the host crate
 # (pmix-kvs/host: its own workspace, so that the main workspace never needs libpmix):
-# rustfmt, clippy with warnings denied, the unit tests, the scope matrix, the differential
+# rustfmt, clippy and rustdoc with warnings denied, the unit tests, the scope matrix, the differential
 # test and the killed/frozen host tests.
 #
 #   pmix-kvs/host/run.sh            what CI runs
@@ -46,6 +46,7 @@ cd "$HERE"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 cargo fmt -- --check
 cargo clippy --locked --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --locked --no-deps
 if [ "$BENCH" = 1 ]; then
     cargo build --locked --release
     HOST="$CARGO_TARGET_DIR/release/pmix-kvs-host"

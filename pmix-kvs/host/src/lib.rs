@@ -5,7 +5,7 @@
 //! server library and serves its `fence_nb` and `direct_modex` upcalls with its own
 //! collectives between the nodes. Here each node is a host process ([`node::run`]) with its
 //! own OpenPMIx server instance (Debian's libpmix, through `c/shim.c`), connected to the
-//! other hosts by TCP on the loopback ([`mesh`]); the fence is one of pmix-kvs's tree, ring
+//! other hosts by TCP on the loopback (module `mesh`); the fence is one of pmix-kvs's tree, ring
 //! or Bruck state machines carrying the servers' opaque contributions, direct modex is
 //! pmix-kvs's request/answer exchange with the owner node's server answering. Each host forks
 //! real PMIx clients (`c/client.c`, or any program such as an MPI one). [`launch`] starts a
