@@ -2,8 +2,8 @@
 # pmix-kvs under the real OpenPMIx: installs Debian's libpmix-dev (4.2.x), pkg-config and gcc
 # with apt-get where missing (as root, or through sudo), then checks and tests the host crate
 # (pmix-kvs/host: its own workspace, so that the main workspace never needs libpmix):
-# rustfmt, clippy and rustdoc with warnings denied, the unit tests, the scope matrix, the differential
-# test and the killed/frozen host tests.
+# rustfmt, clippy and rustdoc with warnings denied, the unit tests, the scope matrix, the
+# differential test and the killed/frozen host tests.
 #
 #   pmix-kvs/host/run.sh            what CI runs
 #   pmix-kvs/host/run.sh --mpi      also installs Open MPI (libopenmpi-dev, openmpi-bin) and
