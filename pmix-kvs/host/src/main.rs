@@ -111,13 +111,18 @@ fn run_main(args: &[String]) -> Result<bool, String> {
         FenceAlg::Kvs(pmix_kvs::fence::Algorithm::Bruck),
         &std::env::temp_dir().join(format!("pmix-kvs-host.{}", std::process::id())),
     );
+    // The run folder is kept when named or when the run failed.
+    let mut keep = false;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--nodes" => job.nodes = num(value(args, &mut i, "--nodes")?, "--nodes")?,
             "--per-node" => job.per_node = num(value(args, &mut i, "--per-node")?, "--per-node")?,
             "--alg" => job.alg = FenceAlg::parse(value(args, &mut i, "--alg")?)?,
-            "--dir" => job.dir = PathBuf::from(value(args, &mut i, "--dir")?),
+            "--dir" => {
+                job.dir = PathBuf::from(value(args, &mut i, "--dir")?);
+                keep = true;
+            }
             "--corrupt-fence" => {
                 let v = value(args, &mut i, "--corrupt-fence")?;
                 let (n, at) = v.split_once(':').ok_or("--corrupt-fence wants NODE:BYTE")?;
@@ -169,11 +174,18 @@ fn run_main(args: &[String]) -> Result<bool, String> {
     if !out.unfinished.is_empty() {
         println!("unfinished ranks: {:?}", out.unfinished);
     }
-    println!(
-        "elapsed {} ms, folder {}",
-        out.elapsed.as_millis(),
-        job.dir.display()
-    );
+    if ok && !keep {
+        let _ = std::fs::remove_dir_all(&job.dir);
+    }
+    if keep || !ok {
+        println!(
+            "elapsed {} ms, folder {}",
+            out.elapsed.as_millis(),
+            job.dir.display()
+        );
+    } else {
+        println!("elapsed {} ms", out.elapsed.as_millis());
+    }
     Ok(ok)
 }
 
