@@ -68,8 +68,10 @@ pub enum Error {
         /// Its name.
         nspace: String,
     },
-    /// An [`Nspace`](crate::Nspace) interned by another store: ids are meaningful only to the
-    /// store that made them.
+    /// An [`Nspace`](crate::Nspace) interned by another store, or a
+    /// [`ShmNspace`](crate::shm::ShmNspace) of another region (or of an older region in the
+    /// same memory, or naming another namespace than the table entry at its index): ids are
+    /// meaningful only to the store that made them.
     #[error("namespace id #{index} was interned by another store")]
     ForeignNspace {
         /// Its index in the store that made it.
@@ -243,6 +245,34 @@ pub enum Error {
         /// The successor region's length in bytes.
         len: usize,
     },
+    /// A lock word of a shared region holds a value that no state of the lock protocol gives
+    /// it (a flag or sleep word beyond 2, a turn word beyond 1) while a live process holds the
+    /// lock: no unlock would ever clear it, so the waiter stops instead of waiting for ever.
+    #[error("corrupt lock word at offset {offset} ({what}): {value}")]
+    CorruptLock {
+        /// Byte offset of the word from the region's start.
+        offset: usize,
+        /// Which word it is.
+        what: &'static str,
+        /// The value it held.
+        value: u64,
+    },
+    /// A bounded wait for a lock of a shared region gave up: the lock's holder is alive, by
+    /// the region's liveness check, and kept it for the whole
+    /// [`Patience`](crate::region::Patience).
+    #[error(
+        "gave up after {idles} idle round(s) waiting on the lock word at offset {offset} ({what}): held by live owner {holder}"
+    )]
+    LockWaitGaveUp {
+        /// Byte offset of the word waited on.
+        offset: usize,
+        /// Which word it is.
+        what: &'static str,
+        /// The holder's owner token (a pid with `region::PidLiveness`).
+        holder: u64,
+        /// Idle rounds waited.
+        idles: u64,
+    },
     /// A direct-modex answer that matches no outstanding request.
     #[error("direct-modex answer {seq} matches no outstanding request")]
     UnknownDmodex {
@@ -285,6 +315,8 @@ impl Error {
             | Self::Unordered { .. }
             | Self::BadFenceMessage { .. } => ERR_UNPACK_FAILURE,
             Self::Encode { .. } => ERR_PACK_FAILURE,
+            Self::CorruptLock { .. } => ERROR,
+            Self::LockWaitGaveUp { .. } => ERR_TIMEOUT,
         }
     }
 }

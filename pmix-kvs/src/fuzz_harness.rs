@@ -8,6 +8,7 @@
 
 use crate::codec::{self, CompactOptions, IntEncoding, Layout};
 use crate::fence::{Algorithm, FenceNode, Message};
+use crate::{DmodexAnswer, DmodexRequest, JobInfo, NodeStore, Rank};
 
 /// Target `pmix_blob_decode`: decodes arbitrary bytes as a fence blob; whatever decodes must
 /// re-encode in every layout and decode back to the same blob.
@@ -53,6 +54,43 @@ pub fn fence_message_decode(data: &[u8]) {
             }
         }
     }
+}
+
+/// Target `pmix_dmodex_decode`: decodes arbitrary bytes as a direct-modex request and as an
+/// answer; whatever decodes must re-encode to the same bytes (both layouts are canonical),
+/// and an answer handed to a node store (for a remote rank of a registered job) must be
+/// applied or refused, never panic.
+///
+/// # Panics
+/// Only when a re-encoding differs (a codec bug) or applying the answer panics.
+pub fn dmodex_decode(data: &[u8]) {
+    if let Ok(req) = DmodexRequest::decode(data) {
+        let again = req.encode().expect("a decoded request re-encodes");
+        assert_eq!(again, data, "request: decode then encode is the identity");
+    }
+    let Ok(answer) = DmodexAnswer::decode(data) else {
+        return;
+    };
+    assert_eq!(
+        answer.encode(),
+        data,
+        "answer: decode then encode is the identity"
+    );
+    let mut store = NodeStore::new();
+    let info = JobInfo::new(4, "n1")
+        .with_local_peers([Rank::new(2), Rank::new(3)])
+        .with_num_nodes(2)
+        .with_proc_nodes(vec![0, 0, 1, 1]);
+    if store.register_job("job", &info).is_err() {
+        return;
+    }
+    let req = DmodexRequest {
+        nspace: "job".into(),
+        rank: Rank::new(0),
+        key: "k".into(),
+        node: Some(0),
+    };
+    let _ = store.apply_dmodex(&req, &answer);
 }
 
 #[cfg(test)]
@@ -101,6 +139,30 @@ mod tests {
                 "{}",
                 path.display()
             );
+            files += 1;
+        }
+        assert!(files >= 5, "corpus at {dir} has {files} files");
+    }
+
+    /// Replays every committed corpus file of the `pmix_dmodex_decode` target: the valid
+    /// requests (`req*`) and answers (`ans*`) must decode as such, the broken ones (`bad*`,
+    /// `truncated*`) as neither.
+    #[test]
+    fn replay_pmix_dmodex_decode_corpus() {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/corpus/pmix_dmodex_decode"
+        );
+        let mut files = 0;
+        for entry in std::fs::read_dir(dir).expect("the corpus directory exists") {
+            let path = entry.expect("readable entry").path();
+            let data = std::fs::read(&path).expect("readable corpus file");
+            super::dmodex_decode(&data);
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let req = crate::DmodexRequest::decode(&data).is_ok();
+            let ans = crate::DmodexAnswer::decode(&data).is_ok();
+            let want = (name.starts_with("req"), name.starts_with("ans"));
+            assert_eq!((req, ans), want, "{}", path.display());
             files += 1;
         }
         assert!(files >= 5, "corpus at {dir} has {files} files");

@@ -36,6 +36,8 @@
 //! * [`shm`]: the node store in such a region: the server publishes its [`NodeStore`]
 //!   ([`shm::ShmWriter`]), processes attached to the region look values up through its
 //!   2N-lock ([`shm::ShmReader`]), fixed-size values without allocating.
+//! * [`dmodex`]: direct modex's request and answer and their bytes on a wire; a key the
+//!   target committed only for its own node answers "exists outside scope", never a wait.
 //! * [`codec`]: naive and compact fence-blob layouts (LEB128 or flex128 integers).
 //! * [`keys`]: the reserved keys a resource manager registers; [`workload`]: synthetic modex
 //!   data of a chosen shape.
@@ -81,6 +83,7 @@
 
 mod blob;
 pub mod codec;
+pub mod dmodex;
 mod error;
 pub mod fence;
 #[cfg(any(test, fuzzing))]
@@ -101,10 +104,11 @@ mod varint;
 pub mod workload;
 
 pub use blob::{FenceBlob, ProcEntry};
+pub use dmodex::{DmodexAnswer, DmodexRequest};
 pub use error::{Error, Result, status};
 pub use ident::{MAX_NSLEN, Nspace, ProcId, Rank};
 pub use lock::WaitStrategy;
-pub use store::{Client, DmodexAnswer, DmodexRequest, GetOptions, GetOutcome, JobInfo, NodeStore};
+pub use store::{Client, GetOptions, GetOutcome, JobInfo, NodeStore};
 pub use value::{DataType, Scope, Value};
 
 /// The README's examples, compiled and run as doctests.

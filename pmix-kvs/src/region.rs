@@ -20,6 +20,16 @@
 //!   the unfinished generation back and releases what the dead writer held. Readers see the
 //!   previous generation or the new one, never a mix.
 //!
+//! * **A lock word no live process holds** (memory corrupted, or a process that wrote where
+//!   it should not): a flag set with no owner, a slot or the writers' lock left under a
+//!   token no process has, is recovered by whoever waits on it, as a dead party's would be;
+//!   a value no party ever stores (a flag beyond 2) in a lock a live process holds is
+//!   [`Error::CorruptLock`], naming the word's offset, never a wait without end.
+//! * **Every wait can be bounded**: a [`Patience`] per handle ([`Region::with_patience`]) or
+//!   per call ([`Region::write_within`], [`RegionReader::read_within`], and the `try_`
+//!   variants that never wait) gives up with [`Error::LockWaitGaveUp`], naming the word and
+//!   the live holder's token, holding nothing.
+//!
 //! The locks are two-party (Peterson) locks rather than ticket locks so that every flag has
 //! a known owner; why, and the recovery steps, are in the protocol's notes
 //! (`region/protocol.rs`). Tested: threads of one process, reader processes forked from the
@@ -48,6 +58,7 @@
 //! | 56     | data words `u64` (per copy)                                    |
 //! | 64     | writers' lock: holder's token `u64`, sleep word `u32`          |
 //! | 80     | copies of the data words `u64`: 2 ([`Buffering::Double`]) or 1 |
+//! | 88     | region id `u64` ([`Region::id`]): the embedder's name for this region, or one more than the id of the region these bytes held before (1 for fresh memory) |
 //! | 128 + 128·i | slot *i*: claim `u64` (owner token), signal and main locks: reader flag, writer flag, turn (`u32` each) |
 //! | data   | `copies` × `data words` × `u64`                                |
 //!
@@ -83,7 +94,7 @@ mod wait;
 
 use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
-use self::protocol::{Lock, Pair, Shared};
+use self::protocol::{Budget, Lock, Pair, READER, Shared, Stop, Word};
 use crate::error::{Error, Result};
 
 #[cfg(all(feature = "futex", target_os = "linux"))]
@@ -92,13 +103,14 @@ pub use self::futex::futex_wait;
 #[cfg(all(feature = "futex", target_os = "linux"))]
 #[cfg_attr(docsrs, doc(cfg(all(feature = "futex", target_os = "linux"))))]
 pub use self::pid::PidLiveness;
-pub use self::wait::{RegionLiveness, RegionWait};
+pub use self::wait::{Patience, RegionLiveness, RegionWait};
 
 /// The region's magic, `b"PMIXSHM1"` as a native-endian `u64`.
 pub const MAGIC: u64 = u64::from_ne_bytes(*b"PMIXSHM1");
-/// The layout version this crate formats and attaches to (2: two-party locks with owner
-/// tokens and a double-buffered data area; version 1 had ticket locks and one copy).
-pub const LAYOUT_VERSION: u64 = 2;
+/// The layout version this crate formats and attaches to (3: two-party locks with owner
+/// tokens, a double-buffered data area and a region id; version 2 had no id, version 1 had
+/// ticket locks and one copy).
+pub const LAYOUT_VERSION: u64 = 3;
 
 const OFF_MAGIC: usize = 0;
 const OFF_VERSION: usize = 8;
@@ -111,6 +123,7 @@ const OFF_WORDS: usize = 56;
 const OFF_WRITER: usize = 64;
 const OFF_WRITER_HELD: usize = 72;
 const OFF_COPIES: usize = 80;
+const OFF_ID: usize = 88;
 /// Bytes of the header (the first slot starts here).
 const HEADER: usize = 128;
 /// Bytes per reader slot.
@@ -167,6 +180,12 @@ pub struct RegionLayout {
     pub words: usize,
     /// Copies of the words ([`Buffering::Double`] by default).
     pub buffering: Buffering,
+    /// The region's id ([`Region::id`]): the embedder's name for it (a generation counter it
+    /// keeps, an inode with a creation count), or 0 (the default) for one more than the id
+    /// of a region that these bytes held before, or 1 in fresh memory. Handles that readers
+    /// of the shared store get ([`crate::shm::ShmNspace`]) carry it, and a handle of another
+    /// id is refused.
+    pub id: u64,
 }
 
 impl RegionLayout {
@@ -177,7 +196,15 @@ impl RegionLayout {
             slots,
             words,
             buffering: Buffering::Double,
+            id: 0,
         }
+    }
+
+    /// Sets the region's id (0: one more than the previous region's in the same bytes).
+    #[must_use]
+    pub const fn with_id(mut self, id: u64) -> Self {
+        self.id = id;
+        self
     }
 
     /// Sets how the words are buffered.
@@ -207,8 +234,10 @@ pub struct Region<'a> {
     data: usize,
     words: usize,
     copies: usize,
+    id: u64,
     wait: RegionWait,
     liveness: RegionLiveness,
+    patience: Patience,
 }
 
 fn bad(offset: usize, reason: &'static str) -> Error {
@@ -253,15 +282,29 @@ impl<'a> Region<'a> {
                 len: buf.len(),
             });
         }
-        let region = Self {
+        let mut region = Self {
             bytes: atomic_bytes(buf),
             slots: layout.slots,
             data: HEADER + layout.slots * SLOT,
             words: layout.words,
             copies: layout.buffering.copies(),
+            id: layout.id,
             wait: RegionWait::default(),
             liveness: RegionLiveness::default(),
+            patience: Patience::default(),
         };
+        if region.id == 0 {
+            // A region of this layout here before: the next id, so that handles of the old
+            // one are refused; fresh memory: 1.
+            let before = region.u64_at(OFF_MAGIC).load(Ordering::Acquire) == MAGIC
+                && region.u64_at(OFF_VERSION).load(Ordering::Relaxed) == LAYOUT_VERSION;
+            let old = if before {
+                region.u64_at(OFF_ID).load(Ordering::Relaxed)
+            } else {
+                0
+            };
+            region.id = old.wrapping_add(1).max(1);
+        }
         region.u64_at(OFF_MAGIC).store(0, Ordering::Relaxed);
         for (off, v) in [
             (OFF_VERSION, LAYOUT_VERSION),
@@ -273,6 +316,7 @@ impl<'a> Region<'a> {
             (OFF_WORDS, layout.words as u64),
             (OFF_WRITER, protocol::FREE),
             (OFF_COPIES, region.copies as u64),
+            (OFF_ID, region.id),
         ] {
             region.u64_at(off).store(v, Ordering::Relaxed);
         }
@@ -320,8 +364,10 @@ impl<'a> Region<'a> {
             data: HEADER,
             words: 0,
             copies: 1,
+            id: 0,
             wait: RegionWait::default(),
             liveness: RegionLiveness::default(),
+            patience: Patience::default(),
         };
         if region.u64_at(OFF_MAGIC).load(Ordering::Acquire) != MAGIC {
             return Err(bad(OFF_MAGIC, "no region here (bad magic)"));
@@ -365,6 +411,7 @@ impl<'a> Region<'a> {
         region.data = data;
         region.words = words;
         region.copies = buffering.copies();
+        region.id = region.u64_at(OFF_ID).load(Ordering::Relaxed);
         Ok(region)
     }
 
@@ -400,6 +447,22 @@ impl<'a> Region<'a> {
         self
     }
 
+    /// This handle with blocking calls ([`Region::write`], [`RegionReader::read`],
+    /// [`Region::reclaim`] and what the shared store does through them) that wait as
+    /// `patience` says before they give up with [`Error::LockWaitGaveUp`] (the default:
+    /// [`Patience::Forever`], as long as the holder lives).
+    #[must_use]
+    pub fn with_patience(mut self, patience: Patience) -> Self {
+        self.patience = patience;
+        self
+    }
+
+    /// How long this handle's blocking calls wait.
+    #[must_use]
+    pub fn patience(&self) -> Patience {
+        self.patience
+    }
+
     /// This handle with this process's owner token and the check that tells a dead process's
     /// token (the default never reclaims: [`RegionLiveness::default`]). Set it before the
     /// first [`Region::reader`] or [`Region::write`]: slot claims and the writers' lock
@@ -415,6 +478,12 @@ impl<'a> Region<'a> {
     #[must_use]
     pub fn byte_len(&self) -> usize {
         self.data + 8 * self.words * self.copies
+    }
+
+    /// The region's id, as formatted ([`RegionLayout::id`]).
+    #[must_use]
+    pub fn id(&self) -> u64 {
+        self.id
     }
 
     /// How many reader slots the region has.
@@ -468,17 +537,128 @@ impl<'a> Region<'a> {
     ///
     /// A reader found dead while the writer waits on it (by the [`RegionLiveness`] check,
     /// asked every few idle rounds) has its slot seized and freed; a dead writer holding the
-    /// writers' lock is taken over from.
-    pub fn write<R>(&self, f: impl FnOnce(&WordsMut<'_, 'a>) -> R) -> R {
-        protocol::write(self, |copy| f(&WordsMut { region: self, copy }))
+    /// writers' lock is taken over from; so is every lock state that no live process holds
+    /// (a flag set with no owner: see the protocol's notes in the [module](self) doc).
+    ///
+    /// # Errors
+    /// [`Error::LockWaitGaveUp`] when the handle's [`Patience`] ran out while a live process
+    /// held a lock (naming its token); [`Error::CorruptLock`] for a lock word holding a value
+    /// no state of the protocol gives it while a live process holds that lock. Either way
+    /// `f` was not called, nothing was written and the writer holds nothing.
+    ///
+    /// # Complexity
+    /// O(slots + words) plus the waits; bounded by the handle's [`Patience`].
+    pub fn write<R>(&self, f: impl FnOnce(&WordsMut<'_, 'a>) -> R) -> Result<R> {
+        self.write_within(self.patience, f)
+    }
+
+    /// As [`Region::write`], but giving up as `patience` says instead of the handle's.
+    ///
+    /// # Errors
+    /// As [`Region::write`].
+    pub fn write_within<R>(
+        &self,
+        patience: Patience,
+        f: impl FnOnce(&WordsMut<'_, 'a>) -> R,
+    ) -> Result<R> {
+        self.bounded(patience, |budget| {
+            protocol::write(self, budget, |copy| f(&WordsMut { region: self, copy }))
+        })
+    }
+
+    /// As [`Region::write`], but never waiting: when any lock is held, gives up at once
+    /// ([`Patience::Try`]), after the recovery of states no live process holds.
+    ///
+    /// # Errors
+    /// As [`Region::write`].
+    pub fn try_write<R>(&self, f: impl FnOnce(&WordsMut<'_, 'a>) -> R) -> Result<R> {
+        self.write_within(Patience::Try, f)
     }
 
     /// Frees every reader slot whose owner the liveness check finds dead (whether it died
     /// holding a lock or between reads), under the writers' lock: the writer's maintenance,
     /// e.g. when a client process is reported gone. Returns how many slots it freed. Not
     /// from inside [`Region::write`]'s closure (the writers' lock is not reentrant).
-    pub fn reclaim(&self) -> usize {
-        protocol::reclaim(self)
+    ///
+    /// # Errors
+    /// As [`Region::write`], for the writers' lock.
+    pub fn reclaim(&self) -> Result<usize> {
+        self.bounded(self.patience, |budget| protocol::reclaim(self, budget))
+    }
+
+    /// Runs a blocking protocol operation with the budget `patience` gives, and names what
+    /// stopped it.
+    fn bounded<R>(
+        &self,
+        patience: Patience,
+        op: impl FnOnce(&Budget) -> std::result::Result<R, Stop>,
+    ) -> Result<R> {
+        let budget = Budget {
+            spins: if matches!(patience, Patience::Try) {
+                0
+            } else {
+                self.wait.spins
+            },
+            patience,
+        };
+        op(&budget).map_err(|stop| self.stop_error(stop))
+    }
+
+    /// The error for a protocol stop, with the byte offset of the word.
+    fn stop_error(&self, stop: Stop) -> Error {
+        let (word, what) = match stop {
+            Stop::Corrupt { word, .. } | Stop::GaveUp { word, .. } => (
+                word,
+                match word {
+                    Word::Flag {
+                        lock: Lock::Signal,
+                        party: READER,
+                        ..
+                    } => "a reader's flag of a slot's signal lock",
+                    Word::Flag {
+                        lock: Lock::Signal, ..
+                    } => "the writer's flag of a slot's signal lock",
+                    Word::Flag {
+                        lock: Lock::Main,
+                        party: READER,
+                        ..
+                    } => "a reader's flag of a slot's main lock",
+                    Word::Flag {
+                        lock: Lock::Main, ..
+                    } => "the writer's flag of a slot's main lock",
+                    Word::Turn { .. } => "the turn word of a slot's lock",
+                    Word::WriterHeld => "the writers' lock's sleep word",
+                },
+            ),
+        };
+        let offset = match word {
+            Word::Flag { slot, lock, party } => Self::lock_offset(slot, lock) + 4 * party,
+            Word::Turn { slot, lock } => Self::lock_offset(slot, lock) + 8,
+            Word::WriterHeld => OFF_WRITER_HELD,
+        };
+        match stop {
+            Stop::Corrupt { value, .. } => Error::CorruptLock {
+                offset,
+                value,
+                what,
+            },
+            Stop::GaveUp { holder, idles, .. } => Error::LockWaitGaveUp {
+                offset,
+                what,
+                holder,
+                idles,
+            },
+        }
+    }
+
+    /// The byte offset of slot `i`'s lock `l`.
+    fn lock_offset(i: usize, l: Lock) -> usize {
+        HEADER
+            + i * SLOT
+            + match l {
+                Lock::Signal => SLOT_SIGNAL,
+                Lock::Main => SLOT_MAIN,
+            }
     }
 
     fn claim(&self, i: usize) -> &'a AtomicU64 {
@@ -499,12 +679,7 @@ impl Shared for Region<'_> {
     }
 
     fn pair(&self, i: usize, l: Lock) -> Pair<'_, AtomicU32> {
-        let base = HEADER
-            + i * SLOT
-            + match l {
-                Lock::Signal => SLOT_SIGNAL,
-                Lock::Main => SLOT_MAIN,
-            };
+        let base = Self::lock_offset(i, l);
         Pair {
             flag: [self.u32_at(base), self.u32_at(base + 4)],
             turn: self.u32_at(base + 8),
@@ -533,10 +708,6 @@ impl Shared for Region<'_> {
 
     fn copies(&self) -> usize {
         self.copies
-    }
-
-    fn spins(&self) -> u32 {
-        self.wait.spins
     }
 
     fn spin(&self) {
@@ -575,14 +746,43 @@ impl<'a> RegionReader<'_, 'a> {
     }
 
     /// Reads under the lock: `f` sees the data words as one writer published them, never
-    /// half of a write (the lock is released even if `f` panics).
-    pub fn read<R>(&mut self, f: impl FnOnce(&Words<'_, 'a>) -> R) -> R {
-        protocol::read(self.region, self.slot, |copy| {
-            f(&Words {
-                region: self.region,
-                copy,
-            })
+    /// half of a write (the lock is released even if `f` panics). A writer found dead while
+    /// waiting, or a writer's flag that no live writer owns, is recovered from.
+    ///
+    /// # Errors
+    /// [`Error::LockWaitGaveUp`] when the region handle's [`Patience`] ran out while a live
+    /// writer held the lock (naming its token); [`Error::CorruptLock`] for a lock word
+    /// holding a value no state of the protocol gives it while a live process holds the
+    /// lock. Either way `f` was not called and the reader holds no lock (it keeps its slot).
+    ///
+    /// # Complexity
+    /// O(1) plus the wait; bounded by the handle's [`Patience`].
+    pub fn read<R>(&mut self, f: impl FnOnce(&Words<'_, 'a>) -> R) -> Result<R> {
+        self.read_within(self.region.patience, f)
+    }
+
+    /// As [`RegionReader::read`], but giving up as `patience` says instead of the handle's.
+    ///
+    /// # Errors
+    /// As [`RegionReader::read`].
+    pub fn read_within<R>(
+        &mut self,
+        patience: Patience,
+        f: impl FnOnce(&Words<'_, 'a>) -> R,
+    ) -> Result<R> {
+        let (region, slot) = (self.region, self.slot);
+        region.bounded(patience, |budget| {
+            protocol::read(region, slot, budget, |copy| f(&Words { region, copy }))
         })
+    }
+
+    /// As [`RegionReader::read`], but never waiting: gives up at once while the writer holds
+    /// the lock ([`Patience::Try`]), after the recovery of states no live process holds.
+    ///
+    /// # Errors
+    /// As [`RegionReader::read`].
+    pub fn try_read<R>(&mut self, f: impl FnOnce(&Words<'_, 'a>) -> R) -> Result<R> {
+        self.read_within(Patience::Try, f)
     }
 }
 
@@ -666,5 +866,7 @@ impl WordsMut<'_, '_> {
     }
 }
 
+#[cfg(test)]
+mod recovery_tests;
 #[cfg(test)]
 mod tests;

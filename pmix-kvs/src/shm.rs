@@ -12,7 +12,7 @@
 //!
 //! | word | field |
 //! |------|-------|
-//! | 0 | magic `b"PMIXKVS1"` (0 before the first publish) |
+//! | 0 | magic `b"PMIXKVS2"` (0 before the first publish; image layout 2) |
 //! | 1 | current half (bits 0..8: 1 or 2; 3 once the store moved) and publish sequence (bits 8..) |
 //! | 2, 3 | after a move: the successor's identity and length in bytes |
 //! | 4 .. 4+H | half 1; then half 2, H = (data words − 4) / 2 words each |
@@ -24,7 +24,7 @@
 //! | 0..8 | words used, publish sequence, fence epoch, namespaces, namespace table offset, index buckets (a power of two), index offset, records |
 //! | names | each namespace's name, bytes packed little-endian into words |
 //! | records | namespace index and rank (one word), descriptor (key length, type code, scope code, flags: on this node, exists outside scope), value word (a fixed-size value, or the byte length), the key's bytes, the value's bytes |
-//! | table | per namespace: job size, name length and flags; name offset |
+//! | table | per namespace: job size, name length and flags; name offset; the name's hash (checked against a [`ShmNspace`] handle's) |
 //! | index | open addressing with linear probing: a record's offset or 0, at the FxHash of (namespace index, rank, key) |
 //!
 //! Strings and byte objects are stored as bytes; processes and arrays as a one-pair compact

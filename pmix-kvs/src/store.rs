@@ -27,6 +27,7 @@ use fabric_model::{Fabric, Nanos, NodeId};
 
 use crate::blob::{FenceBlob, ProcEntry};
 use crate::codec;
+use crate::dmodex::{DmodexAnswer, DmodexRequest};
 use crate::error::{Error, Result, status};
 use crate::ident::{Nspace, NspaceTable, ProcId, Rank, check_nspace};
 use crate::keyhash::{bytes_eq, hash_pair};
@@ -48,6 +49,9 @@ struct ProcData {
     /// Data that leaves the node (`Remote`, `Global`): of local processes, what they committed;
     /// of remote processes, what fences and direct modex brought.
     remote: KeyMap<Entry>,
+    /// Of remote processes: keys their node answered exist only in a scope this node cannot
+    /// see ([`DmodexAnswer::OutsideScope`]); no value comes with them.
+    outside: KeyMap<()>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -381,30 +385,6 @@ impl<V> GetOutcome<V> {
     }
 }
 
-/// A direct-modex request: "send me the data of `rank` of `nspace`" (Slurm `pmixp_dmdx.c`;
-/// PMIx `dmodex_req_fn`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DmodexRequest {
-    /// The target's namespace name.
-    pub nspace: String,
-    /// The target's rank.
-    pub rank: Rank,
-    /// The key that was asked for (`PMIX_REQUIRED_KEY`): the target's node answers once that
-    /// key is posted.
-    pub key: String,
-    /// The node to send it to, when the job's process map is known.
-    pub node: Option<u32>,
-}
-
-/// A node's answer to a [`DmodexRequest`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DmodexAnswer {
-    /// The target's whole off-node data (not only the key asked for), as a compact blob.
-    Data(Vec<u8>),
-    /// The required key is not posted yet: ask again later (the serving node holds the request).
-    NotYet,
-}
-
 /// The data store of one node, shared by its processes.
 #[derive(Debug, Clone, Default)]
 pub struct NodeStore {
@@ -705,8 +685,14 @@ impl NodeStore {
     }
 
     /// Answers a direct-modex request for one of this node's processes: all its off-node data
-    /// (PMIx returns the whole set, not one key), or [`DmodexAnswer::NotYet`] while the
-    /// required key is not committed.
+    /// (PMIx returns the whole set, not one key) once the required key is committed in a scope
+    /// that leaves the node ([`Scope::Remote`], [`Scope::Global`]);
+    /// [`DmodexAnswer::OutsideScope`] when it is committed only with [`Scope::Local`] (PMIx
+    /// Standard v5.0, `PMIx_Get`: "`PMIX_ERR_EXISTS_OUTSIDE_SCOPE` The requested key exists,
+    /// but was posted in a scope that does not include the requester"; OpenPMIx 4.2's server
+    /// answers `PMIX_ERR_NOT_FOUND` there instead); [`DmodexAnswer::NotYet`] while it is not
+    /// committed at all (the Standard: "the request shall be held until either the target
+    /// process provides the data or, if given, the `PMIX_TIMEOUT` is reached").
     ///
     /// # Errors
     /// [`Error::UnknownNspace`], [`Error::NotLocal`] when the target is not on this node, or a
@@ -723,7 +709,13 @@ impl NodeStore {
             return Ok(DmodexAnswer::NotYet);
         };
         if !p.remote.contains_key(&req.key) {
-            return Ok(DmodexAnswer::NotYet);
+            // Committed for this node only (`Scope::Local`): it exists, and the requester
+            // will never see it, so say so rather than hold the request for ever.
+            return Ok(if p.local.contains_key(&req.key) {
+                DmodexAnswer::OutsideScope
+            } else {
+                DmodexAnswer::NotYet
+            });
         }
         let blob = FenceBlob {
             nspace: req.nspace.clone(),
@@ -740,14 +732,22 @@ impl NodeStore {
     }
 
     /// Hands in the answer to a direct-modex request: fills this node's store with the
-    /// target's data so that the `get` completes when asked again.
+    /// target's data so that the `get` completes when asked again; for
+    /// [`DmodexAnswer::OutsideScope`], records that the key exists out of this node's sight,
+    /// so that a `get` of it answers [`GetOutcome::ExistsOutsideScope`] (and the request is
+    /// no longer outstanding: a `get` of another absent key forwards again);
+    /// [`DmodexAnswer::NotYet`] changes nothing.
     ///
     /// # Errors
     /// A codec error for a corrupt answer; [`Error::BadFenceMessage`] if it carries another
-    /// process's data.
+    /// process's data; for an outside-scope answer, [`Error::BadNspaceLength`] or
+    /// [`Error::BadKeyLength`] for a request no `get` forwards, and [`Error::BadRank`] for a
+    /// rank of this node (whose data this node has) or not a process.
     pub fn apply_dmodex(&mut self, req: &DmodexRequest, answer: &DmodexAnswer) -> Result<()> {
-        let DmodexAnswer::Data(bytes) = answer else {
-            return Ok(());
+        let bytes = match answer {
+            DmodexAnswer::Data(bytes) => bytes,
+            DmodexAnswer::NotYet => return Ok(()),
+            DmodexAnswer::OutsideScope => return self.note_outside(req),
         };
         let blob = codec::decode(bytes)?;
         if blob.nspace != req.nspace || blob.entries.iter().any(|e| e.rank != req.rank) {
@@ -758,6 +758,33 @@ impl NodeStore {
             });
         }
         self.store_remote(&blob)
+    }
+
+    /// Records an outside-scope answer: `req.key` of `req.rank` exists where this node's
+    /// processes cannot see it.
+    fn note_outside(&mut self, req: &DmodexRequest) -> Result<()> {
+        keys::check_key(&req.key)?;
+        if !req.rank.is_valid() {
+            return Err(Error::BadRank {
+                rank: req.rank,
+                reason: "a direct-modex answer is for one process",
+            });
+        }
+        let ns = self.nspace(&req.nspace)?;
+        let job = self.job_mut(ns)?;
+        if job.is_local(req.rank) {
+            return Err(Error::BadRank {
+                rank: req.rank,
+                reason: "a direct-modex answer for a process of this node",
+            });
+        }
+        job.dmodex_sent.remove(&req.rank);
+        job.procs
+            .entry(req.rank)
+            .or_default()
+            .outside
+            .insert(&req.key, ());
+        Ok(())
     }
 
     /// Checks that `target` can hold data: its namespace is this store's, its rank is a process below the job size (when
@@ -825,7 +852,7 @@ impl NodeStore {
         match visible.get(key) {
             Some((scope, v)) if want.is_none_or(|w| covers(w, *scope, on_node)) => Lookup::Found(v),
             Some(_) => Lookup::Outside,
-            None if other.contains_key(key) => Lookup::Outside,
+            None if other.contains_key(key) || p.outside.contains_key(key) => Lookup::Outside,
             None => Lookup::Missing,
         }
     }
@@ -1252,6 +1279,21 @@ impl NodeStore {
                 for (k, (scope, v)) in other.iter() {
                     if !keys::is_reserved(k) && !visible.contains_key(k) {
                         sink.pair(index, r, k, v, Some(*scope), p.on_node, false)?;
+                    }
+                }
+                // Keys another node said exist out of this node's sight: markers only (a
+                // reader never gets an outside-scope record's value).
+                for (k, ()) in p.outside.iter() {
+                    if !keys::is_reserved(k) && !visible.contains_key(k) && !other.contains_key(k) {
+                        sink.pair(
+                            index,
+                            r,
+                            k,
+                            &Value::Bool(false),
+                            Some(Scope::Local),
+                            false,
+                            false,
+                        )?;
                     }
                 }
             }

@@ -272,3 +272,62 @@ fn region_two_readers_one_writer() {
         assert_eq!(m.generation(), 4);
     });
 }
+
+/// A reader flag left set with no owner (its slot's claim free), as corrupt memory would:
+/// a writer recovers it while a new reader may claim the slot at the same time; the reader
+/// sees whole writes, nobody wedges, and every flag is clear at the end.
+#[test]
+fn region_orphaned_reader_flag() {
+    model(2, || {
+        let m = Arc::new(Model::new(1, 2));
+        m.set_flag(0, true, false, 1);
+        let w = m.clone();
+        let t = thread::spawn(move || w.party(2).write(1));
+        let me = m.party(1);
+        // The writer may hold the slot seized while it clears the flag: then no slot.
+        if let Some(slot) = me.claim() {
+            let seen = me.read(slot);
+            assert!(seen[0] == seen[1], "torn: {seen:?}");
+            me.release(slot);
+        }
+        t.join().unwrap();
+        assert!(m.flags_clear());
+        let slot = me.claim().expect("the slot is free again");
+        assert_eq!(me.read(slot), [1, 1]);
+    });
+}
+
+/// A writer flag left set with the writers' lock free, as corrupt memory would: a reader
+/// waiting on it takes the lock over and clears it while a writer may start at the same
+/// time; the reader sees whole writes and nobody wedges.
+#[test]
+fn region_orphaned_writer_flag() {
+    model(2, || {
+        let m = Arc::new(Model::new(1, 2));
+        m.set_flag(0, false, true, 2);
+        let w = m.clone();
+        let t = thread::spawn(move || w.party(2).write(1));
+        let me = m.party(1);
+        let slot = me.claim().unwrap();
+        let seen = me.read(slot);
+        assert!(seen[0] == seen[1], "torn: {seen:?}");
+        t.join().unwrap();
+        assert_eq!(me.read(slot), [1, 1]);
+        assert!(m.flags_clear());
+    });
+}
+
+/// The writers' owner word left as the reserved seized token: two writers race to take it
+/// over; both finish, one after the other.
+#[test]
+fn region_seized_writer_owner() {
+    model(2, || {
+        let m = Arc::new(Model::new(1, 1));
+        m.set_writer_owner(u64::MAX);
+        let w = m.clone();
+        let t = thread::spawn(move || w.party(2).write(7));
+        m.party(3).write(9);
+        t.join().unwrap();
+        assert_eq!(m.generation(), 4);
+    });
+}

@@ -79,17 +79,19 @@ mod linux {
             let Ok(mut me) = r.reader() else { return 11 };
             let mut last = 0;
             let start = Instant::now();
-            let waited = me.read(|w| {
-                ctl.a_inside.store(1, Ordering::Release);
-                while ctl.b_reads.load(Ordering::Acquire) < 1000 {
-                    if start.elapsed() > DEADLINE {
-                        return false;
+            let waited = me
+                .read(|w| {
+                    ctl.a_inside.store(1, Ordering::Release);
+                    while ctl.b_reads.load(Ordering::Acquire) < 1000 {
+                        if start.elapsed() > DEADLINE {
+                            return false;
+                        }
+                        std::thread::yield_now();
                     }
-                    std::thread::yield_now();
-                }
-                check(&read_all(w), &mut last, ctl);
-                true
-            });
+                    check(&read_all(w), &mut last, ctl);
+                    true
+                })
+                .unwrap();
             if !waited {
                 return 1;
             }
@@ -103,7 +105,8 @@ mod linux {
                     if r.generation() != before {
                         ctl.overlapped.fetch_add(1, Ordering::Relaxed);
                     }
-                });
+                })
+                .unwrap();
                 ctl.a_reads.fetch_add(1, Ordering::AcqRel);
             }
             0
@@ -121,7 +124,7 @@ mod linux {
             }
             let mut counted = false;
             while ctl.stop.load(Ordering::Acquire) == 0 {
-                let words = me.read(read_all);
+                let words = me.read(read_all).unwrap();
                 check(&words, &mut last, ctl);
                 ctl.b_reads.fetch_add(1, Ordering::AcqRel);
                 if !counted && ctl.b_reads.load(Ordering::Acquire) >= 1000 {
@@ -140,11 +143,13 @@ mod linux {
         let a_before = ctl.a_reads.load(Ordering::Acquire);
         let start = Instant::now();
         for k in 1..=writes {
-            region.write(|w| {
-                for i in 0..WORDS {
-                    w.set(i, k);
-                }
-            });
+            region
+                .write(|w| {
+                    for i in 0..WORDS {
+                        w.set(i, k);
+                    }
+                })
+                .unwrap();
         }
         let took = start.elapsed();
         let a_during = ctl.a_reads.load(Ordering::Acquire) - a_before;

@@ -88,19 +88,21 @@ mod linux {
         let mut first = true;
         while ctl.stop.load(Ordering::Acquire) == 0 {
             let done = ctl.last_done.load(Ordering::Acquire);
-            let (now, whole) = region.write(|w| {
-                ctl.in_write.store(1, Ordering::Release);
-                let now = w.get(0).unwrap_or(0);
-                let whole = (0..WORDS).all(|i| w.get(i) == Some(now));
-                for i in 0..WORDS {
-                    w.set(i, now + 1);
-                    for _ in 0..200 {
-                        std::hint::spin_loop();
+            let (now, whole) = region
+                .write(|w| {
+                    ctl.in_write.store(1, Ordering::Release);
+                    let now = w.get(0).unwrap_or(0);
+                    let whole = (0..WORDS).all(|i| w.get(i) == Some(now));
+                    for i in 0..WORDS {
+                        w.set(i, now + 1);
+                        for _ in 0..200 {
+                            std::hint::spin_loop();
+                        }
                     }
-                }
-                ctl.in_write.store(0, Ordering::Release);
-                (now, whole)
-            });
+                    ctl.in_write.store(0, Ordering::Release);
+                    (now, whole)
+                })
+                .unwrap();
             if !whole {
                 ctl.torn.fetch_add(1, Ordering::Relaxed);
             }
@@ -136,11 +138,13 @@ mod linux {
         };
         let mut last = 0;
         while ctl.stop.load(Ordering::Acquire) == 0 {
-            let (first, whole, generation) = me.read(|w| {
-                let first = w.get(0).unwrap_or(0);
-                let whole = (0..WORDS).all(|i| w.get(i) == Some(first));
-                (first, whole, region.generation())
-            });
+            let (first, whole, generation) = me
+                .read(|w| {
+                    let first = w.get(0).unwrap_or(0);
+                    let whole = (0..WORDS).all(|i| w.get(i) == Some(first));
+                    (first, whole, region.generation())
+                })
+                .unwrap();
             if !whole {
                 ctl.torn.fetch_add(1, Ordering::Relaxed);
             }
@@ -248,7 +252,7 @@ mod linux {
         }
         // Every survivor gave its slot back; the slots of the killed are freed here, if
         // no one seized or took them over already.
-        let freed = region.reclaim();
+        let freed = region.reclaim().unwrap();
         let free = (0..SLOTS).all(|i| region.slot_owner(i) == Some(0));
         let load = |a: &AtomicU64| a.load(Ordering::Acquire);
         let (torn, backwards, odd, lost) = (

@@ -36,20 +36,24 @@ fn main() {
         children.push(pid);
     }
     for k in 1..=WRITES {
-        region.write(|w| {
-            for i in 0..WORDS {
-                w.set(i, k);
-                if i == WORDS / 2 {
-                    std::thread::yield_now(); // a writer preempted mid-update
+        region
+            .write(|w| {
+                for i in 0..WORDS {
+                    w.set(i, k);
+                    if i == WORDS / 2 {
+                        std::thread::yield_now(); // a writer preempted mid-update
+                    }
                 }
-            }
-        });
+            })
+            .unwrap();
     }
-    region.write(|w| {
-        for i in 0..WORDS {
-            w.set(i, u64::MAX);
-        }
-    });
+    region
+        .write(|w| {
+            for i in 0..WORDS {
+                w.set(i, u64::MAX);
+            }
+        })
+        .unwrap();
     let mut failed = 0;
     for pid in children {
         let (r, status) = common::wait(pid);
@@ -80,11 +84,13 @@ fn reader(bytes: &mut [u8], words: usize) -> i32 {
     };
     let mut last = 0;
     loop {
-        let (first, whole, generation) = me.read(|w| {
-            let first = w.get(0).unwrap_or(0);
-            let whole = w.len() == words && (0..words).all(|i| w.get(i) == Some(first));
-            (first, whole, region.generation())
-        });
+        let (first, whole, generation) = me
+            .read(|w| {
+                let first = w.get(0).unwrap_or(0);
+                let whole = w.len() == words && (0..words).all(|i| w.get(i) == Some(first));
+                (first, whole, region.generation())
+            })
+            .unwrap();
         if !whole {
             return 1;
         }

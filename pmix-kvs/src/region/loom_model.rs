@@ -5,7 +5,13 @@
 
 use loom::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
-use super::protocol::{self, Lock, Pair, Shared};
+use super::protocol::{self, Budget, Lock, Pair, Shared};
+
+/// Model waits: no busy check (every interleaving of the idle path is explored), no limit.
+const FOREVER: Budget = Budget {
+    spins: 0,
+    patience: super::Patience::Forever,
+};
 
 /// The shared state of a model region.
 #[derive(Debug)]
@@ -51,6 +57,26 @@ impl Model {
     pub fn generation(&self) -> u64 {
         self.generation.load(Ordering::Acquire)
     }
+
+    /// Sets a flag as corrupt memory would: slot `slot`'s signal (`main == false`) or main
+    /// lock, the reader's (`writer == false`) or the writer's flag, to `v`.
+    pub fn set_flag(&self, slot: usize, main: bool, writer: bool, v: u32) {
+        self.locks[slot][usize::from(main)][usize::from(writer)].store(v, Ordering::Relaxed);
+    }
+
+    /// Sets the writers' lock's owner word as corrupt memory would.
+    pub fn set_writer_owner(&self, token: u64) {
+        self.owner.store(token, Ordering::Relaxed);
+    }
+
+    /// Whether every flag of every slot is clear.
+    #[must_use]
+    pub fn flags_clear(&self) -> bool {
+        self.locks
+            .iter()
+            .flatten()
+            .all(|l| l[0].load(Ordering::Acquire) == 0 && l[1].load(Ordering::Acquire) == 0)
+    }
 }
 
 /// One process's view of a [`Model`].
@@ -75,26 +101,29 @@ impl Party<'_> {
     /// Reads every word of the live copy under slot `slot`'s lock.
     #[must_use]
     pub fn read(&self, slot: usize) -> Vec<u64> {
-        protocol::read(self, slot, |c| {
+        protocol::read(self, slot, &FOREVER, |c| {
             self.m.data[c]
                 .iter()
                 .map(|w| w.load(Ordering::Relaxed))
                 .collect()
         })
+        .expect("a model region waits for ever")
     }
 
     /// Writes `v` into every word.
     pub fn write(&self, v: u64) {
-        protocol::write(self, |c| {
+        protocol::write(self, &FOREVER, |c| {
             for w in &self.m.data[c] {
                 w.store(v, Ordering::Relaxed);
             }
-        });
+        })
+        .expect("a model region is never corrupt and waits for ever");
     }
 
     /// Frees dead owners' slots.
+    #[must_use]
     pub fn reclaim(&self) -> usize {
-        protocol::reclaim(self)
+        protocol::reclaim(self, &FOREVER).expect("a model region waits for ever")
     }
 
     /// Dies: from now on the liveness check says this process is dead.
@@ -104,13 +133,13 @@ impl Party<'_> {
 
     /// Takes slot `slot`'s read locks and dies inside the read.
     pub fn die_reading(&self, slot: usize) {
-        protocol::read_lock(self, slot);
+        protocol::read_lock(self, slot, &FOREVER).expect("a model region waits for ever");
         self.die();
     }
 
     /// Starts a write of `v`, sets the first `upto` words of the unpublished copy, and dies.
     pub fn die_writing(&self, v: u64, upto: usize) {
-        protocol::write_lock(self);
+        protocol::write_lock(self, &FOREVER).expect("a model region waits for ever");
         let g = self.m.generation.load(Ordering::Acquire);
         self.m.generation.store(g + 1, Ordering::Release);
         let shadow = 1 - protocol::live_copy(g);
@@ -163,10 +192,6 @@ impl Shared for Party<'_> {
 
     fn copies(&self) -> usize {
         2
-    }
-
-    fn spins(&self) -> u32 {
-        0
     }
 
     fn spin(&self) {

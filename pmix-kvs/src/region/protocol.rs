@@ -32,9 +32,35 @@
 //! sleep on it): a waiter marks 1 → 2 before it idles, and an unlock that swaps a 2 out wakes
 //! the word. A waiter asks whether the party it waits for is alive every [`CHECK_EVERY`]
 //! idles.
+//!
+//! # States no live process holds, and impossible values
+//! Memory can also be left in a state that no live process holds by other means than a
+//! death: a corrupted word, a process that wrote a lock word by mistake. Each such state is
+//! recovered by whoever waits on it, at its liveness checks, as a dead party's would be:
+//!
+//! * a reader flag set while its slot's claim is free (no owner) or [`SEIZED`] (the writer
+//!   role's, which the waiting writer now holds): the writer seizes the slot (compare-and-swap
+//!   from free, so that no reader claims it meanwhile), clears the flags and frees the slot
+//!   when it releases (at once, if the flags were clear after all);
+//! * a writer flag set while the writers' lock's owner word is free, [`SEIZED`] (no writer's
+//!   token) or a dead owner's: the waiting reader takes the writers' lock over and cleans up
+//!   as after a dead writer ([`cleanup`]);
+//! * the writers' owner word [`SEIZED`]: the next writer takes it over as from a dead one;
+//! * an odd generation at rest: the next write ends odd, and its guard rolls it on by 3, as
+//!   a dead writer's unfinished write (to an even generation naming the copy it wrote);
+//! * a turn word beyond 1 at rest: the next acquirer's swap overwrites it; a claimed slot's
+//!   flags: cleared by the claimer.
+//!
+//! A value no party ever stores (a flag or the writers' sleep word beyond 2, a turn word
+//! beyond 1 while waiting) in a lock that a live owner holds is reported ([`Stop::Corrupt`]):
+//! no unlock would ever clear it, so waiting on it would never end. Every wait has a
+//! [`Budget`]: a waiter whose holder is alive and keeps the lock gives up when the budget
+//! says so ([`Stop::GaveUp`], naming the holder's token), releasing whatever it had taken.
 
 use std::sync::atomic::Ordering;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
+
+use super::wait::Patience;
 
 /// A claim word's value for a free slot.
 pub(crate) const FREE: u64 = 0;
@@ -129,8 +155,6 @@ pub(crate) trait Shared {
     fn data(&self, c: usize, i: usize) -> &Self::A64;
     /// Copies of the data words: 2, or 1 for a caller that publishes by its own flip.
     fn copies(&self) -> usize;
-    /// Busy checks before idling.
-    fn spins(&self) -> u32;
     /// One busy check's pause.
     fn spin(&self);
     /// Waits a while, or until `word` no longer holds `seen`.
@@ -153,42 +177,143 @@ fn live<S: Shared>(s: &S, g: u64) -> usize {
     if s.copies() == 2 { live_copy(g) } else { 0 }
 }
 
-/// Waits until `step(check)` says ready; `check` is true every [`CHECK_EVERY`] idles (the
-/// first idle included), when `step` may test liveness. Before idling on `word` a waiter marks
-/// it 1 → 2 so that the unlock wakes it.
-fn wait<S: Shared>(s: &S, word: &S::A32, mut step: impl FnMut(bool) -> bool) {
-    let mut spins = 0u32;
-    let mut idles = 0u32;
-    loop {
-        let check = spins >= s.spins() && idles.is_multiple_of(CHECK_EVERY);
-        if step(check) {
-            return;
-        }
-        if spins < s.spins() {
-            spins += 1;
-            s.spin();
-            continue;
-        }
-        idles = idles.wrapping_add(1);
-        match word.cas(1, 2, SeqCst, Relaxed) {
-            // Marked: look once more before sleeping (the other party may have given the
-            // turn away between the look above and the mark; see `acquire`).
-            Ok(_) | Err(2) => {
-                if step(false) {
-                    return;
-                }
-                s.idle(word, 2);
-            }
-            // Released meanwhile (0): look again at once.
-            Err(_) => s.spin(),
+/// A lock word the protocol waits on or found corrupt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Word {
+    /// `party`'s flag of slot `slot`'s lock `lock`.
+    Flag {
+        /// The slot.
+        slot: usize,
+        /// Which of its locks.
+        lock: Lock,
+        /// [`READER`] or [`WRITER`].
+        party: usize,
+    },
+    /// The turn word of slot `slot`'s lock `lock`.
+    Turn {
+        /// The slot.
+        slot: usize,
+        /// Which of its locks.
+        lock: Lock,
+    },
+    /// The writers' lock's sleep word.
+    WriterHeld,
+}
+
+/// Why a lock operation stopped without the lock (it holds nothing it took on the way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// `word` holds `value`, which no state of the protocol gives it (a flag or sleep word
+    /// beyond 2, a turn beyond 1), while a live owner holds the lock.
+    Corrupt {
+        /// The word.
+        word: Word,
+        /// What it held.
+        value: u64,
+    },
+    /// The wait's budget ran out after `idles` idle rounds while the party with token
+    /// `holder` (alive, by the liveness check) held `word`.
+    GaveUp {
+        /// The word waited on.
+        word: Word,
+        /// The holder's token.
+        holder: u64,
+        /// Idle rounds waited.
+        idles: u64,
+    },
+}
+
+/// How long one blocking operation may wait: busy checks first, then idle rounds until the
+/// patience is exhausted.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budget {
+    /// Busy checks before the first idle round.
+    pub(crate) spins: u32,
+    /// Asked before each idle round with the rounds idled so far.
+    pub(crate) patience: Patience,
+}
+
+impl Budget {
+    /// `spins` busy checks, then idle rounds for ever.
+    #[cfg(any(test, loom))]
+    pub(crate) fn forever(spins: u32) -> Self {
+        Self {
+            spins,
+            patience: Patience::Forever,
         }
     }
 }
 
-/// Party `p` takes `pair`; `on_check` runs at each liveness check.
-fn acquire<S: Shared>(s: &S, pair: Pair<'_, S::A32>, p: usize, mut on_check: impl FnMut()) {
+/// Waits until `step(check)` says ready; `check` is true every [`CHECK_EVERY`] idles (the
+/// first idle included), when `step` may test liveness and recover what no live party holds.
+/// Before idling on `word` a waiter marks it 1 → 2 so that the unlock wakes it; every round
+/// past the spins calls the idle hook (or, when the word was released meanwhile, looks again
+/// at once). Stops with [`Stop::Corrupt`] when `word` holds a value beyond 2 and with
+/// [`Stop::GaveUp`] (naming `holder()`) when the budget runs out.
+fn wait<S: Shared>(
+    s: &S,
+    word: &S::A32,
+    what: Word,
+    budget: &Budget,
+    holder: impl Fn() -> u64,
+    mut step: impl FnMut(bool) -> Result<bool, Stop>,
+) -> Result<(), Stop> {
+    let mut spins = 0u32;
+    let mut idles = 0u64;
+    loop {
+        let check = spins >= budget.spins && idles.is_multiple_of(u64::from(CHECK_EVERY));
+        if step(check)? {
+            return Ok(());
+        }
+        if spins < budget.spins {
+            spins += 1;
+            s.spin();
+            continue;
+        }
+        if budget.patience.exhausted(idles) {
+            return Err(Stop::GaveUp {
+                word: what,
+                holder: holder(),
+                idles,
+            });
+        }
+        idles += 1;
+        match word.cas(1, 2, SeqCst, Relaxed) {
+            // Marked: look once more before sleeping (the other party may have given the
+            // turn away between the look above and the mark; see `acquire`).
+            Ok(_) | Err(2) => {
+                if step(false)? {
+                    return Ok(());
+                }
+                s.idle(word, 2);
+            }
+            // Released meanwhile: look again at once.
+            Err(0) => s.spin(),
+            // No party ever stores this: a corrupt word, which no unlock would ever clear.
+            Err(v) => {
+                return Err(Stop::Corrupt {
+                    word: what,
+                    value: u64::from(v),
+                });
+            }
+        }
+    }
+}
+
+/// Party `p` takes lock `l` of slot `i`; `on_check` runs at each liveness check. On a stop,
+/// `p`'s flag is cleared again (a live waiter that gave up must not leave its intent set).
+fn acquire<S: Shared>(
+    s: &S,
+    i: usize,
+    l: Lock,
+    p: usize,
+    budget: &Budget,
+    mut on_check: impl FnMut(),
+) -> Result<(), Stop> {
+    let pair = s.pair(i, l);
     let o = 1 - p;
     pair.flag[p].store(1, Relaxed);
+    // The swap also overwrites a turn word left corrupt at rest.
     pair.turn.swap(o as u32, SeqCst);
     // The other party may have marked our flag and gone to sleep on it after seeing the flag
     // but before our turn swap gave it the turn: wake it. (Its mark and its look at `turn`,
@@ -196,31 +321,68 @@ fn acquire<S: Shared>(s: &S, pair: Pair<'_, S::A32>, p: usize, mut on_check: imp
     if pair.flag[p].load(SeqCst) == 2 {
         s.wake(pair.flag[p]);
     }
-    wait(s, pair.flag[o], |check| {
+    let holder = || {
+        if o == READER {
+            s.claim(i).load(Relaxed)
+        } else {
+            s.writer_owner().load(Relaxed)
+        }
+    };
+    let flag = Word::Flag {
+        slot: i,
+        lock: l,
+        party: o,
+    };
+    let got = wait(s, pair.flag[o], flag, budget, holder, |check| {
         if check {
             on_check();
         }
-        pair.flag[o].load(Acquire) == 0 || pair.turn.load(SeqCst) != o as u32
+        if pair.flag[o].load(Acquire) == 0 {
+            return Ok(true);
+        }
+        match pair.turn.load(SeqCst) {
+            t if t == o as u32 => Ok(false),
+            t if t <= 1 => Ok(true),
+            t => Err(Stop::Corrupt {
+                word: Word::Turn { slot: i, lock: l },
+                value: u64::from(t),
+            }),
+        }
     });
+    if got.is_err() {
+        release(s, pair, p);
+    }
+    got
 }
 
-/// Party `p` releases `pair` (or clears a dead holder's flag), waking a sleeper.
-fn release<S: Shared>(s: &S, pair: Pair<'_, S::A32>, p: usize) {
-    if pair.flag[p].swap(0, Release) == 2 {
+/// Party `p` releases `pair` (or clears a dead holder's flag), waking a sleeper; whether
+/// the flag was set.
+fn release<S: Shared>(s: &S, pair: Pair<'_, S::A32>, p: usize) -> bool {
+    let was = pair.flag[p].swap(0, Release);
+    if was == 2 {
         s.wake(pair.flag[p]);
     }
+    was != 0
 }
 
-/// Clears the reader party's flags of slot `i` (its owner is dead, or gone).
-fn clear_reader<S: Shared>(s: &S, i: usize) {
-    for l in [Lock::Signal, Lock::Main] {
-        release(s, s.pair(i, l), READER);
-    }
+/// Clears the reader party's flags of slot `i` (its owner is dead, or gone); whether any was
+/// set.
+fn clear_reader<S: Shared>(s: &S, i: usize) -> bool {
+    let signal = release(s, s.pair(i, Lock::Signal), READER);
+    let main = release(s, s.pair(i, Lock::Main), READER);
+    signal || main
 }
 
 /// Whether `token` is a dead owner's (not free, not seized, and the liveness check says so).
 fn dead<S: Shared>(s: &S, token: u64) -> bool {
     token != FREE && token != SEIZED && !s.alive(token)
+}
+
+/// Whether no live process holds a writers' lock whose owner word says `token`: free (a
+/// writer flag set with a free owner word has no owner), [`SEIZED`] (never a writer's token)
+/// or a dead owner's.
+fn writer_orphaned<S: Shared>(s: &S, token: u64) -> bool {
+    token == FREE || token == SEIZED || !s.alive(token)
 }
 
 /// Claims a free slot for this process, or else takes over a dead owner's (clearing its
@@ -229,6 +391,9 @@ pub(crate) fn claim_slot<S: Shared>(s: &S) -> Option<usize> {
     let me = s.me();
     for i in 0..s.slots() {
         if s.claim(i).cas(FREE, me, Acquire, Relaxed).is_ok() {
+            // A free slot's flags are clear, unless the memory was corrupted: clear them
+            // (ours now), so that our first lock does not start from a stale intent.
+            clear_reader(s, i);
             return Some(i);
         }
     }
@@ -248,18 +413,28 @@ pub(crate) fn release_slot<S: Shared>(s: &S, i: usize) {
     s.claim(i).store(FREE, Release);
 }
 
-/// If the writers' lock's holder is dead, takes the lock over, cleans up after it and
-/// releases it again (a reader waiting on a dead writer does this).
-fn recover_dead_writer<S: Shared>(s: &S) {
+/// While a reader waits on `flag` (the writer party's flag of one of its locks): if no live
+/// process holds the writers' lock (its owner word is free, [`SEIZED`] or a dead owner's)
+/// while the flag is still set, takes the lock over, cleans up after the missing writer and
+/// releases it again.
+fn recover_orphaned_writer<S: Shared>(s: &S, flag: &S::A32) {
     let owner = s.writer_owner().load(Acquire);
-    if dead(s, owner) && s.writer_owner().cas(owner, s.me(), AcqRel, Relaxed).is_ok() {
+    if !writer_orphaned(s, owner) {
+        return;
+    }
+    // A free owner word with the flag clear again is a writer that just finished: nothing
+    // to recover.
+    if owner == FREE && flag.load(Acquire) == 0 {
+        return;
+    }
+    if s.writer_owner().cas(owner, s.me(), AcqRel, Relaxed).is_ok() {
         s.writer_held().store(1, Relaxed);
         cleanup(s);
         writer_unlock(s);
     }
 }
 
-/// What the holder of the writers' lock does after taking it from a dead holder: rolls an
+/// What the holder of the writers' lock does after taking it from a missing holder: rolls an
 /// unfinished write back (its generation was odd: the dead writer held every main lock, so no
 /// reader is inside; `g + 3` is even and names the same live copy as `g - 1`, and the
 /// generation never goes back), releases every flag the writer role held, and frees the
@@ -275,33 +450,39 @@ pub(crate) fn cleanup<S: Shared>(s: &S) {
             s.claim(i).store(FREE, Release);
         }
         for l in [Lock::Main, Lock::Signal] {
-            let pair = s.pair(i, l);
-            if pair.flag[WRITER].swap(0, Release) != 0 {
-                s.wake(pair.flag[WRITER]);
-            }
+            release(s, s.pair(i, l), WRITER);
         }
     }
 }
 
-/// Takes the writers' lock, taking it over (and cleaning up) from a dead holder.
-pub(crate) fn writer_lock<S: Shared>(s: &S) {
+/// Takes the writers' lock, taking it over (and cleaning up) from a holder that no live
+/// process is (dead, or the reserved [`SEIZED`] token, which no writer has).
+pub(crate) fn writer_lock<S: Shared>(s: &S, budget: &Budget) -> Result<(), Stop> {
     let me = s.me();
     let owner = s.writer_owner();
-    wait(s, s.writer_held(), |check| {
-        if owner.cas(FREE, me, Acquire, Relaxed).is_ok() {
-            s.writer_held().store(1, Relaxed);
-            return true;
-        }
-        if check {
-            let o = owner.load(Acquire);
-            if dead(s, o) && owner.cas(o, me, AcqRel, Relaxed).is_ok() {
+    let holder = || owner.load(Relaxed);
+    wait(
+        s,
+        s.writer_held(),
+        Word::WriterHeld,
+        budget,
+        holder,
+        |check| {
+            if owner.cas(FREE, me, Acquire, Relaxed).is_ok() {
                 s.writer_held().store(1, Relaxed);
-                cleanup(s);
-                return true;
+                return Ok(true);
             }
-        }
-        false
-    });
+            if check {
+                let o = owner.load(Acquire);
+                if o != FREE && writer_orphaned(s, o) && owner.cas(o, me, AcqRel, Relaxed).is_ok() {
+                    s.writer_held().store(1, Relaxed);
+                    cleanup(s);
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        },
+    )
 }
 
 /// Releases the writers' lock.
@@ -315,24 +496,49 @@ pub(crate) fn writer_unlock<S: Shared>(s: &S) {
     }
 }
 
-/// While the writer waits on slot `i`: if its owner is dead, seize the slot.
-fn seize_if_dead<S: Shared>(s: &S, i: usize) {
+/// While the writer (holding the writers' lock) waits on slot `i`'s reader flag: if no live
+/// reader owns the slot, seizes it and clears its flags. No live reader owns it when its
+/// claim is a dead owner's, free while the flag is still set (a flag no one owns), or
+/// [`SEIZED`] (the writer role's own: this writer seized it, or a missing writer did and
+/// left it).
+fn seize_if_orphaned<S: Shared>(s: &S, i: usize) {
     let c = s.claim(i);
     let owner = c.load(Acquire);
+    if owner == SEIZED {
+        clear_reader(s, i);
+        return;
+    }
+    if owner == FREE {
+        let pair = [s.pair(i, Lock::Signal), s.pair(i, Lock::Main)];
+        if pair.iter().all(|p| p.flag[READER].load(Acquire) == 0) {
+            return;
+        }
+        // Seize it so that no reader claims it while its flags are cleared; give it back at
+        // once if they were clear after all (a reader came and went meanwhile).
+        if c.cas(FREE, SEIZED, AcqRel, Relaxed).is_ok() && !clear_reader(s, i) {
+            c.store(FREE, Release);
+        }
+        return;
+    }
     if dead(s, owner) && c.cas(owner, SEIZED, AcqRel, Relaxed).is_ok() {
         clear_reader(s, i);
     }
 }
 
 /// Steps 6 and 7 of the 2N-lock (the writers' lock first): every signal lock, then every
-/// main lock, seizing the slots of dead readers it waits on.
-pub(crate) fn write_lock<S: Shared>(s: &S) {
-    writer_lock(s);
+/// main lock, seizing the slots of missing readers it waits on. On a stop, everything taken
+/// is released again.
+pub(crate) fn write_lock<S: Shared>(s: &S, budget: &Budget) -> Result<(), Stop> {
+    writer_lock(s, budget)?;
     for l in [Lock::Signal, Lock::Main] {
         for i in 0..s.slots() {
-            acquire(s, s.pair(i, l), WRITER, || seize_if_dead(s, i));
+            if let Err(stop) = acquire(s, i, l, WRITER, budget, || seize_if_orphaned(s, i)) {
+                write_unlock(s);
+                return Err(stop);
+            }
         }
     }
+    Ok(())
 }
 
 /// Step 9: releases every slot's locks, frees the seized slots, then the writers' lock.
@@ -348,14 +554,19 @@ pub(crate) fn write_unlock<S: Shared>(s: &S) {
     writer_unlock(s);
 }
 
-/// Steps 1–3 for the owner of slot `i`: signal, main, release signal. A dead writer found
-/// while waiting is recovered from.
-pub(crate) fn read_lock<S: Shared>(s: &S, i: usize) {
-    acquire(s, s.pair(i, Lock::Signal), READER, || {
-        recover_dead_writer(s)
+/// Steps 1–3 for the owner of slot `i`: signal, main, release signal. A missing writer found
+/// while waiting is recovered from. On a stop, the reader holds neither lock.
+pub(crate) fn read_lock<S: Shared>(s: &S, i: usize, budget: &Budget) -> Result<(), Stop> {
+    let signal = s.pair(i, Lock::Signal);
+    let main = s.pair(i, Lock::Main);
+    acquire(s, i, Lock::Signal, READER, budget, || {
+        recover_orphaned_writer(s, signal.flag[WRITER]);
+    })?;
+    let got = acquire(s, i, Lock::Main, READER, budget, || {
+        recover_orphaned_writer(s, main.flag[WRITER]);
     });
-    acquire(s, s.pair(i, Lock::Main), READER, || recover_dead_writer(s));
-    release(s, s.pair(i, Lock::Signal), READER);
+    release(s, signal, READER);
+    got
 }
 
 /// Step 5.
@@ -365,8 +576,8 @@ pub(crate) fn read_unlock<S: Shared>(s: &S, i: usize) {
 
 /// Takes the writers' lock and frees every slot whose owner is dead (holding a lock or not);
 /// the number freed.
-pub(crate) fn reclaim<S: Shared>(s: &S) -> usize {
-    writer_lock(s);
+pub(crate) fn reclaim<S: Shared>(s: &S, budget: &Budget) -> Result<usize, Stop> {
+    writer_lock(s, budget)?;
     let mut freed = 0;
     for i in 0..s.slots() {
         let c = s.claim(i);
@@ -378,7 +589,7 @@ pub(crate) fn reclaim<S: Shared>(s: &S) -> usize {
         }
     }
     writer_unlock(s);
-    freed
+    Ok(freed)
 }
 
 /// Releases a reader's main lock even if its closure unwinds.
@@ -394,12 +605,17 @@ impl<S: Shared> Drop for ReadGuard<'_, S> {
 }
 
 /// A read of slot `i`: `f` gets the live copy's index.
-pub(crate) fn read<S: Shared, R>(s: &S, i: usize, f: impl FnOnce(usize) -> R) -> R {
-    read_lock(s, i);
+pub(crate) fn read<S: Shared, R>(
+    s: &S,
+    i: usize,
+    budget: &Budget,
+    f: impl FnOnce(usize) -> R,
+) -> Result<R, Stop> {
+    read_lock(s, i, budget)?;
     let _guard = ReadGuard { s, slot: i };
     // Under the main lock the generation is even (odd only while the writer role holds
     // every main lock).
-    f(live(s, s.generation().load(Acquire)))
+    Ok(f(live(s, s.generation().load(Acquire))))
 }
 
 /// Releases the write side even if the writer's closure unwinds; an unfinished write (odd
@@ -421,9 +637,15 @@ impl<S: Shared> Drop for WriteGuard<'_, S> {
 /// A write: takes the write side, marks the generation odd, copies the live copy into the
 /// other one, hands `f` that other copy's index, then publishes it with one store of the
 /// next even generation. A writer killed before that store leaves the live copy untouched.
-/// With one copy, `f` writes it in place.
-pub(crate) fn write<S: Shared, R>(s: &S, f: impl FnOnce(usize) -> R) -> R {
-    write_lock(s);
+/// With one copy, `f` writes it in place. A generation found odd at the start (no write is
+/// underway: corrupt memory) ends odd after the publishing store, and the guard rolls it on
+/// by 3 to an even one, as after a dead writer; the copy `f` wrote stays the live one.
+pub(crate) fn write<S: Shared, R>(
+    s: &S,
+    budget: &Budget,
+    f: impl FnOnce(usize) -> R,
+) -> Result<R, Stop> {
+    write_lock(s, budget)?;
     let guard = WriteGuard { s };
     let g = s.generation().load(Acquire);
     s.generation().store(g.wrapping_add(1), Release);
@@ -440,5 +662,5 @@ pub(crate) fn write<S: Shared, R>(s: &S, f: impl FnOnce(usize) -> R) -> R {
     let out = f(target);
     s.generation().store(g.wrapping_add(2), Release);
     drop(guard);
-    out
+    Ok(out)
 }

@@ -18,7 +18,8 @@ fn format_then_attach_sees_the_same_region() {
         r.write(|w| {
             assert!(w.set(9, 77));
             assert!(!w.set(10, 1));
-        });
+        })
+        .unwrap();
         assert_eq!(r.generation(), 2);
     }
     assert_eq!(&b.0[..8], b"PMIXSHM1");
@@ -26,7 +27,8 @@ fn format_then_attach_sees_the_same_region() {
     assert_eq!((r.slots(), r.words(), r.generation()), (3, 10, 2));
     let mut rd = r.reader().unwrap();
     assert_eq!(
-        rd.read(|w| (w.get(9), w.get(0), w.get(10), w.len())),
+        rd.read(|w| (w.get(9), w.get(0), w.get(10), w.len()))
+            .unwrap(),
         (Some(77), Some(0), None, 10)
     );
 }
@@ -154,21 +156,23 @@ fn readers_never_see_a_torn_write_and_the_writer_finishes() {
                 let mut last = 0;
                 let mut reads = 0u64;
                 while done.load(Ordering::Acquire) == 0 || reads == 0 {
-                    let (first, all_same, generation) = me.read(|w| {
-                        let first = w.get(0).unwrap();
-                        (
-                            (first),
-                            (0..w.len()).all(|i| w.get(i) == Some(first)),
-                            r.generation(),
-                        )
-                    });
+                    let (first, all_same, generation) = me
+                        .read(|w| {
+                            let first = w.get(0).unwrap();
+                            (
+                                (first),
+                                (0..w.len()).all(|i| w.get(i) == Some(first)),
+                                r.generation(),
+                            )
+                        })
+                        .unwrap();
                     assert!(all_same, "torn read");
                     assert!(first >= last, "went back from {last} to {first}");
                     assert_eq!(generation % 2, 0, "read during a write");
                     last = first;
                     reads += 1;
                 }
-                assert_eq!(me.read(|w| w.get(15)), Some(writes));
+                assert_eq!(me.read(|w| w.get(15)).unwrap(), Some(writes));
             });
         }
         for k in 1..=writes {
@@ -180,7 +184,8 @@ fn readers_never_see_a_torn_write_and_the_writer_finishes() {
                         std::thread::yield_now();
                     }
                 }
-            });
+            })
+            .unwrap();
         }
         done.store(1, Ordering::Release);
     });
@@ -227,7 +232,7 @@ fn wait_hooks_are_called() {
         .unwrap()
         .with_wait(wait);
     let before = WAKES.load(Ordering::Relaxed);
-    r.write(|w| w.set(0, 1));
+    r.write(|w| w.set(0, 1)).unwrap();
     // Nobody waited: no wake-up calls.
     assert_eq!(WAKES.load(Ordering::Relaxed) - before, 0);
     let mut rd = r.reader().unwrap();
@@ -241,15 +246,16 @@ fn wait_hooks_are_called() {
                     std::thread::yield_now();
                 }
                 assert_eq!(w.get(0), Some(1));
-            });
+            })
+            .unwrap();
         });
         guard.wait();
-        r.write(|w| w.set(0, 2));
+        r.write(|w| w.set(0, 2)).unwrap();
     });
     assert!(IDLES.load(Ordering::Relaxed) > 0);
     // The reader's unlock found the writer's mark and woke it.
     assert!(WAKES.load(Ordering::Relaxed) > before);
-    assert_eq!(rd.read(|w| w.get(0)), Some(2));
+    assert_eq!(rd.read(|w| w.get(0)).unwrap(), Some(2));
 }
 
 /// Tokens the tests below mark dead: bit `t` for token `t` (each test uses its own).
@@ -277,21 +283,26 @@ fn writer_seizes_a_dead_readers_slot() {
     let r = Region::format(&mut b.0, RegionLayout::new(2, 2)).unwrap();
     let (dead, writer) = (party(&r, 10), party(&r, 11));
     let slot = protocol::claim_slot(&dead).unwrap();
-    protocol::read_lock(&dead, slot);
+    protocol::read_lock(&dead, slot, &Budget::forever(64)).unwrap();
     kill(10);
     assert_eq!(r.slot_owner(slot), Some(10));
-    writer.write(|w| {
-        w.set(0, 5);
-        w.set(1, 5);
-    });
+    writer
+        .write(|w| {
+            w.set(0, 5);
+            w.set(1, 5);
+        })
+        .unwrap();
     assert_eq!(r.slot_owner(slot), Some(protocol::FREE));
     let mut rd = writer.reader().unwrap();
-    assert_eq!(rd.read(|w| (w.get(0), w.get(1))), (Some(5), Some(5)));
+    assert_eq!(
+        rd.read(|w| (w.get(0), w.get(1))).unwrap(),
+        (Some(5), Some(5))
+    );
     assert_eq!(r.generation(), 2);
     // Generation 2 lives in copy 1: after the header, 2 slots and copy 0's 2 words.
     let data = 128 + 2 * 128;
     assert_eq!(
-        rd.read(|w| (w.byte_offset(1), w.byte_offset(2))),
+        rd.read(|w| (w.byte_offset(1), w.byte_offset(2))).unwrap(),
         (Some(data + 8 * (2 + 1)), None)
     );
 }
@@ -306,11 +317,11 @@ fn a_reader_dead_while_waiting_does_not_wedge() {
     let slot = protocol::claim_slot(&dead).unwrap();
     // The dead reader's half-done acquisition: flag set and turn given, never finished.
     let pair = dead.pair(slot, Lock::Signal);
-    pair.flag[protocol::READER].store(1, Ordering::Relaxed);
+    pair.flag[READER].store(1, Ordering::Relaxed);
     pair.turn.store(protocol::WRITER as u32, Ordering::Relaxed);
     kill(12);
     for k in 1..=3 {
-        writer.write(|w| w.set(0, k));
+        writer.write(|w| w.set(0, k)).unwrap();
     }
     assert_eq!(r.generation(), 6);
 }
@@ -324,7 +335,7 @@ fn a_new_reader_takes_over_a_dead_owners_slot() {
     let (live, dead, late) = (party(&r, 14), party(&r, 15), party(&r, 16));
     let _kept = live.reader().unwrap();
     let slot = protocol::claim_slot(&dead).unwrap();
-    protocol::read_lock(&dead, slot);
+    protocol::read_lock(&dead, slot, &Budget::forever(64)).unwrap();
     assert_eq!(
         late.reader().map(|x| x.index()),
         Err(Error::NoFreeSlot { slots: 2 })
@@ -334,8 +345,8 @@ fn a_new_reader_takes_over_a_dead_owners_slot() {
     assert_eq!(mine.index(), slot);
     assert_eq!(r.slot_owner(slot), Some(16));
     // Its inherited locks were cleared: writes and reads go on.
-    late.write(|w| w.set(0, 9));
-    assert_eq!(mine.read(|w| w.get(0)), Some(9));
+    late.write(|w| w.set(0, 9)).unwrap();
+    assert_eq!(mine.read(|w| w.get(0)).unwrap(), Some(9));
 }
 
 /// `reclaim` frees dead owners' slots, whether they died inside a read or between reads, and
@@ -346,17 +357,17 @@ fn reclaim_frees_only_dead_owners_slots() {
     let r = Region::format(&mut b.0, RegionLayout::new(4, 1)).unwrap();
     let (a, c, live) = (party(&r, 17), party(&r, 18), party(&r, 19));
     let sa = protocol::claim_slot(&a).unwrap();
-    protocol::read_lock(&a, sa);
+    protocol::read_lock(&a, sa, &Budget::forever(64)).unwrap();
     let sc = protocol::claim_slot(&c).unwrap();
     let _kept = live.reader().unwrap();
-    assert_eq!(live.reclaim(), 0);
+    assert_eq!(live.reclaim().unwrap(), 0);
     kill(17);
     kill(18);
-    assert_eq!(live.reclaim(), 2);
+    assert_eq!(live.reclaim().unwrap(), 2);
     assert_eq!(r.slot_owner(sa), Some(protocol::FREE));
     assert_eq!(r.slot_owner(sc), Some(protocol::FREE));
-    assert_eq!(live.reclaim(), 0);
-    live.write(|w| w.set(0, 1));
+    assert_eq!(live.reclaim().unwrap(), 0);
+    live.write(|w| w.set(0, 1)).unwrap();
 }
 
 /// A writer killed mid-update (generation odd, half the words of its copy written) exposes
@@ -368,8 +379,9 @@ fn a_dead_writers_half_write_is_never_seen() {
     let mut b = buf();
     let r = Region::format(&mut b.0, RegionLayout::new(2, 4)).unwrap();
     let (dead, next, reader) = (party(&r, 20), party(&r, 21), party(&r, 22));
-    dead.write(|w| (0..4).for_each(|i| _ = w.set(i, 1)));
-    protocol::write_lock(&dead);
+    dead.write(|w| (0..4).for_each(|i| _ = w.set(i, 1)))
+        .unwrap();
+    protocol::write_lock(&dead, &Budget::forever(64)).unwrap();
     let g = r.generation();
     Shared::generation(&dead).store(g + 1, Ordering::Release);
     let shadow = 1 - protocol::live_copy(g);
@@ -380,14 +392,18 @@ fn a_dead_writers_half_write_is_never_seen() {
     let mut rd = reader.reader().unwrap();
     std::thread::scope(|s| {
         // The reader waits on the dead writer's locks until someone recovers.
-        let t = s.spawn(move || rd.read(|w| (0..4).map(|i| w.get(i)).collect::<Vec<_>>()));
+        let t = s.spawn(move || {
+            rd.read(|w| (0..4).map(|i| w.get(i)).collect::<Vec<_>>())
+                .unwrap()
+        });
         let seen = t.join().unwrap();
         assert_eq!(seen, vec![Some(1); 4], "the half write leaked");
     });
     assert_eq!(r.generation(), g + 4);
-    next.write(|w| (0..4).for_each(|i| _ = w.set(i, 3)));
+    next.write(|w| (0..4).for_each(|i| _ = w.set(i, 3)))
+        .unwrap();
     let mut rd = reader.reader().unwrap();
-    assert_eq!(rd.read(|w| w.get(3)), Some(3));
+    assert_eq!(rd.read(|w| w.get(3)).unwrap(), Some(3));
     assert_eq!(r.generation(), g + 6);
 }
 
@@ -397,7 +413,7 @@ fn a_new_writer_takes_over_from_a_dead_one() {
     let mut b = buf();
     let r = Region::format(&mut b.0, RegionLayout::new(1, 2)).unwrap();
     let (dead, next) = (party(&r, 23), party(&r, 24));
-    protocol::write_lock(&dead);
+    protocol::write_lock(&dead, &Budget::forever(64)).unwrap();
     Shared::generation(&dead).store(1, Ordering::Release);
     Shared::data(&dead, 1, 0).store(7, Ordering::Relaxed);
     kill(23);
@@ -405,11 +421,15 @@ fn a_new_writer_takes_over_from_a_dead_one() {
         // The new writer's copy starts from the last published words, not the half write.
         assert_eq!((w.get(0), w.get(1)), (Some(0), Some(0)));
         w.set(1, 8);
-    });
+    })
+    .unwrap();
     assert_eq!(r.generation(), 6);
     assert_eq!(r.writer_owner(), protocol::FREE);
     let mut rd = next.reader().unwrap();
-    assert_eq!(rd.read(|w| (w.get(0), w.get(1))), (Some(0), Some(8)));
+    assert_eq!(
+        rd.read(|w| (w.get(0), w.get(1))).unwrap(),
+        (Some(0), Some(8))
+    );
 }
 
 /// A panic inside a write or a read releases the locks; the write is not published.
@@ -417,24 +437,25 @@ fn a_new_writer_takes_over_from_a_dead_one() {
 fn panics_release_the_locks_and_publish_nothing() {
     let mut b = buf();
     let r = Region::format(&mut b.0, RegionLayout::new(1, 1)).unwrap();
-    r.write(|w| w.set(0, 1));
+    r.write(|w| w.set(0, 1)).unwrap();
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         r.write(|w| {
             w.set(0, 2);
             panic!("writer fails");
         })
+        .unwrap()
     }));
     assert!(caught.is_err());
     // 2, then 3 while the write ran, rolled on to 6 (the copy of generation 2).
     assert_eq!(r.generation(), 6);
     let mut rd = r.reader().unwrap();
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        rd.read(|_| panic!("reader fails"))
+        rd.read(|_| panic!("reader fails")).unwrap()
     }));
     assert!(caught.is_err());
-    assert_eq!(rd.read(|w| w.get(0)), Some(1));
-    r.write(|w| w.set(0, 3));
-    assert_eq!(rd.read(|w| w.get(0)), Some(3));
+    assert_eq!(rd.read(|w| w.get(0)).unwrap(), Some(1));
+    r.write(|w| w.set(0, 3)).unwrap();
+    assert_eq!(rd.read(|w| w.get(0)).unwrap(), Some(3));
 }
 
 /// The writer cannot starve: three readers loop as fast as they can on their slots (each
@@ -449,10 +470,10 @@ fn the_writer_is_not_starved_by_looping_readers() {
         for _ in 0..3 {
             s.spawn(|| {
                 let mut me = r.reader().unwrap();
-                me.read(|w| w.get(0));
+                me.read(|w| w.get(0)).unwrap();
                 started.fetch_add(1, Ordering::AcqRel);
                 while done.load(Ordering::Acquire) == 0 {
-                    me.read(|w| w.get(0));
+                    me.read(|w| w.get(0)).unwrap();
                 }
             });
         }
@@ -460,7 +481,7 @@ fn the_writer_is_not_starved_by_looping_readers() {
             std::thread::yield_now();
         }
         for k in 1..=writes {
-            r.write(|w| w.set(0, k));
+            r.write(|w| w.set(0, k)).unwrap();
         }
         done.store(1, Ordering::Release);
     });
@@ -476,19 +497,20 @@ fn single_buffering_writes_in_place() {
     let mut b = buf();
     {
         let r = Region::format(&mut b.0, layout).unwrap();
-        r.write(|w| (0..4).for_each(|i| _ = w.set(i, 6)));
+        r.write(|w| (0..4).for_each(|i| _ = w.set(i, 6))).unwrap();
         let mut rd = r.reader().unwrap();
         assert_eq!(
-            rd.read(|w| (w.get(3), w.byte_offset(3))),
+            rd.read(|w| (w.get(3), w.byte_offset(3))).unwrap(),
             (Some(6), Some(128 + 256 + 24))
         );
         let (dead, next) = (party(&r, 25), party(&r, 26));
-        protocol::write_lock(&dead);
+        protocol::write_lock(&dead, &Budget::forever(64)).unwrap();
         Shared::generation(&dead).store(3, Ordering::Release);
         Shared::data(&dead, 0, 0).store(9, Ordering::Relaxed);
         kill(25);
         // In place: the dead writer's word stays (the caller's own flip must hide it).
-        next.write(|w| assert_eq!((w.get(0), w.get(1)), (Some(9), Some(6))));
+        next.write(|w| assert_eq!((w.get(0), w.get(1)), (Some(9), Some(6))))
+            .unwrap();
         assert_eq!(r.generation(), 8);
     }
     let len = layout.region_len().unwrap();

@@ -4,6 +4,8 @@
 
 use std::sync::atomic::AtomicU32;
 
+use fabric_model::Nanos;
+
 /// Spins before a waiter starts idling.
 const SPINS: u32 = 64;
 
@@ -79,6 +81,67 @@ impl RegionWait {
     pub fn with_wake(mut self, wake: fn(&AtomicU32)) -> Self {
         self.wake = wake;
         self
+    }
+}
+
+/// How long a blocking call of a region ([`Region::write`](super::Region::write),
+/// [`RegionReader::read`](super::RegionReader::read), [`Region::reclaim`](super::Region::reclaim))
+/// may wait for a lock that a live process holds before it gives up with
+/// [`Error::LockWaitGaveUp`](crate::Error::LockWaitGaveUp). A wait is made of busy checks
+/// (the handle's [`RegionWait::spins`]) and then idle rounds, each one call of the
+/// [`RegionWait`] idle hook, whose contract bounds its time (the default yields the time
+/// slice; `region::futex_wait` sleeps at most 1 ms); a lock whose holder is dead, or that no
+/// process holds, is recovered during the wait whatever the patience. Process-local, kept in
+/// the [`Region`](super::Region) handle ([`Region::with_patience`](super::Region::with_patience))
+/// or given per call (`write_within`, `read_within`, `try_write`, `try_read`).
+///
+/// ```
+/// use fabric_model::Nanos;
+/// use pmix_kvs::region::Patience;
+///
+/// // The embedder's clock (this crate reads none): here a counter standing in for one.
+/// fn now() -> Nanos {
+///     Nanos::new(5)
+/// }
+/// assert!(!Patience::Forever.exhausted(1 << 40));
+/// assert!(Patience::Idles(3).exhausted(3));
+/// assert!(!Patience::Idles(3).exhausted(2));
+/// assert!(Patience::Try.exhausted(0));
+/// assert!(Patience::Until { now, deadline: Nanos::new(5) }.exhausted(0));
+/// assert!(!Patience::Until { now, deadline: Nanos::new(6) }.exhausted(0));
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
+pub enum Patience {
+    /// Wait as long as the holder lives (the default): a live holder that never releases
+    /// keeps the waiter waiting.
+    #[default]
+    Forever,
+    /// Give up before idle round `n + 1`: after the busy checks and `n` idle rounds.
+    Idles(u64),
+    /// Give up once the embedder's clock `now` reads `deadline` or later, looked at before
+    /// each idle round (so a wait ends within one idle round of the deadline).
+    Until {
+        /// The embedder's clock, on the same scale as `deadline`.
+        now: fn() -> Nanos,
+        /// When to give up.
+        deadline: Nanos,
+    },
+    /// Do not wait at all: no busy check, no idle round (what `try_write` and `try_read`
+    /// use). States that no live process holds are still recovered first.
+    Try,
+}
+
+impl Patience {
+    /// Whether a wait that has idled `idles` rounds gives up now.
+    #[must_use]
+    pub fn exhausted(&self, idles: u64) -> bool {
+        match *self {
+            Self::Forever => false,
+            Self::Idles(n) => idles >= n,
+            Self::Until { now, deadline } => now() >= deadline,
+            Self::Try => true,
+        }
     }
 }
 

@@ -6,8 +6,9 @@ use crate::keyhash::hash_pair;
 use crate::keys;
 use crate::value::{DataType, Value};
 
-/// The image's magic, `b"PMIXKVS1"` as a native-endian `u64` (data word 0).
-pub(crate) const STORE_MAGIC: u64 = u64::from_ne_bytes(*b"PMIXKVS1");
+/// The image's magic, `b"PMIXKVS2"` as a native-endian `u64` (data word 0): image layout
+/// 2, whose namespace entries carry the name's hash (layout 1's did not).
+pub(crate) const STORE_MAGIC: u64 = u64::from_ne_bytes(*b"PMIXKVS2");
 
 /// Data word 0: [`STORE_MAGIC`] once the first image is published.
 pub(crate) const W_MAGIC: usize = 0;
@@ -43,8 +44,8 @@ pub(crate) const H_RECORDS: usize = 7;
 /// Words of the half header.
 pub(crate) const HALF_HEADER: usize = 8;
 
-/// Words per namespace-table entry: size, name length and flags; name offset.
-pub(crate) const NS_ENTRY: usize = 2;
+/// Words per namespace-table entry: size, name length and flags; name offset; name hash.
+pub(crate) const NS_ENTRY: usize = 3;
 /// Namespace entry flag: the entry is a namespace (not a gap in the indices).
 pub(crate) const NS_PRESENT: u64 = 1 << 48;
 /// Namespace entry flag: the job is registered.
@@ -172,6 +173,12 @@ pub(crate) fn fixed_value(ty: DataType, bits: u64) -> Option<Value> {
         DataType::ProcRank => Value::Rank(Rank::new(u32_()?)),
         _ => return None,
     })
+}
+
+/// The hash of a namespace name that its table entry records and its handles carry (a
+/// stable hash: every process computes the same).
+pub(crate) fn name_hash(name: &str) -> u64 {
+    hash_pair(u64::MAX, name)
 }
 
 /// Whether a reserved key is answered per rank (from the job's process map) rather than

@@ -12,16 +12,22 @@ use crate::value::{DataType, Scope, Value};
 use super::layout::{
     H_BUCKETS, H_BUCKTAB, H_NSPACES, H_NSTAB, H_SEQ, H_USED, HALF_HEADER, MOVED, NS_ENTRY,
     NS_PRESENT, NS_REGISTERED, REC_HEAD, REC_ON_NODE, REC_OUTSIDE, STORE_MAGIC, W_CURRENT, W_MAGIC,
-    W_SUCCESSOR, W_SUCCESSOR_LEN, byte_words, chunk, fixed_value, half_base, half_words,
+    W_SUCCESSOR, W_SUCCESSOR_LEN, byte_words, chunk, fixed_value, half_base, half_words, name_hash,
     per_rank_key, proc_word, record_hash, split_descriptor,
 };
 
 /// A namespace of the shared store, as [`ShmReader::nspace`] found it: an index into the
 /// image's namespace table, valid in every image of the same region (the writer's store
-/// never forgets a namespace) and for any reader of it.
+/// never forgets a namespace) and for any reader of it. It carries the region's id
+/// ([`Region::id`]) and the namespace name's hash: a lookup with a handle of another region
+/// (another store's index, which may name another job there), or of an older region in the
+/// same memory (formatted again), or whose table entry names another namespace, is refused
+/// with [`Error::ForeignNspace`], never answered with another job's data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ShmNspace {
-    pub(super) index: u32,
+    index: u32,
+    region: u64,
+    name: u64,
 }
 
 impl ShmNspace {
@@ -56,6 +62,7 @@ pub enum ShmAnswer<V> {
 pub struct ShmReader<'r, 'a> {
     slot: RegionReader<'r, 'a>,
     words: usize,
+    region: u64,
 }
 
 /// A record found in the current image.
@@ -120,16 +127,22 @@ impl View<'_, '_, '_> {
     /// The namespace entry `ns`: job size and whether it is registered.
     fn nspace(&self, ns: ShmNspace) -> Result<(u32, bool)> {
         let count = self.at(H_NSPACES)?;
-        let w0 = if u64::from(ns.index) < count {
-            let tab = self.offset(H_NSTAB)?;
-            self.at(tab + NS_ENTRY * ns.index as usize)?
+        let entry = if u64::from(ns.index) < count {
+            Some(self.offset(H_NSTAB)? + NS_ENTRY * ns.index as usize)
         } else {
-            0
+            None
         };
-        if w0 & NS_PRESENT == 0 {
+        let w0 = match entry {
+            Some(e) => self.at(e)?,
+            None => 0,
+        };
+        let Some(e) = entry.filter(|_| w0 & NS_PRESENT != 0) else {
             return Err(Error::UnknownNspace {
                 nspace: format!("#{}", ns.index),
             });
+        };
+        if self.at(e + 2)? != ns.name {
+            return Err(Error::ForeignNspace { index: ns.index() });
         }
         Ok(((w0 & 0xFFFF_FFFF) as u32, w0 & NS_REGISTERED != 0))
     }
@@ -177,6 +190,7 @@ impl<'r, 'a> ShmReader<'r, 'a> {
         Ok(Self {
             slot: region.reader()?,
             words: region.words(),
+            region: region.id(),
         })
     }
 
@@ -222,7 +236,7 @@ impl<'r, 'a> ShmReader<'r, 'a> {
                 data_base,
             })
             .map(Some)
-        })
+        })?
     }
 
     /// The publish sequence of the current image: 0 before the first publish, then one more
@@ -244,6 +258,7 @@ impl<'r, 'a> ShmReader<'r, 'a> {
     /// O(namespaces × |name|).
     pub fn nspace(&mut self, name: &str) -> Result<Option<ShmNspace>> {
         let nb = name.as_bytes();
+        let region = self.region;
         Ok(self
             .with_image(|v| {
                 let count = v.at(H_NSPACES)?;
@@ -261,7 +276,11 @@ impl<'r, 'a> ShmReader<'r, 'a> {
                         same &= v.at(at + j)? == chunk(nb, j);
                     }
                     if same {
-                        return Ok(u32::try_from(i).ok().map(|index| ShmNspace { index }));
+                        return Ok(u32::try_from(i).ok().map(|index| ShmNspace {
+                            index,
+                            region,
+                            name: name_hash(name),
+                        }));
                     }
                 }
                 Ok(None)
@@ -280,6 +299,9 @@ impl<'r, 'a> ShmReader<'r, 'a> {
         f: impl FnOnce(&View<'_, '_, '_>, Hit) -> Result<ShmAnswer<R>>,
     ) -> Result<ShmAnswer<R>> {
         keys::check_key(key)?;
+        if ns.region != self.region {
+            return Err(Error::ForeignNspace { index: ns.index() });
+        }
         if rank != Rank::WILDCARD && !rank.is_valid() {
             return Err(Error::BadRank {
                 rank,
@@ -334,6 +356,8 @@ impl<'r, 'a> ShmReader<'r, 'a> {
     ///
     /// # Errors
     /// [`Error::BadKeyLength`]; [`Error::UnknownNspace`] for a namespace the image lacks;
+    /// [`Error::ForeignNspace`] for a handle of another region, of an older region in the
+    /// same memory, or of another namespace at the same index;
     /// [`Error::BadRank`] for a rank that holds no data (a group rank, `UNDEF`, not below the
     /// job size); [`Error::BadRegion`] for a malformed image; [`Error::StoreMoved`].
     ///

@@ -280,7 +280,7 @@ fn publishes_alternate_halves_and_a_torn_copy_is_never_seen() {
         p0.commit(&mut s).unwrap();
         let p = w.publish(&region, &s).unwrap();
         assert_eq!(p.sequence, u64::from(v));
-        let half = region.write(|w| w.get(W_CURRENT).unwrap() & 0xFF);
+        let half = region.write(|w| w.get(W_CURRENT).unwrap() & 0xFF).unwrap();
         assert_eq!(half, if v % 2 == 1 { 1 } else { 2 });
         assert_eq!(r.sequence(), Ok(u64::from(v)));
     }
@@ -288,11 +288,13 @@ fn publishes_alternate_halves_and_a_torn_copy_is_never_seen() {
     // A writer killed while copying the next image: the half that is not current is
     // garbage, the current word unchanged. Readers still see the last whole image.
     let words = region.words();
-    region.write(|w| {
-        for i in CONTROL..CONTROL + half_words(words) {
-            w.set(i, 0xDEAD_BEEF_DEAD_BEEF);
-        }
-    });
+    region
+        .write(|w| {
+            for i in CONTROL..CONTROL + half_words(words) {
+                w.set(i, 0xDEAD_BEEF_DEAD_BEEF);
+            }
+        })
+        .unwrap();
     assert_eq!(
         r.get_fixed(job, Rank::new(0), "v", None),
         Ok(ShmAnswer::Found(Value::U32(4)))
@@ -344,7 +346,7 @@ fn a_full_region_refuses_precisely_then_the_store_moves() {
     let mut m2 = mem_for(big);
     let region2 = Region::format(m2.bytes(), big).unwrap();
     w.publish(&region2, &s).unwrap();
-    w.retire(&region, 2, needed);
+    w.retire(&region, 2, needed).unwrap();
     assert_eq!(
         r.get_fixed(job, Rank::new(0), "small", None),
         Err(Error::StoreMoved {
@@ -515,17 +517,19 @@ proptest! {
         let mut m = mem_for(layout);
         let region = Region::format(m.bytes(), layout).unwrap();
         ShmWriter::new().publish(&region, &s).unwrap();
+        // The handle of the intact image (a garbage name hash refuses it, an intact one
+        // lets the lookup walk the garbage).
+        let ns = ShmReader::new(&region).unwrap().nspace("job").unwrap().unwrap();
         region.write(|w| {
             for (i, &v) in words.iter().enumerate() {
                 // Mostly small numbers (offsets and lengths that point inside), some raw.
                 w.set(2 + i, if v % 3 == 0 { v } else { v % (small + 8) });
             }
             w.set(1, (w.get(1).unwrap() & !0xFF) | half);
-        });
+        }).unwrap();
         let mut r = ShmReader::new(&region).unwrap();
         let _ = r.sequence();
         let _ = r.nspace("job");
-        let ns = ShmNspace { index: 0 };
         let _ = r.get(ns, Rank::new(0), "pmix.hname", None);
         let _ = r.get(ns, Rank::WILDCARD, "app.flavour", None);
         let mut buf = [0u8; 16];
@@ -562,4 +566,96 @@ fn publish_noting_lock_reports_asking_then_holding() {
         Err(Error::RegionTooSmall { .. })
     ));
     assert!(!called);
+}
+
+/// A store of `jobs` registered in this order, each with rank 0's `port` set to `port + i`.
+fn store_of(jobs: &[&str], port: u32) -> NodeStore {
+    let mut s = NodeStore::new();
+    for (i, job) in jobs.iter().enumerate() {
+        let ns = s.register_job(job, &JobInfo::new(2, "n0")).unwrap();
+        let mut p0 = Client::new(ProcId::new(ns, Rank::new(0)));
+        p0.put(Scope::Local, "port", Value::U32(port + i as u32))
+            .unwrap();
+        p0.commit(&mut s).unwrap();
+    }
+    s
+}
+
+/// A handle of one region's namespace, used on another region whose store registered
+/// another job first (at the same index), is refused, whether the embedder named the
+/// regions or not (regression: it answered the other job's data).
+#[test]
+fn a_handle_of_another_region_is_refused() {
+    let a = store_of(&["jobA"], 100);
+    let b = store_of(&["jobB", "jobA"], 200);
+    for (id_a, id_b) in [(0, 0), (5, 6)] {
+        let layout = ShmWriter::layout(2, 1024);
+        let (mut ma, mut mb) = (mem_for(layout), mem_for(layout));
+        let ra = Region::format(ma.bytes(), layout.with_id(id_a)).unwrap();
+        let rb = Region::format(mb.bytes(), layout.with_id(id_b)).unwrap();
+        ShmWriter::new().publish(&ra, &a).unwrap();
+        ShmWriter::new().publish(&rb, &b).unwrap();
+        let mut reader_a = ShmReader::new(&ra).unwrap();
+        let mut reader_b = ShmReader::new(&rb).unwrap();
+        let ha = reader_a.nspace("jobA").unwrap().unwrap();
+        assert_eq!(ha.index(), 0);
+        assert_eq!(
+            reader_b.get_fixed(ha, Rank::new(0), "port", None),
+            Err(Error::ForeignNspace { index: 0 }),
+            "ids {id_a}, {id_b}"
+        );
+        assert_eq!(
+            Error::ForeignNspace { index: 0 }.status(),
+            crate::status::ERR_BAD_PARAM
+        );
+        let hb = reader_b.nspace("jobA").unwrap().unwrap();
+        assert_eq!(hb.index(), 1);
+        assert_eq!(
+            reader_b.get_fixed(hb, Rank::new(0), "port", None).unwrap(),
+            ShmAnswer::Found(Value::U32(201))
+        );
+        assert_eq!(
+            reader_a.get_fixed(ha, Rank::new(0), "port", None).unwrap(),
+            ShmAnswer::Found(Value::U32(100))
+        );
+        assert!(reader_a.get_fixed(hb, Rank::new(0), "port", None).is_err());
+    }
+}
+
+/// A handle from before the region's memory was formatted again (a new generation of the
+/// same region) is refused, even for the same job at the same index; the new generation's
+/// handle answers.
+#[test]
+fn a_handle_of_an_older_generation_is_refused() {
+    let s = store_of(&["job"], 7);
+    let layout = ShmWriter::layout(2, 1024);
+    let mut m = mem_for(layout);
+    let (old, old_id) = {
+        let region = Region::format(m.bytes(), layout).unwrap();
+        ShmWriter::new().publish(&region, &s).unwrap();
+        let mut r = ShmReader::new(&region).unwrap();
+        (r.nspace("job").unwrap().unwrap(), region.id())
+    };
+    assert_eq!(old_id, 1, "fresh memory");
+    let region = Region::format(m.bytes(), layout).unwrap();
+    assert_eq!(region.id(), 2, "one more than the region these bytes held");
+    ShmWriter::new().publish(&region, &s).unwrap();
+    let mut r = ShmReader::new(&region).unwrap();
+    assert_eq!(
+        r.get(old, Rank::new(0), "port", None),
+        Err(Error::ForeignNspace { index: 0 })
+    );
+    let new = r.nspace("job").unwrap().unwrap();
+    assert_eq!(new.index(), old.index());
+    assert_ne!(new, old);
+    assert_eq!(
+        r.get(new, Rank::new(0), "port", None).unwrap(),
+        ShmAnswer::Found(Value::U32(7))
+    );
+    drop(r);
+    assert_eq!(
+        Region::attach(m.bytes()).unwrap().id(),
+        2,
+        "attach reads the id"
+    );
 }

@@ -13,7 +13,7 @@ use super::layout::{
     CONTROL, H_BUCKETS, H_BUCKTAB, H_EPOCH, H_NSPACES, H_NSTAB, H_RECORDS, H_SEQ, H_USED,
     HALF_HEADER, MOVED, NS_PRESENT, NS_REGISTERED, REC_ON_NODE, REC_OUTSIDE, STORE_MAGIC,
     W_CURRENT, W_MAGIC, W_SUCCESSOR, W_SUCCESSOR_LEN, descriptor, fixed_bits, half_base,
-    half_words, pack, proc_word, record_hash,
+    half_words, name_hash, pack, proc_word, record_hash,
 };
 
 /// Where [`ShmWriter::publish_noting_lock`] stands when it calls back.
@@ -79,15 +79,15 @@ pub struct Published {
 #[derive(Debug, Default)]
 pub struct ShmWriter {
     image: Vec<u64>,
-    nspaces: Vec<(u64, u64)>,
+    nspaces: Vec<[u64; 3]>,
     index: Vec<(u64, u64)>,
 }
 
 /// The image under construction, as [`NodeStore::visit_image`] fills it.
 struct Builder<'w> {
     image: &'w mut Vec<u64>,
-    /// Namespace entries by index: (size, name length and flags; name offset).
-    nspaces: &'w mut Vec<(u64, u64)>,
+    /// Namespace entries by index: size, name length and flags; name offset; name hash.
+    nspaces: &'w mut Vec<[u64; 3]>,
     /// (hash, record offset) of every record.
     index: &'w mut Vec<(u64, u64)>,
     blob: Vec<u8>,
@@ -97,13 +97,13 @@ impl ImageSink for Builder<'_> {
     fn nspace(&mut self, index: u32, name: &str, size: u32, registered: bool) {
         let i = index as usize;
         if self.nspaces.len() <= i {
-            self.nspaces.resize(i + 1, (0, 0));
+            self.nspaces.resize(i + 1, [0; 3]);
         }
         let mut w0 = u64::from(size) | (name.len() as u64) << 32 | NS_PRESENT;
         if registered {
             w0 |= NS_REGISTERED;
         }
-        self.nspaces[i] = (w0, self.image.len() as u64);
+        self.nspaces[i] = [w0, self.image.len() as u64, name_hash(name)];
         pack(name.as_bytes(), self.image);
     }
 
@@ -187,9 +187,8 @@ impl ShmWriter {
         };
         store.visit_image(&mut b)?;
         let nstab = self.image.len();
-        for &(w0, w1) in &self.nspaces {
-            self.image.push(w0);
-            self.image.push(w1);
+        for entry in &self.nspaces {
+            self.image.extend_from_slice(entry);
         }
         let buckets = (self.index.len() * 2).next_power_of_two();
         let bucktab = self.image.len();
@@ -312,7 +311,7 @@ impl ShmWriter {
                 capacity,
                 records,
             })
-        })
+        })?
     }
 
     /// Marks `region` as moved: the store now lives in another region of `len` bytes that
@@ -322,13 +321,17 @@ impl ShmWriter {
     ///
     /// This is how the store grows: publish into a larger region (whose length
     /// [`Error::RegionTooSmall`] gave), then retire the old one.
-    pub fn retire(&self, region: &Region<'_>, successor: u64, len: usize) {
+    ///
+    /// # Errors
+    /// The region's lock errors ([`Region::write`]): [`Error::LockWaitGaveUp`] when its
+    /// handle's patience ran out, [`Error::CorruptLock`]; nothing is marked then.
+    pub fn retire(&self, region: &Region<'_>, successor: u64, len: usize) -> Result<()> {
         region.write(|w| {
             let current = w.get(W_CURRENT).unwrap_or(0);
             w.set(W_SUCCESSOR, successor);
             w.set(W_SUCCESSOR_LEN, len as u64);
             w.set(W_MAGIC, STORE_MAGIC);
             w.set(W_CURRENT, current & !0xFF | MOVED);
-        });
+        })
     }
 }

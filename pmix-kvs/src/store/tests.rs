@@ -404,6 +404,225 @@ fn direct_modex_forwards_then_fills_the_cache() {
     );
 }
 
+/// A remote `get` of a key its owner committed with `Scope::Local` resolves: the owner's
+/// node answers "outside scope" over the wire, and the requester's `get` answers
+/// `PMIX_ERR_EXISTS_OUTSIDE_SCOPE` instead of forwarding or waiting for ever (regression:
+/// the owner answered `NotYet` for ever and the requester stayed `Pending { deadline: None }`).
+#[test]
+fn a_remote_get_of_a_local_only_key_is_outside_scope() {
+    let (mut a, mut b, na, nb) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(na, Rank(0)));
+    p0.put(Scope::Local, "private", Value::I64(1)).unwrap();
+    p0.put(Scope::Remote, "addr", Value::U32(9)).unwrap();
+    p0.commit(&mut a).unwrap();
+    let mut p2 = Client::new(ProcId::new(nb, Rank(2)));
+    let t = ProcId::new(nb, Rank(0));
+    let forever = GetOptions::default();
+    let GetOutcome::Forward(req) = p2.get(&b, t, "private", &forever, Nanos::ZERO).unwrap() else {
+        panic!("a remote get must forward");
+    };
+    b.note_dmodex_sent(&req).unwrap();
+    assert_eq!(
+        p2.get(&b, t, "private", &forever, Nanos::new(1)).unwrap(),
+        GetOutcome::Pending { deadline: None }
+    );
+    // The request and the answer cross a wire as bytes.
+    let on_a = DmodexRequest::decode(&req.encode().unwrap()).unwrap();
+    let answer = a.answer_dmodex(&on_a).unwrap();
+    assert_eq!(answer, DmodexAnswer::OutsideScope);
+    let answer = DmodexAnswer::decode(&answer.encode()).unwrap();
+    b.apply_dmodex(&req, &answer).unwrap();
+    let got = p2.get(&b, t, "private", &forever, Nanos::new(2)).unwrap();
+    assert_eq!(got, GetOutcome::ExistsOutsideScope);
+    assert_eq!(got.status(), Some(status::ERR_EXISTS_OUTSIDE_SCOPE));
+    // The outstanding request is answered: another absent key forwards again, and the
+    // owner's off-node data still arrives by it.
+    let GetOutcome::Forward(req) = p2.get(&b, t, "addr", &forever, Nanos::new(3)).unwrap() else {
+        panic!("the answered request is no longer outstanding");
+    };
+    let data = a.answer_dmodex(&req).unwrap();
+    b.apply_dmodex(&req, &data).unwrap();
+    assert_eq!(
+        p2.get(&b, t, "addr", &forever, Nanos::new(4)).unwrap(),
+        found(Value::U32(9))
+    );
+    assert_eq!(
+        p2.get(&b, t, "private", &forever, Nanos::new(4)).unwrap(),
+        GetOutcome::ExistsOutsideScope,
+        "still outside scope once the rest of the data came"
+    );
+    // On the owner's node the key is there, for its peers.
+    let mut p1 = Client::new(ProcId::new(na, Rank(1)));
+    assert_eq!(
+        p1.get(
+            &a,
+            ProcId::new(na, Rank(0)),
+            "private",
+            &forever,
+            Nanos::ZERO
+        )
+        .unwrap(),
+        found(Value::I64(1))
+    );
+}
+
+/// An outside-scope answer for a process of this node, or for no process, is refused.
+#[test]
+fn outside_scope_answers_for_the_wrong_process_are_refused() {
+    let (_, mut b, _, _) = two_nodes();
+    let mut req = DmodexRequest {
+        nspace: "job".into(),
+        rank: Rank(2),
+        key: "k".into(),
+        node: Some(1),
+    };
+    assert!(matches!(
+        b.apply_dmodex(&req, &DmodexAnswer::OutsideScope),
+        Err(Error::BadRank { rank: Rank(2), .. })
+    ));
+    req.rank = Rank::WILDCARD;
+    assert!(matches!(
+        b.apply_dmodex(&req, &DmodexAnswer::OutsideScope),
+        Err(Error::BadRank { .. })
+    ));
+    req.rank = Rank(0);
+    req.key = String::new();
+    assert_eq!(
+        b.apply_dmodex(&req, &DmodexAnswer::OutsideScope),
+        Err(Error::BadKeyLength { len: 0 })
+    );
+}
+
+/// Every case of scope and presence, on the owner's node and off it, before and after the
+/// fence, with the status the PMIx Standard v5.0 gives `PMIx_Get` for it.
+#[test]
+fn scope_and_presence_cases_answer_the_standards_status() {
+    let (mut a, mut b, na, nb) = two_nodes();
+    let mut p0 = Client::new(ProcId::new(na, Rank(0)));
+    let mut p1 = Client::new(ProcId::new(na, Rank(1)));
+    let mut p2 = Client::new(ProcId::new(nb, Rank(2)));
+    p0.put(Scope::Local, "l", Value::U8(1)).unwrap();
+    p0.put(Scope::Remote, "r", Value::U8(2)).unwrap();
+    p0.put(Scope::Global, "g", Value::U8(3)).unwrap();
+    p0.commit(&mut a).unwrap();
+    let owner = ProcId::new(na, Rank(0));
+    let remote_owner = ProcId::new(nb, Rank(0));
+    let wait = WAIT;
+    let optional = GetOptions::default().with_optional(true);
+    let immediate = GetOptions::default().with_immediate(true);
+    for fenced in [false, true] {
+        if fenced {
+            let blobs = [
+                a.fence_contribution(na, true).unwrap(),
+                b.fence_contribution(nb, true).unwrap(),
+            ];
+            a.apply_fence(&blobs).unwrap();
+            b.apply_fence(&blobs).unwrap();
+        }
+        // On the owner's node: `Remote` data is "only available to processes on remote
+        // nodes": exists outside scope; `Local` and `Global` are found.
+        assert_eq!(
+            p1.get(&a, owner, "l", &wait, Nanos::ZERO).unwrap(),
+            found(Value::U8(1))
+        );
+        assert_eq!(
+            p1.get(&a, owner, "g", &wait, Nanos::ZERO).unwrap(),
+            found(Value::U8(3))
+        );
+        assert_eq!(
+            p1.get(&a, owner, "r", &wait, Nanos::ZERO).unwrap(),
+            GetOutcome::ExistsOutsideScope,
+            "fenced: {fenced}"
+        );
+        // A key nowhere: `PMIX_OPTIONAL` and `PMIX_IMMEDIATE` answer NOT_FOUND ("if not
+        // found and either the PMIX_OPTIONAL or PMIX_GET_REFRESH_CACHE attribute was given
+        // ... return the PMIX_ERR_NOT_FOUND status"); otherwise the server holds the request
+        // until the timeout (`PMIX_ERR_TIMEOUT`).
+        for opts in [optional, immediate] {
+            assert_eq!(
+                p1.get(&a, owner, "none", &opts, Nanos::ZERO)
+                    .unwrap()
+                    .status(),
+                Some(status::ERR_NOT_FOUND)
+            );
+            assert_eq!(
+                p2.get(&b, remote_owner, "none", &opts, Nanos::ZERO)
+                    .unwrap()
+                    .status(),
+                Some(status::ERR_NOT_FOUND)
+            );
+        }
+        assert_eq!(
+            p1.get(&a, owner, "none", &wait, Nanos::ZERO).unwrap(),
+            GetOutcome::Pending {
+                deadline: wait.deadline
+            }
+        );
+        assert_eq!(
+            p1.get(&a, owner, "none", &wait, Nanos::new(1000))
+                .unwrap()
+                .status(),
+            Some(status::ERR_TIMEOUT)
+        );
+        // Off the owner's node, after the fence: `Remote` and `Global` data came with it.
+        if fenced {
+            assert_eq!(
+                p2.get(&b, remote_owner, "r", &wait, Nanos::ZERO).unwrap(),
+                found(Value::U8(2))
+            );
+            assert_eq!(
+                p2.get(&b, remote_owner, "g", &wait, Nanos::ZERO).unwrap(),
+                found(Value::U8(3))
+            );
+        }
+        // A missing key of a remote target goes to its node, which holds it (NotYet) until
+        // the deadline passes (on a copy of node 1: one request per target is outstanding).
+        let mut b2 = b.clone();
+        let GetOutcome::Forward(req) = p2
+            .get(&b2, remote_owner, "none", &wait, Nanos::ZERO)
+            .unwrap()
+        else {
+            panic!("a missing remote key forwards (fenced: {fenced})");
+        };
+        assert_eq!(a.answer_dmodex(&req).unwrap(), DmodexAnswer::NotYet);
+        b2.note_dmodex_sent(&req).unwrap();
+        assert_eq!(
+            p2.get(&b2, remote_owner, "none", &wait, Nanos::new(1000))
+                .unwrap()
+                .status(),
+            Some(status::ERR_TIMEOUT)
+        );
+        // `Local` data, off the node: exists outside scope, through direct modex the first
+        // time (the fence does not carry it), known from then on.
+        match p2.get(&b, remote_owner, "l", &wait, Nanos::ZERO).unwrap() {
+            GetOutcome::Forward(req) if !fenced => {
+                let answer = a.answer_dmodex(&req).unwrap();
+                assert_eq!(answer, DmodexAnswer::OutsideScope);
+                b.apply_dmodex(&req, &answer).unwrap();
+            }
+            GetOutcome::ExistsOutsideScope if fenced => {}
+            other => panic!("fenced: {fenced}: {other:?}"),
+        }
+        assert_eq!(
+            p2.get(&b, remote_owner, "l", &wait, Nanos::ZERO)
+                .unwrap()
+                .status(),
+            Some(status::ERR_EXISTS_OUTSIDE_SCOPE)
+        );
+        // Without direct modex, an absent remote key is NOT_FOUND at once ("if the host
+        // does not support the pmix_server_dmodex_req_fn_t interface, then the server will
+        // immediately respond to the client with the PMIX_ERR_NOT_FOUND status").
+        let mut c = b.clone();
+        c.set_direct_modex(false);
+        assert_eq!(
+            p2.get(&c, remote_owner, "none2", &wait, Nanos::ZERO)
+                .unwrap()
+                .status(),
+            Some(status::ERR_NOT_FOUND)
+        );
+    }
+}
+
 #[test]
 fn corrupt_dmodex_answers_are_errors() {
     let (_, mut b, _, _) = two_nodes();
