@@ -257,7 +257,8 @@ impl<'f> Router<'f> {
         let (tid, method, merged) = match (preset, self.config.algorithm) {
             (Some((tree, method)), _) => (self.add_new_tree(tree, gid, &m), method, Vec::new()),
             (None, Algorithm::MinihopMc | Algorithm::SsspMc) => {
-                let tree = self.baseline(&m, d)?;
+                let color = self.baseline_color()?;
+                let tree = self.baseline_tree(&m, d, color)?;
                 (
                     self.add_new_tree(tree, gid, &m),
                     self.baseline_method(),
@@ -366,7 +367,10 @@ impl<'f> Router<'f> {
 
     /// Deletes group `id` (Alg. 6): its members that no other group of the tree holds leave
     /// the tree, switches left with nothing below are pruned upward, and the tree and its
-    /// entries are freed when its last group leaves.
+    /// entries are freed when its last group leaves. A group joined under an MGID
+    /// ([`Router::join`]) frees its MGID too: [`Router::members_of`] and [`Router::leave`]
+    /// then answer [`Error::UnknownMgid`], and the next [`Router::join`] under it creates a
+    /// new group.
     ///
     /// # Errors
     /// [`Error::UnknownGroup`] for an id never handed out, [`Error::GroupDeleted`] for one

@@ -638,24 +638,21 @@ impl Router<'_> {
             .collect();
         sw.sort_unstable();
         sw.dedup();
-        let old_sw = std::mem::replace(
-            &mut self.state.groups[gid.0 as usize]
-                .as_mut()
-                .expect("live")
-                .member_sw,
-            sw.clone(),
-        );
+        // (Live: read above.)
+        let Ok(g) = self.state.group_mut(gid) else {
+            return;
+        };
+        let old_sw = std::mem::replace(&mut g.member_sw, sw.clone());
         for s in old_sw {
             if sw.binary_search(&s).is_err() {
                 self.state.member_switch_removed(s);
             }
         }
         if members.is_empty() {
-            let g = self.state.groups[gid.0 as usize].take().expect("live");
-            if let Some(mgid) = g.mgid {
-                self.state.mgids.remove(&mgid);
+            // Its member switches uncounted above; its MGID freed.
+            if self.state.remove_group(gid).is_ok() {
+                out.deleted.push(gid);
             }
-            out.deleted.push(gid);
         } else {
             let least = self.least(&sw);
             let epoch = self.hops_epoch;
