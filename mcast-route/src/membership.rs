@@ -315,6 +315,7 @@ impl Router<'_> {
         sw: &[u32],
         least: &mut Option<Least>,
     ) -> (JoinMethod, TreeId, Vec<GroupId>) {
+        // (`member_port` checked it attached; attachments never change.)
         let a = self.view.attach[port.index()].expect("a checked port is attached");
         let leaf = Leaf {
             port: a.port,

@@ -284,6 +284,7 @@ impl<'f> Router<'f> {
             mgid: None,
         });
         debug_assert_eq!(added, gid);
+        // (Just added under `gid`: nothing between took it.)
         let group = self.state.groups[gid.0 as usize]
             .as_ref()
             .expect("the group was just created");

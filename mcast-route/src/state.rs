@@ -420,6 +420,9 @@ impl State {
     }
 
     pub(crate) fn tree_ref(&self, id: TreeId) -> &Tree {
+        // Every caller names a tree read off a live group or the color table, which the
+        // install and uninstall keep in step with `trees` (the public `Router::tree` looks
+        // an id up with `get` instead).
         self.trees[id.0 as usize]
             .as_ref()
             .expect("a live group's tree is live")
