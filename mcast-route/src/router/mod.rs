@@ -1,15 +1,19 @@
 //! The [`Router`]: groups, trees, colors and link loads, and the operations on them.
 
+pub(crate) mod held;
+pub(crate) mod state;
+pub(crate) mod view;
+
 use std::fmt;
 use std::sync::Arc;
 
 use fabric_model::{Bytes, Fabric, HopTable, LinkId, NodeId};
 
-use crate::held::Held;
+use crate::router::held::Held;
+use crate::router::state::{Current, Group, State};
+use crate::router::view::{Members, View};
 use crate::search::Scratch;
-use crate::state::{Current, Group, State};
 use crate::tree::Tree;
-use crate::view::{Members, View};
 use crate::{
     Algorithm, Color, Config, CreateOutcome, Error, GroupId, Method, Policy, PortSet, TreeId,
 };
@@ -69,10 +73,10 @@ pub struct Router<'f> {
     pub(crate) config: Config,
     /// The searches' buffers.
     pub(crate) s: Scratch,
-    /// Large trees' largest distances to their member switches (ours, [`crate::far`]).
-    pub(crate) far: crate::far::FarCache,
+    /// Large trees' largest distances to their member switches (ours, [`crate::mr4lms::far`]).
+    pub(crate) far: crate::mr4lms::far::FarCache,
     /// Bumped whenever the hop table changes: the epoch of the groups' kept least heights
-    /// ([`crate::least_height`]).
+    /// ([`crate::mr4lms::least_height`]).
     pub(crate) hops_epoch: u32,
 }
 
@@ -171,7 +175,7 @@ impl<'f> Router<'f> {
             view: View::new(fabric, hops, order),
             state: State::new(switches, links, config.entries.limit()),
             s: Scratch::new(switches),
-            far: crate::far::FarCache::default(),
+            far: crate::mr4lms::far::FarCache::default(),
             hops_epoch: 0,
         })
     }
@@ -351,10 +355,10 @@ impl<'f> Router<'f> {
             }
         };
         match built {
-            Some((crate::fctb::Built::New(tree), method)) => {
+            Some((crate::mr4lms::fctb::Built::New(tree), method)) => {
                 (self.add_new_tree(tree, gid, m), method, Vec::new())
             }
-            Some((crate::fctb::Built::Existing(id), _)) => {
+            Some((crate::mr4lms::fctb::Built::Existing(id), _)) => {
                 self.join_tree(id, gid, m);
                 (id, Method::ExistingTree, Vec::new())
             }

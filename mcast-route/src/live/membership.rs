@@ -7,10 +7,10 @@
 
 use fabric_model::NodeId;
 
-use crate::least_height::{Least, UNKNOWN};
-use crate::state::{Changes, Group};
+use crate::mr4lms::least_height::{Least, UNKNOWN};
+use crate::router::state::{Changes, Group};
+use crate::router::view::Members;
 use crate::tree::Leaf;
-use crate::view::Members;
 use crate::{Algorithm, Color, Error, Gid, GroupId, JoinColor, Method, Router, TreeId};
 
 /// How [`Router::join`] placed the new member.
@@ -158,7 +158,7 @@ impl Router<'_> {
         let tid = g.tree;
         // The group's new member switches and least height: kept through the join when
         // the new switch is within it from the kept center, computed when it was known,
-        // and only when the graft needs it when it was not ([`crate::least_height`]).
+        // and only when the graft needs it when it was not ([`crate::mr4lms::least_height`]).
         let mut sw = g.member_sw.clone();
         let fresh_switch = sw.binary_search(&x).map_err(|i| sw.insert(i, x)).is_err();
         let (kept, unknown) = (self.least_after_join(g, x), g.min_height == UNKNOWN);
@@ -360,7 +360,7 @@ impl Router<'_> {
                 height.max(u32::from(l.d))
             }
         };
-        let found = crate::graft::graft_path(self, &tree, tid, x, bound);
+        let found = crate::live::graft::graft_path(self, &tree, tid, x, bound);
         if let Some((path, depth)) = &found
             && *depth <= bound
         {
@@ -393,7 +393,7 @@ impl Router<'_> {
         sw.dedup();
         let all = Members { terminals, sw };
         let dd = self.max_dist_of_tree(tid, &all.sw);
-        if let Some(crate::fctb::Built::New(mut t)) = self.fctb_in(&all, dd, Some(color)) {
+        if let Some(crate::mr4lms::fctb::Built::New(mut t)) = self.fctb_in(&all, dd, Some(color)) {
             t.add_members(tree.member_counts().iter().copied());
             t.add_members([(port, 1)]);
             t.add_groups(tree.groups().iter().copied());
@@ -529,7 +529,7 @@ impl Router<'_> {
             }
         });
         // Unknown until asked for, unless the member switches stay and it was known over
-        // this hop table ([`crate::least_height`]).
+        // this hop table ([`crate::mr4lms::least_height`]).
         if !(still && g.epoch == self.hops_epoch) {
             g.min_height = UNKNOWN;
         }

@@ -6,7 +6,7 @@ use fabric_model::{LinkId, NodeId};
 
 use fabric_model::hash::FxHashMap;
 
-use crate::colors::ColorTable;
+use crate::tables::colors::ColorTable;
 use crate::tree::{Edge, Leaf, Tree};
 use crate::{Error, GroupId, TreeId};
 
@@ -17,8 +17,8 @@ pub(crate) struct Group {
     /// Distinct member switches, sorted.
     pub(crate) member_sw: Vec<u32>,
     pub(crate) tree: TreeId,
-    /// The least height, [`UNKNOWN`](crate::least_height::UNKNOWN) until asked for
-    /// ([`crate::least_height`]).
+    /// The least height, [`UNKNOWN`](crate::mr4lms::least_height::UNKNOWN) until asked for
+    /// ([`crate::mr4lms::least_height`]).
     pub(crate) min_height: u32,
     /// A switch where the largest distance to the member switches is least, when
     /// `min_height` is known.
@@ -86,7 +86,7 @@ pub(crate) struct State {
     pub(crate) current: Current,
     /// The entries touched since the last [`Router::take_mft_delta`](crate::Router::take_mft_delta),
     /// with their content before; `None` until the first call (no tracking, no cost).
-    pub(crate) mft_log: Option<Vec<crate::delta::MftLogEntry>>,
+    pub(crate) mft_log: Option<Vec<crate::tables::delta::MftLogEntry>>,
     /// The groups joined by MGID ([`Router::join`](crate::Router::join)).
     pub(crate) mgids: FxHashMap<crate::Gid, GroupId>,
 }

@@ -1,8 +1,8 @@
 //! The OpenSM baselines MINIHOP-MC and SSSP-MC, one MLID per group.
 
+use crate::router::view::Members;
 use crate::search::{Extent, Pruning};
 use crate::tree::{Edge, Tree};
-use crate::view::Members;
 use crate::{Algorithm, Error, Router};
 
 impl Router<'_> {
