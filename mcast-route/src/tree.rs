@@ -322,7 +322,13 @@ impl Tree {
         let mut kid_start = vec![0u32; n + 1];
         for &x in &sw {
             let e = parent_of(x);
-            debug_assert_eq!(e.is_none(), x == root, "switch {x}");
+            // In every build (one comparison a switch): a switch other than the root without
+            // a parent would cut its subtree off the group's packets.
+            assert_eq!(
+                e.is_none(),
+                x == root,
+                "switch {x}: only the root lacks a parent"
+            );
             match e {
                 Some(e) => {
                     kid_start[node_of(e.parent) as usize + 1] += 1;
@@ -686,12 +692,6 @@ impl Tree {
         t.members.clone_from(&self.members);
         t.groups.clone_from(&self.groups);
         t
-    }
-
-    /// The same switches, leaves, members and groups under another color.
-    pub(crate) fn recolored(mut self, color: u32) -> Self {
-        self.color = color;
-        self
     }
 
     /// Adds `leaf` on switch `sw` of the tree, in place; false when `sw` is not in the tree.
