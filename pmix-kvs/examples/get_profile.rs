@@ -10,14 +10,17 @@
 //! (instructions of the second run − the first) / 100000 = instructions per `get`. Modes:
 //! `cache` (the client's cache hit, what a repeated `PMIx_Get` costs), `store` (a node-store
 //! hit through a 2N-lock read slot, `refresh_cache`), `with` (the cache hit through
-//! `Client::get_with`, no clone), `read` (a bare 2N-lock read), `hashmap` (a `HashMap<String, Value>`
-//! get-and-clone, the baseline).
+//! `Client::get_with`, no clone), `read` (a bare 2N-lock read), `shm` (a `ShmReader::get_fixed`
+//! hit in a shared-memory region), `hashmap` (a `HashMap<String, Value>` get-and-clone, the
+//! baseline).
 
 use std::collections::HashMap;
 use std::hint::black_box;
 
 use fabric_model::Nanos;
 use pmix_kvs::lock::TwoNLock;
+use pmix_kvs::region::Region;
+use pmix_kvs::shm::{ShmAnswer, ShmReader, ShmWriter};
 use pmix_kvs::{Client, GetOptions, GetOutcome, JobInfo, NodeStore, ProcId, Rank, Scope, Value};
 
 /// The key read.
@@ -84,6 +87,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             m.insert(HIT_KEY.into(), Value::U64(0xdead_beef));
             for _ in 0..n {
                 found += u64::from(m.get(black_box(HIT_KEY)).cloned().is_some());
+            }
+        }
+        "shm" => {
+            // The node store published into a shared-memory region (here the process's own
+            // memory), read through the region's lock: `ShmReader::get_fixed` hits.
+            let layout = ShmWriter::layout(2, 1 << 14);
+            let len = layout.region_len().ok_or("layout size")?;
+            let mut mem = vec![0u8; len + 8];
+            let off = mem.as_ptr().align_offset(8);
+            let region = Region::format(&mut mem[off..off + len], layout)?;
+            ShmWriter::new().publish(&region, &store)?;
+            let mut r = ShmReader::new(&region)?;
+            let ns = r.nspace("slurm.pmix.1234567.0")?.ok_or("published")?;
+            for _ in 0..n {
+                let a = r.get_fixed(ns, target.rank, black_box(HIT_KEY), None)?;
+                found += u64::from(matches!(a, ShmAnswer::Found(_)));
             }
         }
         other => return Err(format!("unknown mode {other}").into()),

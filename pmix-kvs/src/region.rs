@@ -588,6 +588,7 @@ impl<'a> Region<'a> {
 
     /// Runs a blocking protocol operation with the budget `patience` gives, and names what
     /// stopped it.
+    #[inline]
     fn bounded<R>(
         &self,
         patience: Patience,
@@ -605,6 +606,7 @@ impl<'a> Region<'a> {
     }
 
     /// The error for a protocol stop, with the byte offset of the word.
+    #[cold]
     fn stop_error(&self, stop: Stop) -> Error {
         let (word, what) = match stop {
             Stop::Corrupt { word, .. } | Stop::GaveUp { word, .. } => (

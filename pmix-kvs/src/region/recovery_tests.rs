@@ -306,3 +306,56 @@ fn every_idle_round_calls_the_idle_hook() {
     assert!(r.write_within(Patience::Idles(20), |_| ()).is_err());
     assert_eq!(ROUNDS.load(Ordering::Relaxed), 20);
 }
+
+fn only_100_and_101(token: u64) -> bool {
+    token == 100 || token == 101
+}
+
+proptest::proptest! {
+    /// Any lock-word state at rest that no live process holds (every token other than the
+    /// writer's and the reader's is dead; flags and the sleep word 0..=3, turns 0..=2,
+    /// claims free, seized or dead, the writers' owner free, seized or dead) is recovered:
+    /// a bounded write and a bounded read both succeed, and afterwards every flag is clear,
+    /// the writers' lock free, and every slot free once the writer reclaims.
+    #[test]
+    fn every_state_without_a_live_owner_is_recovered(
+        flags in proptest::collection::vec(0u32..4, 8),
+        turns in proptest::collection::vec(0u32..3, 4),
+        claims in proptest::collection::vec(proptest::sample::select(vec![protocol::FREE, SEIZED, 7, 9]), 2),
+        owner in proptest::sample::select(vec![protocol::FREE, SEIZED, 7]),
+        held in 0u32..4,
+    ) {
+        let mut b = buf();
+        let r = Region::format(&mut b.0, RegionLayout::new(2, 2)).unwrap();
+        for (k, &v) in flags.iter().enumerate() {
+            let l = if k & 2 == 0 { Lock::Signal } else { Lock::Main };
+            flag(&r, k / 4, l, k & 1).store(v, Ordering::Relaxed);
+        }
+        for (k, &t) in turns.iter().enumerate() {
+            let l = if k & 1 == 0 { Lock::Signal } else { Lock::Main };
+            r.pair(k / 2, l).turn.store(t, Ordering::Relaxed);
+        }
+        for (i, &c) in claims.iter().enumerate() {
+            r.claim(i).store(c, Ordering::Relaxed);
+        }
+        Shared::writer_owner(&r).store(owner, Ordering::Relaxed);
+        r.writer_held().store(held, Ordering::Relaxed);
+        let as_ = |token| {
+            r.clone()
+                .with_liveness(RegionLiveness::new(token, only_100_and_101).unwrap())
+                .with_patience(BOUND)
+        };
+        let (writer, reader) = (as_(100), as_(101));
+        proptest::prop_assert_eq!(writer.write(|w| w.set(0, 5)), Ok(true));
+        let mut rd = reader.reader().unwrap();
+        proptest::prop_assert_eq!(rd.read(|w| w.get(0)), Ok(Some(5)));
+        drop(rd);
+        proptest::prop_assert!(all_clear(&r));
+        proptest::prop_assert_eq!(r.writer_owner(), protocol::FREE);
+        proptest::prop_assert_eq!(writer.write(|w| w.set(1, 6)), Ok(true));
+        // A dead owner's claim with no flag set blocks no one (a new reader takes it over
+        // when no slot is free); the writer's maintenance frees it.
+        writer.reclaim().unwrap();
+        proptest::prop_assert!((0..2).all(|i| r.slot_owner(i) == Some(protocol::FREE)));
+    }
+}

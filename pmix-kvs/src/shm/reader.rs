@@ -244,7 +244,10 @@ impl<'r, 'a> ShmReader<'r, 'a> {
     /// [`ShmAnswer::Missing`] waits for it to change.
     ///
     /// # Errors
-    /// [`Error::BadRegion`] for a malformed image; [`Error::StoreMoved`].
+    /// [`Error::BadRegion`] for a malformed image; [`Error::StoreMoved`];
+    /// the lock's errors ([`RegionReader::read`]): [`Error::LockWaitGaveUp`] once the region
+    /// handle's [`Patience`](crate::region::Patience) ran out while a live writer held the
+    /// lock, [`Error::CorruptLock`].
     pub fn sequence(&mut self) -> Result<u64> {
         Ok(self.with_image(|v| v.at(H_SEQ))?.unwrap_or(0))
     }
@@ -252,7 +255,7 @@ impl<'r, 'a> ShmReader<'r, 'a> {
     /// The namespace called `name`, if the current image has it.
     ///
     /// # Errors
-    /// [`Error::BadRegion`] for a malformed image; [`Error::StoreMoved`].
+    /// As [`ShmReader::sequence`].
     ///
     /// # Complexity
     /// O(namespaces × |name|).
@@ -359,10 +362,12 @@ impl<'r, 'a> ShmReader<'r, 'a> {
     /// [`Error::ForeignNspace`] for a handle of another region, of an older region in the
     /// same memory, or of another namespace at the same index;
     /// [`Error::BadRank`] for a rank that holds no data (a group rank, `UNDEF`, not below the
-    /// job size); [`Error::BadRegion`] for a malformed image; [`Error::StoreMoved`].
+    /// job size); [`Error::BadRegion`] for a malformed image; [`Error::StoreMoved`]; the
+    /// lock's errors, as [`ShmReader::sequence`].
     ///
     /// # Complexity
-    /// O(|key|) expected (one hash, a probe of the index).
+    /// O(|key|) expected (one hash, a probe of the index), plus the wait for the lock,
+    /// bounded by the region handle's [`Patience`](crate::region::Patience).
     pub fn get_fixed(
         &mut self,
         ns: ShmNspace,

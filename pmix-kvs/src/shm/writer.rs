@@ -251,7 +251,10 @@ impl ShmWriter {
     /// the length of a region (of the same slots) that holds it, `len` this region's; nothing
     /// is written then and readers keep the previous image ([`ShmWriter::retire`] and a
     /// larger region move them on). [`Error::StoreMoved`] when the region was retired;
-    /// [`Error::Encode`] as [`ShmWriter::build`].
+    /// [`Error::Encode`] as [`ShmWriter::build`]; the region's lock errors
+    /// ([`Region::write`]): [`Error::LockWaitGaveUp`] once the region handle's
+    /// [`Patience`](crate::region::Patience) ran out while a live process held a lock,
+    /// [`Error::CorruptLock`]; nothing is published then.
     ///
     /// # Complexity
     /// O(image words) for the copy, under the lock, plus [`ShmWriter::build`].
