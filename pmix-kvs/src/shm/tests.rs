@@ -157,7 +157,7 @@ fn reserved_keys_answer_per_rank_and_from_the_job() {
         get(&mut r, Rank::WILDCARD, "app.flavour"),
         f(Value::String("vanilla".into()))
     );
-    // Per rank: the peer on node 1 has node 1's id and host name (defect 1's rule).
+    // Per rank: the peer on node 1 has node 1's id and host name (the per-rank reserved keys' rule).
     assert_eq!(get(&mut r, Rank::new(2), keys::NODE_ID), f(Value::U32(1)));
     assert_eq!(
         get(&mut r, Rank::new(2), keys::HOSTNAME),

@@ -905,7 +905,7 @@ fn local_peers_are_sorted_deduplicated_and_tested_by_rank() {
     assert!(!store.is_local(ProcId::new(ns, Rank(7))));
 }
 
-/// Issue 18, defect 1: per-rank reserved keys of a rank on another node answer that rank's
+/// Regression: per-rank reserved keys of a rank on another node answer that rank's
 /// node (its id, host name and local rank), not this node's; node rank and locality too.
 #[test]
 fn regress_reserved_keys_of_a_remote_rank_answer_its_node() {
@@ -973,7 +973,7 @@ fn from_placement_answers_peer_host_names() {
     );
 }
 
-/// Issue 18, defect 2: the node rank counts across every job on the node (jobs in the order
+/// Regression: the node rank counts across every job on the node (jobs in the order
 /// they were first registered), where the local rank counts within one job.
 #[test]
 fn regress_node_rank_spans_the_jobs_on_the_node() {
@@ -1010,7 +1010,7 @@ fn regress_node_rank_spans_the_jobs_on_the_node() {
     assert_eq!(g(c, 0, keys::NODE_RANK), found(Value::U16(3)));
 }
 
-/// Issue 18, defect 3: a get aimed at a rank that cannot hold data (a group rank, or one past
+/// Regression: a get aimed at a rank that cannot hold data (a group rank, or one past
 /// the job) is an error at once, whatever the key, instead of pending forever.
 #[test]
 fn regress_get_on_a_rank_that_holds_no_data_is_an_error() {
@@ -1045,7 +1045,7 @@ fn regress_get_on_a_rank_that_holds_no_data_is_an_error() {
     }
 }
 
-/// Issue 18, defect 4: an `Nspace` interned by another store is refused by every operation
+/// Regression: an `Nspace` interned by another store is refused by every operation
 /// that takes one, instead of reading whatever job this store has at that index (or pending
 /// forever when it has none).
 #[test]
