@@ -944,7 +944,7 @@ pub fn job_transfers(
             let NodeKind::Transfer { size, src, dst } = job.node(id) else {
                 return None;
             };
-            let tr = lat::trans(job, cluster, id);
+            let tr = lat::trans_of(job.node(id), cluster);
             let release = arrival + (est.eat(id).unwrap_or(tr) - tr).max(0.0);
             let deadline = (arrival + est.lat(id).unwrap_or(0.0)).max(release + tr);
             Some(LpTransfer {
