@@ -52,8 +52,10 @@ pub enum RestPolicy {
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub struct JitConfig {
-    /// Share of each job's transfers, in topological order, that enter the LP (paper: 0.4):
-    /// the first `⌈α·n⌉` of its `n` transfers ([`lp::alpha_prefix`](crate::lp::alpha_prefix)).
+    /// Share of each job's transfers that enter the LP (paper: 0.4): the `⌈α·n⌉` of its `n`
+    /// transfers ([`lp::alpha_prefix`](crate::lp::alpha_prefix)) of smallest LAT, ties by
+    /// topological position ([`lp::alpha_selection`](crate::lp::alpha_selection); the paper's
+    /// "first 40 % in topological order" read as its §3.4 ranks them, by LAT).
     pub alpha: f64,
     /// Slot length `τ` of the LP.
     pub slot: Nanos,
