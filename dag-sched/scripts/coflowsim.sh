@@ -7,9 +7,10 @@
 #   coflowsim FIFO  ~ coflow-fifo (the coflow papers' FIFO: arrival order, MADD, leftover)
 #   coflowsim SEBF  ~ varys     (Varys's SEBF + MADD)
 #
-# Not run in CI, and not run by the authors of this script: coflowsim publishes no licence
-# (no LICENSE file, no source headers), so the checkout is the user's own, and whether they
-# may build and run it is theirs to check. The script builds it with Debian's JDK (`javac`,
+# Not run in CI, and not run against coflowsim by the authors of this script (only against a
+# stand-in with its command line and output lines): coflowsim publishes no licence (no
+# LICENSE file, no source headers), so the checkout is the user's own, and whether they may
+# build and run it is theirs to check. The script builds it with Debian's JDK (`javac`,
 # installed with apt-get when missing; no Maven repository is needed: coflowsim has no
 # dependency), into a scratch folder, without changing the checkout.
 #
@@ -26,7 +27,7 @@
 #   bounds each coflowsim run.
 set -euo pipefail
 if [ "$#" -lt 2 ]; then
-    sed -n '2,26p' "$0" >&2
+    sed -n '2,27p' "$0" >&2
     exit 2
 fi
 checkout=$(cd "$1" && pwd)
