@@ -1359,6 +1359,7 @@ pub(super) fn run(
         lp_bits_on_plan: sim.lp_bits_on_plan,
         lp_bits_catch_up: sim.lp_bits_catch_up,
         lp_peaks: Vec::new(),
+        plans: Vec::new(),
         max_conservation_error: max_err,
         events,
     };

@@ -15,7 +15,7 @@
 
 use super::config::{JitConfig, RestPolicy};
 use super::engine::{RatePolicy, Sim};
-use super::metrics::{LpStats, SimResult};
+use super::metrics::{JobPlan, LpStats, SimResult};
 use super::tensorflow::TensorFlow;
 use crate::Error;
 use crate::job::TaskId;
@@ -42,7 +42,7 @@ pub(crate) struct Jit {
     /// The buffers of the pass's sort.
     order: rank::Order,
     /// Each job's plan (`None` until planned, or when the LP could not plan it).
-    plans: Vec<Option<Schedule>>,
+    plans: Vec<Option<JobPlan>>,
     /// The rates the plans so far promise on every resource-slot.
     reserved: Reservations,
     /// The LP's statistics and each planned job's `U*`, for the result.
@@ -77,7 +77,10 @@ impl Jit {
 
     /// Job `j`'s plan, if it has one.
     fn plan_of(&self, j: usize) -> Option<&Schedule> {
-        self.plans.get(j).and_then(Option::as_ref)
+        self.plans
+            .get(j)
+            .and_then(Option::as_ref)
+            .map(JobPlan::schedule)
     }
 }
 
@@ -136,6 +139,8 @@ impl RatePolicy for Jit {
     fn report(&mut self, out: &mut SimResult) {
         out.lp = self.stats;
         out.lp_peaks = std::mem::take(&mut self.peaks);
+        out.plans = std::mem::take(&mut self.plans);
+        out.plans.resize(out.jobs.len(), None);
     }
 
     /// Not in the LP, and not a DAG transfer that LatPriority sends by LAT instead.
@@ -351,7 +356,7 @@ impl Jit {
                 for (f, &t) in selected.iter().enumerate() {
                     sim.st[j].lp_index[t.index()] = f as u32;
                 }
-                self.plans[j] = Some(r.schedule);
+                self.plans[j] = Some(JobPlan::new(r.schedule, selected));
                 Ok(())
             }
             Err(Error::Infeasible { .. }) => {

@@ -6,6 +6,8 @@ use std::fmt;
 
 use fabric_model::Nanos;
 
+use crate::job::TaskId;
+use crate::lp::Schedule;
 use crate::workload::JobKind;
 
 /// What happened to one job. Times are `f64` seconds of simulated time (the simulator's own
@@ -91,6 +93,51 @@ impl fmt::Display for LpStats {
     }
 }
 
+/// The plan JIT ran for one job: the LP's schedule and, for each of its transfers (in the
+/// LP's order), the job's transfer it is, so that a plan can be read by [`TaskId`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobPlan {
+    schedule: Schedule,
+    transfers: Vec<TaskId>,
+}
+
+impl JobPlan {
+    pub(super) fn new(schedule: Schedule, transfers: Vec<TaskId>) -> Self {
+        Self {
+            schedule,
+            transfers,
+        }
+    }
+
+    /// The LP's schedule (its transfers in [`JobPlan::transfers`] order; times absolute, as
+    /// the run's, widened windows included).
+    #[must_use]
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// The job's transfers the LP planned, in the schedule's order.
+    #[must_use]
+    pub fn transfers(&self) -> &[TaskId] {
+        &self.transfers
+    }
+
+    /// The position of `task` in the schedule, `None` when the LP did not plan it.
+    ///
+    /// # Complexity
+    /// O(n) for the n planned transfers.
+    #[must_use]
+    pub fn position(&self, task: TaskId) -> Option<usize> {
+        self.transfers.iter().position(|&t| t == task)
+    }
+
+    /// The planned rate of `task` (bits/s) at time `t` (s), `None` when the LP did not plan it.
+    #[must_use]
+    pub fn rate_at(&self, task: TaskId, t: f64) -> Option<f64> {
+        self.position(task).map(|f| self.schedule.rate_at(f, t))
+    }
+}
+
 /// The result of a run. Ratios are fractions; bits are `f64` bits.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -121,6 +168,10 @@ pub struct SimResult {
     /// JIT only: the LP optimum `U*` (peak planned port load, reservations of earlier jobs
     /// included, as a fraction of capacity) of every planned job, in planning order.
     pub lp_peaks: Vec<f64>,
+    /// JIT only: the plan each job ran with, by input index (`None` for a job the LP did not
+    /// plan: no DAG, no transfer selected, or still infeasible after the widenings); empty for
+    /// the baselines, and for JIT over jobs without a DAG (nothing to plan).
+    pub plans: Vec<Option<JobPlan>>,
     /// Largest relative difference between the bits a flow was credited and its size.
     pub max_conservation_error: f64,
     /// Number of events processed.

@@ -84,6 +84,6 @@ mod tictac;
 mod varys;
 
 pub use config::{JitConfig, MAX_ARRIVAL_SECS, MAX_SAMPLES, RestPolicy, Scheduler, SimConfig};
-pub use metrics::{JobOutcome, LpStats, SimResult};
+pub use metrics::{JobOutcome, JobPlan, LpStats, SimResult};
 pub use policy::{FlowView, Policy, PolicyView, RateGrant};
 pub use run::{simulate, simulate_with};
