@@ -7,11 +7,11 @@ use crate::cluster::Cluster;
 use crate::cluster::MachineId;
 use crate::job::JobBuilder;
 use crate::lat;
-use crate::lp::{self, Reservations, Schedule};
+use crate::lp::{self, Objective, Reservations, Schedule};
 use crate::models::Model;
 use crate::workload::{ComputeModel, PsTraffic, WorkloadConfig, file_job_bits, generate, ps_job};
 use crate::workload::{JobKind, SimJob};
-use fabric_model::{BitsPerSec, Bytes};
+use fabric_model::{BitsPerSec, Bytes, Nanos};
 use proptest::prelude::*;
 
 fn all_schedulers() -> [Scheduler; 6] {
@@ -274,6 +274,17 @@ fn jit_lp_transfers_follow_their_plan_and_background_gets_the_rest() {
         assert!(r.lp_bits_catch_up.abs() < 1e-9, "{}", r.lp_bits_catch_up);
         assert_eq!(r.lp_peaks.len(), 1);
         assert!((r.lp_peaks[0] - plan.min_max).abs() < 1e-9);
+        // The result holds the plan it ran, read by the job's own transfer ids.
+        assert_eq!(r.plans.len(), jobs.len());
+        let ran = r.plans[0].as_ref().expect("the DAG job was planned");
+        assert_eq!(ran.schedule(), &plan);
+        assert_eq!(ran.transfers(), [t1, t2]);
+        assert_eq!(ran.position(t2), Some(1));
+        assert_eq!(ran.rate_at(t1, 0.5), Some(plan.rate_at(0, 0.5)));
+        assert_eq!(ran.rate_at(c1, 0.5), None);
+        if jobs.len() == 2 {
+            assert!(r.plans[1].is_none(), "a file has no plan");
+        }
         if jobs.len() == 2 {
             // The file takes everything the plan leaves on machine 2's ingress: 7 s of
             // capacity hold the plan's 3 bits (all planned before l2 = 7) and its 4 bits.
@@ -283,7 +294,7 @@ fn jit_lp_transfers_follow_their_plan_and_background_gets_the_rest() {
     // A baseline has no plan.
     let tf = run(&cluster, &[dag], Scheduler::TensorFlow);
     assert_eq!((tf.lp_bits_on_plan, tf.lp_bits_catch_up), (0.0, 0.0));
-    assert!(tf.lp_peaks.is_empty());
+    assert!(tf.lp_peaks.is_empty() && tf.plans.is_empty());
 }
 
 #[test]
@@ -555,7 +566,7 @@ fn lazy_matches_reference(
             sample_window: Nanos::from_millis(500),
         };
         let lazy = simulate(cluster, jobs, &cfg).unwrap();
-        let reference = engine::run_reference(cluster, jobs, &cfg).unwrap();
+        let reference = run::run_reference(cluster, jobs, &cfg).unwrap();
         prop_assert_eq!(lazy.jobs.len(), reference.jobs.len());
         for (k, (a, b)) in lazy.jobs.iter().zip(&reference.jobs).enumerate() {
             prop_assert!(

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use super::engine::RatePolicy;
 use super::engine::{Change, FlowEvent, Sim};
-use super::policy::RatePolicy;
 use crate::Error;
 use crate::baselines::tictac_order;
 use crate::cluster::Cluster;
@@ -93,7 +93,9 @@ pub(super) fn tictac_key(job: &Job, cluster: &Cluster) -> Vec<u64> {
         let v = TaskId::new(i as u32);
         match job.node(v) {
             NodeKind::Compute { load } => key.extend([0, load.to_bits()]),
-            NodeKind::Transfer { .. } => key.extend([1, lat::trans(job, cluster, v).to_bits()]),
+            NodeKind::Transfer { .. } => {
+                key.extend([1, lat::trans_of(job.node(v), cluster).to_bits()])
+            }
         }
         key.push(job.preds(v).len() as u64);
         key.extend(job.preds(v).iter().map(|p| u64::from(p.get())));
