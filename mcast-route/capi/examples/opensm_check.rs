@@ -5,7 +5,8 @@
 //! ```sh
 //! opensm_check fabric fat-tree K | torus X,Y,Z T | dragonfly A P H | random S R T SEED
 //! opensm_check groups TOPO grid D1,D2[,D3] | random COUNT SIZE SEED
-//! opensm_check check TOPO MFT_DUMP MEMBERS [--limit N] [--no-extra]
+//! opensm_check check TOPO MFT_DUMP MEMBERS [--limit N] [--no-extra] [--sa SAQUERY_G]
+//! opensm_check busy-link TOPO MFT_DUMP
 //! ```
 //!
 //! `groups` prints one `HOST GROUP` line per join (hosts by their ibnetdiscover names, groups
@@ -16,7 +17,11 @@
 //! prints the entries per switch, the largest edge forwarding index (groups whose flood
 //! crosses a switch-to-switch link), and the groups whose flood reaches a host outside the
 //! group (merged groups, or a table that sends one group along another's tree); exits 1 on
-//! any fault, an entry count past `--limit`, or with `--no-extra` any such group.
+//! any fault, an entry count past `--limit`, or with `--no-extra` any such group. With
+//! `--sa`, each group's MLID is the one subnet administration gives now (`saquery --mgid
+//! MGID MCMR` output, one record per group or more), not the one its joins answered: a topology event may have moved it.
+//! `busy-link` prints the switch-to-switch cable the most MLIDs cross (`NAME PORT`, its end of
+//! lower switch name), the one the check takes down.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::error::Error;
@@ -172,6 +177,30 @@ fn read_members(f: &Fabric, text: &str) -> Res<BTreeMap<u32, Member>> {
     Ok(groups)
 }
 
+/// Reads `saquery -g` or `saquery --mgid MGID MCMR` output: group number (the low 32 bits of an MGID `ff15:1::N`, as
+/// mcjoin joins them) → MLID.
+fn read_sa(text: &str) -> Res<BTreeMap<u32, u16>> {
+    let mut out = BTreeMap::new();
+    let mut mgid: Option<u128> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        let value = |key: &str| {
+            line.strip_prefix(key)
+                .map(|v| v.trim_start_matches('.').to_owned())
+        };
+        if let Some(v) = value("MGID") {
+            mgid = Some(u128::from(v.parse::<std::net::Ipv6Addr>()?));
+        } else if let Some(v) = value("Mlid").or_else(|| value("mlid"))
+            && let Some(g) = mgid.take()
+            && g >> 32 == 0xff15_0001_0000_0000_0000_0000
+        {
+            let mlid = u16::from_str_radix(v.trim_start_matches("0x"), 16)?;
+            out.insert(g as u32, mlid);
+        }
+    }
+    Ok(out)
+}
+
 /// A flood's hosts reached (with their copies) and the switch ports it left by.
 type Flooded = (BTreeMap<NodeId, u32>, Vec<(NodeId, PortNo)>);
 
@@ -218,6 +247,7 @@ fn check(args: &[String]) -> Res<()> {
     let f = read_fabric(arg(args, 0, "topology file")?)?;
     let tables = read_tables(&f, &std::fs::read_to_string(arg(args, 1, "MFT dump")?)?)?;
     let groups = read_members(&f, &std::fs::read_to_string(arg(args, 2, "members")?)?)?;
+    let mut groups = groups;
     let mut limit = None;
     let mut no_extra = false;
     let mut rest = args[3..].iter();
@@ -225,6 +255,15 @@ fn check(args: &[String]) -> Res<()> {
         match a.as_str() {
             "--limit" => limit = Some(rest.next().ok_or("--limit N")?.parse::<usize>()?),
             "--no-extra" => no_extra = true,
+            "--sa" => {
+                let text = std::fs::read_to_string(rest.next().ok_or("--sa FILE")?)?;
+                let sa = read_sa(&text)?;
+                for (g, m) in &mut groups {
+                    m.mlid = *sa
+                        .get(g)
+                        .ok_or_else(|| format!("group {g} has no MCMemberRecord in the SA"))?;
+                }
+            }
             other => return Err(format!("unknown option {other:?}").into()),
         }
     }
@@ -294,12 +333,40 @@ fn check(args: &[String]) -> Res<()> {
     Ok(())
 }
 
+fn busy_link(args: &[String]) -> Res<()> {
+    let f = read_fabric(arg(args, 0, "topology file")?)?;
+    let tables = read_tables(&f, &std::fs::read_to_string(arg(args, 1, "MFT dump")?)?)?;
+    // Per cable, the MLIDs whose entries hold both of its ends.
+    let mut count: BTreeMap<(String, u16), usize> = BTreeMap::new();
+    for (&(s, mlid), ports) in &tables {
+        for &p in ports.iter().filter(|&&p| p != 0) {
+            let Some((peer, pp)) = f.peer(s, PortNo::new(p)) else {
+                continue;
+            };
+            let back = tables
+                .get(&(peer, mlid))
+                .is_some_and(|q| q.contains(&pp.get()));
+            let (a, b) = (&f.node(s).name, &f.node(peer).name);
+            if f.is_switch(peer) && back && a < b {
+                *count.entry((a.clone(), p)).or_insert(0) += 1;
+            }
+        }
+    }
+    let ((name, port), _) = count
+        .into_iter()
+        .max_by_key(|(k, n)| (*n, std::cmp::Reverse(k.clone())))
+        .ok_or("no switch-to-switch cable carries a tree")?;
+    println!("{name} {port}");
+    Ok(())
+}
+
 fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("fabric") => fabric(&args[1..]),
         Some("groups") => groups(&args[1..]),
         Some("check") => check(&args[1..]),
+        Some("busy-link") => busy_link(&args[1..]),
         _ => Err("usage: opensm_check fabric … | groups … | check … (see the source's doc)".into()),
     }
 }
