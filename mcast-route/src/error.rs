@@ -87,7 +87,7 @@ pub enum Error {
         limit: u32,
     },
     /// A color past the MLID space cannot be written as an MLID (only with unlimited entries).
-    #[error("{color} has no multicast LID (0xC000 + color passes 0xFFFE)")]
+    #[error("color {color} has no multicast LID (0xC000 + color passes 0xFFFE)")]
     MlidOutOfRange {
         /// The color.
         color: Color,

@@ -131,63 +131,51 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-// A map of the crate for its readers (the modules are private unless `pub`):
-// - what a router holds: `view` (the fabric as routed over: switch graph, attachments, hop
-//   table, what is down; changed only by `topology`), `state` (trees, groups, colors, EFI,
-//   MFT log; the trees change only through `State::install`/`uninstall`/`reinstall_with`),
-//   `router` (the `Router` over the two, group create/delete and inspection), `config`;
-// - building one tree, one algorithm a file: `roots` (Alg. 1 step ① and Alg. 2's
-//   bottom-up walks), `fbtc` (Alg. 1) and `fctb` (Alg. 3) are functions over the view, the
+// A map of the crate for its readers (the modules are private unless `pub`), one folder
+// for each kind of thing:
+// - `router`: what a router holds and how it is read: `view` (the fabric as routed over:
+//   switch graph, attachments, hop table, what is down; changed only by topology events),
+//   `state` (trees, groups, colors, EFI, MFT log; the trees change only through
+//   `State::install`/`uninstall`/`reinstall_with`), `mod.rs` (the `Router` over the two,
+//   group create/delete and inspection), `held`; beside it `config`, `error`, `types`,
+//   `gid`;
+// - `mr4lms`: the paper's steps, one algorithm a file: `roots` (Alg. 1 step ① and Alg. 2's
+//   bottom-up walks), `fbtc` (Alg. 1) and `fctb` (Alg. 3), functions over the view, the
 //   state (read only but for the color table's first-fit buffer) and the `search` scratch
-//   that return the tree for the caller to install, with one-line `Router` wrappers;
-//   `merge` (Alg. 4–5, which uninstalls the merged trees) and `baseline` (OpenSM's
-//   MINIHOP-MC, SSSP-MC) are `impl Router` blocks;
-// - a live subnet manager: `membership` (join, leave by MGID; `graft`), `topology` (links
-//   and switches down and up; `grow`, `distances`), `delta` and `mft` (what to send),
-//   `recolor` and `recolor_reroute` (offline, ours), `far` (ours);
-// - the parts: `tree`, `colors`, `search` (one search kind per file, oracles beside them),
-//   `coloring` (DSatur, TabuCol, public), `bits`, `portset`, `gid`, `held`, `stats`;
+//   that return the tree for the caller to install; `merge` (Alg. 4–5, which uninstalls
+//   the merged trees); `least_height` and `far` (ours) the distances they read;
+// - `baseline`: OpenSM's MINIHOP-MC and SSSP-MC, their joins;
+// - `live`: a live subnet manager: `membership` (join, leave by MGID; `graft`), `topology`
+//   (links and switches down and up; `grow`, `distances`);
+// - `recolor`: offline recoloring (ours): `mod.rs` (the trees kept), `reroute` (the trees
+//   routed again; `route_search`);
+// - `tables`: what a subnet manager sends and reads: `colors` (the per-switch entries),
+//   `portset`, `mft` (blocks and dumps, public), `delta`, `stats`;
+// - searches and parts: `search` (one search kind per file, oracles beside them), `tree`,
+//   `coloring` (DSatur, TabuCol, public), `bits`, `patterns` (public);
 // - checks: `invariants` (every test and fuzz target runs it), `tests`, `fuzz_harness`.
 mod baseline;
 mod bits;
 pub mod coloring;
-mod colors;
 mod config;
-mod delta;
-mod distances;
 mod error;
-mod far;
-mod fbtc;
-mod fctb;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_harness;
 mod gid;
-mod graft;
-mod grow;
-mod held;
 #[cfg(any(test, fuzzing))]
 mod invariants;
-mod least_height;
-mod membership;
-mod merge;
-pub mod mft;
+mod live;
+mod mr4lms;
 pub mod patterns;
-mod portset;
 mod recolor;
-mod recolor_reroute;
-mod roots;
-mod route_search;
 mod router;
 mod search;
-mod state;
-mod stats;
+mod tables;
 #[cfg(test)]
 mod tests;
-mod topology;
 mod tree;
 mod types;
-mod view;
 
 /// The README's example, compiled and run as a doc test.
 #[cfg(doctest)]
@@ -200,11 +188,13 @@ pub use config::{
 };
 pub use error::Error;
 pub use gid::Gid;
-pub use membership::{JoinMethod, JoinOutcome, LeaveOutcome};
-pub use mft::MftBlock;
-pub use portset::PortSet;
+pub use live::membership::{JoinMethod, JoinOutcome, LeaveOutcome};
+pub use live::topology::{TopologyEvent, TopologyOutcome};
 pub use recolor::Recolored;
 pub use router::{GroupView, Router, TreeView};
-pub use stats::Stats;
-pub use topology::{TopologyEvent, TopologyOutcome};
+#[doc(inline)]
+pub use tables::mft;
+pub use tables::mft::MftBlock;
+pub use tables::portset::PortSet;
+pub use tables::stats::Stats;
 pub use types::{Color, CreateOutcome, GroupId, MLID_BASE, Method, TreeId};

@@ -688,12 +688,6 @@ impl Tree {
         t
     }
 
-    /// The same switches, leaves, members and groups under another color.
-    pub(crate) fn recolored(mut self, color: u32) -> Self {
-        self.color = color;
-        self
-    }
-
     /// Adds `leaf` on switch `sw` of the tree, in place; false when `sw` is not in the tree.
     ///
     /// Complexity: O(log T + L) for L leaves (one insertion).

@@ -18,9 +18,10 @@ fabric_model::dense_id! {
 }
 
 fabric_model::dense_id! {
-    /// A color: an MFT entry number, the same on every switch of a tree.
+    /// A color: an MFT entry number, the same on every switch of a tree. It displays as its
+    /// number (`7`), as users print it; its MLID is [`Color::mlid`].
     pub struct Color(pub(crate) u32);
-    display = "color {}";
+    display = "{}";
 }
 
 impl Color {

@@ -148,3 +148,12 @@ fn colors_past_the_mlid_space_cannot_be_written() {
         "color 16383 has no multicast LID (0xC000 + color passes 0xFFFE)"
     );
 }
+
+#[test]
+fn a_color_displays_as_its_number() {
+    assert_eq!(Color::new(7).to_string(), "7");
+    assert_eq!(
+        format!("MLID {:#x}", Color::new(7).mlid().unwrap()),
+        "MLID 0xc007"
+    );
+}

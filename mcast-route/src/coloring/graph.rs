@@ -151,6 +151,22 @@ impl Coloring {
             .sum()
     }
 
+    /// The same classes numbered `0..` in the order of their colors.
+    ///
+    /// Complexity: O(n log n).
+    pub(crate) fn compacted(&self) -> Self {
+        let mut used = self.colors.clone();
+        used.sort_unstable();
+        used.dedup();
+        Self {
+            colors: self
+                .colors
+                .iter()
+                .map(|c| used.partition_point(|u| u < c) as u32)
+                .collect(),
+        }
+    }
+
     /// Whether every vertex of `g` is colored and no edge joins two vertices of one color.
     #[must_use]
     pub fn is_proper(&self, g: &Graph) -> bool {

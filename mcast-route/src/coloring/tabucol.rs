@@ -100,11 +100,13 @@ impl Xorshift {
 /// change in conflicting edges that is not tabu, or that is tabu but leaves no conflict
 /// (aspiration); ties are broken by the seeded generator. Moving `v` off color `c` makes
 /// `(v, c)` tabu for `0.6 · conflicts + rand(0..10)` moves. `None` when the budget runs out
-/// first, or when `k` is 0 and the graph has a vertex.
+/// first, or when `k` is 0 and the graph has a vertex. A `k` past the vertex count is
+/// taken as the vertex count (the start then colors every vertex apart from its
+/// neighbours: the same coloring).
 ///
 /// # Complexity
-/// O(n · k + E) memory and start, then per move O(n / 64 + conflicting vertices · k +
-/// degree).
+/// O(n · min(k, n) + E) memory and start, then per move O(n / 64 + conflicting vertices ·
+/// k + degree).
 #[must_use]
 pub fn tabucol(g: &Graph, k: usize, tabu: &Tabu) -> Option<Coloring> {
     let n = g.len();
@@ -114,6 +116,8 @@ pub fn tabucol(g: &Graph, k: usize, tabu: &Tabu) -> Option<Coloring> {
     if k == 0 {
         return None;
     }
+    // (Bounds the n · k counts: n colors always suffice.)
+    let k = k.min(n);
     search(g, k, greedy_start(g, k, None), tabu)
 }
 
@@ -232,12 +236,22 @@ pub enum Descent {
 /// The fewest colors [`tabucol`] reaches going down from `start` (a proper coloring), one
 /// color at a time, until a count fails within the budget or reaches `floor` (a lower bound,
 /// such as a clique's size; at least 1): the last coloring found, or `start` when none is.
-/// Each search starts as `tabu`'s [`Descent`] says.
+/// Each search starts as `tabu`'s [`Descent`] says. A `start` that is not a proper
+/// coloring of `g` ([`Coloring::is_proper`]) comes back unchanged; one spanning more colors
+/// than `g` has vertices is first renumbered onto its colors in use, in order.
 ///
 /// # Complexity
-/// One [`tabucol`] search per color count tried.
+/// O(n + E) to check `start`, then one [`tabucol`] search per color count tried.
 #[must_use]
 pub fn tabu_descend(g: &Graph, start: Coloring, floor: usize, tabu: &Tabu) -> Coloring {
+    if !start.is_proper(g) {
+        return start;
+    }
+    let start = if start.count() > g.len() {
+        start.compacted()
+    } else {
+        start
+    };
     let mut k = start.count();
     let mut best = start;
     while k > floor.max(1) {

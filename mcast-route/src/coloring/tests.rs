@@ -138,6 +138,28 @@ fn tabucol_finds_k_colorings_down_to_the_chromatic_number() {
     assert_eq!(tabucol(&cycle(3), 0, &t), None);
 }
 
+/// Regression: a color count or a start coloring from the caller sized the search's tables
+/// (`usize::MAX` colors overflowed `n · k`; a start of color `u32::MAX` asked for 2³² counts),
+/// and a start shorter than the graph was indexed past its end.
+#[test]
+fn tabu_searches_bound_what_the_caller_sizes() {
+    let t = Tabu::default().with_moves(500);
+    let g = cycle(5);
+    let c = tabucol(&g, usize::MAX, &t).expect("n colors always suffice");
+    assert!(c.is_proper(&g) && c.count() <= 5);
+    assert_eq!(Some(c), tabucol(&g, 5, &t));
+    // Not a proper coloring of g (too short, or a clash): back unchanged.
+    let short = Coloring::from_colors(vec![0, 1]);
+    assert_eq!(tabu_descend(&g, short.clone(), 1, &t), short);
+    let clash = Coloring::from_colors(vec![0, 0, 1, 0, 1]);
+    assert_eq!(tabu_descend(&g, clash.clone(), 1, &t), clash);
+    // Proper but spanning 2³² colors: renumbered, then down to the chromatic number.
+    let wide = Coloring::from_colors(vec![u32::MAX, 7, u32::MAX, 7, 3]);
+    let best = tabu_descend(&g, wide, 1, &t);
+    assert!(best.is_proper(&g));
+    assert_eq!(best.count(), 3);
+}
+
 #[test]
 fn capacity_opens_a_color_when_a_set_is_full() {
     // Three vertices without edges, all needing one set of capacity 2.

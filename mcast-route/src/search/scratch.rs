@@ -33,7 +33,7 @@ pub(crate) struct Scratch {
     pub(crate) tree_depth: Vec<u32>,
     /// The walk up the tree while `tree_depth` is filled in.
     pub(crate) chain: Vec<u32>,
-    /// Per switch, its depth in a tree under repair ([`Growing`](crate::grow::Growing)),
+    /// Per switch, its depth in a tree under repair ([`Growing`](crate::live::grow::Growing)),
     /// `u32::MAX` between repairs (empty until the first).
     pub(crate) grow_depth: Vec<u32>,
     /// Per hop count, the (Σ EFI, switch) entries queued by [`dijkstra`](Self::dijkstra).

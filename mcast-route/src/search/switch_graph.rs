@@ -298,7 +298,8 @@ mod tests {
                     Err(Error::AlreadyInState { .. } | Error::EndDown { .. }) => continue,
                     Err(e) => panic!("{e}"),
                 }
-                let want = SwitchGraph::new(&crate::topology::view(&r.view.fabric, &r.view.down));
+                let want =
+                    SwitchGraph::new(&crate::live::topology::view(&r.view.fabric, &r.view.down));
                 let g = &r.view.g;
                 assert_eq!(g.len(), want.len());
                 for x in 0..g.len() as u32 {

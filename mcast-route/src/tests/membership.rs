@@ -7,6 +7,7 @@ use fabric_model::{Fabric, FabricBuilder, HopTable, NodeId, NodeInfo, PortNo, ge
 use proptest::prelude::*;
 
 use crate::JoinColor;
+use crate::coloring::Tabu;
 use crate::invariants::check_state;
 use crate::{Algorithm, Color, Config, Entries, Error, Gid, JoinMethod, Method, Policy, Router};
 
@@ -205,6 +206,83 @@ fn baselines_route_the_group_again_in_its_mlid() {
     }
 }
 
+/// Regression: `delete_group` on a group joined by MGID left its MGID mapped to the deleted
+/// group, and the next `members_of`, `join` or `leave` on that MGID panicked.
+#[test]
+fn deleting_a_joined_group_frees_its_mgid() {
+    let f = generators::fat_tree(4).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    for cfg in [
+        Config::default(),
+        Config::baseline(Algorithm::MinihopMc, Entries::Limit(4)),
+        Config::baseline(Algorithm::SsspMc, Entries::Limit(4)),
+    ] {
+        let mut r = Router::new(&f, &h, cfg).unwrap();
+        let t = f.terminals();
+        r.join(mgid(1), t[0]).unwrap();
+        let g = r.join(mgid(1), t[9]).unwrap().group;
+        r.delete_group(g).unwrap();
+        assert_eq!(r.group_of(mgid(1)), None);
+        assert_eq!(
+            r.members_of(mgid(1)),
+            Err(Error::UnknownMgid { mgid: mgid(1) })
+        );
+        assert_eq!(
+            r.leave(mgid(1), t[0]),
+            Err(Error::UnknownMgid { mgid: mgid(1) })
+        );
+        check_state(&r).unwrap();
+        // The MGID starts afresh: a new group, created by its first join.
+        let again = r.join(mgid(1), t[4]).unwrap();
+        assert!(matches!(again.method, JoinMethod::Created(_)));
+        assert_ne!(again.group, g);
+        assert_eq!(r.members_of(mgid(1)).unwrap(), [t[4]]);
+        assert_eq!(r.mgid_of(again.group), Some(mgid(1)));
+        assert_eq!(r.mgid_of(g), None);
+        check_state(&r).unwrap();
+    }
+}
+
+/// Regression: on a baseline router, a recolor gives trees on disjoint switches one color;
+/// a join then routed its group again in its color across a switch where another tree held
+/// that color (two trees on one entry: a `debug_assert` in debug builds, one group's packets
+/// forwarded along another's tree in release builds).
+#[test]
+fn a_baseline_join_after_a_recolor_never_takes_a_color_held_on_its_switches() {
+    let f = generators::fat_tree(4).unwrap();
+    let h = HopTable::new(&f).unwrap();
+    let t = f.terminals();
+    for alg in [Algorithm::MinihopMc, Algorithm::SsspMc] {
+        for rerouting in [false, true] {
+            let mut r = Router::new(&f, &h, Config::baseline(alg, Entries::Limit(4))).unwrap();
+            // Two groups, each on one edge switch of its own (t[0], t[1] on the first of pod
+            // 0; t[4], t[5] on the first of pod 1): two colors, no switch shared.
+            r.join(mgid(1), t[0]).unwrap();
+            r.join(mgid(1), t[1]).unwrap();
+            r.join(mgid(2), t[4]).unwrap();
+            r.join(mgid(2), t[5]).unwrap();
+            let recolored = if rerouting {
+                r.recolor_rerouting(&Tabu::default())
+            } else {
+                r.recolor()
+            };
+            assert_eq!((recolored.colors_before, recolored.colors_after), (2, 1));
+            let c = r.group(r.group_of(mgid(2)).unwrap()).unwrap().color;
+            assert_eq!(r.group(r.group_of(mgid(1)).unwrap()).unwrap().color, c);
+            check_state(&r).unwrap();
+            // Group 1 now reaches t[4]'s switch, where group 2's tree holds the color.
+            let o = r.join(mgid(1), t[4]).unwrap();
+            assert_eq!(o.color, c, "the group keeps its MLID");
+            check_state(&r).unwrap();
+            // Both groups still reach their own members, and only those.
+            assert_eq!(r.members_of(mgid(1)).unwrap(), [t[0], t[1], t[4]]);
+            assert_eq!(r.members_of(mgid(2)).unwrap(), [t[4], t[5]]);
+            r.leave(mgid(1), t[4]).unwrap();
+            check_state(&r).unwrap();
+        }
+    }
+}
+
 #[test]
 fn bad_joins_and_leaves_have_precise_errors() {
     let f = generators::fat_tree(4).unwrap();
@@ -309,19 +387,22 @@ pub(crate) fn config() -> impl Strategy<Value = Config> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Random joins and leaves (terminals and switches, MGIDs out of 4): every invariant of
-    /// the state holds after each, each group keeps its color from first join to last
-    /// leave, and its members are those joined and not left.
+    /// Random joins and leaves (terminals and switches, MGIDs out of 4), with deletes of
+    /// joined groups ([`Router::delete_group`]) and recolorings ([`Router::recolor`],
+    /// [`Router::recolor_rerouting`]) between them, on MR4LMS and both baselines: every
+    /// invariant of the state holds after each (the tables flooded from every member), each
+    /// group keeps its color from first join to last leave (a recoloring aside), its
+    /// members are those joined and not left, and a deleted group's MGID is free.
     #[test]
     fn joins_and_leaves_keep_every_invariant_and_the_mlids(
         kind in 0u8..4, seed in 0u64..100, cfg in config(),
-        ops in prop::collection::vec((0u64..4, 0usize..1000, any::<bool>(), 0u8..10), 1..40)
+        ops in prop::collection::vec((0u64..4, 0usize..1000, 0u8..20, 0u8..10), 1..40)
     ) {
         let f = fabric(kind, seed);
         let h = HopTable::new(&f).unwrap();
         let mut r = Router::new(&f, &h, cfg).unwrap();
         let mut model: BTreeMap<u64, (Color, Vec<NodeId>)> = BTreeMap::new();
-        for (k, idx, join, pick) in ops {
+        for (k, idx, action, pick) in ops {
             // One port in ten is a switch.
             let port = if pick == 0 {
                 f.switches()[idx % f.switch_count()]
@@ -329,8 +410,37 @@ proptest! {
                 f.terminals()[idx % f.terminal_count()]
             };
             let member = model.get(&k).is_some_and(|(_, m)| m.contains(&port));
-            if join && !member {
-                match r.join(mgid(k), port) {
+            match action {
+                // Delete the MGID's group outright: its MGID is free afterwards.
+                0 => {
+                    if let Some(id) = r.group_of(mgid(k)) {
+                        prop_assert!(model.contains_key(&k));
+                        r.delete_group(id).unwrap();
+                        model.remove(&k);
+                        prop_assert_eq!(r.group_of(mgid(k)), None);
+                        prop_assert_eq!(
+                            r.members_of(mgid(k)),
+                            Err(Error::UnknownMgid { mgid: mgid(k) })
+                        );
+                        prop_assert_eq!(
+                            r.leave(mgid(k), port),
+                            Err(Error::UnknownMgid { mgid: mgid(k) })
+                        );
+                    }
+                }
+                // Recolor (the trees kept, or routed again): the groups take their trees'
+                // new colors.
+                1 | 2 => {
+                    if action == 1 {
+                        r.recolor();
+                    } else {
+                        r.recolor_rerouting(&Tabu::default().with_moves(300).with_seed(seed));
+                    }
+                    for (&k, (c, _)) in model.iter_mut() {
+                        *c = r.group(r.group_of(mgid(k)).unwrap()).unwrap().color;
+                    }
+                }
+                _ if action % 2 == 1 && !member => match r.join(mgid(k), port) {
                     Ok(o) => {
                         let e = model.entry(k).or_insert((o.color, Vec::new()));
                         prop_assert_eq!(e.0, o.color, "group {} changed color", k);
@@ -344,17 +454,17 @@ proptest! {
                         prop_assert!(cfg.algorithm() != Algorithm::Mr4lms);
                     }
                     Err(e) => return Err(TestCaseError::fail(e.to_string())),
+                },
+                _ if member => {
+                    let o = r.leave(mgid(k), port).unwrap();
+                    let e = model.get_mut(&k).unwrap();
+                    e.1.retain(|&m| m != port);
+                    prop_assert_eq!(o.deleted, e.1.is_empty());
+                    if e.1.is_empty() {
+                        model.remove(&k);
+                    }
                 }
-            } else if member {
-                let o = r.leave(mgid(k), port).unwrap();
-                let e = model.get_mut(&k).unwrap();
-                e.1.retain(|&m| m != port);
-                prop_assert_eq!(o.deleted, e.1.is_empty());
-                if e.1.is_empty() {
-                    model.remove(&k);
-                }
-            } else {
-                prop_assert!(r.leave(mgid(k), port).is_err());
+                _ => prop_assert!(r.leave(mgid(k), port).is_err()),
             }
             if let Err(e) = check_state(&r) {
                 return Err(TestCaseError::fail(e));

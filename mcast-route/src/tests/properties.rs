@@ -1,5 +1,5 @@
 //! Properties of the paper's invariants on small generated fabrics and random sequences of
-//! creates and deletes, for MR4LMS (every policy, merge and regraft choice) and both
+//! creates, deletes and recolorings, for MR4LMS (every policy, merge and regraft choice) and both
 //! baselines.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -11,6 +11,7 @@ use crate::{
 use fabric_model::{Fabric, HopTable, LinkId, generators};
 use proptest::prelude::*;
 
+use crate::coloring::Tabu;
 use crate::invariants::check_state;
 
 fn fabric(kind: u8, seed: u64) -> Fabric {
@@ -31,6 +32,9 @@ enum Op {
     Create(Vec<usize>),
     /// Delete the live group at this index (mod the live count).
     Delete(usize),
+    /// Recolor the trees ([`Router::recolor`]), or route them again
+    /// ([`Router::recolor_rerouting`]) when `true`.
+    Recolor(bool),
 }
 
 fn ops() -> impl Strategy<Value = Vec<Op>> {
@@ -38,6 +42,7 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
         prop_oneof![
             3 => prop::collection::vec(0usize..1000, 1..6).prop_map(Op::Create),
             1 => (0usize..1000).prop_map(Op::Delete),
+            1 => any::<bool>().prop_map(Op::Recolor),
         ],
         1..28,
     )
@@ -153,6 +158,17 @@ proptest! {
                     if live.is_empty() { continue; }
                     let g = live.remove(i % live.len());
                     r.delete_group(g).unwrap();
+                }
+                Op::Recolor(rerouting) => {
+                    let before = r.stats().colors_used;
+                    let done = if rerouting {
+                        r.recolor_rerouting(&Tabu::default().with_moves(300).with_seed(seed))
+                    } else {
+                        r.recolor()
+                    };
+                    prop_assert_eq!(done.colors_before, before);
+                    prop_assert!(done.colors_after <= before);
+                    prop_assert_eq!(r.stats().colors_used, done.colors_after);
                 }
             }
             if let Err(e) = check_state(&r) {

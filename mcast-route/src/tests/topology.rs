@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use fabric_model::{Fabric, HopTable, LinkId, NodeId, generators};
 use proptest::prelude::*;
 
-use crate::distances::{Hops, LiveHops};
 use crate::invariants::check_state;
+use crate::live::distances::{Hops, LiveHops};
 use crate::tests::membership::{config, fabric};
 use crate::{Config, Entries, Error, Gid, GroupId, Router, TopologyEvent};
 
@@ -24,7 +24,7 @@ fn hops_match(r: &Router<'_>) -> Result<(), String> {
     if live.bytes() != LiveHops::rebuilt(&r.view.g).bytes() {
         return Err("incremental table differs from a BFS rebuild".into());
     }
-    let v = crate::topology::view(&r.view.fabric, &r.view.down);
+    let v = crate::live::topology::view(&r.view.fabric, &r.view.down);
     let t = HopTable::new(&v).map_err(|e| e.to_string())?;
     if live.bytes() != LiveHops::from_table(&t).bytes() {
         return Err("incremental table differs from HopTable::new".into());

@@ -1,10 +1,10 @@
 //! Candidate roots (Alg. 1 step ①) and the bottom-up build (Alg. 2).
 
-use crate::colors::ColorTable;
+use crate::router::state::State;
+use crate::router::view::View;
 use crate::search::Scratch;
-use crate::state::State;
+use crate::tables::colors::ColorTable;
 use crate::tree::Edge;
-use crate::view::View;
 use crate::{Config, Router};
 
 /// Whether [`Router::candidate_roots`] lists the switches whose MFT has no free entry.

@@ -2,12 +2,12 @@
 
 use crate::Router;
 use crate::TreeId;
-use crate::roots::{FullSwitches, candidate_roots};
+use crate::mr4lms::roots::{FullSwitches, candidate_roots};
+use crate::router::state::State;
+use crate::router::view::{Members, View};
 use crate::search::Scratch;
 use crate::search::{Extent, Pruning};
-use crate::state::State;
 use crate::tree::Tree;
-use crate::view::{Members, View};
 
 /// Free candidate roots up to which FCTB skips the connectivity search of steps ③–④ (on
 /// the 30×20×20 torus with 256 entries and random groups it saves a third of the time).
@@ -158,10 +158,10 @@ mod tests {
     use fabric_model::{HopTable, generators};
 
     use super::{Built, FEW_ROOTS};
-    use crate::roots::FullSwitches;
+    use crate::mr4lms::roots::FullSwitches;
+    use crate::router::view::Members;
     use crate::search::{Extent, Pruning};
     use crate::tree::Tree;
-    use crate::view::Members;
     use crate::{Config, Entries, Policy, Router, patterns};
 
     /// Alg. 3 as [`Router::fctb`] was written before it took the candidate roots in order

@@ -7,11 +7,11 @@ use bitvec::prelude::{BitVec, Lsb0};
 use fabric_model::NodeId;
 
 use crate::bits;
-use crate::colors::ColorTable;
-use crate::roots::FullSwitches;
+use crate::mr4lms::roots::FullSwitches;
+use crate::router::view::Members;
 use crate::search::{Extent, Pruning};
+use crate::tables::colors::ColorTable;
 use crate::tree::{Leaf, Tree};
-use crate::view::Members;
 use crate::{GroupId, MergeRoot, MergeStrategy, Regraft, Router, TreeId};
 
 /// [`merge_root_in`](Router::merge_root_in) with more than twice this many member switches
@@ -150,7 +150,7 @@ impl Router<'_> {
         // Least hops from every switch to the group's switches.
         let field = &mut self.s.maxd;
         field.fill(u8::MAX);
-        crate::distances::fold_rows(&self.view.hops, &m.sw, field, u8::min);
+        crate::live::distances::fold_rows(&self.view.hops, &m.sw, field, u8::min);
         let g = m.terminals.len() as u64;
         // (bound numerator, count, tree side sum, tree).
         let mut cands: Vec<(u64, u64, u64, u32)> = Vec::new();

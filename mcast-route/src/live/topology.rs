@@ -1,6 +1,6 @@
 //! Topology changes: links and switches going down and coming back up.
 //!
-//! A change updates the switch graph, the hop table (edge by edge, [`crate::distances`]) and
+//! A change updates the switch graph, the hop table (edge by edge, [`crate::live::distances`]) and
 //! then only the trees that crossed the failed element. Each such tree is repaired in its
 //! color: the part still joined to its root is kept, and every member cut off from it is
 //! grafted back along switches free in the color, as [`Router::join`] grafts. When that
@@ -14,9 +14,9 @@ use fabric_model::{Fabric, LinkId, NodeId};
 #[cfg(test)]
 use fabric_model::{FabricBuilder, NodeInfo, PortNo};
 
-use crate::grow::Growing;
+use crate::live::grow::Growing;
+use crate::router::view::{Attach, Members};
 use crate::tree::{Edge, Leaf, NO_LINK, Tree};
-use crate::view::{Attach, Members};
 use crate::{Color, Error, GroupId, Router, TreeId};
 
 /// Which links and switches are down.
@@ -316,7 +316,7 @@ impl Router<'_> {
     /// member switches cut off are grafted back (a graft reads the tree's own switches as
     /// free in its color, as it would with the tree uninstalled), each graft costing its
     /// path ([`Growing`]); a repair within the height is then written by
-    /// [`State::reinstall`](crate::state::State::reinstall), which touches only the switches and links that change. The
+    /// [`State::reinstall`](crate::router::state::State::reinstall), which touches only the switches and links that change. The
     /// least height of the members, O(S·M), is computed only when the largest hop distance
     /// from the kept root to a member could exceed the tree's height (the least height is
     /// no more than that distance), or when FCTB or a merge needs it.
@@ -471,7 +471,7 @@ impl Router<'_> {
                 grow.add_leaves(leaves);
                 continue;
             }
-            match crate::graft::graft_path(self, &grow, tid, x, bound) {
+            match crate::live::graft::graft_path(self, &grow, tid, x, bound) {
                 Some((path, depth)) => {
                     higher |= depth > bound;
                     grow.add_path(&path);
@@ -513,7 +513,7 @@ impl Router<'_> {
             self.state.install(tid, tree);
             return;
         }
-        if let Some(crate::fctb::Built::New(t)) = self.fctb_in(&all, d, Some(color)) {
+        if let Some(crate::mr4lms::fctb::Built::New(t)) = self.fctb_in(&all, d, Some(color)) {
             let t = with_parts(t);
             self.state.install(tid, t);
             return;
@@ -528,7 +528,7 @@ impl Router<'_> {
         // color. (Without the last two a repair with entries to spare merged the groups
         // into an unrelated tree of their color, changing a group that crossed nothing.)
         let built = match self.fctb_in(&all, d, None) {
-            Some(crate::fctb::Built::Existing(other)) => {
+            Some(crate::mr4lms::fctb::Built::Existing(other)) => {
                 let to = self.state.tree_ref(other).color;
                 for &g in &groups {
                     let Some(Some(gr)) = self.state.groups.get(g.0 as usize) else {
@@ -546,9 +546,9 @@ impl Router<'_> {
                 }
                 return;
             }
-            Some(crate::fctb::Built::New(t)) => Some(t),
+            Some(crate::mr4lms::fctb::Built::New(t)) => Some(t),
             None => match self.fbtc(&all, d) {
-                Some(crate::fctb::Built::New(t)) => Some(t),
+                Some(crate::mr4lms::fctb::Built::New(t)) => Some(t),
                 _ => None,
             },
         };
@@ -638,24 +638,21 @@ impl Router<'_> {
             .collect();
         sw.sort_unstable();
         sw.dedup();
-        let old_sw = std::mem::replace(
-            &mut self.state.groups[gid.0 as usize]
-                .as_mut()
-                .expect("live")
-                .member_sw,
-            sw.clone(),
-        );
+        // (Live: read above.)
+        let Ok(g) = self.state.group_mut(gid) else {
+            return;
+        };
+        let old_sw = std::mem::replace(&mut g.member_sw, sw.clone());
         for s in old_sw {
             if sw.binary_search(&s).is_err() {
                 self.state.member_switch_removed(s);
             }
         }
         if members.is_empty() {
-            let g = self.state.groups[gid.0 as usize].take().expect("live");
-            if let Some(mgid) = g.mgid {
-                self.state.mgids.remove(&mgid);
+            // Its member switches uncounted above; its MGID freed.
+            if self.state.remove_group(gid).is_ok() {
+                out.deleted.push(gid);
             }
-            out.deleted.push(gid);
         } else {
             let least = self.least(&sw);
             let epoch = self.hops_epoch;

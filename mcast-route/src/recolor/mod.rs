@@ -8,6 +8,9 @@
 //! switch, or a larger clique found greedily), keeps the result only when it uses fewer colors than the trees do now, and maps
 //! its color classes onto the old colors so that as many entries as possible stay put.
 
+pub(crate) mod reroute;
+mod route_search;
+
 use fabric_model::NodeId;
 
 use crate::coloring::{Coloring, Graph, Tabu, dsatur, greedy_clique, tabu_descend};
@@ -263,5 +266,4 @@ impl Router<'_> {
 }
 
 #[cfg(test)]
-#[path = "recolor_tests.rs"]
 pub(crate) mod tests;

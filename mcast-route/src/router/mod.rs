@@ -1,15 +1,19 @@
 //! The [`Router`]: groups, trees, colors and link loads, and the operations on them.
 
+pub(crate) mod held;
+pub(crate) mod state;
+pub(crate) mod view;
+
 use std::fmt;
 use std::sync::Arc;
 
 use fabric_model::{Bytes, Fabric, HopTable, LinkId, NodeId};
 
-use crate::held::Held;
+use crate::router::held::Held;
+use crate::router::state::{Current, Group, State};
+use crate::router::view::{Members, View};
 use crate::search::Scratch;
-use crate::state::{Current, Group, State};
 use crate::tree::Tree;
-use crate::view::{Members, View};
 use crate::{
     Algorithm, Color, Config, CreateOutcome, Error, GroupId, Method, Policy, PortSet, TreeId,
 };
@@ -69,10 +73,10 @@ pub struct Router<'f> {
     pub(crate) config: Config,
     /// The searches' buffers.
     pub(crate) s: Scratch,
-    /// Large trees' largest distances to their member switches (ours, [`crate::far`]).
-    pub(crate) far: crate::far::FarCache,
+    /// Large trees' largest distances to their member switches (ours, [`crate::mr4lms::far`]).
+    pub(crate) far: crate::mr4lms::far::FarCache,
     /// Bumped whenever the hop table changes: the epoch of the groups' kept least heights
-    /// ([`crate::least_height`]).
+    /// ([`crate::mr4lms::least_height`]).
     pub(crate) hops_epoch: u32,
 }
 
@@ -171,7 +175,7 @@ impl<'f> Router<'f> {
             view: View::new(fabric, hops, order),
             state: State::new(switches, links, config.entries.limit()),
             s: Scratch::new(switches),
-            far: crate::far::FarCache::default(),
+            far: crate::mr4lms::far::FarCache::default(),
             hops_epoch: 0,
         })
     }
@@ -257,7 +261,8 @@ impl<'f> Router<'f> {
         let (tid, method, merged) = match (preset, self.config.algorithm) {
             (Some((tree, method)), _) => (self.add_new_tree(tree, gid, &m), method, Vec::new()),
             (None, Algorithm::MinihopMc | Algorithm::SsspMc) => {
-                let tree = self.baseline(&m, d)?;
+                let color = self.baseline_color()?;
+                let tree = self.baseline_tree(&m, d, color)?;
                 (
                     self.add_new_tree(tree, gid, &m),
                     self.baseline_method(),
@@ -283,6 +288,7 @@ impl<'f> Router<'f> {
             mgid: None,
         });
         debug_assert_eq!(added, gid);
+        // (Just added under `gid`: nothing between took it.)
         let group = self.state.groups[gid.0 as usize]
             .as_ref()
             .expect("the group was just created");
@@ -349,10 +355,10 @@ impl<'f> Router<'f> {
             }
         };
         match built {
-            Some((crate::fctb::Built::New(tree), method)) => {
+            Some((crate::mr4lms::fctb::Built::New(tree), method)) => {
                 (self.add_new_tree(tree, gid, m), method, Vec::new())
             }
-            Some((crate::fctb::Built::Existing(id), _)) => {
+            Some((crate::mr4lms::fctb::Built::Existing(id), _)) => {
                 self.join_tree(id, gid, m);
                 (id, Method::ExistingTree, Vec::new())
             }
@@ -366,7 +372,10 @@ impl<'f> Router<'f> {
 
     /// Deletes group `id` (Alg. 6): its members that no other group of the tree holds leave
     /// the tree, switches left with nothing below are pruned upward, and the tree and its
-    /// entries are freed when its last group leaves.
+    /// entries are freed when its last group leaves. A group joined under an MGID
+    /// ([`Router::join`]) frees its MGID too: [`Router::members_of`] and [`Router::leave`]
+    /// then answer [`Error::UnknownMgid`], and the next [`Router::join`] under it creates a
+    /// new group.
     ///
     /// # Errors
     /// [`Error::UnknownGroup`] for an id never handed out, [`Error::GroupDeleted`] for one

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use fabric_model::{HopTable, UNREACHABLE};
 
-use crate::held::Held;
+use crate::router::held::Held;
 use crate::search::{Scratch, SwitchGraph};
 
 /// What the router reads its distances from.

@@ -30,7 +30,7 @@ pub(crate) mod search;
 use fabric_model::NodeId;
 use fabric_model::hash::FxHashMap;
 
-use crate::roots::{FullSwitches, candidate_roots, max_dist};
+use crate::mr4lms::roots::{FullSwitches, candidate_roots, max_dist};
 use crate::search::{Extent, Pruning};
 use crate::tree::Tree;
 use crate::{Router, TreeId};

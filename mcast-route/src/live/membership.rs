@@ -7,10 +7,10 @@
 
 use fabric_model::NodeId;
 
-use crate::least_height::{Least, UNKNOWN};
-use crate::state::{Changes, Group};
+use crate::mr4lms::least_height::{Least, UNKNOWN};
+use crate::router::state::{Changes, Group};
+use crate::router::view::Members;
 use crate::tree::Leaf;
-use crate::view::Members;
 use crate::{Algorithm, Color, Error, Gid, GroupId, JoinColor, Method, Router, TreeId};
 
 /// How [`Router::join`] placed the new member.
@@ -32,7 +32,9 @@ pub enum JoinMethod {
     /// The color was taken on the way: the tree merged (Alg. 4) with the trees of its color
     /// in the way, their groups keeping their MLID.
     Merged,
-    /// A baseline (one MLID per group): the group's tree routed again in its MLID.
+    /// A baseline (one MLID per group): the group's tree routed again in its MLID. (After a
+    /// recoloring, when the new route crosses a switch where another tree holds the MLID,
+    /// the member joins as MR4LMS's join places it, by one of the methods above.)
     Rerouted,
 }
 
@@ -110,7 +112,10 @@ impl Router<'_> {
     /// 4. no graft at all (the color busy around the member): Alg. 4 merges the tree with the
     ///    trees of its color in the way ([`JoinMethod::Merged`]).
     ///
-    /// With a baseline (one MLID per group) the group is routed again in its MLID.
+    /// With a baseline (one MLID per group) the group is routed again in its MLID; after a
+    /// recoloring ([`recolor`](Self::recolor)) has given trees on disjoint switches one
+    /// color, a route crossing a switch where another tree holds the group's is dropped and
+    /// the member joins as above, in the MLID.
     ///
     /// # Errors
     /// [`Error::UnknownNode`]; [`Error::PortDown`] for a terminal without a live cable or a
@@ -138,9 +143,7 @@ impl Router<'_> {
                 merged: made.merged,
             });
         };
-        let g = self.state.groups[gid.0 as usize]
-            .as_ref()
-            .expect("an MGID names a live group");
+        let g = self.state.group(gid)?;
         if g.members.contains(&port) {
             return Err(Error::AlreadyMember { mgid, node: port });
         }
@@ -155,7 +158,7 @@ impl Router<'_> {
         let tid = g.tree;
         // The group's new member switches and least height: kept through the join when
         // the new switch is within it from the kept center, computed when it was known,
-        // and only when the graft needs it when it was not ([`crate::least_height`]).
+        // and only when the graft needs it when it was not ([`crate::mr4lms::least_height`]).
         let mut sw = g.member_sw.clone();
         let fresh_switch = sw.binary_search(&x).map_err(|i| sw.insert(i, x)).is_err();
         let (kept, unknown) = (self.least_after_join(g, x), g.min_height == UNKNOWN);
@@ -175,18 +178,13 @@ impl Router<'_> {
                 None => self.least(&sw),
             };
             least = Some(l);
-            (
-                JoinMethod::Rerouted,
-                self.reroute_baseline(tid, port, l.d)?,
-                Vec::new(),
-            )
+            self.reroute_baseline(tid, port, x, &sw, &mut least)?
         } else {
             self.graft(tid, port, x, &sw, &mut least)
         };
         let epoch = self.hops_epoch;
-        let g = self.state.groups[gid.0 as usize]
-            .as_mut()
-            .expect("an MGID names a live group");
+        // (Live: checked above, and no step of a join deletes a group.)
+        let g = self.state.group_mut(gid)?;
         g.members.push(port);
         g.member_sw = sw;
         match least {
@@ -208,10 +206,7 @@ impl Router<'_> {
             }
         }
         if !others.is_empty() {
-            self.state.groups[gid.0 as usize]
-                .as_mut()
-                .expect("an MGID names a live group")
-                .merged = true;
+            self.state.group_mut(gid)?.merged = true;
         }
         Ok(JoinOutcome {
             group: gid,
@@ -245,22 +240,52 @@ impl Router<'_> {
         ))
     }
 
-    /// A baseline's join: the tree of `tid` routed again for its members and `port`, in
-    /// its color.
-    fn reroute_baseline(&mut self, tid: TreeId, port: NodeId, d: u8) -> Result<TreeId, Error> {
+    /// A baseline's join: the tree of `tid` routed again by OpenSM's engine for its members
+    /// and `port` (on switch `x`), in its color (the group's MLID).
+    ///
+    /// While every tree holds a color of its own (OpenSM's one MLID per group) that color
+    /// is free on every switch once the tree is out. After a recoloring (ours:
+    /// [`recolor`](Self::recolor), [`recolor_rerouting`](Self::recolor_rerouting)) trees on
+    /// disjoint switches share colors, and the new route may cross a switch where another
+    /// tree holds the group's: the route is then dropped, the tree put back, and the member
+    /// joins in the color as MR4LMS's join does ([`graft`](Self::graft): a leaf, a graft, a
+    /// rebuild by FCTB, a higher graft or a merge with the trees of the color in the way),
+    /// so that the MLID stays and no entry is shared.
+    ///
+    /// # Errors
+    /// As [`baseline_tree`](Self::baseline_tree), the tree put back unchanged.
+    fn reroute_baseline(
+        &mut self,
+        tid: TreeId,
+        port: NodeId,
+        x: u32,
+        sw: &[u32],
+        least: &mut Option<Least>,
+    ) -> Result<(JoinMethod, TreeId, Vec<GroupId>), Error> {
+        let d = match *least {
+            Some(l) => l.d,
+            None => {
+                let l = self.least(sw);
+                *least = Some(l);
+                l.d
+            }
+        };
         let old = self.state.uninstall(tid);
         let mut terminals: Vec<NodeId> = old.members().collect();
         terminals.push(port);
-        let mut sw: Vec<u32> = terminals
+        let mut member_sw: Vec<u32> = terminals
             .iter()
             .filter_map(|t| self.view.attach[t.index()].map(|a| a.sw))
             .collect();
-        sw.sort_unstable();
-        sw.dedup();
-        let m = Members { terminals, sw };
-        // The group's own color is free now; the baseline only picks a color.
-        let mut tree = match self.baseline(&m, d) {
-            Ok(t) => t.recolored(old.color),
+        member_sw.sort_unstable();
+        member_sw.dedup();
+        let m = Members {
+            terminals,
+            sw: member_sw,
+        };
+        // The route in the group's own color: no new MLID is picked.
+        let mut tree = match self.baseline_tree(&m, d, old.color) {
+            Ok(t) => t,
             Err(e) => {
                 self.state.install(tid, old);
                 return Err(e);
@@ -269,8 +294,14 @@ impl Router<'_> {
         tree.add_members(old.member_counts().iter().copied());
         tree.add_members([(port, 1)]);
         tree.add_groups(old.groups().iter().copied());
-        self.state.install(tid, tree);
-        Ok(tid)
+        match self.state.try_install(tid, tree) {
+            Ok(()) => Ok((JoinMethod::Rerouted, tid, Vec::new())),
+            Err(_) => {
+                // The color is shared (since a recoloring) on the new route.
+                self.state.install(tid, old);
+                Ok(self.graft(tid, port, x, sw, least))
+            }
+        }
     }
 
     /// MR4LMS's join of `port` on switch `x` to tree `tid` (steps 1–4 of
@@ -284,6 +315,7 @@ impl Router<'_> {
         sw: &[u32],
         least: &mut Option<Least>,
     ) -> (JoinMethod, TreeId, Vec<GroupId>) {
+        // (`member_port` checked it attached; attachments never change.)
         let a = self.view.attach[port.index()].expect("a checked port is attached");
         let leaf = Leaf {
             port: a.port,
@@ -328,7 +360,7 @@ impl Router<'_> {
                 height.max(u32::from(l.d))
             }
         };
-        let found = crate::graft::graft_path(self, &tree, tid, x, bound);
+        let found = crate::live::graft::graft_path(self, &tree, tid, x, bound);
         if let Some((path, depth)) = &found
             && *depth <= bound
         {
@@ -361,7 +393,7 @@ impl Router<'_> {
         sw.dedup();
         let all = Members { terminals, sw };
         let dd = self.max_dist_of_tree(tid, &all.sw);
-        if let Some(crate::fctb::Built::New(mut t)) = self.fctb_in(&all, dd, Some(color)) {
+        if let Some(crate::mr4lms::fctb::Built::New(mut t)) = self.fctb_in(&all, dd, Some(color)) {
             t.add_members(tree.member_counts().iter().copied());
             t.add_members([(port, 1)]);
             t.add_groups(tree.groups().iter().copied());
@@ -399,16 +431,18 @@ impl Router<'_> {
     /// height.
     pub fn leave(&mut self, mgid: Gid, port: NodeId) -> Result<LeaveOutcome, Error> {
         let gid = self.group_of(mgid).ok_or(Error::UnknownMgid { mgid })?;
-        let g = self.state.groups[gid.0 as usize]
-            .as_ref()
-            .expect("an MGID names a live group");
+        let g = self.state.group(gid)?;
         let Some(i) = g.members.iter().position(|&m| m == port) else {
             return Err(Error::NotAMember { mgid, node: port });
         };
+        // A member joined through `member_port`, attached (attachments never change).
+        let x = self.view.attach[port.index()]
+            .ok_or(Error::PortDown { node: port })?
+            .sw;
         if g.members.len() == 1 {
             let before = self.state.tree_ref(g.tree).switches().len();
+            // (Frees the MGID too.)
             self.delete_group(gid)?;
-            self.state.mgids.remove(&mgid);
             return Ok(LeaveOutcome {
                 group: gid,
                 deleted: true,
@@ -416,13 +450,14 @@ impl Router<'_> {
             });
         }
         let tid = g.tree;
-        let mut g: Group = self.state.groups[gid.0 as usize]
-            .take()
-            .expect("an MGID names a live group");
+        // Out of its slot while the tree changes, back below.
+        let mut g: Group = self
+            .state
+            .groups
+            .get_mut(gid.0 as usize)
+            .and_then(Option::take)
+            .ok_or(Error::GroupDeleted { group: gid })?;
         g.members.remove(i);
-        let x = self.view.attach[port.index()]
-            .expect("a member is attached")
-            .sw;
         let still = g
             .members
             .iter()
@@ -494,7 +529,7 @@ impl Router<'_> {
             }
         });
         // Unknown until asked for, unless the member switches stay and it was known over
-        // this hop table ([`crate::least_height`]).
+        // this hop table ([`crate::mr4lms::least_height`]).
         if !(still && g.epoch == self.hops_epoch) {
             g.min_height = UNKNOWN;
         }
@@ -512,9 +547,6 @@ impl Router<'_> {
     /// [`Error::UnknownMgid`].
     pub fn members_of(&self, mgid: Gid) -> Result<&[NodeId], Error> {
         let gid = self.group_of(mgid).ok_or(Error::UnknownMgid { mgid })?;
-        Ok(&self.state.groups[gid.0 as usize]
-            .as_ref()
-            .expect("an MGID names a live group")
-            .members)
+        Ok(&self.state.group(gid)?.members)
     }
 }

@@ -93,7 +93,7 @@ impl Router<'_> {
             && row.len() == self.s.maxd.len()
         {
             self.s.maxd.copy_from_slice(row);
-            crate::distances::fold_rows(&self.view.hops, &extra, &mut self.s.maxd, u8::max);
+            crate::live::distances::fold_rows(&self.view.hops, &extra, &mut self.s.maxd, u8::max);
             return self.s.maxd.iter().copied().min().unwrap_or(0);
         }
         let d = self.max_dist(sw);

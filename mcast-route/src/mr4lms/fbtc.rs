@@ -2,12 +2,12 @@
 
 use std::iter;
 
-use crate::fctb::Built;
-use crate::roots::{FullSwitches, bottom_up_greedy, bottom_up_least_load, candidate_roots};
+use crate::mr4lms::fctb::Built;
+use crate::mr4lms::roots::{FullSwitches, bottom_up_greedy, bottom_up_least_load, candidate_roots};
+use crate::router::state::State;
+use crate::router::view::{Members, View};
 use crate::search::Scratch;
-use crate::state::State;
 use crate::tree::{Edge, Tree};
-use crate::view::{Members, View};
 use crate::{BottomUp, Config, Router};
 
 /// [`BottomUp::BestOfBoth`] builds the least-load tree only when the greedy tree has a link
@@ -157,10 +157,10 @@ mod tests {
     use fabric_model::{HopTable, generators};
 
     use super::GATE_SLACK;
-    use crate::fctb::Built;
-    use crate::roots::FullSwitches;
+    use crate::mr4lms::fctb::Built;
+    use crate::mr4lms::roots::FullSwitches;
+    use crate::router::view::Members;
     use crate::tree::Tree;
-    use crate::view::Members;
     use crate::{Config, Entries, Policy, Router, patterns};
 
     /// With every root allowed, FBTC's color is the least first-fit color over all

@@ -9,8 +9,8 @@ use proptest::prelude::*;
 
 use crate::coloring::Tabu;
 use crate::invariants::check_state;
+use crate::recolor::reroute::Starts;
 use crate::recolor::tests::{block_count, blocks, fabric, routed, run_script};
-use crate::recolor_reroute::Starts;
 use crate::{Algorithm, Config, Entries, GroupId, Router, TreeId, patterns};
 
 /// Every live group: its members and its tree.

@@ -1,6 +1,6 @@
 //! The fabric as a router sees it: the switch graph, where every terminal hangs, the hop
 //! table and what is down. Changed only by topology events ([`Router::link_down`] and the
-//! others); the routing algorithms read it beside the [`State`](crate::state::State) they
+//! others); the routing algorithms read it beside the [`State`](crate::router::state::State) they
 //! change.
 //!
 //! [`Router::link_down`]: crate::Router::link_down
@@ -8,11 +8,11 @@
 use fabric_model::{Fabric, HopTable, LinkId, NodeId, PortNo};
 
 use crate::Error;
-use crate::distances::Hops;
-use crate::held::Held;
+use crate::live::distances::Hops;
+use crate::live::topology::Down;
+use crate::router::held::Held;
+use crate::router::state::vec_bytes;
 use crate::search::SwitchGraph;
-use crate::state::vec_bytes;
-use crate::topology::Down;
 use crate::tree::Leaf;
 
 /// Where a terminal hangs: switch index, the switch's port, the cable.

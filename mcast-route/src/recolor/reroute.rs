@@ -14,10 +14,10 @@
 use fabric_model::NodeId;
 
 use crate::coloring::{Coloring, Graph, Tabu, dsatur, greedy_clique, tabu_descend};
-use crate::fctb::Built;
 use crate::mft::MLIDS_PER_BLOCK;
-use crate::route_search::pack::recursive_largest_first;
-use crate::route_search::search::{Placement, Search, descend};
+use crate::mr4lms::fctb::Built;
+use crate::recolor::route_search::pack::recursive_largest_first;
+use crate::recolor::route_search::search::{Placement, Search, descend};
 use crate::tree::Tree;
 use crate::{Algorithm, PortSet, Recolored, Router, TreeId};
 
@@ -229,7 +229,7 @@ impl Router<'_> {
     /// Step 5 of [`recolor_rerouting`](Self::recolor_rerouting), called when the forced
     /// conflicts' classes (whose clique is `floor`) leave room below `target` colors (what
     /// steps 2 to 4 reached, installed now): the route-aware search
-    /// ([`crate::route_search`]) down to `floor`, each tree's color and route chosen
+    /// ([`crate::recolor::route_search`]) down to `floor`, each tree's color and route chosen
     /// together, [`ROUTE_MOVES_DIVISOR`]-th of `tabu`'s moves per color count, from the
     /// `starts` given: the installed trees (`target` colors), and with [`Starts::Both`]
     /// RLF's colors ([`recursive_largest_first`] over the forced conflicts `g`, with up to
@@ -544,5 +544,5 @@ fn entry_delta(
 }
 
 #[cfg(test)]
-#[path = "recolor_reroute_tests.rs"]
+#[path = "reroute_tests.rs"]
 mod tests;

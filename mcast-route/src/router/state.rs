@@ -6,7 +6,7 @@ use fabric_model::{LinkId, NodeId};
 
 use fabric_model::hash::FxHashMap;
 
-use crate::colors::ColorTable;
+use crate::tables::colors::ColorTable;
 use crate::tree::{Edge, Leaf, Tree};
 use crate::{Error, GroupId, TreeId};
 
@@ -17,8 +17,8 @@ pub(crate) struct Group {
     /// Distinct member switches, sorted.
     pub(crate) member_sw: Vec<u32>,
     pub(crate) tree: TreeId,
-    /// The least height, [`UNKNOWN`](crate::least_height::UNKNOWN) until asked for
-    /// ([`crate::least_height`]).
+    /// The least height, [`UNKNOWN`](crate::mr4lms::least_height::UNKNOWN) until asked for
+    /// ([`crate::mr4lms::least_height`]).
     pub(crate) min_height: u32,
     /// A switch where the largest distance to the member switches is least, when
     /// `min_height` is known.
@@ -48,6 +48,17 @@ pub(crate) struct Changes {
     pub(crate) new_leaves: Vec<LinkId>,
 }
 
+/// A tree [`State::try_install`] refused: another tree holds its color on one of its
+/// switches.
+#[derive(Debug)]
+pub(crate) struct Taken {
+    /// The tree, as given.
+    pub(crate) tree: Tree,
+    /// The first of its switches where its color is taken, and the tree holding it there.
+    pub(crate) switch: u32,
+    pub(crate) holder: TreeId,
+}
+
 /// Alg. 7's state: which builder runs next and how many FCTB successes in a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Current {
@@ -75,7 +86,7 @@ pub(crate) struct State {
     pub(crate) current: Current,
     /// The entries touched since the last [`Router::take_mft_delta`](crate::Router::take_mft_delta),
     /// with their content before; `None` until the first call (no tracking, no cost).
-    pub(crate) mft_log: Option<Vec<crate::delta::MftLogEntry>>,
+    pub(crate) mft_log: Option<Vec<crate::tables::delta::MftLogEntry>>,
     /// The groups joined by MGID ([`Router::join`](crate::Router::join)).
     pub(crate) mgids: FxHashMap<crate::Gid, GroupId>,
 }
@@ -100,7 +111,42 @@ impl State {
 
     /// Writes `tree` into the MFTs under id `id`: sets its color busy on its switches, adds its
     /// TFI to the EFI of its links (Alg. 1 steps ⑨–⑩).
+    ///
+    /// Every builder routes a tree over switches free in its color (FBTC's first fit,
+    /// `G_color` for FCTB, the grafts and the merges, a proper coloring for the recolorings),
+    /// so another tree never holds the color on one of its switches; a route that ignores
+    /// the color table (a baseline's join) goes through [`try_install`](Self::try_install)
+    /// instead. The check runs in every build: an entry shared by two trees would forward one
+    /// group's packets along the other's tree.
+    ///
+    /// # Panics
+    /// When another tree holds `tree`'s color on one of its switches (no call sequence
+    /// reaches it: see above).
     pub(crate) fn install(&mut self, id: TreeId, tree: Tree) {
+        if let Err(taken) = self.try_install(id, tree) {
+            panic!(
+                "tree {id} routed over switch {} where tree {} holds color {}",
+                taken.switch, taken.holder, taken.tree.color
+            );
+        }
+    }
+
+    /// [`install`](Self::install), or `tree` back with nothing changed when another tree
+    /// holds its color on one of its switches.
+    ///
+    /// Complexity: O(T) bit tests for T switches, before the install's own work.
+    pub(crate) fn try_install(&mut self, id: TreeId, tree: Tree) -> Result<(), Box<Taken>> {
+        if let Some((switch, holder)) = tree
+            .switches()
+            .iter()
+            .find_map(|&sw| Some((sw, self.colors.tree_at(sw, tree.color)?)))
+        {
+            return Err(Box::new(Taken {
+                tree,
+                switch,
+                holder,
+            }));
+        }
         let tfi = tree.groups().len() as u32;
         for &sw in tree.switches() {
             self.log_mft(sw, tree.color);
@@ -123,6 +169,7 @@ impl State {
             self.trees.resize(slot + 1, None);
         }
         self.trees[slot] = Some(tree);
+        Ok(())
     }
 
     /// Moves one switch–switch link from EFI `old` to EFI `new` in `efi_hist`, raising
@@ -187,7 +234,12 @@ impl State {
         let old = self.trees[id.0 as usize]
             .take()
             .expect("reinstalling a live tree");
-        debug_assert_eq!((old.color, old.groups()), (new.color, new.groups()));
+        // In every build: the loads move by the TFI, the entries stay in the color.
+        assert_eq!(
+            (old.color, old.groups()),
+            (new.color, new.groups()),
+            "a reinstall keeps the tree's color and groups"
+        );
         // Switch–switch edges and leaves by switch: merge-walk the two sorted lists.
         let mut touched: Vec<u32> = Vec::new();
         // (Walked over the trees' rows, not copies of them.)
@@ -293,6 +345,14 @@ impl State {
             let old = self.tree_ref(id);
             (old.color, old.groups().len() as u32)
         };
+        // As in `install`, in every build: the switches joining must be free in the color
+        // (the grafts search switches free in it).
+        if let Some((sw, holder)) = joined
+            .iter()
+            .find_map(|&sw| Some((sw, self.colors.tree_at(sw, color)?)))
+        {
+            panic!("tree {id} grafted over switch {sw} where tree {holder} holds color {color}");
+        }
         for &(c, e) in gone_edges.iter().chain(&new_edges) {
             touched.push(c);
             touched.push(e.parent);
@@ -308,12 +368,14 @@ impl State {
         if let Some(t) = self.trees[id.0 as usize].as_mut() {
             edit(t);
         }
-        debug_assert_eq!(
+        // In every build (two comparisons): the loads below move by the TFI of before.
+        assert_eq!(
             (
                 self.tree_ref(id).color,
                 self.tree_ref(id).groups().len() as u32
             ),
-            (color, tfi)
+            (color, tfi),
+            "an edit in place keeps the tree's color and groups"
         );
         for &sw in &left {
             self.colors.clear(sw, color);
@@ -358,6 +420,9 @@ impl State {
     }
 
     pub(crate) fn tree_ref(&self, id: TreeId) -> &Tree {
+        // Every caller names a tree read off a live group or the color table, which the
+        // install and uninstall keep in step with `trees` (the public `Router::tree` looks
+        // an id up with `get` instead).
         self.trees[id.0 as usize]
             .as_ref()
             .expect("a live group's tree is live")
@@ -396,17 +461,35 @@ impl State {
         }
     }
 
-    /// Takes group `id` out (its slot stays, deleted), uncounting it on its member switches.
+    /// Takes group `id` out (its slot stays, deleted), uncounting it on its member switches
+    /// and freeing its MGID, if it was joined under one.
     ///
     /// # Errors
     /// [`Error::UnknownGroup`], [`Error::GroupDeleted`].
     pub(crate) fn remove_group(&mut self, id: GroupId) -> Result<Group, Error> {
-        self.group(id)?;
-        let group = self.groups[id.0 as usize].take().expect("checked live");
+        let group = match self.groups.get_mut(id.0 as usize) {
+            None => return Err(Error::UnknownGroup { group: id }),
+            Some(slot) => slot.take().ok_or(Error::GroupDeleted { group: id })?,
+        };
         for &sw in &group.member_sw {
             self.attach_count[sw as usize] -= 1;
         }
+        if let Some(mgid) = group.mgid {
+            self.mgids.remove(&mgid);
+        }
         Ok(group)
+    }
+
+    /// The live group `id`, to change.
+    ///
+    /// # Errors
+    /// [`Error::UnknownGroup`], [`Error::GroupDeleted`].
+    pub(crate) fn group_mut(&mut self, id: GroupId) -> Result<&mut Group, Error> {
+        match self.groups.get_mut(id.0 as usize) {
+            None => Err(Error::UnknownGroup { group: id }),
+            Some(None) => Err(Error::GroupDeleted { group: id }),
+            Some(Some(g)) => Ok(g),
+        }
     }
 
     /// A live group's member switches gained `sw`: counts the group there.
@@ -431,9 +514,9 @@ impl State {
 
     /// Returns the tree [`State::lend`] lent, unchanged.
     pub(crate) fn put_back(&mut self, id: TreeId, tree: Tree) {
-        debug_assert!(
+        assert!(
             self.trees[id.0 as usize].is_none(),
-            "putting back a lent tree"
+            "putting back a lent tree over another"
         );
         self.trees[id.0 as usize] = Some(tree);
     }

@@ -17,7 +17,7 @@
 //!   in the epoch of the hop table it was computed over.
 
 use crate::Router;
-use crate::state::Group;
+use crate::router::state::Group;
 
 /// [`Group::min_height`] when it is not computed (a least height is at least 1).
 pub(crate) const UNKNOWN: u32 = 0;
@@ -74,7 +74,7 @@ impl Router<'_> {
             return g.min_height;
         }
         let mut far = vec![0u8; self.view.g.len()];
-        crate::distances::fold_rows(&self.view.hops, &g.member_sw, &mut far, u8::max);
+        crate::live::distances::fold_rows(&self.view.hops, &g.member_sw, &mut far, u8::max);
         u32::from(far.iter().copied().min().unwrap_or(0)) + 1
     }
 

@@ -1,8 +1,8 @@
 //! The OpenSM baselines MINIHOP-MC and SSSP-MC, one MLID per group.
 
+use crate::router::view::Members;
 use crate::search::{Extent, Pruning};
 use crate::tree::{Edge, Tree};
-use crate::view::Members;
 use crate::{Algorithm, Error, Router};
 
 impl Router<'_> {
@@ -19,32 +19,43 @@ impl Router<'_> {
                 .copied()
                 .find(|&i| self.s.maxd[i as usize] == d)
         };
+        // `d` is the least of `maxd`, which `least` (or `max_dist`) has just filled for
+        // these members: some switch is at distance `d`.
         found.expect("max_dist found a switch at distance d")
     }
 
-    /// Builds the baseline tree: MINIHOP-MC walks from the root toward each member switch
-    /// along the lowest-numbered least-hop port (`osm_switch_recommend_mcast_path`); a switch
-    /// reached again keeps its first parent, so every switch has exactly one (OpenSM's own
-    /// recursion can give it two). SSSP-MC runs Dijkstra over the whole fabric from the same
-    /// root, weights (hops, groups per link) as OpenSM's P² + load, and keeps the paths to
-    /// the member switches. Both take the lowest MLID no group uses.
+    /// OpenSM's MLID for a new group (`get_new_mlid`): the lowest color no tree uses.
     ///
     /// # Errors
     /// [`Error::EntriesExhausted`] when every entry is in use.
-    ///
-    /// Complexity: MINIHOP-MC O(M·D·P); SSSP-MC O((S + L) log S).
-    pub(crate) fn baseline(&mut self, m: &Members, d: u8) -> Result<Tree, Error> {
-        let color = self
-            .state
+    pub(crate) fn baseline_color(&self) -> Result<u32, Error> {
+        self.state
             .colors
             .lowest_unused()
             .ok_or(Error::EntriesExhausted {
                 limit: self.config.entries.limit().unwrap_or(u32::MAX),
-            })?;
+            })
+    }
+
+    /// Builds the baseline tree in `color`: MINIHOP-MC walks from the root toward each
+    /// member switch along the lowest-numbered least-hop port
+    /// (`osm_switch_recommend_mcast_path`); a switch reached again keeps its first parent, so
+    /// every switch has exactly one (OpenSM's own recursion can give it two). SSSP-MC runs
+    /// Dijkstra over the whole fabric from the same root, weights (hops, groups per link) as
+    /// OpenSM's P² + load, and keeps the paths to the member switches. The route ignores
+    /// the color table: a new group's color ([`baseline_color`](Self::baseline_color)) is
+    /// free everywhere, while a join's is checked when the tree is installed.
+    ///
+    /// # Errors
+    /// [`Error::Disconnected`] when SSSP-MC's search misses a member switch (members are
+    /// checked connected before: not reached).
+    ///
+    /// Complexity: MINIHOP-MC O(M·D·P); SSSP-MC O((S + L) log S).
+    pub(crate) fn baseline_tree(&mut self, m: &Members, d: u8, color: u32) -> Result<Tree, Error> {
         let root = self.opensm_root(d);
         let parents = if self.config.algorithm == Algorithm::SsspMc {
             let all = |_: u32| true;
-            let ok = self.s.dijkstra(
+            let reached = self.s.dijkstra(
                 &self.view.g,
                 &self.state.efi,
                 root,
@@ -55,7 +66,18 @@ impl Router<'_> {
                 None,
                 Pruning::Off,
             );
-            debug_assert!(ok, "members were checked to be connected");
+            if !reached {
+                // (A partial set of paths would leave members off the tree.) The first
+                // member whose switch the search did not reach.
+                let missed =
+                    m.terminals.iter().copied().find(|t| {
+                        self.view.attach[t.index()].is_none_or(|a| !self.s.seen.get(a.sw))
+                    });
+                return Err(Error::Disconnected {
+                    a: m.terminals[0],
+                    b: missed.unwrap_or(m.terminals[0]),
+                });
+            }
             self.s.collect_paths(&self.view.g, m.sw.iter().copied())
         } else {
             self.minihop(root, &m.sw)
@@ -81,6 +103,9 @@ impl Router<'_> {
                     .iter()
                     .filter(|a| row[a.peer as usize] == need)
                     .min_by_key(|a| a.port)
+                    // The hop table is exact over `g` (rebuilt edge by edge on every topology
+                    // event) and `x` reaches `t` (the members are connected): one of its
+                    // neighbours is one hop nearer.
                     .expect("a switch off the target has a neighbour one hop nearer");
                 if !in_tree.get(a.peer) {
                     in_tree.set(a.peer);

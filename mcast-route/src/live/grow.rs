@@ -2,7 +2,7 @@
 //! array over the fabric's switches and its parts in lists, so that each graft costs its
 //! path and not a copy of the tree, and the tree is assembled once at the end.
 
-use crate::graft::GraftTarget;
+use crate::live::graft::GraftTarget;
 use crate::tree::{Edge, Leaf, SwitchIndex, Tree};
 
 /// "Not in the tree" in [`Growing`]'s depths.
@@ -65,7 +65,7 @@ impl Growing {
         self.depth.get(s as usize).is_some_and(|&d| d != ABSENT)
     }
 
-    /// Adds a graft path of [`crate::graft::graft_path`]: `(child, edge up)` from the child
+    /// Adds a graft path of [`crate::live::graft::graft_path`]: `(child, edge up)` from the child
     /// of a tree switch outward, every child new to the tree.
     ///
     /// Complexity: O(k) for k edges.
