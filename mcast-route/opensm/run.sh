@@ -15,7 +15,9 @@
 # 5. prints the side-by-side table (also in target/opensm/results.txt).
 #
 # Usage: mcast-route/opensm/run.sh [small|large]   (small: CI's fabrics; large: the README's)
-# Environment: OPENSM_WORK (default target/opensm) for the cache and the logs.
+# Environment: OPENSM_WORK (default target/opensm) for the cache and the logs;
+# OPENSM_MR4LMS_ENTRIES, the MFT entry limit of the MR4LMS runs (small 8, large 16);
+# OPENSM_JOIN_ORDER, host (default) or group (see do_joins).
 set -euo pipefail
 
 scale=${1:-small}
@@ -30,7 +32,7 @@ log() { echo "[opensm-check $(date +%T)] $*"; }
 die() { echo "[opensm-check] FAILED: $*" >&2; exit 1; }
 
 # --- 1. packages -------------------------------------------------------------------------------
-packages=(ibsim-utils libumad2sim0 infiniband-diags libibumad-dev gcc make autoconf automake
+packages=(opensm ibsim-utils libumad2sim0 infiniband-diags libibumad-dev gcc make autoconf automake
           libtool flex bison libwrap0-dev pkg-config dpkg-dev valgrind)
 missing=()
 for p in "${packages[@]}"; do
@@ -173,13 +175,37 @@ sum_stat() {
         awk -v f="$3" '{for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1)} END {print s + 0}'
 }
 
-results=$work/results.txt
-row() { printf '%-28s %-7s %6s %7s %9s %8s %7s %7s %9s %10s %10s %8s\n' "$@" | tee -a "$results"; }
+# do_joins JOINS OUT: every join of JOINS (HOST GROUP lines) sent by its host, each answer in
+# OUT as "HOST join GROUP mlid ... status ...". Order (OPENSM_JOIN_ORDER): "host", each host
+# sends all its joins, hosts one after the other (a job's processes starting); "group", the
+# members of one group join one after the other, group by group.
+do_joins() {
+    local h g
+    if [[ $join_order == group ]]; then
+        while read -r h g; do
+            echo "join $g" | SIM_HOST=$h sim "$work/mcjoin" 2>/dev/null | sed "s/^/$h /" >>"$2" ||
+                { tail -3 "$2"; die "a join of $h failed"; }
+        done <"$1"
+    else
+        for h in $(awk '!seen[$1]++ {print $1}' "$1"); do
+            awk -v h="$h" '$1 == h {print "join", $2}' "$1" |
+                SIM_HOST=$h sim "$work/mcjoin" 2>/dev/null | sed "s/^/$h /" >>"$2" ||
+                { tail -3 "$2"; die "a join of $h failed"; }
+        done
+    fi
+}
+join_order=${OPENSM_JOIN_ORDER:-host}
+[[ $join_order == host || $join_order == group ]] || die "OPENSM_JOIN_ORDER is host or group"
 
-# run_case NAME TOPO GROUP-PATTERN... : both modes on one fabric.
+results=$work/results.txt
+row() { printf '%-28s %-7s %6s %6s %8s %7s %7s %8s %8s %9s %9s %7s %8s\n' "$@" | tee -a "$results"; }
+
+# run_case NAME TOPO EVENTS GROUP-PATTERN... : both modes on one fabric (and Debian's own
+# opensm binary, whose tables must equal the patched build's stock ones); EVENTS is "link"
+# to take the busiest cable down and up, "none" for a fabric without a redundant path.
 run_case() {
-    local name=$1 topo=$2
-    shift 2
+    local name=$1 topo=$2 events=$3
+    shift 3
     local mode
     "$check" groups "$topo" "$@" >"$work/$name.joins"
     local joins groups hosts
@@ -190,7 +216,7 @@ run_case() {
     local nsw
     nsw=$(echo "$switch_guids" | wc -w)
     log "$name: $nsw switches, $groups groups, $joins joins from $hosts hosts"
-    for mode in stock mr4lms; do
+    for mode in stock debian mr4lms; do
         run=$work/run-$name-$mode
         rm -rf "$run" && mkdir -p "$run"
         mkfifo "$run/console"
@@ -211,21 +237,31 @@ run_case() {
                 echo "mcast_mr4lms_entries $limit"
             fi
         } >"$run/opensm.conf"
-        sim "$opensm" -F "$run/opensm.conf" -f "$run/osm.log" >"$run/opensm.out" 2>&1 &
+        local binary=$opensm
+        [[ $mode == debian ]] && binary=/usr/sbin/opensm
+        LD_PRELOAD=$sim_so "$binary" -F "$run/opensm.conf" -f "$run/osm.log" >"$run/opensm.out" 2>&1 &
         osm_pid=$!
-        for ((i = 0; i < 100; i++)); do grep -q "SUBNET UP" "$run/osm.log" 2>/dev/null && break; sleep 0.2; done
+        for ((i = 0; i < 100; i++)); do grep -qs "SUBNET UP" "$run/osm.log" && break; sleep 0.2; done
         grep -q "SUBNET UP" "$run/osm.log" || die "OpenSM did not bring the subnet up ($mode)"
+        if [[ $mode == debian ]]; then
+            # Debian's binary has no counters: the same joins, then its tables must be the
+            # patched build's stock tables, byte for byte.
+            sleep 2
+            do_joins "$work/$name.joins" "$run/mcjoin.out"
+            sleep 3
+            readback "$run/tables.txt"
+            cmp -s "$run/tables.txt" "$work/run-$name-stock/tables.txt" ||
+                die "Debian's opensm programs other tables than the patched build's stock mode"
+            log "debian: /usr/sbin/opensm $(dpkg-query -W -f='${Version}' opensm 2>/dev/null) programs the same tables as the patched build's stock mode"
+            stop_all
+            continue
+        fi
         settle
         local before
         before=$(stats_lines)
-        # Every host sends its own joins, hosts one after the other.
-        local t0 t1 h
+        local t0 t1
         t0=$(date +%s%N)
-        for h in $(awk '!seen[$1]++ {print $1}' "$work/$name.joins"); do
-            awk -v h="$h" '$1 == h {print "join", $2}' "$work/$name.joins" |
-                SIM_HOST=$h sim "$work/mcjoin" 2>/dev/null | sed "s/^/$h /" >>"$run/mcjoin.out" ||
-                { tail -3 "$run/mcjoin.out"; die "a join of $h failed ($mode)"; }
-        done
+        do_joins "$work/$name.joins" "$run/mcjoin.out"
         t1=$(date +%s%N)
         settle
         local after
@@ -249,63 +285,82 @@ run_case() {
             die "$mode: a corrupted table passed the flood check"
         fi
         log "$mode: corrupted copy refused: $(grep -m1 fault: "$run/check-corrupted.txt")"
-        # A busy switch-to-switch cable down in ibsim, then up; tables checked after each sweep.
         local link_sw link_port down_at up_at end_at
-        read -r link_sw link_port < <("$check" busy-link "$topo" "$run/tables.txt")
-        down_at=$(stats_lines)
-        console "Unlink \"$link_sw\"[$link_port]"
-        wait_sweep "$down_at"; settle
-        readback "$run/tables-down.txt"
-        sa_records "$run/sa-down.txt"
-        "$check" check "$topo" "$run/tables-down.txt" "$run/members.txt" "${opts[@]}" \
-            --sa "$run/sa-down.txt" \
-            >"$run/check-down.txt" || { cat "$run/check-down.txt"; die "$mode: after the link down"; }
-        up_at=$(stats_lines)
-        console "ReLink \"$link_sw\"[$link_port]"
-        wait_sweep "$up_at"; settle
-        end_at=$(stats_lines)
-        readback "$run/tables-up.txt"
-        sa_records "$run/sa-up.txt"
-        "$check" check "$topo" "$run/tables-up.txt" "$run/members.txt" "${opts[@]}" \
-            --sa "$run/sa-up.txt" \
-            >"$run/check-up.txt" || { cat "$run/check-up.txt"; die "$mode: after the link up"; }
-        log "$mode: link $link_sw[$link_port] down and up: tables pass the flood check after each sweep"
+        down_at=$(stats_lines) up_at=$(stats_lines) end_at=$(stats_lines)
+        if [[ $events == link ]]; then
+            # A busy switch-to-switch cable down in ibsim, then up; tables checked after each sweep.
+            read -r link_sw link_port < <("$check" busy-link "$topo" "$run/tables.txt")
+            down_at=$(stats_lines)
+            console "Unlink \"$link_sw\"[$link_port]"
+            wait_sweep "$down_at"; settle
+            readback "$run/tables-down.txt"
+            sa_records "$run/sa-down.txt"
+            "$check" check "$topo" "$run/tables-down.txt" "$run/members.txt" "${opts[@]}" \
+                --sa "$run/sa-down.txt" \
+                >"$run/check-down.txt" || { cat "$run/check-down.txt"; die "$mode: after the link down"; }
+            up_at=$(stats_lines)
+            console "ReLink \"$link_sw\"[$link_port]"
+            wait_sweep "$up_at"; settle
+            end_at=$(stats_lines)
+            readback "$run/tables-up.txt"
+            sa_records "$run/sa-up.txt"
+            "$check" check "$topo" "$run/tables-up.txt" "$run/members.txt" "${opts[@]}" \
+                --sa "$run/sa-up.txt" \
+                >"$run/check-up.txt" || { cat "$run/check-up.txt"; die "$mode: after the link up"; }
+            log "$mode: link $link_sw[$link_port] down and up: tables pass the flood check after each sweep"
+        fi
         # The figures.
-        local entries efi merged mlids blocks_join usec_join blocks_down blocks_up
+        local entries efi merged nonmemb mlids blocks_join usec_join blocks_down blocks_up
         entries=$(sed -n 's/.*entries per switch max \([0-9]*\).*/\1/p' "$run/check.txt")
         efi=$(sed -n 's/.*max EFI \([0-9]*\).*/\1/p' "$run/check.txt")
-        merged=$(sed -n 's/.*groups reaching non-members \([0-9]*\).*/\1/p' "$run/check.txt")
+        nonmemb=$(sed -n 's/.*groups reaching non-members \([0-9]*\).*/\1/p' "$run/check.txt")
+        merged=0
+        [[ $mode == mr4lms ]] &&
+            merged=$(grep "MR4LMS-STATS" "$run/osm.log" | sed -n "$after"p | sed -n 's/.*merged \([0-9]*\).*/\1/p')
         mlids=$(sed -n 's/.* \([0-9]*\) MLIDs in the tables.*/\1/p' "$run/check.txt")
         blocks_join=$(sum_stat "$before" "$after" mft_blocks_sent)
         usec_join=$(($(sum_stat "$before" "$after" mgr_usec) + $(sum_stat "$before" "$after" sa_usec)))
-        blocks_down=$(sum_stat "$down_at" "$up_at" mft_blocks_sent)
-        blocks_up=$(sum_stat "$up_at" "$end_at" mft_blocks_sent)
-        row "$name" "$mode" "$groups" "$mlids" "$entries" "$efi" "$merged" \
+        blocks_down=- blocks_up=-
+        if [[ $events == link ]]; then
+            blocks_down=$(sum_stat "$down_at" "$up_at" mft_blocks_sent)
+            blocks_up=$(sum_stat "$up_at" "$end_at" mft_blocks_sent)
+        fi
+        row "$name" "$mode" "$groups" "$mlids" "$entries" "$efi" "$merged" "$nonmemb" \
             "$(awk -v u="$usec_join" -v j="$joins" 'BEGIN {printf "%.1f", u / j}')" \
             "$(awk -v b="$blocks_join" -v j="$joins" 'BEGIN {printf "%.2f", b / j}')" \
             "$blocks_down" "$blocks_up" \
             "$(awk -v a="$t0" -v b="$t1" -v j="$joins" 'BEGIN {printf "%.2f", (b - a) / 1e6 / j}')"
         stop_all
     done
+    # The paper's offline experiment on the same groups: each created whole.
+    local off
+    off=$("$check" offline "$topo" "$work/$name.joins" "$limit")
+    row "$name" offline "$groups" \
+        "$(sed -n 's/.* \([0-9]*\) colors.*/\1/p' <<<"$off")" \
+        "$(sed -n 's/.*entries per switch max \([0-9]*\).*/\1/p' <<<"$off")" \
+        "$(sed -n 's/.*max EFI \([0-9]*\).*/\1/p' <<<"$off")" \
+        "$(sed -n 's/.*merged \([0-9]*\).*/\1/p' <<<"$off")" - - - - - -
 }
 
 : >"$results"
 limit=${OPENSM_MR4LMS_ENTRIES:-8}
-row "fabric (pattern)" mode groups MLIDs entr/sw maxEFI merged "us/join" "blk/join" "blk:down" "blk:up" "ms/join"
+row "fabric (pattern)" mode groups MLIDs entr/sw maxEFI merged nonmemb "us/join" "blk/join" "blk:down" "blk:up" "ms/join"
 case $scale in
 small)
     "$check" fabric fat-tree 4 >"$work/fat_tree4.topo"
     "$check" fabric fat-tree 8 >"$work/fat_tree8.topo"
-    run_case "fat_tree(4) grid 4x4" "$work/fat_tree4.topo" grid 4,4
-    run_case "fat_tree(8) grid 8x4x4" "$work/fat_tree8.topo" grid 8,4,4
+    run_case "man-page capture" "$root/fabric-model/tests/corpus/ibnetdiscover/manpage.topo" \
+        none random 1 2 1
+    run_case "fat_tree(4) grid 4x4" "$work/fat_tree4.topo" link grid 4,4
+    run_case "fat_tree(8) grid 8x4x4" "$work/fat_tree8.topo" link grid 8,4,4
     ;;
 large)
     limit=${OPENSM_MR4LMS_ENTRIES:-16}
-    "$check" fabric fat-tree 12 >"$work/fat_tree12.topo"
+    "$check" fabric fat-tree 16 >"$work/fat_tree16.topo"
     "$check" fabric torus 6,6,6 2 >"$work/torus666.topo"
-    run_case "fat_tree(12) grid 12x6x6" "$work/fat_tree12.topo" grid 12,6,6
-    run_case "torus(6,6,6)x2 grid 12x6x6" "$work/torus666.topo" grid 12,6,6
+    run_case "fat_tree(16) grid 16x8x8" "$work/fat_tree16.topo" link grid 16,8,8
+    run_case "torus(6,6,6)x2 grid 12x6x6" "$work/torus666.topo" link grid 12,6,6
     ;;
 *) die "unknown scale $scale (small or large)" ;;
 esac
-log "MFT entry limit of the mr4lms runs: $limit; results in $results"
+log "MFT entry limit of the mr4lms runs: $limit; joins in $join_order order; results in $results"

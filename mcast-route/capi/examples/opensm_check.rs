@@ -7,6 +7,7 @@
 //! opensm_check groups TOPO grid D1,D2[,D3] | random COUNT SIZE SEED
 //! opensm_check check TOPO MFT_DUMP MEMBERS [--limit N] [--no-extra] [--sa SAQUERY_G]
 //! opensm_check busy-link TOPO MFT_DUMP
+//! opensm_check offline TOPO JOINS LIMIT
 //! ```
 //!
 //! `groups` prints one `HOST GROUP` line per join (hosts by their ibnetdiscover names, groups
@@ -21,7 +22,9 @@
 //! `--sa`, each group's MLID is the one subnet administration gives now (`saquery --mgid
 //! MGID MCMR` output, one record per group or more), not the one its joins answered: a topology event may have moved it.
 //! `busy-link` prints the switch-to-switch cable the most MLIDs cross (`NAME PORT`, its end of
-//! lower switch name), the one the check takes down.
+//! lower switch name), the one the check takes down. `offline` routes the same groups as the
+//! paper's experiment does, each created whole (`Router::create_group`, MR4LMS with `LIMIT`
+//! entries), and prints the same figures, to set beside the live SM's member-by-member joins.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::error::Error;
@@ -360,6 +363,43 @@ fn busy_link(args: &[String]) -> Res<()> {
     Ok(())
 }
 
+fn offline(args: &[String]) -> Res<()> {
+    let f = read_fabric(arg(args, 0, "topology file")?)?;
+    let joins = std::fs::read_to_string(arg(args, 1, "joins file")?)?;
+    let limit: u32 = arg(args, 2, "MFT entry limit")?.parse()?;
+    let mut groups: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
+    for line in joins.lines() {
+        let mut w = line.split_whitespace();
+        let (Some(host), Some(g)) = (w.next(), w.next()) else {
+            return Err(format!("joins line {line:?}: expected HOST GROUP").into());
+        };
+        let host = f
+            .node_by_name(host)
+            .ok_or_else(|| format!("no host {host:?}"))?;
+        groups.entry(g.parse()?).or_default().push(host);
+    }
+    let hops = fabric_model::HopTable::new(&f)?;
+    let mut r = mcast_route::Router::new(
+        &f,
+        &hops,
+        mcast_route::Config::mr4lms(mcast_route::Entries::Limit(limit)),
+    )?;
+    for members in groups.values() {
+        r.create_group(members)?;
+    }
+    let st = r.stats();
+    let most = f
+        .switches()
+        .iter()
+        .map(|&s| r.entries(s).map(|e| e.len()))
+        .try_fold(0, |m, n| n.map(|n| m.max(n)))?;
+    println!(
+        "offline: {} groups, {} colors, entries per switch max {most}, max EFI {}, merged {}",
+        st.groups, st.colors_used, st.max_efi, st.merged_groups
+    );
+    Ok(())
+}
+
 fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -367,6 +407,7 @@ fn main() -> Res<()> {
         Some("groups") => groups(&args[1..]),
         Some("check") => check(&args[1..]),
         Some("busy-link") => busy_link(&args[1..]),
+        Some("offline") => offline(&args[1..]),
         _ => Err("usage: opensm_check fabric … | groups … | check … (see the source's doc)".into()),
     }
 }
