@@ -37,6 +37,8 @@ mod fabric;
 mod ptr;
 mod router;
 mod status;
+#[cfg(test)]
+mod tests;
 
 pub use error::Error;
 pub use fabric::{
