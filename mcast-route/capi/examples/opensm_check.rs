@@ -8,6 +8,7 @@
 //! opensm_check check TOPO MFT_DUMP MEMBERS [--limit N] [--no-extra] [--sa SAQUERY_G]
 //! opensm_check busy-link TOPO MFT_DUMP
 //! opensm_check offline TOPO JOINS LIMIT
+//! opensm_check replay TOPO JOINS LIMIT host|group [least-used]
 //! ```
 //!
 //! `groups` prints one `HOST GROUP` line per join (hosts by their ibnetdiscover names, groups
@@ -25,6 +26,10 @@
 //! lower switch name), the one the check takes down. `offline` routes the same groups as the
 //! paper's experiment does, each created whole (`Router::create_group`, MR4LMS with `LIMIT`
 //! entries), and prints the same figures, to set beside the live SM's member-by-member joins.
+//! `replay` sends the same joins to a router one by one (`Router::join`), in the order the
+//! check's hosts send them (`host`: each host all its groups, hosts in turn) or group by group
+//! (`group`), optionally with `JoinColor::LeastUsed` (ours): what the live SM should answer,
+//! without ibsim.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::error::Error;
@@ -400,6 +405,59 @@ fn offline(args: &[String]) -> Res<()> {
     Ok(())
 }
 
+fn replay(args: &[String]) -> Res<()> {
+    let f = read_fabric(arg(args, 0, "topology file")?)?;
+    let joins = std::fs::read_to_string(arg(args, 1, "joins file")?)?;
+    let limit: u32 = arg(args, 2, "MFT entry limit")?.parse()?;
+    let order = arg(args, 3, "order")?;
+    let mut config = mcast_route::Config::mr4lms(mcast_route::Entries::Limit(limit));
+    if args.get(4).map(String::as_str) == Some("least-used") {
+        config = config.with_join_color(mcast_route::JoinColor::LeastUsed);
+    }
+    let mut list: Vec<(NodeId, u32)> = Vec::new();
+    for line in joins.lines() {
+        let mut w = line.split_whitespace();
+        let (Some(host), Some(g)) = (w.next(), w.next()) else {
+            return Err(format!("joins line {line:?}: expected HOST GROUP").into());
+        };
+        let host = f
+            .node_by_name(host)
+            .ok_or_else(|| format!("no host {host:?}"))?;
+        list.push((host, g.parse()?));
+    }
+    match order {
+        // Each host all its joins, hosts in order of first appearance (as run.sh sends them).
+        "host" => {
+            let mut first: HashMap<NodeId, usize> = HashMap::new();
+            for (i, &(h, _)) in list.iter().enumerate() {
+                first.entry(h).or_insert(i);
+            }
+            list.sort_by_key(|&(h, _)| first[&h]);
+        }
+        "group" => {}
+        other => return Err(format!("unknown order {other:?}").into()),
+    }
+    let hops = fabric_model::HopTable::new(&f)?;
+    let mut r = mcast_route::Router::new(&f, &hops, config)?;
+    for (h, g) in list {
+        r.join(
+            mcast_route::Gid::new(0xff15_0001_0000_0000, u64::from(g)),
+            h,
+        )?;
+    }
+    let st = r.stats();
+    let most = f
+        .switches()
+        .iter()
+        .map(|&s| r.entries(s).map(|e| e.len()))
+        .try_fold(0, |m, n| n.map(|n| m.max(n)))?;
+    println!(
+        "replay: {} groups, {} colors, entries per switch max {most}, max EFI {}, merged {}",
+        st.groups, st.colors_used, st.max_efi, st.merged_groups
+    );
+    Ok(())
+}
+
 fn main() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -408,6 +466,7 @@ fn main() -> Res<()> {
         Some("check") => check(&args[1..]),
         Some("busy-link") => busy_link(&args[1..]),
         Some("offline") => offline(&args[1..]),
+        Some("replay") => replay(&args[1..]),
         _ => Err("usage: opensm_check fabric … | groups … | check … (see the source's doc)".into()),
     }
 }
