@@ -42,7 +42,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             .filter_map(|&m| fabric.get(m).map(|n| n.name.as_str()))
             .collect();
         println!(
-            "group {} ({:?}): {}, {}, root {}, height {} (least {}), members {}",
+            "group {} ({:?}): {}, color {}, root {}, height {} (least {}), members {}",
             made.group,
             made.method,
             made.tree,

@@ -7,9 +7,10 @@ use std::sync::OnceLock;
 
 use fabric_model::{Fabric, HopTable, NodeId, generators};
 
+use crate::coloring::Tabu;
 use crate::invariants::check_state;
 use crate::{
-    Algorithm, BottomUp, Config, Entries, GroupId, MergeRoot, MergeStrategy, Policy, Regraft,
+    Algorithm, BottomUp, Config, Entries, Gid, GroupId, MergeRoot, MergeStrategy, Policy, Regraft,
     Router, SwitchOrder, mft,
 };
 
@@ -92,7 +93,7 @@ fn config(a: u8, b: u8) -> Config {
         } else {
             SwitchOrder::OpenSm
         },
-        // Joins are not among the fuzzed operations: the paper's color.
+        // Joins take the paper's color (first fit on the first member).
         join_color: crate::JoinColor::FirstFit,
     }
 }
@@ -101,11 +102,18 @@ fn config(a: u8, b: u8) -> Config {
 const MAX_OPS: usize = 48;
 
 /// Runs `data` as a sequence of operations on a router. The first two bytes choose the
-/// fabric and the configuration (see `config`); then byte `b` with the high bit clear
-/// creates a group of the terminals whose bits are set in the next two bytes (bit `k`: the
-/// fabric's terminal `k · T / 16` of `T`), and with the high bit set deletes group
-/// `b & 0x7f`. Bad input must give errors; after every operation the state must pass
-/// the invariants (`check_state`), and at the end the dump must read back.
+/// fabric and the configuration (see `config`); then each operation is one byte `b`,
+/// followed by what it reads:
+/// - `0x00..=0x7f`: creates a group of the terminals whose bits are set in the next two
+///   bytes (bit `k`: the fabric's terminal `k · T / 16` of `T`);
+/// - `0x80..=0xbf`: deletes group `b & 0x3f`;
+/// - `0xc0..=0xdf`: joins the port of the next byte (see `port`) to MGID `b & 3`;
+/// - `0xe0..=0xef`: makes that port leave MGID `b & 3`;
+/// - `0xf0..=0xf7`: deletes MGID `b & 3`'s group ([`Router::delete_group`]);
+/// - `0xf8..=0xfb`: [`Router::recolor`]; `0xfc..=0xff`: [`Router::recolor_rerouting`].
+///
+/// Bad input must give errors; after every operation the state must pass the invariants
+/// (`check_state`), and at the end the dump must read back.
 ///
 /// # Panics
 /// When an invariant breaks or the dump of a state does not parse: the bugs the fuzzer hunts.
@@ -119,28 +127,61 @@ pub fn router_ops(data: &[u8]) {
         return;
     };
     let terminals = f.terminals();
+    // A port: a switch (its port 0) when the high bit is set, else a terminal.
+    let port = |x: u8| {
+        if x & 0x80 != 0 {
+            f.switches()[usize::from(x & 0x7f) % f.switch_count()]
+        } else {
+            terminals[usize::from(x) % terminals.len()]
+        }
+    };
+    let mgid = |op: u8| Gid::new(0xff12_401b_ffff_0000, u64::from(op & 3));
     let mut i = 2;
     let mut ops = 0;
     while i < data.len() && ops < MAX_OPS {
         let op = data[i];
         i += 1;
         ops += 1;
-        if op & 0x80 != 0 {
-            let _ = r.delete_group(GroupId(u32::from(op & 0x7f)));
-        } else {
-            let mask = u16::from_le_bytes([
-                data.get(i).copied().unwrap_or(0),
-                data.get(i + 1).copied().unwrap_or(0),
-            ]);
-            i += 2;
-            let members: Vec<NodeId> = (0..16)
-                .filter(|k| mask >> k & 1 == 1)
-                .map(|k| terminals[k * terminals.len() / 16])
-                .collect();
-            let _ = r.create_group(&members);
+        match op {
+            0x00..=0x7f => {
+                let mask = u16::from_le_bytes([
+                    data.get(i).copied().unwrap_or(0),
+                    data.get(i + 1).copied().unwrap_or(0),
+                ]);
+                i += 2;
+                let members: Vec<NodeId> = (0..16)
+                    .filter(|k| mask >> k & 1 == 1)
+                    .map(|k| terminals[k * terminals.len() / 16])
+                    .collect();
+                let _ = r.create_group(&members);
+            }
+            0x80..=0xbf => {
+                let _ = r.delete_group(GroupId(u32::from(op & 0x3f)));
+            }
+            0xc0..=0xef => {
+                let p = port(data.get(i).copied().unwrap_or(0));
+                i += 1;
+                let _ = if op < 0xe0 {
+                    r.join(mgid(op), p).map(|_| ())
+                } else {
+                    r.leave(mgid(op), p).map(|_| ())
+                };
+            }
+            0xf0..=0xf7 => {
+                if let Some(g) = r.group_of(mgid(op)) {
+                    let _ = r.delete_group(g);
+                    assert_eq!(r.group_of(mgid(op)), None, "a deleted group's MGID is free");
+                }
+            }
+            0xf8..=0xfb => {
+                r.recolor_with(&Tabu::default().with_moves(200));
+            }
+            0xfc..=0xff => {
+                r.recolor_rerouting(&Tabu::default().with_moves(200));
+            }
         }
         if let Err(e) = check_state(&r) {
-            panic!("after operation {ops}: {e}");
+            panic!("after operation {ops} ({op:#04x}): {e}");
         }
     }
     let text = r.dump().expect("a few dozen colors all have MLIDs");
@@ -170,6 +211,6 @@ mod tests {
     /// Replays the committed corpus of the `mcast_router_ops` target.
     #[test]
     fn replay_mcast_router_ops_corpus() {
-        assert!(replay("mcast_router_ops", super::router_ops) >= 8);
+        assert!(replay("mcast_router_ops", super::router_ops) >= 11);
     }
 }

@@ -136,15 +136,16 @@
 // - `router`: what a router holds and how it is read: `view` (the fabric as routed over:
 //   switch graph, attachments, hop table, what is down; changed only by topology events),
 //   `state` (trees, groups, colors, EFI, MFT log; the trees change only through
-//   `State::install`/`uninstall`/`reinstall_with`), `mod.rs` (the `Router` over the two,
-//   group create/delete and inspection), `held`; beside it `config`, `error`, `types`,
-//   `gid`;
+//   `State::install`/`uninstall`/`reinstall_with`), `mod.rs` (the `Router` over the two),
+//   `groups` (a group created by the configured algorithm, deleted by Alg. 6), `inspect`
+//   (the tables and views handed out), `held`; beside it `config`, `error`, `types`, `gid`;
 // - `mr4lms`: the paper's steps, one algorithm a file: `roots` (Alg. 1 step ① and Alg. 2's
 //   bottom-up walks), `fbtc` (Alg. 1) and `fctb` (Alg. 3), functions over the view, the
 //   state (read only but for the color table's first-fit buffer) and the `search` scratch
 //   that return the tree for the caller to install; `merge` (Alg. 4–5, which uninstalls
-//   the merged trees); `least_height` and `far` (ours) the distances they read;
-// - `baseline`: OpenSM's MINIHOP-MC and SSSP-MC, their joins;
+//   the merged trees); `least_height` and `far` (ours) the distances they read; `mod.rs`
+//   Alg. 7;
+// - `baseline`: OpenSM's MINIHOP-MC and SSSP-MC (`mod.rs`: root, MLID, tree; `join`);
 // - `live`: a live subnet manager: `membership` (join, leave by MGID; `graft`), `topology`
 //   (links and switches down and up; `grow`, `distances`);
 // - `recolor`: offline recoloring (ours): `mod.rs` (the trees kept), `reroute` (the trees

@@ -322,7 +322,13 @@ impl Tree {
         let mut kid_start = vec![0u32; n + 1];
         for &x in &sw {
             let e = parent_of(x);
-            debug_assert_eq!(e.is_none(), x == root, "switch {x}");
+            // In every build (one comparison a switch): a switch other than the root without
+            // a parent would cut its subtree off the group's packets.
+            assert_eq!(
+                e.is_none(),
+                x == root,
+                "switch {x}: only the root lacks a parent"
+            );
             match e {
                 Some(e) => {
                     kid_start[node_of(e.parent) as usize + 1] += 1;

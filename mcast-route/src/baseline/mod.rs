@@ -1,11 +1,39 @@
-//! The OpenSM baselines MINIHOP-MC and SSSP-MC, one MLID per group.
+//! The OpenSM baselines MINIHOP-MC and SSSP-MC, one MLID per group: the root, the MLID
+//! and the tree of a new group here, a join in [`join`].
+
+mod join;
+
+use fabric_model::Fabric;
 
 use crate::router::view::Members;
 use crate::search::{Extent, Pruning};
 use crate::tree::{Edge, Tree};
-use crate::{Algorithm, Error, Router};
+use crate::{Algorithm, Error, Method, Router};
+
+/// The switch indices in OpenSM's order (increasing byte-reversed node GUID, switches without
+/// a GUID last in fabric order), or empty for [`SwitchOrder::Fabric`](crate::SwitchOrder::Fabric).
+pub(crate) fn opensm_order(fabric: &Fabric, order: crate::SwitchOrder) -> Vec<u32> {
+    if order == crate::SwitchOrder::Fabric {
+        return Vec::new();
+    }
+    let mut idx: Vec<u32> = (0..fabric.switch_count() as u32).collect();
+    // Stable: switches without a GUID keep their fabric order after the others.
+    idx.sort_by_key(|&i| {
+        let guid = fabric.node(fabric.switches()[i as usize]).guid;
+        (guid.is_none(), guid.map_or(0, u64::swap_bytes))
+    });
+    idx
+}
 
 impl Router<'_> {
+    pub(crate) fn baseline_method(&self) -> Method {
+        if self.config.algorithm == Algorithm::SsspMc {
+            Method::SsspMc
+        } else {
+            Method::MinihopMc
+        }
+    }
+
     /// OpenSM's root (`osm_mcast_mgr_find_root_switch`): the first switch, in the configured
     /// [`SwitchOrder`](crate::SwitchOrder), of strictly least maximum hop distance to the
     /// members.

@@ -70,6 +70,8 @@ impl Scratch {
         if let Some(trees) = old {
             for (k, t) in trees.iter().enumerate() {
                 for &x in t.switches() {
+                    // Trees of one color are switch-disjoint (`State::install` checks it in
+                    // every build).
                     debug_assert!(!self.owned.get(x), "old trees share switch {x}");
                     self.owned.set(x);
                     self.owner[x as usize] = k as u32;

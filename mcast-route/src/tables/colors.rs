@@ -73,6 +73,8 @@ impl ColorTable {
         if words.len() <= w {
             words.resize(w + 1, 0);
         }
+        // Its callers, `State::install` and `State::reinstall_with`, check in every build
+        // that no other tree holds the color on the switches they set.
         debug_assert!(
             words[w] >> b & 1 == 0,
             "color {color} busy twice on switch {sw}"
