@@ -522,13 +522,20 @@ impl Fabric {
 /// assert_eq!(fabric.switch_of(h), Some((s, PortNo::new(1))));
 /// # Ok::<(), fabric_model::Error>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct FabricBuilder {
     nodes: Vec<NodeInfo>,
     port_start: Vec<u32>,
     slots: Vec<Slot>,
     links: Vec<Link>,
     by_name: FxHashMap<String, NodeId>,
+}
+
+impl Default for FabricBuilder {
+    /// An empty builder, as [`FabricBuilder::new`] (`port_start` needs its leading 0).
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// Base of the GUIDs that [`FabricBuilder::add_switch`] and
@@ -543,10 +550,7 @@ impl FabricBuilder {
     /// An empty builder.
     #[must_use]
     pub fn new() -> Self {
-        Self {
-            port_start: vec![0],
-            ..Self::default()
-        }
+        Self::with_capacity(0, 0, 0)
     }
 
     /// An empty builder with room for `nodes` nodes, `ports` port slots and `links` links.
@@ -809,6 +813,19 @@ mod tests {
         let s0 = b.add_switch(3).unwrap();
         let s1 = b.add_switch(3).unwrap();
         (b, s0, s1)
+    }
+
+    #[test]
+    fn default_builder_links_as_new_does() {
+        // Regression: the derived Default left out port_start's leading 0, so the first
+        // link of a Default builder indexed past its port slots and panicked.
+        let mut b = FabricBuilder::default();
+        let s = b.add_switch(2).unwrap();
+        let h = b.add_terminal(1).unwrap();
+        b.link(s, PortNo::new(2), h, PortNo::new(1)).unwrap();
+        let f = b.build().unwrap();
+        assert_eq!(f.switch_of(h), Some((s, PortNo::new(2))));
+        assert_eq!(f.peer(s, PortNo::new(2)), Some((h, PortNo::new(1))));
     }
 
     #[test]
