@@ -270,7 +270,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
     let mut scenarios = Vec::new();
 
     // the example's own files, read as the version reads them
-    let o41 = open_mpi::Options::new().with_levels(two);
+    let o41 = open_mpi::Options::for_job(JOB).with_levels(two);
     let text = std::fs::read_to_string(example.join("coll_tuned_rules_4.1.txt"))?;
     scenarios.push(Scenario {
         name: "openmpi-4.1-example",
@@ -281,7 +281,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4, 5, 8, 16],
         outcome: "follow",
     });
-    let m40 = mpich::Options::new().with_levels(two);
+    let m40 = mpich::Options::for_job(JOB).with_levels(two);
     let json = std::fs::read_to_string(example.join("mpich_coll_selection_4.0.json"))?;
     scenarios.push(Scenario {
         name: "mpich-4.0-example",
@@ -299,9 +299,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         ("openmpi-4.1-inter-node", Level::IntraCluster),
         ("openmpi-4.1-intra-node", Level::IntraMachine),
     ] {
-        let o = open_mpi::Options::new()
-            .with_levels(LevelMap::single(level))
-            .with_job_size(JOB);
+        let o = open_mpi::Options::for_job(JOB).with_levels(LevelMap::single(level));
         let mut only = DecisionTable::new();
         for r in t.rules().iter().filter(|r| r.level == level) {
             only.insert(*r)?;
@@ -320,7 +318,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
     for r in t.rules().iter().filter(|r| r.level == Level::IntraCluster) {
         inter.insert(*r)?;
     }
-    let good = open_mpi::write(&inter, &open_mpi::Options::new().with_job_size(JOB))?;
+    let good = open_mpi::write(&inter, &open_mpi::Options::for_job(JOB))?;
     // corrupted after writing: the 4-rank flat broadcast becomes binomial
     let bad = good.replacen("\n0 1 0 0 # flat\n", "\n0 6 0 0 # flat\n", 1);
     if bad == good {
@@ -346,8 +344,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         outcome: "differ",
     });
     // rule-file-version-2: Open MPI 4.1.4 must be seen to ignore it
-    let v2 = open_mpi::Options::new()
-        .with_job_size(JOB)
+    let v2 = open_mpi::Options::for_job(JOB)
         .with_version(open_mpi::Version::V4_1_8)
         .with_layout(open_mpi::Layout::MaxRequests);
     scenarios.push(Scenario {
@@ -372,7 +369,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4, 8, 16],
         outcome: "follow",
     });
-    let single = mpich::Options::new().with_levels(LevelMap::single(Level::IntraMachine));
+    let single = mpich::Options::for_job(JOB).with_levels(LevelMap::single(Level::IntraMachine));
     let mut intra = DecisionTable::new();
     for r in t.rules().iter().filter(|r| r.level == Level::IntraMachine) {
         intra.insert(*r)?;

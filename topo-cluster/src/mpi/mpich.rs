@@ -55,7 +55,7 @@
 //! times the communicator size, in elements, not bytes (the sizes written are right for
 //! byte-typed buffers). The writer writes `total_msg_size<=n×c-1` with a `comm_size` branch
 //! for every communicator size c from the table's smallest group size to its largest (or to
-//! the job's size, [`Options::with_job_size`]), as Open MPI's writer does
+//! the job's size, [`Options::for_job`], if larger), as Open MPI's writer does
 //! ([`crate::mpi::open_mpi`]).
 //!
 //! # Versions ([`Version`])
@@ -95,31 +95,26 @@ use fabric_model::Bytes;
 
 use crate::decision::Rule;
 use crate::mpi::json::Json;
-use crate::mpi::{LevelMap, Scope, check_levels, rules_for};
+use crate::mpi::{LevelMap, Scope, check_job, check_levels, rules_for};
 use crate::{Algorithm, Collective, DecisionTable, Error, Level};
 
 const LIBRARY: &str = "MPICH";
 const INT_MAX: u64 = i32::MAX as u64;
 
-/// How [`write()`] and [`read`] place the table's levels.
+/// How [`write()`] and [`read`] place the table's levels, for a job of a given size.
+///
+/// The job's size is required ([`Options::for_job`]): `comm_hierarchy=any` tells
+/// communicators apart by their size only, so a table whose largest group size at the level
+/// written there is smaller than the job would give the job's `MPI_COMM_WORLD` the rules of
+/// a smaller communicator. [`write()`] refuses such a table ([`Error::JobNotCovered`]), and
+/// writes scatter and gather branches for every communicator size up to the job's. The
+/// reader does not use the job's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Options {
     version: Version,
     levels: LevelMap,
-    job_size: Option<usize>,
-}
-
-impl Default for Options {
-    /// [`Version::V4_0`], every rule from [`Level::IntraCluster`], under
-    /// `comm_hierarchy=any`.
-    fn default() -> Self {
-        Self {
-            version: Version::V4_0,
-            levels: LevelMap::single(Level::IntraCluster),
-            job_size: None,
-        }
-    }
+    job_size: usize,
 }
 
 /// The MPICH releases a file is written for.
@@ -184,10 +179,17 @@ impl Version {
 }
 
 impl Options {
-    /// The defaults.
+    /// The options for a job of `ranks` ranks (the size of its `MPI_COMM_WORLD`):
+    /// [`Version::V4_0`], every rule from [`Level::IntraCluster`] under
+    /// `comm_hierarchy=any`. Compute the table over every communicator size the job will
+    /// have ([`crate::Hierarchy::communicator_sizes`], which ends with `ranks`).
     #[must_use]
-    pub fn new() -> Self {
-        Self::default()
+    pub const fn for_job(ranks: usize) -> Self {
+        Self {
+            version: Version::V4_0,
+            levels: LevelMap::single(Level::IntraCluster),
+            job_size: ranks,
+        }
     }
 
     /// Sets the MPICH version the file is for.
@@ -203,19 +205,9 @@ impl Options {
         self.version
     }
 
-    /// Sets the largest communicator the job will have (its `MPI_COMM_WORLD`): scatter and
-    /// gather get a `comm_size` branch for every communicator size up to it (their
-    /// `total_msg_size` bounds depend on it). Without it, up to the table's largest group
-    /// size.
+    /// The job's size, set by [`Options::for_job`].
     #[must_use]
-    pub const fn with_job_size(mut self, ranks: usize) -> Self {
-        self.job_size = Some(ranks);
-        self
-    }
-
-    /// The job size set with [`Options::with_job_size`].
-    #[must_use]
-    pub const fn job_size(&self) -> Option<usize> {
+    pub const fn job_size(&self) -> usize {
         self.job_size
     }
 
@@ -296,7 +288,7 @@ pub fn algorithm_name(
 
 /// The trees of `collective` that MPICH has (the rows of the mapping table of
 /// [`crate::mpi`] that are not "none"), in [`Collective::algorithms`] order: the candidates of
-/// [`DecisionTable::compute_among`].
+/// [`DecisionTable::compute`].
 #[must_use]
 pub fn trees(collective: Collective) -> Vec<Algorithm> {
     collective
@@ -589,7 +581,7 @@ fn level_branches(
     c: Collective,
     level: Level,
     version: Version,
-    up_to: Option<usize>,
+    up_to: usize,
 ) -> Result<Vec<Node>, Error> {
     let mut sizes: Vec<usize> = table
         .rules()
@@ -601,7 +593,7 @@ fn level_branches(
     sizes.dedup();
     let total = uses_total_size(c);
     if total && let (Some(&lo), Some(&last)) = (sizes.first(), sizes.last()) {
-        let hi = last.max(up_to.unwrap_or(0));
+        let hi = last.max(up_to);
         if hi - lo >= MAX_DENSE_SIZES {
             return Err(Error::TooLarge {
                 library: LIBRARY,
@@ -671,9 +663,11 @@ fn level_branches(
 /// with a branch for every kind of communicator, the others with one algorithm each.
 ///
 /// # Errors
-/// [`Error::LevelNotMapped`], [`Error::NoEquivalent`] for a tree the version lacks,
-/// [`Error::MissingZeroRule`], [`Error::TooLarge`] for a bound above `i32::MAX` or more than
-/// [`MAX_DENSE_SIZES`] communicator sizes of a scatter or gather.
+/// [`Error::NoProcesses`] for a job of no ranks, [`Error::JobNotCovered`] for a table whose
+/// level under `comm_hierarchy=any` stops below the job's size, [`Error::LevelNotMapped`],
+/// [`Error::NoEquivalent`] for a tree the version lacks, [`Error::MissingZeroRule`],
+/// [`Error::TooLarge`] for a bound above `i32::MAX` or more than [`MAX_DENSE_SIZES`]
+/// communicator sizes of a scatter or gather.
 ///
 /// # Example
 /// ```
@@ -683,16 +677,20 @@ fn level_branches(
 /// use topo_cluster::{Algorithm, Collective, DecisionTable, Level};
 /// let mut t = DecisionTable::new();
 /// t.insert(Rule::new(Collective::Scatter, Level::IntraCluster, 4, Bytes::new(0), Algorithm::Binomial))?;
-/// let json = write(&t, &Options::default())?;
+/// let json = write(&t, &Options::for_job(4))?;
 /// assert!(json.contains("\"algorithm=MPIR_Scatter_intra_binomial\": {}"));
 /// assert!(json.contains("\"collective=barrier\""));
-/// assert_eq!(write(&read(&json, &Options::default())?, &Options::default())?, json);
+/// // the file keeps bounds, not group sizes: read back, the rules start at one process
+/// let back = read(&json, &Options::for_job(4))?;
+/// assert_eq!(back.rules()[0].procs, 1);
+/// assert_eq!(write(&back, &Options::for_job(1))?, json);
 /// # Ok::<(), topo_cluster::Error>(())
 /// ```
 pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> {
     check_levels(table, &options.levels, LIBRARY)?;
     let version = options.version;
     let any_level = options.levels.one_level();
+    check_job(table, any_level, options.job_size, LIBRARY)?;
     let mut top = Vec::new();
     for (name, intra, inter) in defaults(version) {
         let key = format!("collective={name}");
@@ -1019,7 +1017,9 @@ fn read_level(
 /// and gather (MPICH defines no `avg_msg_size` for them) and `avg_msg_size` for the others,
 /// algorithms that map to a topo-cluster tree and that the version has; the other
 /// collectives as [`write()`] writes them. A `total_msg_size` bound b under communicator
-/// size c reads as block size ⌈b / c⌉.
+/// size c reads as block size ⌈b / c⌉. The file keeps bounds, not the table's group sizes:
+/// each collective's rules read back from one process up (the job's size in `options` is
+/// not used), so they write again with [`Options::for_job`]`(1)`.
 ///
 /// # Errors
 /// [`Error::MpichParse`] with the JSON path (`$` and serde_json's line and column for a
@@ -1168,6 +1168,8 @@ fn json_eq(a: &[(String, Json)], b: &[(String, Json)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// The job size of the tests whose tables stop at 8 processes or more.
+    const JOB: usize = 8;
     use proptest::prelude::*;
 
     fn bcast(level: Level, procs: usize, m: u64, a: Algorithm, seg: Option<u64>) -> Rule {
@@ -1176,7 +1178,11 @@ mod tests {
     }
 
     fn two_level() -> Options {
-        Options::new().with_levels(
+        two_level_for(JOB)
+    }
+
+    fn two_level_for(job: usize) -> Options {
+        Options::for_job(job).with_levels(
             LevelMap::two_level(Level::IntraMachine, Level::IntraCluster).expect("distinct"),
         )
     }
@@ -1197,7 +1203,7 @@ mod tests {
         ] {
             t.insert(r).unwrap();
         }
-        let o = Options::default().with_version(Version::V4_1);
+        let o = Options::for_job(JOB).with_version(Version::V4_1);
         let json = write(&t, &o).unwrap();
         let doc = include_str!("mpich.rs");
         let start = doc.find("//! ```json\n").unwrap() + "//! ```json\n".len();
@@ -1238,9 +1244,20 @@ mod tests {
         assert!(json.contains("\"comm_hierarchy=node_roots\""));
         assert!(json.contains("\"k=2\": {}"));
         let back = read(&json, &o).unwrap();
-        assert_eq!(write(&back, &o).unwrap(), json);
+        // the file keeps no group size beyond its bounds (the largest is `comm_size=any`):
+        // read back, the rules start at one process, a table for a job of one rank
         assert!(matches!(
-            read(&json, &Options::default().with_version(Version::V4_1)),
+            write(&back, &o),
+            Err(Error::JobNotCovered {
+                largest: 1,
+                job: JOB,
+                ..
+            })
+        ));
+        let one = two_level_for(1).with_version(Version::V4_1);
+        assert_eq!(write(&back, &one).unwrap(), json);
+        assert!(matches!(
+            read(&json, &Options::for_job(JOB).with_version(Version::V4_1)),
             Err(Error::MpichParse { path, .. }) if path == r#"$["collective=bcast"]["comm_type=intra"]["comm_hierarchy=node"]"#
         ));
         // the defect: without a catch-all MPICH aborts on MPI_COMM_WORLD (a parent
@@ -1258,7 +1275,7 @@ mod tests {
         f.insert(bcast(Level::IntraCluster, 4, 0, Algorithm::Flat, None))
             .unwrap();
         assert_eq!(
-            write(&f, &Options::default()),
+            write(&f, &Options::for_job(4)),
             Err(Error::NoEquivalent {
                 library: "MPICH 4.0",
                 collective: "bcast",
@@ -1268,7 +1285,7 @@ mod tests {
     }
 
     fn path_err(json: &str) -> (String, String) {
-        match read(json, &Options::default()) {
+        match read(json, &Options::for_job(JOB)) {
             Err(Error::MpichParse { path, reason }) => (path, reason),
             other => panic!("expected an error, got {other:?}"),
         }
@@ -1369,7 +1386,7 @@ mod tests {
             assert!(reason.contains(want), "{json}: {reason}");
         }
         // the k-ary trees of MPICH 4.1
-        let v41 = Options::default().with_version(Version::V4_1);
+        let v41 = Options::for_job(JOB).with_version(Version::V4_1);
         for (inner, want) in [
             (
                 r#"{"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_tree": {"tree_type=kary": {}, "k=3": {}}}}"#,
@@ -1485,10 +1502,17 @@ mod tests {
                 let seg = a.is_segmented().then(|| Bytes::new(1024));
                 t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg)).unwrap();
             }
+            // the job: 12 ranks, a group size of the table (the writers refuse a table that
+            // stops below the job), with the rules of the largest group below it
             let job = 12;
-            let o = if two { two_level() } else { Options::default() }
-                .with_version(Version::V4_1)
-                .with_job_size(job);
+            let extra: Vec<Rule> = t.rules().iter().filter(|r| {
+                t.lookup(r.collective, r.level, job, r.min_size).is_ok_and(|at| at.procs == r.procs)
+            }).map(|r| Rule { procs: job, ..*r }).collect();
+            for r in extra {
+                t.insert(r).unwrap();
+            }
+            let o = if two { two_level_for(job) } else { Options::for_job(job) }
+                .with_version(Version::V4_1);
             let json = write(&t, &o).unwrap();
             for c in Collective::ALL {
                 let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
@@ -1518,7 +1542,8 @@ mod tests {
         #[test]
         fn write_read_write(rules in proptest::collection::vec(crate::mpi::testing::rule(&TREES, 1 << 22), 0..24), two in any::<bool>()) {
             let t = crate::mpi::testing::table(rules, two);
-            let o = if two { two_level() } else { Options::default() }.with_version(Version::V4_1);
+            // a job of one rank: every table covers it (the property is the round trip)
+            let o = if two { two_level_for(1) } else { Options::for_job(1) }.with_version(Version::V4_1);
             let json = write(&t, &o).unwrap();
             let back = read(&json, &o).unwrap();
             crate::mpi::testing::same_choices(&t, &back)?;
