@@ -6,8 +6,8 @@
 //! `"key=value": {}` entries. The file **replaces MPICH's whole built-in table**: a collective
 //! without a branch, or a communicator no branch matches, aborts the program
 //! (`mpir_coll.c`: `cnt`). So the writer writes every collective MPICH knows (its
-//! `csel.c` list): topo-cluster's four from the table, the others with one algorithm each
-//! (below). A broadcast branch, as written for [`Version::V4_1`]:
+//! `csel.c` list): topo-cluster's four from the table, all-reduce and barrier as MPICH's own
+//! table chooses, the others with one algorithm each (below). A broadcast branch, as written for [`Version::V4_1`]:
 //!
 //! ```json
 //!     "collective=bcast": {
@@ -77,11 +77,18 @@
 //! other branch matches.
 //!
 //! # The collectives topo-cluster does not tune
-//! One algorithm each, for intra- and inter-communicators: the one MPICH's own table
-//! (`maint/tuning/coll/mpir/generic.json` of the version) reaches through its catch-all
-//! branches, except all-reduce, which gets recursive doubling (valid for every count and
-//! operation, where MPICH's large-message choice is not). This is not MPICH's whole
-//! size-dependent table: those collectives may run slower under the file than without it.
+//! All-reduce and barrier get MPICH's own choice, stated here as MPICH 4.0.2's and 4.1's
+//! default selection (`maint/tuning/coll/mpir/generic.json` at those releases) makes it:
+//! for all-reduce, recursive doubling up to 8 bytes per process, then reduce-scatter +
+//! all-gather for a built-in operation and a count of at least the largest power of two not
+//! above the communicator size (the SMP-aware algorithm for 0 bytes and a commutative
+//! operation); for barrier, the SMP-aware algorithm on a communicator that spans nodes
+//! (`comm_hierarchy=parent`), dissemination otherwise. The conformance test sees MPICH 4.0.2
+//! run the same algorithm for a barrier and all-reduces of 4 B, 64 KiB and 1 MiB with the
+//! file as without any file. The other collectives get one algorithm each, for intra- and
+//! inter-communicators: the one MPICH's own table reaches through its catch-all branches.
+//! That is not MPICH's size-dependent table for them: they may run slower under the file
+//! than without it.
 //!
 //! # Not confirmed
 //! - `tree_type=kary` is read with `atoi`, which gives 0, `MPIR_TREE_TYPE_KARY` in 4.1.
@@ -540,12 +547,77 @@ fn leaf(name: &str) -> Node {
     Node::new(format!("algorithm={name}"), Vec::new())
 }
 
-/// The branch of a collective topo-cluster does not tune (or tunes but has no rules for).
-fn default_branch(intra: &str, inter: Option<&str>) -> Vec<Node> {
+/// MPICH's own choice among intra-communicator algorithms for the collectives topo-cluster
+/// does not tune whose choice this module states, as the default selection of MPICH 4.0.2
+/// and 4.1 (their `maint/tuning/coll/mpir/generic.json`, read at those releases; 4.0.2's
+/// observed by the conformance test) makes it:
+///
+/// - all-reduce: recursive doubling up to 8 bytes per process (for 0 bytes, the SMP-aware
+///   algorithm when the operation is commutative), then for a built-in operation reduce
+///   scatter + all-gather, unless the count is below the largest power of two not above the
+///   communicator size (recursive doubling), recursive doubling for a user operation;
+/// - barrier: the SMP-aware algorithm on a communicator spanning several nodes with several
+///   processes on some (`comm_hierarchy=parent`), dissemination otherwise (4.1: its k-ary
+///   generalisation with k = 2).
+///
+/// `None` for the others: one algorithm each (the second field of [`defaults`]).
+fn library_choice(version: Version, name: &str) -> Option<Vec<Node>> {
+    let rd = || leaf("MPIR_Allreduce_intra_recursive_doubling");
+    match name {
+        "allreduce" => Some(vec![
+            Node::new(
+                "avg_msg_size<=0",
+                vec![
+                    Node::new("is_commutative=yes", vec![leaf("MPIR_Allreduce_intra_smp")]),
+                    Node::new("is_commutative=no", vec![rd()]),
+                ],
+            ),
+            Node::new("avg_msg_size<=8", vec![rd()]),
+            Node::new(
+                "avg_msg_size=any",
+                vec![
+                    Node::new("is_op_built_in=no", vec![rd()]),
+                    Node::new(
+                        "is_op_built_in=yes",
+                        vec![
+                            Node::new("count<pow2", vec![rd()]),
+                            Node::new(
+                                "count=any",
+                                vec![leaf("MPIR_Allreduce_intra_reduce_scatter_allgather")],
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+        ]),
+        "barrier" => Some(vec![
+            Node::new(
+                "comm_hierarchy=parent",
+                vec![leaf("MPIR_Barrier_intra_smp")],
+            ),
+            Node::new(
+                "comm_hierarchy=any",
+                vec![match version {
+                    Version::V4_0 => leaf("MPIR_Barrier_intra_dissemination"),
+                    Version::V4_1 => Node::new(
+                        "algorithm=MPIR_Barrier_intra_k_dissemination",
+                        vec![Node::new("k=2", Vec::new())],
+                    ),
+                }],
+            ),
+        ]),
+        _ => None,
+    }
+}
+
+/// The branch of a collective topo-cluster does not tune: MPICH's own choice where
+/// [`library_choice`] states it, else the one algorithm of [`defaults`].
+fn default_branch(version: Version, name: &str, intra: &str, inter: Option<&str>) -> Vec<Node> {
+    let intra = library_choice(version, name).unwrap_or_else(|| vec![leaf(intra)]);
     match inter {
-        None => vec![leaf(intra)],
+        None => intra,
         Some(inter) => vec![
-            Node::new("comm_type=intra", vec![leaf(intra)]),
+            Node::new("comm_type=intra", intra),
             Node::new("comm_type=inter", vec![leaf(inter)]),
         ],
     }
@@ -660,7 +732,8 @@ fn level_branches(
 
 /// Writes `table` as an MPICH JSON selection file for `options`' version (layout in the
 /// [module docs](self)): every collective MPICH knows, topo-cluster's four from the table
-/// with a branch for every kind of communicator, the others with one algorithm each.
+/// with a branch for every kind of communicator, all-reduce and barrier as MPICH's own table
+/// chooses, the others with one algorithm each.
 ///
 /// # Errors
 /// [`Error::NoProcesses`] for a job of no ranks, [`Error::JobNotCovered`] for a table whose
@@ -697,7 +770,7 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
         let tuned = Collective::from_name(name)
             .filter(|&c| table.rules().iter().any(|r| r.collective == c));
         let Some(c) = tuned else {
-            top.push(Node::new(key, default_branch(intra, inter)));
+            top.push(Node::new(key, default_branch(version, name, intra, inter)));
             continue;
         };
         let mut scopes = Vec::new();
@@ -1054,7 +1127,7 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
             return fail(&path, "collective given twice");
         }
         seen.push(name);
-        if same(value, &default_branch(intra, inter)) {
+        if same(value, &default_branch(version, name, intra, inter)) {
             continue;
         }
         let Some(collective) = Collective::from_name(name) else {
@@ -1262,8 +1335,9 @@ mod tests {
         ));
         // the defect: without a catch-all MPICH aborts on MPI_COMM_WORLD (a parent
         // communicator): the catch-all repeats the inter-node level
-        let start = json.find("\"comm_hierarchy=any\"").unwrap();
-        let roots = json.find("\"comm_hierarchy=node_roots\"").unwrap();
+        let bc = json.find("\"collective=bcast\"").unwrap();
+        let start = bc + json[bc..].find("\"comm_hierarchy=any\"").unwrap();
+        let roots = bc + json[bc..].find("\"comm_hierarchy=node_roots\"").unwrap();
         assert!(roots < start);
         let body = |at: usize| {
             let s = &json[at..];
@@ -1426,6 +1500,49 @@ mod tests {
         (Collective::AllToAll, Algorithm::Direct),
     ];
 
+    /// All-reduce and barrier get MPICH's own choice (its default table at 4.0.2 and 4.1), as
+    /// the model of its selection walks the file: recursive doubling for small messages and
+    /// counts below the power of two, reduce-scatter + all-gather above; the SMP barrier on a
+    /// communicator spanning nodes, dissemination otherwise.
+    #[test]
+    fn untuned_collectives_get_mpichs_own_choice() {
+        let mut t = DecisionTable::new();
+        t.insert(bcast(Level::IntraCluster, 4, 0, Algorithm::Binomial, None))
+            .unwrap();
+        for version in [Version::V4_0, Version::V4_1] {
+            let json = write(&t, &Options::for_job(4).with_version(version)).unwrap();
+            let alg = |c: &str, kind: &str, procs: u64, count: u64| {
+                mpich_choice(&json, c, kind, procs, count).map(|(n, _)| n)
+            };
+            let rd = Some("MPIR_Allreduce_intra_recursive_doubling".to_owned());
+            let rsag = Some("MPIR_Allreduce_intra_reduce_scatter_allgather".to_owned());
+            assert_eq!(alg("allreduce", "flat", 4, 4), rd);
+            assert_eq!(alg("allreduce", "flat", 4, 8), rd);
+            assert_eq!(alg("allreduce", "flat", 4, 9), rsag);
+            assert_eq!(alg("allreduce", "flat", 16, 16), rsag);
+            assert_eq!(alg("allreduce", "flat", 16, 1 << 20), rsag);
+            // 15 bytes on 16 ranks, 7 on 12: above 8 bytes or not, below the power of two
+            assert_eq!(alg("allreduce", "flat", 16, 15), rd);
+            assert_eq!(alg("allreduce", "flat", 12, 9), rsag);
+            assert_eq!(alg("allreduce", "flat", 12, 7), rd);
+            assert_eq!(
+                alg("allreduce", "flat", 4, 0),
+                Some("MPIR_Allreduce_intra_smp".to_owned())
+            );
+            assert_eq!(
+                alg("barrier", "parent", 8, 0),
+                Some("MPIR_Barrier_intra_smp".to_owned())
+            );
+            let flat = match version {
+                Version::V4_0 => "MPIR_Barrier_intra_dissemination",
+                Version::V4_1 => "MPIR_Barrier_intra_k_dissemination",
+            };
+            assert_eq!(alg("barrier", "flat", 8, 0), Some(flat.to_owned()));
+            // and it reads back
+            assert!(read(&json, &Options::for_job(1).with_version(version)).is_ok());
+        }
+    }
+
     /// MPICH 4.0's selection (`csel.c`), modelled independently of [`read`]: the first key
     /// whose test holds is followed, for `collective` called on an intra-communicator of
     /// `procs` ranks of hierarchy kind `kind` (`parent`, `node`, `node_roots`) with `count`
@@ -1464,6 +1581,10 @@ mod tests {
                     ("comm_type", false, t) => t == "intra",
                     ("comm_hierarchy", false, h) => h == "any" || h == kind,
                     (_, false, "any") => true,
+                    // a built-in commutative operation (MPI_SUM, MPI_BOR)
+                    ("is_commutative" | "is_op_built_in", false, v) => v == "yes",
+                    // the count (bytes here) below the largest power of two <= procs
+                    ("count<pow2", false, "") => count < 1 << procs.ilog2(),
                     ("comm_size", true, _) => n.is_some_and(|n| procs <= n),
                     ("avg_msg_size", true, _) => {
                         if matches!(collective, "scatter" | "gather") {
