@@ -126,6 +126,8 @@ for dir in "$work"/scenarios/*/; do
                 "$work/coll_ompi" "$dir/calls" >"$dir/logs/run$np.out" 2>&1 || {
                 say "$name: the program failed on $np ranks:"; tail -5 "$dir/logs/run$np.out"; failed=1; }
         else
+            # shellcheck disable=SC2046 # the scenario's extra NAME=VALUE words
+            env $(cat "$dir/env") \
             MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/file" TC_LOG="$dir/logs/np$np" \
                 TC_OFFSETS="$offsets" timeout 300 mpiexec.mpich -n "$np" \
                 gdb -q -batch -x "$here/mpich_observer.py" --args "$work/coll_mpich" "$dir/calls" \

@@ -141,6 +141,9 @@ struct Scenario {
     nps: Vec<usize>,
     /// `follow`, `differ` or `abort` (the program must fail in `MPI_Init`).
     outcome: &'static str,
+    /// Extra environment of the runs (`NAME=VALUE ...`); the untuned calls are left out of
+    /// a scenario that has one (the runs without a file have none).
+    env: &'static str,
 }
 
 fn rule(c: Collective, level: Level, p: usize, m: u64, a: Algorithm, seg: Option<u64>) -> Rule {
@@ -179,6 +182,35 @@ fn open_mpi_table() -> Res<DecisionTable> {
     }
     cover_the_job(&mut t)?;
     Ok(t)
+}
+
+/// MPICH's debugging variables that split the ranks of one machine into two "nodes" of
+/// consecutive ranks (MPICH 4.0.2's `MPIR_CVAR_NUM_CLIQUES`, `MPIR_CVAR_CLIQUES_BY_BLOCK`).
+const CLIQUES: &str = "MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_CLIQUES_BY_BLOCK=1";
+
+/// `json` with every binomial bcast of its `comm_hierarchy=HIERARCHY` branch replaced by
+/// `other`.
+fn corrupt_bcast_branch(json: &str, hierarchy: &str, other: &str) -> Res<String> {
+    let bcast = json
+        .find("\"collective=bcast\"")
+        .ok_or("no bcast in the file")?;
+    let key = format!("\"comm_hierarchy={hierarchy}\"");
+    let start = bcast + json[bcast..].find(&key).ok_or("no such branch")?;
+    let end = start
+        + key.len()
+        + json[start + key.len()..]
+            .find("\"comm_hierarchy=")
+            .ok_or("no branch after it")?;
+    let branch = &json[start..end];
+    if !branch.contains("MPIR_Bcast_intra_binomial") {
+        return Err("no binomial bcast in the branch".into());
+    }
+    Ok(format!(
+        "{}{}{}",
+        &json[..start],
+        branch.replace("MPIR_Bcast_intra_binomial", other),
+        &json[end..]
+    ))
 }
 
 /// The largest communicator the runs have (`MPI_COMM_WORLD` of the largest run).
@@ -270,6 +302,7 @@ fn write_scenario(out: &Path, s: &Scenario) -> Res<()> {
     let nps: Vec<String> = s.nps.iter().map(usize::to_string).collect();
     std::fs::write(dir.join("nps"), nps.join(" ") + "\n")?;
     std::fs::write(dir.join("outcome"), format!("{}\n", s.outcome))?;
+    std::fs::write(dir.join("env"), format!("{}\n", s.env))?;
     let cs = calls(&s.table, s.level);
     let mut calls_text = String::new();
     let mut expect = String::new();
@@ -281,7 +314,7 @@ fn write_scenario(out: &Path, s: &Scenario) -> Res<()> {
             writeln!(expect, "{np} {} {m} {f}", c.name())?;
         }
     }
-    for (c, m) in UNTUNED {
+    for (c, m) in UNTUNED.into_iter().filter(|_| s.env.is_empty()) {
         writeln!(calls_text, "{c} {m}")?;
         for &np in &s.nps {
             writeln!(expect, "{np} {c} {m} {LIBRARY_DEFAULT} 0 0")?;
@@ -313,6 +346,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4, 5, 8, 16],
         outcome: "follow",
+        env: "",
     });
     let m40 = mpich::Options::for_job(JOB).with_levels(two);
     let json = std::fs::read_to_string(example.join("mpich_coll_selection_4.0.json"))?;
@@ -324,6 +358,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4, 8, 16],
         outcome: "follow",
+        env: "",
     });
 
     // generated: every Open MPI tree, each level
@@ -345,6 +380,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
             level,
             nps: vec![4, 5, 6, 7, 8, 16],
             outcome: "follow",
+            env: "",
         });
     }
     let mut inter = DecisionTable::new();
@@ -365,6 +401,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
+        env: "",
     });
     // the JSON layout of Open MPI's main branch: Open MPI 4.1.4 must be seen to ignore it
     scenarios.push(Scenario {
@@ -375,6 +412,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
+        env: "",
     });
     // rule-file-version-2: Open MPI 4.1.4 must be seen to ignore it
     let v2 = open_mpi::Options::for_job(JOB)
@@ -388,6 +426,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
+        env: "",
     });
 
     // generated: MPICH 4.0, two levels (MPI_COMM_WORLD takes the catch-all)
@@ -401,7 +440,45 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4, 8, 16],
         outcome: "follow",
+        env: "",
     });
+    // the same file with MPICH's node cliques (two "nodes" of consecutive ranks on this
+    // machine): MPICH 4.0.2's bcast then runs on the node and node-roots communicators,
+    // whose selection takes the comm_hierarchy=node and node_roots branches; corrupting
+    // either branch must be seen
+    scenarios.push(Scenario {
+        name: "mpich-4.0-two-level-cliques",
+        library: Library::Mpich,
+        file: json.clone(),
+        table: t.clone(),
+        level: Level::IntraCluster,
+        nps: vec![4, 8],
+        outcome: "follow",
+        env: CLIQUES,
+    });
+    for (name, hierarchy, other) in [
+        (
+            "mpich-4.0-node-corrupted-cliques",
+            "node",
+            "MPIR_Bcast_intra_scatter_ring_allgather",
+        ),
+        (
+            "mpich-4.0-node-roots-corrupted-cliques",
+            "node_roots",
+            "MPIR_Bcast_intra_scatter_recursive_doubling_allgather",
+        ),
+    ] {
+        scenarios.push(Scenario {
+            name,
+            library: Library::Mpich,
+            file: corrupt_bcast_branch(&json, hierarchy, other)?,
+            table: t.clone(),
+            level: Level::IntraCluster,
+            nps: vec![4],
+            outcome: "differ",
+            env: CLIQUES,
+        });
+    }
     let single = mpich::Options::for_job(JOB).with_levels(LevelMap::single(Level::IntraMachine));
     let mut intra = DecisionTable::new();
     for r in t.rules().iter().filter(|r| r.level == Level::IntraMachine) {
@@ -415,6 +492,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraMachine,
         nps: vec![4, 5, 8],
         outcome: "follow",
+        env: "",
     });
     // corrupted after writing: the all-to-all of the catch-all becomes Bruck's
     let key = "\"comm_hierarchy=any\": {\n                \"comm_size<=7\": {\n                    \"avg_msg_size=any\": {\n                        \"algorithm=MPIR_Alltoall_intra_pairwise\"";
@@ -436,6 +514,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
+        env: "",
     });
 
     // a file for MPICH 4.1 on MPICH 4.0: MPI_Init must abort on an algorithm 4.0 lacks
@@ -448,6 +527,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![2],
         outcome: "abort",
+        env: "",
     });
 
     for s in &scenarios {
