@@ -74,7 +74,12 @@
 //! level), the kinds MPICH gives the communicators it builds for its SMP-aware algorithms,
 //! then `comm_hierarchy=any` with the inter-node level's rules again, for the communicators
 //! of the application (`MPI_COMM_WORLD` is a `parent` communicator, others `flat`), which no
-//! other branch matches.
+//! other branch matches. MPICH 4.0.2's bcast on a communicator spanning nodes runs on the
+//! node and node-roots communicators it built, whose selection takes the `node` and
+//! `node_roots` branches: the conformance test sees it on one machine split into two "nodes"
+//! (`MPIR_CVAR_NUM_CLIQUES=2`), following the file and not following a file with either
+//! branch corrupted. Scatter, gather and all-to-all have no such algorithm in 4.0.2: they
+//! take the catch-all.
 //!
 //! # The collectives topo-cluster does not tune
 //! All-reduce and barrier get MPICH's own choice, stated here as MPICH 4.0.2's and 4.1's
