@@ -297,3 +297,57 @@ int ompi_coll_base_alltoall_intra_two_procs(const void *s, int sc, P st, void *r
     depth--;
     return ret;
 }
+
+/* The collectives topo-cluster does not tune: barrier and allreduce (BARRIER_ARGS,
+ * ALLREDUCE_ARGS of coll_base_functions.h), recorded so that the run can be compared with
+ * one without any rules file. */
+#define BARRIER(fn)                                                              \
+    int fn(P comm, P mod);                                                       \
+    int fn(P comm, P mod)                                                        \
+    {                                                                            \
+        static int (*real)(P comm, P mod);                                       \
+        if (!real) real = (int (*)(P comm, P mod))dlsym(RTLD_NEXT, #fn);         \
+        ALG(fn, 0, 0);                                                           \
+        depth++;                                                                 \
+        int ret = real(comm, mod);                                               \
+        depth--;                                                                 \
+        return ret;                                                              \
+    }
+BARRIER(ompi_coll_base_barrier_intra_doublering)
+BARRIER(ompi_coll_base_barrier_intra_recursivedoubling)
+BARRIER(ompi_coll_base_barrier_intra_bruck)
+BARRIER(ompi_coll_base_barrier_intra_two_procs)
+BARRIER(ompi_coll_base_barrier_intra_tree)
+BARRIER(ompi_coll_base_barrier_intra_basic_linear)
+
+#define ALLREDUCE(fn)                                                                       \
+    int fn(const void *s, void *r, int c, P t, P op, P comm, P mod);                        \
+    int fn(const void *s, void *r, int c, P t, P op, P comm, P mod)                         \
+    {                                                                                       \
+        static int (*real)(const void *s, void *r, int c, P t, P op, P comm, P mod);        \
+        if (!real)                                                                          \
+            real = (int (*)(const void *s, void *r, int c, P t, P op, P comm, P mod))dlsym( \
+                RTLD_NEXT, #fn);                                                            \
+        ALG(fn, 0, 0);                                                                      \
+        depth++;                                                                            \
+        int ret = real(s, r, c, t, op, comm, mod);                                          \
+        depth--;                                                                            \
+        return ret;                                                                         \
+    }
+ALLREDUCE(ompi_coll_base_allreduce_intra_nonoverlapping)
+ALLREDUCE(ompi_coll_base_allreduce_intra_recursivedoubling)
+ALLREDUCE(ompi_coll_base_allreduce_intra_ring)
+ALLREDUCE(ompi_coll_base_allreduce_intra_basic_linear)
+ALLREDUCE(ompi_coll_base_allreduce_intra_redscat_allgather)
+
+int ompi_coll_base_allreduce_intra_ring_segmented(const void *s, void *r, int c, P t, P op, P comm, P mod, uint32_t seg);
+int ompi_coll_base_allreduce_intra_ring_segmented(const void *s, void *r, int c, P t, P op, P comm, P mod, uint32_t seg)
+{
+    static int (*real)(const void *s, void *r, int c, P t, P op, P comm, P mod, uint32_t seg);
+    if (!real) real = (int (*)(const void *s, void *r, int c, P t, P op, P comm, P mod, uint32_t seg))dlsym(RTLD_NEXT, "ompi_coll_base_allreduce_intra_ring_segmented");
+    ALG(ompi_coll_base_allreduce_intra_ring_segmented, seg, 0);
+    depth++;
+    int ret = real(s, r, c, t, op, comm, mod, seg);
+    depth--;
+    return ret;
+}

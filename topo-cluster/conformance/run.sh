@@ -13,7 +13,9 @@
 # The mpi_conformance example plans the scenarios (the mpi_files example's own files,
 # generated tables covering every tree, level and size boundary, a corrupted file and a
 # layout the version ignores) and checks the logs: every call must run what the file means,
-# and the corrupted file must be seen to fail.
+# the collectives the files do not tune (a barrier, all-reduces of small and large messages)
+# must run what the library runs without any file (observed in runs without one), and the
+# corrupted file must be seen to fail.
 #
 # Usage (as root, or with the packages installed): topo-cluster/conformance/run.sh [WORKDIR]
 # TC_NO_INSTALL=1 skips apt-get.
@@ -70,6 +72,32 @@ cargo build --quiet --locked -p topo-cluster --example mpi_conformance
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 failed=0
+# the runs without any file: what each library runs for the collectives topo-cluster does not
+# tune, on every communicator size of its scenarios (the scenarios must run the same)
+for lib in openmpi mpich; do
+    nps="$(for d in "$work"/scenarios/*/; do
+        if [ "$(cat "$d/library")" = "$lib" ] && [ "$(cat "$d/outcome")" != abort ]; then
+            cat "$d/nps"
+        fi
+    done | tr ' ' '\n' | sort -nu | tr '\n' ' ')"
+    base="$work/baseline/$lib"
+    rm -rf "$base"
+    mkdir -p "$base"
+    say "$lib without a file on $nps ranks"
+    for np in $nps; do
+        if [ "$lib" = openmpi ]; then
+            timeout 300 mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none -np "$np" \
+                -x TC_LOG="$base/np$np" -x LD_PRELOAD="$work/ompi_shim.so" \
+                "$work/coll_ompi" "$work/scenarios/untuned.calls" >"$work/baseline/$lib.$np.out" 2>&1 || {
+                say "$lib without a file failed on $np ranks:"; tail -5 "$work/baseline/$lib.$np.out"; failed=1; }
+        else
+            TC_LOG="$base/np$np" TC_OFFSETS="$offsets" timeout 300 mpiexec.mpich -n "$np" \
+                gdb -q -batch -x "$here/mpich_observer.py" --args "$work/coll_mpich" "$work/scenarios/untuned.calls" \
+                >"$work/baseline/$lib.$np.out" 2>&1 || {
+                say "$lib without a file failed on $np ranks:"; tail -5 "$work/baseline/$lib.$np.out"; failed=1; }
+        fi
+    done
+done
 for dir in "$work"/scenarios/*/; do
     name="$(basename "$dir")"
     lib="$(cat "$dir/library")"
@@ -98,6 +126,8 @@ for dir in "$work"/scenarios/*/; do
                 "$work/coll_ompi" "$dir/calls" >"$dir/logs/run$np.out" 2>&1 || {
                 say "$name: the program failed on $np ranks:"; tail -5 "$dir/logs/run$np.out"; failed=1; }
         else
+            # shellcheck disable=SC2046 # the scenario's extra NAME=VALUE words
+            env $(cat "$dir/env") \
             MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE="$dir/file" TC_LOG="$dir/logs/np$np" \
                 TC_OFFSETS="$offsets" timeout 300 mpiexec.mpich -n "$np" \
                 gdb -q -batch -x "$here/mpich_observer.py" --args "$work/coll_mpich" "$dir/calls" \
@@ -105,7 +135,7 @@ for dir in "$work"/scenarios/*/; do
                 say "$name: the program failed on $np ranks:"; tail -5 "$dir/logs/run$np.out"; failed=1; }
         fi
     done
-    if ! "$root/target/debug/examples/mpi_conformance" check "$dir" "$dir"/logs/np*.*; then
+    if ! "$root/target/debug/examples/mpi_conformance" check "$dir" "$work/baseline/$lib" "$dir"/logs/np*.*; then
         say "$name: FAILED"
         failed=1
     fi

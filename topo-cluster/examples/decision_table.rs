@@ -16,6 +16,7 @@
 use fabric_model::bridge::LatencyModel;
 use fabric_model::{Bytes, HopTable, Nanos, Placement, generators, place};
 use topo_cluster::collective::{Evaluator, SegmentGrid};
+use topo_cluster::decision::Compute;
 use topo_cluster::inter::CompletionModel;
 use topo_cluster::plan::Links;
 use topo_cluster::{
@@ -86,13 +87,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut table = DecisionTable::new();
     let group_sizes: Vec<usize> = clusters.groups().iter().map(Vec::len).collect();
     table.compute(
-        Collective::Broadcast,
-        Level::IntraCluster,
-        &intra,
-        &group_sizes,
-        &sizes,
-        &grid,
-        Evaluator::ClosedForm,
+        &Compute::new(Collective::Broadcast, Level::IntraCluster, &intra)
+            .group_sizes(&group_sizes)
+            .message_sizes(&sizes)
+            .grid(grid),
     )?;
     println!("\ndecision table:\n{table}");
 

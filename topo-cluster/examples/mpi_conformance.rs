@@ -12,10 +12,17 @@
 //! (from EXAMPLE_DIR), generated tables covering every tree each library version has, both
 //! levels, several communicator sizes and their size boundaries, and the expected failures.
 //!
-//! `… check SCENARIO LOG...` reads the observers' logs (`MARK COLLECTIVE BYTES NP` then
-//! `ALG FUNCTION SEGSIZE FANOUT`, one log per rank) and prints, per case (communicator size,
-//! collective, bytes), whether every rank ran the function the file means; it exits 0 when
-//! all cases did (1 otherwise, 2 on bad input).
+//! Every scenario's calls also hold the collectives topo-cluster does not tune
+//! ([`UNTUNED`]: a barrier, all-reduces of a small and of large messages), whose `expect`
+//! line names `library-default`: with the file they must run what the library runs without
+//! any file, observed in a run without one (`OUT/untuned.calls`, run by `run.sh` on every
+//! communicator size of the library's scenarios).
+//!
+//! `… check SCENARIO BASELINE_DIR LOG...` reads the observers' logs (`MARK COLLECTIVE BYTES
+//! NP` then `ALG FUNCTION SEGSIZE FANOUT`, one log per rank; BASELINE_DIR holds those of the
+//! runs without a file) and prints, per case (communicator size, collective, bytes), whether
+//! every rank ran the function the file means; it exits 0 when all cases did (1 otherwise,
+//! 2 on bad input).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -28,6 +35,19 @@ use topo_cluster::{Algorithm, Collective, DecisionTable, Level};
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
+/// The calls of collectives topo-cluster does not tune, in every scenario: a barrier, and
+/// all-reduces of bytes (`MPI_BOR`) of 4 B, 64 KiB and 1 MiB (both libraries change
+/// algorithm with the size). With a file they must run what the library runs without one.
+const UNTUNED: [(&str, u64); 4] = [
+    ("barrier", 0),
+    ("allreduce", 4),
+    ("allreduce", 65536),
+    ("allreduce", 1 << 20),
+];
+
+/// The `expect` function of an [`UNTUNED`] call: what the run without a file ran.
+const LIBRARY_DEFAULT: &str = "library-default";
+
 /// Largest bcast message and scatter/gather/all-to-all block the runs use.
 const MAX_MESSAGE: u64 = 4 << 20;
 const MAX_BLOCK: u64 = 1 << 20;
@@ -36,12 +56,17 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("plan") if args.len() == 3 => plan(Path::new(&args[1]), Path::new(&args[2])),
-        Some("check") if args.len() >= 3 => match check(Path::new(&args[1]), &args[2..]) {
-            Ok(true) => Ok(()),
-            Ok(false) => std::process::exit(1),
-            Err(e) => Err(e),
-        },
-        _ => Err("usage: mpi_conformance plan OUT EXAMPLE_DIR | check SCENARIO LOG...".into()),
+        Some("check") if args.len() >= 4 => {
+            match check(Path::new(&args[1]), Path::new(&args[2]), &args[3..]) {
+                Ok(true) => Ok(()),
+                Ok(false) => std::process::exit(1),
+                Err(e) => Err(e),
+            }
+        }
+        _ => Err(
+            "usage: mpi_conformance plan OUT EXAMPLE_DIR | check SCENARIO BASELINE_DIR LOG..."
+                .into(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("mpi_conformance: {e}");
@@ -116,13 +141,17 @@ struct Scenario {
     nps: Vec<usize>,
     /// `follow`, `differ` or `abort` (the program must fail in `MPI_Init`).
     outcome: &'static str,
+    /// Extra environment of the runs (`NAME=VALUE ...`); the untuned calls are left out of
+    /// a scenario that has one (the runs without a file have none).
+    env: &'static str,
 }
 
 fn rule(c: Collective, level: Level, p: usize, m: u64, a: Algorithm, seg: Option<u64>) -> Rule {
     Rule::new(c, level, p, Bytes::new(m), a).segment(seg.map(Bytes::new))
 }
 
-/// Every Open MPI tree at two levels, communicator sizes 4, 6 and 8, odd boundaries.
+/// Every Open MPI tree at two levels, communicator sizes 4, 6 and 8 (and the job's, with
+/// the rules of 8), odd boundaries.
 fn open_mpi_table() -> Res<DecisionTable> {
     use Algorithm::{Binary, Binomial, Chain, Direct, Flat, SegmentedChain};
     use Collective::{AllToAll, Broadcast, Gather, Scatter};
@@ -151,7 +180,37 @@ fn open_mpi_table() -> Res<DecisionTable> {
             t.insert(r)?;
         }
     }
+    cover_the_job(&mut t)?;
     Ok(t)
+}
+
+/// MPICH's debugging variables that split the ranks of one machine into two "nodes" of
+/// consecutive ranks (MPICH 4.0.2's `MPIR_CVAR_NUM_CLIQUES`, `MPIR_CVAR_CLIQUES_BY_BLOCK`).
+const CLIQUES: &str = "MPIR_CVAR_NUM_CLIQUES=2 MPIR_CVAR_CLIQUES_BY_BLOCK=1";
+
+/// `json` with every binomial bcast of its `comm_hierarchy=HIERARCHY` branch replaced by
+/// `other`.
+fn corrupt_bcast_branch(json: &str, hierarchy: &str, other: &str) -> Res<String> {
+    let bcast = json
+        .find("\"collective=bcast\"")
+        .ok_or("no bcast in the file")?;
+    let key = format!("\"comm_hierarchy={hierarchy}\"");
+    let start = bcast + json[bcast..].find(&key).ok_or("no such branch")?;
+    let end = start
+        + key.len()
+        + json[start + key.len()..]
+            .find("\"comm_hierarchy=")
+            .ok_or("no branch after it")?;
+    let branch = &json[start..end];
+    if !branch.contains("MPIR_Bcast_intra_binomial") {
+        return Err("no binomial bcast in the branch".into());
+    }
+    Ok(format!(
+        "{}{}{}",
+        &json[..start],
+        branch.replace("MPIR_Bcast_intra_binomial", other),
+        &json[end..]
+    ))
 }
 
 /// The largest communicator the runs have (`MPI_COMM_WORLD` of the largest run).
@@ -243,6 +302,7 @@ fn write_scenario(out: &Path, s: &Scenario) -> Res<()> {
     let nps: Vec<String> = s.nps.iter().map(usize::to_string).collect();
     std::fs::write(dir.join("nps"), nps.join(" ") + "\n")?;
     std::fs::write(dir.join("outcome"), format!("{}\n", s.outcome))?;
+    std::fs::write(dir.join("env"), format!("{}\n", s.env))?;
     let cs = calls(&s.table, s.level);
     let mut calls_text = String::new();
     let mut expect = String::new();
@@ -252,6 +312,12 @@ fn write_scenario(out: &Path, s: &Scenario) -> Res<()> {
             let r = s.table.lookup(c, s.level, np, Bytes::new(m))?;
             let f = function(s.library, c, r.algorithm, r.segment)?;
             writeln!(expect, "{np} {} {m} {f}", c.name())?;
+        }
+    }
+    for (c, m) in UNTUNED.into_iter().filter(|_| s.env.is_empty()) {
+        writeln!(calls_text, "{c} {m}")?;
+        for &np in &s.nps {
+            writeln!(expect, "{np} {c} {m} {LIBRARY_DEFAULT} 0 0")?;
         }
     }
     std::fs::write(dir.join("calls"), calls_text)?;
@@ -270,7 +336,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
     let mut scenarios = Vec::new();
 
     // the example's own files, read as the version reads them
-    let o41 = open_mpi::Options::new().with_levels(two);
+    let o41 = open_mpi::Options::for_job(JOB).with_levels(two);
     let text = std::fs::read_to_string(example.join("coll_tuned_rules_4.1.txt"))?;
     scenarios.push(Scenario {
         name: "openmpi-4.1-example",
@@ -280,8 +346,9 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4, 5, 8, 16],
         outcome: "follow",
+        env: "",
     });
-    let m40 = mpich::Options::new().with_levels(two);
+    let m40 = mpich::Options::for_job(JOB).with_levels(two);
     let json = std::fs::read_to_string(example.join("mpich_coll_selection_4.0.json"))?;
     scenarios.push(Scenario {
         name: "mpich-4.0-example",
@@ -291,6 +358,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4, 8, 16],
         outcome: "follow",
+        env: "",
     });
 
     // generated: every Open MPI tree, each level
@@ -299,9 +367,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         ("openmpi-4.1-inter-node", Level::IntraCluster),
         ("openmpi-4.1-intra-node", Level::IntraMachine),
     ] {
-        let o = open_mpi::Options::new()
-            .with_levels(LevelMap::single(level))
-            .with_job_size(JOB);
+        let o = open_mpi::Options::for_job(JOB).with_levels(LevelMap::single(level));
         let mut only = DecisionTable::new();
         for r in t.rules().iter().filter(|r| r.level == level) {
             only.insert(*r)?;
@@ -314,13 +380,14 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
             level,
             nps: vec![4, 5, 6, 7, 8, 16],
             outcome: "follow",
+            env: "",
         });
     }
     let mut inter = DecisionTable::new();
     for r in t.rules().iter().filter(|r| r.level == Level::IntraCluster) {
         inter.insert(*r)?;
     }
-    let good = open_mpi::write(&inter, &open_mpi::Options::new().with_job_size(JOB))?;
+    let good = open_mpi::write(&inter, &open_mpi::Options::for_job(JOB))?;
     // corrupted after writing: the 4-rank flat broadcast becomes binomial
     let bad = good.replacen("\n0 1 0 0 # flat\n", "\n0 6 0 0 # flat\n", 1);
     if bad == good {
@@ -334,6 +401,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
+        env: "",
     });
     // the JSON layout of Open MPI's main branch: Open MPI 4.1.4 must be seen to ignore it
     scenarios.push(Scenario {
@@ -344,10 +412,10 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
+        env: "",
     });
     // rule-file-version-2: Open MPI 4.1.4 must be seen to ignore it
-    let v2 = open_mpi::Options::new()
-        .with_job_size(JOB)
+    let v2 = open_mpi::Options::for_job(JOB)
         .with_version(open_mpi::Version::V4_1_8)
         .with_layout(open_mpi::Layout::MaxRequests);
     scenarios.push(Scenario {
@@ -358,6 +426,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
+        env: "",
     });
 
     // generated: MPICH 4.0, two levels (MPI_COMM_WORLD takes the catch-all)
@@ -371,8 +440,46 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4, 8, 16],
         outcome: "follow",
+        env: "",
     });
-    let single = mpich::Options::new().with_levels(LevelMap::single(Level::IntraMachine));
+    // the same file with MPICH's node cliques (two "nodes" of consecutive ranks on this
+    // machine): MPICH 4.0.2's bcast then runs on the node and node-roots communicators,
+    // whose selection takes the comm_hierarchy=node and node_roots branches; corrupting
+    // either branch must be seen
+    scenarios.push(Scenario {
+        name: "mpich-4.0-two-level-cliques",
+        library: Library::Mpich,
+        file: json.clone(),
+        table: t.clone(),
+        level: Level::IntraCluster,
+        nps: vec![4, 8],
+        outcome: "follow",
+        env: CLIQUES,
+    });
+    for (name, hierarchy, other) in [
+        (
+            "mpich-4.0-node-corrupted-cliques",
+            "node",
+            "MPIR_Bcast_intra_scatter_ring_allgather",
+        ),
+        (
+            "mpich-4.0-node-roots-corrupted-cliques",
+            "node_roots",
+            "MPIR_Bcast_intra_scatter_recursive_doubling_allgather",
+        ),
+    ] {
+        scenarios.push(Scenario {
+            name,
+            library: Library::Mpich,
+            file: corrupt_bcast_branch(&json, hierarchy, other)?,
+            table: t.clone(),
+            level: Level::IntraCluster,
+            nps: vec![4],
+            outcome: "differ",
+            env: CLIQUES,
+        });
+    }
+    let single = mpich::Options::for_job(JOB).with_levels(LevelMap::single(Level::IntraMachine));
     let mut intra = DecisionTable::new();
     for r in t.rules().iter().filter(|r| r.level == Level::IntraMachine) {
         intra.insert(*r)?;
@@ -385,6 +492,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraMachine,
         nps: vec![4, 5, 8],
         outcome: "follow",
+        env: "",
     });
     // corrupted after writing: the all-to-all of the catch-all becomes Bruck's
     let key = "\"comm_hierarchy=any\": {\n                \"comm_size<=7\": {\n                    \"avg_msg_size=any\": {\n                        \"algorithm=MPIR_Alltoall_intra_pairwise\"";
@@ -406,6 +514,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
+        env: "",
     });
 
     // a file for MPICH 4.1 on MPICH 4.0: MPI_Init must abort on an algorithm 4.0 lacks
@@ -418,28 +527,71 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         level: Level::IntraCluster,
         nps: vec![2],
         outcome: "abort",
+        env: "",
     });
 
     for s in &scenarios {
         write_scenario(out, s)?;
     }
+    let untuned: String = UNTUNED.iter().map(|(c, m)| format!("{c} {m}\n")).collect();
+    std::fs::write(out.join("untuned.calls"), untuned)?;
     Ok(())
+}
+
+/// (np, collective, bytes) → the function, segment size and fan-out every rank ran, from the
+/// logs of the runs without a file (a case where ranks disagree is left out: not observed).
+fn baseline(dir: &Path) -> Res<Expect> {
+    let mut ran: BTreeMap<(usize, String, u64), Vec<String>> = BTreeMap::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let text = std::fs::read_to_string(&path)?;
+        let mut current: Option<(usize, String, u64)> = None;
+        for line in text.lines() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            match f[..] {
+                ["MARK", c, m, np] => current = Some((np.parse()?, c.to_owned(), m.parse()?)),
+                ["ALG", func, seg, fan] => {
+                    if let Some(key) = current.take() {
+                        ran.entry(key)
+                            .or_default()
+                            .push(format!("{func} {seg} {fan}"));
+                    }
+                }
+                _ => return Err(format!("{}: bad line {line:?}", path.display()).into()),
+            }
+        }
+    }
+    Ok(ran
+        .into_iter()
+        .filter_map(|(k, v)| {
+            let first = v.first()?.clone();
+            v.iter().all(|x| *x == first).then_some((k, first))
+        })
+        .collect())
 }
 
 /// (np, collective, bytes) → what must run.
 type Expect = BTreeMap<(usize, String, u64), String>;
 
-fn check(dir: &Path, logs: &[String]) -> Res<bool> {
+fn check(dir: &Path, baseline_dir: &Path, logs: &[String]) -> Res<bool> {
+    let defaults = baseline(baseline_dir)?;
     let mut expect = Expect::new();
     for line in std::fs::read_to_string(dir.join("expect"))?.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
         let [np, c, m, func, seg, fan] = f[..] else {
             return Err(format!("bad expect line {line:?}").into());
         };
-        expect.insert(
-            (np.parse()?, c.to_owned(), m.parse()?),
-            format!("{func} {seg} {fan}"),
-        );
+        let key = (np.parse()?, c.to_owned(), m.parse()?);
+        let want = if func == LIBRARY_DEFAULT {
+            // unobserved without a file: no function has this name, the case fails
+            defaults
+                .get(&key)
+                .cloned()
+                .unwrap_or_else(|| "(not-observed-without-a-file) 0 0".to_owned())
+        } else {
+            format!("{func} {seg} {fan}")
+        };
+        expect.insert(key, want);
     }
     let outcome = std::fs::read_to_string(dir.join("outcome"))?;
     if outcome.trim() == "abort" {
@@ -480,6 +632,7 @@ fn check(dir: &Path, logs: &[String]) -> Res<bool> {
     let mut unobserved = 0;
     let mut total = 0;
     let mut shown = 0;
+    let (mut untuned_total, mut untuned_followed) = (0, 0);
     for (key, want) in &expect {
         if !seen.keys().any(|k| k.0 == key.0) {
             continue; // that communicator size was not run
@@ -510,10 +663,14 @@ fn check(dir: &Path, logs: &[String]) -> Res<bool> {
             }
         };
         followed += usize::from(ok);
+        if UNTUNED.iter().any(|&(c, m)| c == key.1 && m == key.2) {
+            untuned_total += 1;
+            untuned_followed += usize::from(ok);
+        }
     }
     let all = total > 0 && followed == total;
     println!(
-        "{}: {followed} of {total} cases ran what the file means, {unobserved} not observed ({ranks} rank logs); expected: {}",
+        "{}: {followed} of {total} cases ran what the file means ({untuned_followed} of {untuned_total} untuned ones what the library runs without a file), {unobserved} not observed ({ranks} rank logs); expected: {}",
         dir.display(),
         if want_follow {
             "all"

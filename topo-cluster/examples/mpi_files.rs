@@ -10,7 +10,7 @@
 //! 3. Two illustrative pLogP models (not measurements): shared memory inside a machine,
 //!    the 4xEDR links between the machines of a cluster. For each library version, the best
 //!    tree among those it has is chosen per collective, level, communicator size and message
-//!    size ([`DecisionTable::compute_among`]): the intra-machine level over the machines'
+//!    size ([`DecisionTable::compute`]): the intra-machine level over the machines'
 //!    sizes, the inter-node level over every communicator size of the job
 //!    ([`Hierarchy::communicator_sizes`], `MPI_COMM_WORLD` included); the choices the library
 //!    cannot express (the best tree overall is one it lacks) are listed.
@@ -103,7 +103,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     Level::IntraMachine => h.group_sizes(*level),
                     _ => job_sizes.clone(),
                 };
-                t.compute_among(
+                t.compute(
                     &Compute::new(c, *level, p)
                         .among(&trees(c))
                         .group_sizes(&procs)
@@ -133,11 +133,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "coll_tuned_rules_4.1.8.txt",
         ),
     ] {
-        let o = open_mpi::Options::new()
+        let o = open_mpi::Options::for_job(matrix.len())
             .with_version(version)
             .with_layout(layout)
-            .with_levels(levels)
-            .with_job_size(matrix.len());
+            .with_levels(levels);
         let text = open_mpi::write(&ompi_table, &o)?;
         let back = open_mpi::read(&text, &o)?;
         assert_eq!(open_mpi::write(&back, &o)?, text, "round trip");
@@ -171,10 +170,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     ] {
         let mpich_table = compute(&|c| version.trees(c))?;
         report(version.releases(), &best, &mpich_table);
-        let m = mpich::Options::new()
+        let m = mpich::Options::for_job(matrix.len())
             .with_version(version)
-            .with_levels(levels)
-            .with_job_size(matrix.len());
+            .with_levels(levels);
         let json = mpich::write(&mpich_table, &m)?;
         let back = mpich::read(&json, &m)?;
         assert_eq!(mpich::write(&back, &m)?, json, "round trip");

@@ -22,7 +22,7 @@ use fabric_model::{Bytes, Nanos};
 use crate::collective::{Evaluator, SegmentGrid, best_algorithm_among};
 use crate::{Algorithm, Collective, Error, Level, PLogP};
 
-/// What [`DecisionTable::compute_among`] computes: one collective at one level over a pLogP
+/// What [`DecisionTable::compute`] computes: one collective at one level over a pLogP
 /// model, for group sizes and message sizes, among candidate trees (every tree of the
 /// collective unless [`Compute::among`] says otherwise), with a segment grid (the default)
 /// and an evaluator ([`Evaluator::ClosedForm`] unless set).
@@ -209,63 +209,18 @@ impl DecisionTable {
         Ok(())
     }
 
-    /// Computes the rules of `collective` at `level` for every group size, from the
-    /// cluster's pLogP parameters: the best choice at each of `message_sizes` (and 0), one rule
-    /// each time the choice changes.
-    ///
-    /// # Errors
-    /// [`Error::NoProcesses`] for a group size of 0.
-    ///
-    /// # Complexity
-    /// O(|group_sizes| · |message_sizes|) calls of [`best_algorithm`](crate::best_algorithm).
-    ///
-    /// # Example
-    /// ```
-    /// use fabric_model::Bytes;
-    /// use topo_cluster::collective::{Evaluator, SegmentGrid};
-    /// use topo_cluster::{Collective, DecisionTable, Level, PLogP};
-    /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
-    /// let mut t = DecisionTable::new();
-    /// let sizes = [1, 1024, 16 << 10, 1 << 20].map(Bytes::new);
-    /// t.compute(Collective::Broadcast, Level::IntraCluster, &p, &[8, 20], &sizes,
-    ///           &SegmentGrid::default(), Evaluator::ClosedForm)?;
-    /// let r = t.lookup(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(100_000))?;
-    /// assert_eq!(r.algorithm.name(), "seg-chain");
-    /// assert_eq!(r.to_string(), "bcast intra-cluster 8 16384 seg-chain 1024 2748957");
-    /// let text = t.to_text();
-    /// assert_eq!(DecisionTable::parse(&text)?, t);
-    /// # Ok::<(), topo_cluster::Error>(())
-    /// ```
-    #[expect(clippy::too_many_arguments, reason = "one per axis of the table")]
-    pub fn compute(
-        &mut self,
-        collective: Collective,
-        level: Level,
-        params: &PLogP,
-        group_sizes: &[usize],
-        message_sizes: &[Bytes],
-        grid: &SegmentGrid,
-        evaluator: Evaluator,
-    ) -> Result<(), Error> {
-        self.compute_among(
-            &Compute::new(collective, level, params)
-                .group_sizes(group_sizes)
-                .message_sizes(message_sizes)
-                .grid(*grid)
-                .evaluator(evaluator),
-        )
-    }
-
-    /// [`DecisionTable::compute`] as `spec` says: among the candidate trees it names (with
-    /// [`best_algorithm_among`]), e.g. those an MPI library has. **Each MPI library needs its
-    /// own table**: a file names only the library's algorithms, so compute it among
-    /// [`crate::mpi::open_mpi::Version::trees`] or [`crate::mpi::mpich::Version::trees`]
-    /// ([`Compute::among`]), or the writer reports [`Error::NoEquivalent`] for the best
-    /// tree overall. Group sizes may come from a hierarchy
+    /// Computes the rules `spec` describes: for each of its group sizes, the best choice at
+    /// each of its message sizes (and 0) among its candidate trees (every tree of the
+    /// collective unless [`Compute::among`] restricts them), one rule each time the choice
+    /// changes. **Each MPI library needs its own table**: a file names only the library's
+    /// algorithms, so compute it among [`crate::mpi::open_mpi::Version::trees`] or
+    /// [`crate::mpi::mpich::Version::trees`], or the writer reports [`Error::NoEquivalent`]
+    /// for the best tree overall. Group sizes may come from a hierarchy
     /// ([`crate::Hierarchy::communicator_sizes`]).
     ///
     /// # Errors
-    /// [`Error::NoProcesses`], [`Error::NoCandidate`], [`Error::UnsupportedAlgorithm`].
+    /// [`Error::NoProcesses`] for a group size of 0, [`Error::NoCandidate`] for an empty
+    /// candidate list, [`Error::UnsupportedAlgorithm`] for a candidate of another collective.
     ///
     /// # Complexity
     /// O(|group sizes| · |message sizes|) calls of [`best_algorithm_among`].
@@ -277,16 +232,27 @@ impl DecisionTable {
     /// use topo_cluster::mpi::mpich;
     /// use topo_cluster::{Collective, DecisionTable, Level, PLogP};
     /// let p = PLogP::linear(50_000.0, 20_000.0, 1000.0 / 11.5)?;
-    /// let c = Collective::Broadcast;
     /// let mut t = DecisionTable::new();
-    /// t.compute_among(&Compute::new(c, Level::IntraCluster, &p)
+    /// let sizes = [1, 1024, 16 << 10, 1 << 20].map(Bytes::new);
+    /// t.compute(&Compute::new(Collective::Broadcast, Level::IntraCluster, &p)
+    ///     .group_sizes(&[8, 20])
+    ///     .message_sizes(&sizes))?;
+    /// let r = t.lookup(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(100_000))?;
+    /// assert_eq!(r.algorithm.name(), "seg-chain");
+    /// assert_eq!(r.to_string(), "bcast intra-cluster 8 16384 seg-chain 1024 2748957");
+    /// assert_eq!(DecisionTable::parse(&t.to_text())?, t);
+    ///
+    /// // among the trees MPICH 4.0 has
+    /// let c = Collective::Broadcast;
+    /// let mut m = DecisionTable::new();
+    /// m.compute(&Compute::new(c, Level::IntraCluster, &p)
     ///     .among(&mpich::Version::V4_0.trees(c))
     ///     .group_sizes(&[4, 16])
     ///     .message_sizes(&[1, 1 << 20].map(Bytes::new)))?;
-    /// assert!(t.rules().iter().all(|r| r.algorithm.name() == "binomial"));
+    /// assert!(m.rules().iter().all(|r| r.algorithm.name() == "binomial"));
     /// # Ok::<(), topo_cluster::Error>(())
     /// ```
-    pub fn compute_among(&mut self, spec: &Compute<'_>) -> Result<(), Error> {
+    pub fn compute(&mut self, spec: &Compute<'_>) -> Result<(), Error> {
         let collective = spec.collective;
         let level = spec.level;
         let candidates = spec
@@ -556,13 +522,9 @@ mod tests {
         let sizes: Vec<Bytes> = (0..23).map(|k| Bytes::new(1 << k)).collect();
         for c in Collective::ALL {
             t.compute(
-                c,
-                Level::IntraCluster,
-                &fast_ethernet(),
-                &[2, 8, 20],
-                &sizes,
-                &SegmentGrid::default(),
-                Evaluator::ClosedForm,
+                &Compute::new(c, Level::IntraCluster, &fast_ethernet())
+                    .group_sizes(&[2, 8, 20])
+                    .message_sizes(&sizes),
             )
             .unwrap();
         }

@@ -326,6 +326,25 @@ pub enum Error {
         /// The level.
         level: &'static str,
     },
+    /// The table holds rules for `collective` at the written level up to `largest`
+    /// processes only, below the job's size: the library would apply the rules of a smaller
+    /// communicator to the job's `MPI_COMM_WORLD`. Compute the table over every communicator
+    /// size of the job ([`crate::Hierarchy::communicator_sizes`]).
+    #[error(
+        "{library} file for a job of {job} ranks: {collective} at level {level} has rules up to {largest} processes only"
+    )]
+    JobNotCovered {
+        /// `Open MPI` or `MPICH`.
+        library: &'static str,
+        /// The collective.
+        collective: &'static str,
+        /// The level written for every communicator.
+        level: &'static str,
+        /// The largest group size of that collective at that level.
+        largest: usize,
+        /// The job's size ([`crate::mpi::open_mpi::Options::for_job`]).
+        job: usize,
+    },
     /// A value larger than the file format holds (the readers store C `int`s or `long`s).
     #[error("{library} file: {what} {value} exceeds the format's limit {max}")]
     TooLarge {

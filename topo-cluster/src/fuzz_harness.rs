@@ -5,6 +5,10 @@
 use crate::mpi::{LevelMap, mpich, open_mpi, open_mpi_json};
 use crate::{DecisionTable, Level};
 
+/// The job size the harness writes for: one rank, which every table read back covers (the
+/// readers do not use the job's size).
+const ONE_RANK: usize = 1;
+
 fn level_maps() -> [LevelMap; 2] {
     [
         LevelMap::single(Level::IntraCluster),
@@ -42,7 +46,7 @@ pub fn open_mpi_rules(data: &[u8]) {
         .into_iter()
         .flat_map(|l| [(l, open_mpi::Version::V4_1), (l, open_mpi::Version::V4_1_8)])
     {
-        let o = open_mpi::Options::new()
+        let o = open_mpi::Options::for_job(ONE_RANK)
             .with_levels(levels)
             .with_version(version);
         if let Ok(table) = open_mpi::read(text, &o) {
@@ -75,7 +79,7 @@ pub fn mpich_selection(data: &[u8]) {
         .into_iter()
         .flat_map(|l| [(l, mpich::Version::V4_0), (l, mpich::Version::V4_1)])
     {
-        let o = mpich::Options::new()
+        let o = mpich::Options::for_job(ONE_RANK)
             .with_levels(levels)
             .with_version(version);
         if let Ok(table) = mpich::read(text, &o) {
@@ -142,7 +146,8 @@ mod tests {
         );
         assert!(replay(dir, super::open_mpi_rules) >= 4);
         let good = std::fs::read_to_string(format!("{dir}/classic.txt")).expect("corpus file");
-        let o = crate::mpi::open_mpi::Options::new().with_levels(super::level_maps()[1]);
+        let o = crate::mpi::open_mpi::Options::for_job(super::ONE_RANK)
+            .with_levels(super::level_maps()[1]);
         assert!(crate::mpi::open_mpi::read(&good, &o).is_ok());
         // tags are read by no release
         let tagged = std::fs::read_to_string(format!("{dir}/two_level.txt")).expect("file");
@@ -160,10 +165,17 @@ mod tests {
         );
         assert!(replay(dir, super::mpich_selection) >= 4);
         let good = std::fs::read_to_string(format!("{dir}/complete_two_level.json")).expect("file");
-        let o = crate::mpi::mpich::Options::new().with_levels(super::level_maps()[1]);
+        let o = crate::mpi::mpich::Options::for_job(super::ONE_RANK)
+            .with_levels(super::level_maps()[1]);
         assert!(crate::mpi::mpich::read(&good, &o).is_ok());
         // a file without every collective makes MPICH abort: refused
         let partial = std::fs::read_to_string(format!("{dir}/single.json")).expect("file");
-        assert!(crate::mpi::mpich::read(&partial, &crate::mpi::mpich::Options::new()).is_err());
+        assert!(
+            crate::mpi::mpich::read(
+                &partial,
+                &crate::mpi::mpich::Options::for_job(super::ONE_RANK)
+            )
+            .is_err()
+        );
     }
 }

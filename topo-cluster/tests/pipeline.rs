@@ -4,6 +4,7 @@
 
 use fabric_model::Bytes;
 use topo_cluster::collective::{Evaluator, SegmentGrid};
+use topo_cluster::decision::Compute;
 use topo_cluster::inter::{CompletionModel, optimum};
 use topo_cluster::plan::{LinkModels, Links};
 use topo_cluster::plogp::RttSample;
@@ -101,13 +102,14 @@ fn fixture_pipeline() {
     let sizes: Vec<Bytes> = (0..21).map(|k| Bytes::new(1 << k)).collect();
     table
         .compute(
-            Collective::Broadcast,
-            Level::IntraCluster,
-            models.get(0, 0).unwrap(),
-            &fixtures::IDPOT_SIZES,
-            &sizes,
-            &grid,
-            Evaluator::ClosedForm,
+            &Compute::new(
+                Collective::Broadcast,
+                Level::IntraCluster,
+                models.get(0, 0).unwrap(),
+            )
+            .group_sizes(&fixtures::IDPOT_SIZES)
+            .message_sizes(&sizes)
+            .grid(grid),
         )
         .unwrap();
     let back = DecisionTable::parse(&table.to_text()).unwrap();

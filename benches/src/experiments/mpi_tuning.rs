@@ -6,7 +6,7 @@
 //! ranks over its shared-memory transport measures round trips, send and receive overheads
 //! and the 0-byte gap, from which [`PLogP::from_round_trips`] derives the model (Kielmann, Bal
 //! and Verstoep, IPDPS 2000 workshops); topo-cluster chooses per collective and message size
-//! among the trees the library version has ([`DecisionTable::compute_among`]) for the
+//! among the trees the library version has ([`DecisionTable::compute`]) for the
 //! communicator of the run and writes the file (Open MPI 4.1 classic, MPICH 4.0 JSON, one
 //! level: every rank is on this machine). Then every covered collective is timed at each size
 //! under the library's own rules and under the file, in alternating launches (the library
@@ -261,7 +261,7 @@ fn run_library(
             Library::Mpich => mpich::Version::V4_0.trees(c),
         };
         table
-            .compute_among(
+            .compute(
                 &Compute::new(c, Level::IntraMachine, &model)
                     .among(&trees)
                     .group_sizes(&[p.ranks])
@@ -272,11 +272,17 @@ fn run_library(
     let levels = LevelMap::single(Level::IntraMachine);
     let (text, name) = match lib {
         Library::OpenMpi => (
-            open_mpi::write(&table, &open_mpi::Options::new().with_levels(levels)),
+            open_mpi::write(
+                &table,
+                &open_mpi::Options::for_job(p.ranks).with_levels(levels),
+            ),
             "coll_tuned_rules.txt",
         ),
         Library::Mpich => (
-            mpich::write(&table, &mpich::Options::new().with_levels(levels)),
+            mpich::write(
+                &table,
+                &mpich::Options::for_job(p.ranks).with_levels(levels),
+            ),
             "mpich_coll_selection.json",
         ),
     };

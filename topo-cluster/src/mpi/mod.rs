@@ -187,6 +187,41 @@ pub(crate) fn check_levels(
     Ok(())
 }
 
+/// Checks that `job` is at least one rank and that every collective with rules at `level`
+/// (the level written for every communicator) has rules for a group of `job` processes or
+/// more, so that the job's `MPI_COMM_WORLD` gets its own rules, not a smaller
+/// communicator's.
+pub(crate) fn check_job(
+    table: &crate::DecisionTable,
+    level: Level,
+    job: usize,
+    library: &'static str,
+) -> Result<(), Error> {
+    if job == 0 {
+        return Err(Error::NoProcesses);
+    }
+    for c in crate::Collective::ALL {
+        let largest = table
+            .rules()
+            .iter()
+            .filter(|r| r.collective == c && r.level == level)
+            .map(|r| r.procs)
+            .max();
+        if let Some(largest) = largest
+            && largest < job
+        {
+            return Err(Error::JobNotCovered {
+                library,
+                collective: c.name(),
+                level: level.name(),
+                largest,
+                job,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The rules of `collective` at `level` that apply to `procs` processes under the table's
 /// lookup (the largest group size ≤ `procs`, else the smallest), sorted by message size.
 pub(crate) fn rules_for(

@@ -6,8 +6,8 @@
 //! `"key=value": {}` entries. The file **replaces MPICH's whole built-in table**: a collective
 //! without a branch, or a communicator no branch matches, aborts the program
 //! (`mpir_coll.c`: `cnt`). So the writer writes every collective MPICH knows (its
-//! `csel.c` list): topo-cluster's four from the table, the others with one algorithm each
-//! (below). A broadcast branch, as written for [`Version::V4_1`]:
+//! `csel.c` list): topo-cluster's four from the table, all-reduce and barrier as MPICH's own
+//! table chooses, the others with one algorithm each (below). A broadcast branch, as written for [`Version::V4_1`]:
 //!
 //! ```json
 //!     "collective=bcast": {
@@ -55,7 +55,7 @@
 //! times the communicator size, in elements, not bytes (the sizes written are right for
 //! byte-typed buffers). The writer writes `total_msg_size<=n×c-1` with a `comm_size` branch
 //! for every communicator size c from the table's smallest group size to its largest (or to
-//! the job's size, [`Options::with_job_size`]), as Open MPI's writer does
+//! the job's size, [`Options::for_job`], if larger), as Open MPI's writer does
 //! ([`crate::mpi::open_mpi`]).
 //!
 //! # Versions ([`Version`])
@@ -74,14 +74,26 @@
 //! level), the kinds MPICH gives the communicators it builds for its SMP-aware algorithms,
 //! then `comm_hierarchy=any` with the inter-node level's rules again, for the communicators
 //! of the application (`MPI_COMM_WORLD` is a `parent` communicator, others `flat`), which no
-//! other branch matches.
+//! other branch matches. MPICH 4.0.2's bcast on a communicator spanning nodes runs on the
+//! node and node-roots communicators it built, whose selection takes the `node` and
+//! `node_roots` branches: the conformance test sees it on one machine split into two "nodes"
+//! (`MPIR_CVAR_NUM_CLIQUES=2`), following the file and not following a file with either
+//! branch corrupted. Scatter, gather and all-to-all have no such algorithm in 4.0.2: they
+//! take the catch-all.
 //!
 //! # The collectives topo-cluster does not tune
-//! One algorithm each, for intra- and inter-communicators: the one MPICH's own table
-//! (`maint/tuning/coll/mpir/generic.json` of the version) reaches through its catch-all
-//! branches, except all-reduce, which gets recursive doubling (valid for every count and
-//! operation, where MPICH's large-message choice is not). This is not MPICH's whole
-//! size-dependent table: those collectives may run slower under the file than without it.
+//! All-reduce and barrier get MPICH's own choice, stated here as MPICH 4.0.2's and 4.1's
+//! default selection (`maint/tuning/coll/mpir/generic.json` at those releases) makes it:
+//! for all-reduce, recursive doubling up to 8 bytes per process, then reduce-scatter +
+//! all-gather for a built-in operation and a count of at least the largest power of two not
+//! above the communicator size (the SMP-aware algorithm for 0 bytes and a commutative
+//! operation); for barrier, the SMP-aware algorithm on a communicator that spans nodes
+//! (`comm_hierarchy=parent`), dissemination otherwise. The conformance test sees MPICH 4.0.2
+//! run the same algorithm for a barrier and all-reduces of 4 B, 64 KiB and 1 MiB with the
+//! file as without any file. The other collectives get one algorithm each, for intra- and
+//! inter-communicators: the one MPICH's own table reaches through its catch-all branches.
+//! That is not MPICH's size-dependent table for them: they may run slower under the file
+//! than without it.
 //!
 //! # Not confirmed
 //! - `tree_type=kary` is read with `atoi`, which gives 0, `MPIR_TREE_TYPE_KARY` in 4.1.
@@ -95,31 +107,26 @@ use fabric_model::Bytes;
 
 use crate::decision::Rule;
 use crate::mpi::json::Json;
-use crate::mpi::{LevelMap, Scope, check_levels, rules_for};
+use crate::mpi::{LevelMap, Scope, check_job, check_levels, rules_for};
 use crate::{Algorithm, Collective, DecisionTable, Error, Level};
 
 const LIBRARY: &str = "MPICH";
 const INT_MAX: u64 = i32::MAX as u64;
 
-/// How [`write()`] and [`read`] place the table's levels.
+/// How [`write()`] and [`read`] place the table's levels, for a job of a given size.
+///
+/// The job's size is required ([`Options::for_job`]): `comm_hierarchy=any` tells
+/// communicators apart by their size only, so a table whose largest group size at the level
+/// written there is smaller than the job would give the job's `MPI_COMM_WORLD` the rules of
+/// a smaller communicator. [`write()`] refuses such a table ([`Error::JobNotCovered`]), and
+/// writes scatter and gather branches for every communicator size up to the job's. The
+/// reader does not use the job's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Options {
     version: Version,
     levels: LevelMap,
-    job_size: Option<usize>,
-}
-
-impl Default for Options {
-    /// [`Version::V4_0`], every rule from [`Level::IntraCluster`], under
-    /// `comm_hierarchy=any`.
-    fn default() -> Self {
-        Self {
-            version: Version::V4_0,
-            levels: LevelMap::single(Level::IntraCluster),
-            job_size: None,
-        }
-    }
+    job_size: usize,
 }
 
 /// The MPICH releases a file is written for.
@@ -184,10 +191,17 @@ impl Version {
 }
 
 impl Options {
-    /// The defaults.
+    /// The options for a job of `ranks` ranks (the size of its `MPI_COMM_WORLD`):
+    /// [`Version::V4_0`], every rule from [`Level::IntraCluster`] under
+    /// `comm_hierarchy=any`. Compute the table over every communicator size the job will
+    /// have ([`crate::Hierarchy::communicator_sizes`], which ends with `ranks`).
     #[must_use]
-    pub fn new() -> Self {
-        Self::default()
+    pub const fn for_job(ranks: usize) -> Self {
+        Self {
+            version: Version::V4_0,
+            levels: LevelMap::single(Level::IntraCluster),
+            job_size: ranks,
+        }
     }
 
     /// Sets the MPICH version the file is for.
@@ -203,19 +217,9 @@ impl Options {
         self.version
     }
 
-    /// Sets the largest communicator the job will have (its `MPI_COMM_WORLD`): scatter and
-    /// gather get a `comm_size` branch for every communicator size up to it (their
-    /// `total_msg_size` bounds depend on it). Without it, up to the table's largest group
-    /// size.
+    /// The job's size, set by [`Options::for_job`].
     #[must_use]
-    pub const fn with_job_size(mut self, ranks: usize) -> Self {
-        self.job_size = Some(ranks);
-        self
-    }
-
-    /// The job size set with [`Options::with_job_size`].
-    #[must_use]
-    pub const fn job_size(&self) -> Option<usize> {
+    pub const fn job_size(&self) -> usize {
         self.job_size
     }
 
@@ -296,7 +300,7 @@ pub fn algorithm_name(
 
 /// The trees of `collective` that MPICH has (the rows of the mapping table of
 /// [`crate::mpi`] that are not "none"), in [`Collective::algorithms`] order: the candidates of
-/// [`DecisionTable::compute_among`].
+/// [`DecisionTable::compute`].
 #[must_use]
 pub fn trees(collective: Collective) -> Vec<Algorithm> {
     collective
@@ -548,12 +552,77 @@ fn leaf(name: &str) -> Node {
     Node::new(format!("algorithm={name}"), Vec::new())
 }
 
-/// The branch of a collective topo-cluster does not tune (or tunes but has no rules for).
-fn default_branch(intra: &str, inter: Option<&str>) -> Vec<Node> {
+/// MPICH's own choice among intra-communicator algorithms for the collectives topo-cluster
+/// does not tune whose choice this module states, as the default selection of MPICH 4.0.2
+/// and 4.1 (their `maint/tuning/coll/mpir/generic.json`, read at those releases; 4.0.2's
+/// observed by the conformance test) makes it:
+///
+/// - all-reduce: recursive doubling up to 8 bytes per process (for 0 bytes, the SMP-aware
+///   algorithm when the operation is commutative), then for a built-in operation reduce
+///   scatter + all-gather, unless the count is below the largest power of two not above the
+///   communicator size (recursive doubling), recursive doubling for a user operation;
+/// - barrier: the SMP-aware algorithm on a communicator spanning several nodes with several
+///   processes on some (`comm_hierarchy=parent`), dissemination otherwise (4.1: its k-ary
+///   generalisation with k = 2).
+///
+/// `None` for the others: one algorithm each (the second field of [`defaults`]).
+fn library_choice(version: Version, name: &str) -> Option<Vec<Node>> {
+    let rd = || leaf("MPIR_Allreduce_intra_recursive_doubling");
+    match name {
+        "allreduce" => Some(vec![
+            Node::new(
+                "avg_msg_size<=0",
+                vec![
+                    Node::new("is_commutative=yes", vec![leaf("MPIR_Allreduce_intra_smp")]),
+                    Node::new("is_commutative=no", vec![rd()]),
+                ],
+            ),
+            Node::new("avg_msg_size<=8", vec![rd()]),
+            Node::new(
+                "avg_msg_size=any",
+                vec![
+                    Node::new("is_op_built_in=no", vec![rd()]),
+                    Node::new(
+                        "is_op_built_in=yes",
+                        vec![
+                            Node::new("count<pow2", vec![rd()]),
+                            Node::new(
+                                "count=any",
+                                vec![leaf("MPIR_Allreduce_intra_reduce_scatter_allgather")],
+                            ),
+                        ],
+                    ),
+                ],
+            ),
+        ]),
+        "barrier" => Some(vec![
+            Node::new(
+                "comm_hierarchy=parent",
+                vec![leaf("MPIR_Barrier_intra_smp")],
+            ),
+            Node::new(
+                "comm_hierarchy=any",
+                vec![match version {
+                    Version::V4_0 => leaf("MPIR_Barrier_intra_dissemination"),
+                    Version::V4_1 => Node::new(
+                        "algorithm=MPIR_Barrier_intra_k_dissemination",
+                        vec![Node::new("k=2", Vec::new())],
+                    ),
+                }],
+            ),
+        ]),
+        _ => None,
+    }
+}
+
+/// The branch of a collective topo-cluster does not tune: MPICH's own choice where
+/// [`library_choice`] states it, else the one algorithm of [`defaults`].
+fn default_branch(version: Version, name: &str, intra: &str, inter: Option<&str>) -> Vec<Node> {
+    let intra = library_choice(version, name).unwrap_or_else(|| vec![leaf(intra)]);
     match inter {
-        None => vec![leaf(intra)],
+        None => intra,
         Some(inter) => vec![
-            Node::new("comm_type=intra", vec![leaf(intra)]),
+            Node::new("comm_type=intra", intra),
             Node::new("comm_type=inter", vec![leaf(inter)]),
         ],
     }
@@ -589,7 +658,7 @@ fn level_branches(
     c: Collective,
     level: Level,
     version: Version,
-    up_to: Option<usize>,
+    up_to: usize,
 ) -> Result<Vec<Node>, Error> {
     let mut sizes: Vec<usize> = table
         .rules()
@@ -601,7 +670,7 @@ fn level_branches(
     sizes.dedup();
     let total = uses_total_size(c);
     if total && let (Some(&lo), Some(&last)) = (sizes.first(), sizes.last()) {
-        let hi = last.max(up_to.unwrap_or(0));
+        let hi = last.max(up_to);
         if hi - lo >= MAX_DENSE_SIZES {
             return Err(Error::TooLarge {
                 library: LIBRARY,
@@ -668,12 +737,15 @@ fn level_branches(
 
 /// Writes `table` as an MPICH JSON selection file for `options`' version (layout in the
 /// [module docs](self)): every collective MPICH knows, topo-cluster's four from the table
-/// with a branch for every kind of communicator, the others with one algorithm each.
+/// with a branch for every kind of communicator, all-reduce and barrier as MPICH's own table
+/// chooses, the others with one algorithm each.
 ///
 /// # Errors
-/// [`Error::LevelNotMapped`], [`Error::NoEquivalent`] for a tree the version lacks,
-/// [`Error::MissingZeroRule`], [`Error::TooLarge`] for a bound above `i32::MAX` or more than
-/// [`MAX_DENSE_SIZES`] communicator sizes of a scatter or gather.
+/// [`Error::NoProcesses`] for a job of no ranks, [`Error::JobNotCovered`] for a table whose
+/// level under `comm_hierarchy=any` stops below the job's size, [`Error::LevelNotMapped`],
+/// [`Error::NoEquivalent`] for a tree the version lacks, [`Error::MissingZeroRule`],
+/// [`Error::TooLarge`] for a bound above `i32::MAX` or more than [`MAX_DENSE_SIZES`]
+/// communicator sizes of a scatter or gather.
 ///
 /// # Example
 /// ```
@@ -683,23 +755,27 @@ fn level_branches(
 /// use topo_cluster::{Algorithm, Collective, DecisionTable, Level};
 /// let mut t = DecisionTable::new();
 /// t.insert(Rule::new(Collective::Scatter, Level::IntraCluster, 4, Bytes::new(0), Algorithm::Binomial))?;
-/// let json = write(&t, &Options::default())?;
+/// let json = write(&t, &Options::for_job(4))?;
 /// assert!(json.contains("\"algorithm=MPIR_Scatter_intra_binomial\": {}"));
 /// assert!(json.contains("\"collective=barrier\""));
-/// assert_eq!(write(&read(&json, &Options::default())?, &Options::default())?, json);
+/// // the file keeps bounds, not group sizes: read back, the rules start at one process
+/// let back = read(&json, &Options::for_job(4))?;
+/// assert_eq!(back.rules()[0].procs, 1);
+/// assert_eq!(write(&back, &Options::for_job(1))?, json);
 /// # Ok::<(), topo_cluster::Error>(())
 /// ```
 pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> {
     check_levels(table, &options.levels, LIBRARY)?;
     let version = options.version;
     let any_level = options.levels.one_level();
+    check_job(table, any_level, options.job_size, LIBRARY)?;
     let mut top = Vec::new();
     for (name, intra, inter) in defaults(version) {
         let key = format!("collective={name}");
         let tuned = Collective::from_name(name)
             .filter(|&c| table.rules().iter().any(|r| r.collective == c));
         let Some(c) = tuned else {
-            top.push(Node::new(key, default_branch(intra, inter)));
+            top.push(Node::new(key, default_branch(version, name, intra, inter)));
             continue;
         };
         let mut scopes = Vec::new();
@@ -1019,7 +1095,9 @@ fn read_level(
 /// and gather (MPICH defines no `avg_msg_size` for them) and `avg_msg_size` for the others,
 /// algorithms that map to a topo-cluster tree and that the version has; the other
 /// collectives as [`write()`] writes them. A `total_msg_size` bound b under communicator
-/// size c reads as block size ⌈b / c⌉.
+/// size c reads as block size ⌈b / c⌉. The file keeps bounds, not the table's group sizes:
+/// each collective's rules read back from one process up (the job's size in `options` is
+/// not used), so they write again with [`Options::for_job`]`(1)`.
 ///
 /// # Errors
 /// [`Error::MpichParse`] with the JSON path (`$` and serde_json's line and column for a
@@ -1054,7 +1132,7 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
             return fail(&path, "collective given twice");
         }
         seen.push(name);
-        if same(value, &default_branch(intra, inter)) {
+        if same(value, &default_branch(version, name, intra, inter)) {
             continue;
         }
         let Some(collective) = Collective::from_name(name) else {
@@ -1168,6 +1246,8 @@ fn json_eq(a: &[(String, Json)], b: &[(String, Json)]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// The job size of the tests whose tables stop at 8 processes or more.
+    const JOB: usize = 8;
     use proptest::prelude::*;
 
     fn bcast(level: Level, procs: usize, m: u64, a: Algorithm, seg: Option<u64>) -> Rule {
@@ -1176,7 +1256,11 @@ mod tests {
     }
 
     fn two_level() -> Options {
-        Options::new().with_levels(
+        two_level_for(JOB)
+    }
+
+    fn two_level_for(job: usize) -> Options {
+        Options::for_job(job).with_levels(
             LevelMap::two_level(Level::IntraMachine, Level::IntraCluster).expect("distinct"),
         )
     }
@@ -1197,7 +1281,7 @@ mod tests {
         ] {
             t.insert(r).unwrap();
         }
-        let o = Options::default().with_version(Version::V4_1);
+        let o = Options::for_job(JOB).with_version(Version::V4_1);
         let json = write(&t, &o).unwrap();
         let doc = include_str!("mpich.rs");
         let start = doc.find("//! ```json\n").unwrap() + "//! ```json\n".len();
@@ -1238,15 +1322,27 @@ mod tests {
         assert!(json.contains("\"comm_hierarchy=node_roots\""));
         assert!(json.contains("\"k=2\": {}"));
         let back = read(&json, &o).unwrap();
-        assert_eq!(write(&back, &o).unwrap(), json);
+        // the file keeps no group size beyond its bounds (the largest is `comm_size=any`):
+        // read back, the rules start at one process, a table for a job of one rank
         assert!(matches!(
-            read(&json, &Options::default().with_version(Version::V4_1)),
+            write(&back, &o),
+            Err(Error::JobNotCovered {
+                largest: 1,
+                job: JOB,
+                ..
+            })
+        ));
+        let one = two_level_for(1).with_version(Version::V4_1);
+        assert_eq!(write(&back, &one).unwrap(), json);
+        assert!(matches!(
+            read(&json, &Options::for_job(JOB).with_version(Version::V4_1)),
             Err(Error::MpichParse { path, .. }) if path == r#"$["collective=bcast"]["comm_type=intra"]["comm_hierarchy=node"]"#
         ));
         // the defect: without a catch-all MPICH aborts on MPI_COMM_WORLD (a parent
         // communicator): the catch-all repeats the inter-node level
-        let start = json.find("\"comm_hierarchy=any\"").unwrap();
-        let roots = json.find("\"comm_hierarchy=node_roots\"").unwrap();
+        let bc = json.find("\"collective=bcast\"").unwrap();
+        let start = bc + json[bc..].find("\"comm_hierarchy=any\"").unwrap();
+        let roots = bc + json[bc..].find("\"comm_hierarchy=node_roots\"").unwrap();
         assert!(roots < start);
         let body = |at: usize| {
             let s = &json[at..];
@@ -1258,7 +1354,7 @@ mod tests {
         f.insert(bcast(Level::IntraCluster, 4, 0, Algorithm::Flat, None))
             .unwrap();
         assert_eq!(
-            write(&f, &Options::default()),
+            write(&f, &Options::for_job(4)),
             Err(Error::NoEquivalent {
                 library: "MPICH 4.0",
                 collective: "bcast",
@@ -1268,7 +1364,7 @@ mod tests {
     }
 
     fn path_err(json: &str) -> (String, String) {
-        match read(json, &Options::default()) {
+        match read(json, &Options::for_job(JOB)) {
             Err(Error::MpichParse { path, reason }) => (path, reason),
             other => panic!("expected an error, got {other:?}"),
         }
@@ -1369,7 +1465,7 @@ mod tests {
             assert!(reason.contains(want), "{json}: {reason}");
         }
         // the k-ary trees of MPICH 4.1
-        let v41 = Options::default().with_version(Version::V4_1);
+        let v41 = Options::for_job(JOB).with_version(Version::V4_1);
         for (inner, want) in [
             (
                 r#"{"avg_msg_size=any": {"algorithm=MPIR_Bcast_intra_tree": {"tree_type=kary": {}, "k=3": {}}}}"#,
@@ -1409,6 +1505,49 @@ mod tests {
         (Collective::AllToAll, Algorithm::Direct),
     ];
 
+    /// All-reduce and barrier get MPICH's own choice (its default table at 4.0.2 and 4.1), as
+    /// the model of its selection walks the file: recursive doubling for small messages and
+    /// counts below the power of two, reduce-scatter + all-gather above; the SMP barrier on a
+    /// communicator spanning nodes, dissemination otherwise.
+    #[test]
+    fn untuned_collectives_get_mpichs_own_choice() {
+        let mut t = DecisionTable::new();
+        t.insert(bcast(Level::IntraCluster, 4, 0, Algorithm::Binomial, None))
+            .unwrap();
+        for version in [Version::V4_0, Version::V4_1] {
+            let json = write(&t, &Options::for_job(4).with_version(version)).unwrap();
+            let alg = |c: &str, kind: &str, procs: u64, count: u64| {
+                mpich_choice(&json, c, kind, procs, count).map(|(n, _)| n)
+            };
+            let rd = Some("MPIR_Allreduce_intra_recursive_doubling".to_owned());
+            let rsag = Some("MPIR_Allreduce_intra_reduce_scatter_allgather".to_owned());
+            assert_eq!(alg("allreduce", "flat", 4, 4), rd);
+            assert_eq!(alg("allreduce", "flat", 4, 8), rd);
+            assert_eq!(alg("allreduce", "flat", 4, 9), rsag);
+            assert_eq!(alg("allreduce", "flat", 16, 16), rsag);
+            assert_eq!(alg("allreduce", "flat", 16, 1 << 20), rsag);
+            // 15 bytes on 16 ranks, 7 on 12: above 8 bytes or not, below the power of two
+            assert_eq!(alg("allreduce", "flat", 16, 15), rd);
+            assert_eq!(alg("allreduce", "flat", 12, 9), rsag);
+            assert_eq!(alg("allreduce", "flat", 12, 7), rd);
+            assert_eq!(
+                alg("allreduce", "flat", 4, 0),
+                Some("MPIR_Allreduce_intra_smp".to_owned())
+            );
+            assert_eq!(
+                alg("barrier", "parent", 8, 0),
+                Some("MPIR_Barrier_intra_smp".to_owned())
+            );
+            let flat = match version {
+                Version::V4_0 => "MPIR_Barrier_intra_dissemination",
+                Version::V4_1 => "MPIR_Barrier_intra_k_dissemination",
+            };
+            assert_eq!(alg("barrier", "flat", 8, 0), Some(flat.to_owned()));
+            // and it reads back
+            assert!(read(&json, &Options::for_job(1).with_version(version)).is_ok());
+        }
+    }
+
     /// MPICH 4.0's selection (`csel.c`), modelled independently of [`read`]: the first key
     /// whose test holds is followed, for `collective` called on an intra-communicator of
     /// `procs` ranks of hierarchy kind `kind` (`parent`, `node`, `node_roots`) with `count`
@@ -1447,6 +1586,10 @@ mod tests {
                     ("comm_type", false, t) => t == "intra",
                     ("comm_hierarchy", false, h) => h == "any" || h == kind,
                     (_, false, "any") => true,
+                    // a built-in commutative operation (MPI_SUM, MPI_BOR)
+                    ("is_commutative" | "is_op_built_in", false, v) => v == "yes",
+                    // the count (bytes here) below the largest power of two <= procs
+                    ("count<pow2", false, "") => count < 1 << procs.ilog2(),
                     ("comm_size", true, _) => n.is_some_and(|n| procs <= n),
                     ("avg_msg_size", true, _) => {
                         if matches!(collective, "scatter" | "gather") {
@@ -1485,10 +1628,17 @@ mod tests {
                 let seg = a.is_segmented().then(|| Bytes::new(1024));
                 t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg)).unwrap();
             }
+            // the job: 12 ranks, a group size of the table (the writers refuse a table that
+            // stops below the job), with the rules of the largest group below it
             let job = 12;
-            let o = if two { two_level() } else { Options::default() }
-                .with_version(Version::V4_1)
-                .with_job_size(job);
+            let extra: Vec<Rule> = t.rules().iter().filter(|r| {
+                t.lookup(r.collective, r.level, job, r.min_size).is_ok_and(|at| at.procs == r.procs)
+            }).map(|r| Rule { procs: job, ..*r }).collect();
+            for r in extra {
+                t.insert(r).unwrap();
+            }
+            let o = if two { two_level_for(job) } else { Options::for_job(job) }
+                .with_version(Version::V4_1);
             let json = write(&t, &o).unwrap();
             for c in Collective::ALL {
                 let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
@@ -1518,7 +1668,8 @@ mod tests {
         #[test]
         fn write_read_write(rules in proptest::collection::vec(crate::mpi::testing::rule(&TREES, 1 << 22), 0..24), two in any::<bool>()) {
             let t = crate::mpi::testing::table(rules, two);
-            let o = if two { two_level() } else { Options::default() }.with_version(Version::V4_1);
+            // a job of one rank: every table covers it (the property is the round trip)
+            let o = if two { two_level_for(1) } else { Options::for_job(1) }.with_version(Version::V4_1);
             let json = write(&t, &o).unwrap();
             let back = read(&json, &o).unwrap();
             crate::mpi::testing::same_choices(&t, &back)?;

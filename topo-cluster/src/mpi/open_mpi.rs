@@ -39,9 +39,10 @@
 //! sends or receives **times the communicator size**. The table's sizes are per block, so
 //! for these three collectives the writer writes m × c under communicator size c, with an
 //! entry for every communicator size c from the table's smallest group size to its largest
-//! (the rules of c are those the table's lookup gives for c): the file then means the
-//! table's choice for every communicator from the smallest group size to the largest, or to
-//! the job's size given with [`Options::with_job_size`]. Above that, the last entry's
+//! (the rules of c are those the table's lookup gives for c), which is at least the job's
+//! size ([`Options::for_job`]; [`write()`] refuses a table that stops below it): the file
+//! then means the table's choice for every communicator of the job from the smallest group
+//! size on. Above that, the last entry's
 //! thresholds m × c_max apply, a block threshold of m × c_max / c (below the smallest group
 //! size, m × c_min / c). Open MPI computes
 //! the size from the send count and type on every rank, the root included: a program must
@@ -70,7 +71,7 @@ use std::fmt::Write as _;
 use fabric_model::Bytes;
 
 use crate::decision::Rule;
-use crate::mpi::{LevelMap, check_levels, rules_for};
+use crate::mpi::{LevelMap, check_job, check_levels, rules_for};
 use crate::{Algorithm, Collective, DecisionTable, Error, Level};
 
 const LIBRARY: &str = "Open MPI";
@@ -132,7 +133,14 @@ pub enum Layout {
     MaxRequests,
 }
 
-/// What [`write()`] writes and how [`read`] places the rules.
+/// What [`write()`] writes and how [`read`] places the rules, for a job of a given size.
+///
+/// The job's size is required ([`Options::for_job`]): Open MPI tells communicators apart by
+/// their size only, and applies the entry of the largest communicator size at or below a
+/// communicator's to it, so a file whose largest entry is smaller than the job would give
+/// the job's `MPI_COMM_WORLD` the rules of a smaller communicator. [`write()`] refuses such a
+/// table ([`Error::JobNotCovered`]), and writes scatter, gather and all-to-all entries for
+/// every communicator size up to the job's. The reader does not use the job's size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Options {
@@ -140,28 +148,23 @@ pub struct Options {
     layout: Layout,
     levels: LevelMap,
     max_requests: u32,
-    job_size: Option<usize>,
+    job_size: usize,
 }
 
-impl Default for Options {
+impl Options {
+    /// The options for a job of `ranks` ranks (the size of its `MPI_COMM_WORLD`):
     /// [`Version::V4_1`], [`Layout::Classic`], every rule from [`Level::IntraCluster`],
-    /// max requests 0.
-    fn default() -> Self {
+    /// max requests 0. Compute the table over every communicator size the job will have
+    /// ([`crate::Hierarchy::communicator_sizes`], which ends with `ranks`).
+    #[must_use]
+    pub const fn for_job(ranks: usize) -> Self {
         Self {
             version: Version::V4_1,
             layout: Layout::Classic,
             levels: LevelMap::single(Level::IntraCluster),
             max_requests: 0,
-            job_size: None,
+            job_size: ranks,
         }
-    }
-}
-
-impl Options {
-    /// The defaults.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
     }
 
     /// Sets the Open MPI version the file is for.
@@ -199,20 +202,9 @@ impl Options {
         self
     }
 
-    /// Sets the largest communicator the job will have (its `MPI_COMM_WORLD`): scatter,
-    /// gather and all-to-all get an entry for every communicator size up to it (the rules
-    /// the table's lookup gives there, sizes × that communicator size), so that the file
-    /// means the table's choice on every communicator of the job. Without it, up to the
-    /// table's largest group size.
+    /// The job's size, set by [`Options::for_job`].
     #[must_use]
-    pub const fn with_job_size(mut self, ranks: usize) -> Self {
-        self.job_size = Some(ranks);
-        self
-    }
-
-    /// The job size set with [`Options::with_job_size`].
-    #[must_use]
-    pub const fn job_size(&self) -> Option<usize> {
+    pub const fn job_size(&self) -> usize {
         self.job_size
     }
 
@@ -295,7 +287,7 @@ pub fn algorithm_number(
 
 /// The trees of `collective` that Open MPI has (the rows of the mapping table of
 /// [`crate::mpi`] that are not "none"), in [`Collective::algorithms`] order: the candidates of
-/// [`DecisionTable::compute_among`].
+/// [`DecisionTable::compute`].
 #[must_use]
 pub fn trees(collective: Collective) -> Vec<Algorithm> {
     collective
@@ -396,7 +388,6 @@ fn written_sizes(
     table: &DecisionTable,
     collective: Collective,
     level: Level,
-    up_to: Option<usize>,
 ) -> Result<Vec<usize>, Error> {
     let mut sizes: Vec<usize> = table
         .rules()
@@ -409,16 +400,15 @@ fn written_sizes(
     if scales_with_communicator(collective)
         && let (Some(&lo), Some(&last)) = (sizes.first(), sizes.last())
     {
-        let hi = last.max(up_to.unwrap_or(0));
-        if hi - lo >= MAX_DENSE_SIZES {
+        if last - lo >= MAX_DENSE_SIZES {
             return Err(Error::TooLarge {
                 library: LIBRARY,
                 what: "range of communicator sizes of a size-scaled collective",
-                value: (hi - lo + 1) as u64,
+                value: (last - lo + 1) as u64,
                 max: MAX_DENSE_SIZES as u64,
             });
         }
-        sizes = (lo..=hi).collect();
+        sizes = (lo..=last).collect();
     }
     Ok(sizes)
 }
@@ -431,7 +421,8 @@ fn written_sizes(
 ///
 /// # Errors
 /// [`Error::LevelNotMapped`] for a rule at a level `options` does not place,
-/// [`Error::NoEquivalent`] for a tree Open MPI lacks, [`Error::MissingZeroRule`],
+/// [`Error::NoProcesses`] for a job of no ranks, [`Error::JobNotCovered`] for a table whose
+/// written level stops below the job's size, [`Error::NoEquivalent`] for a tree Open MPI lacks, [`Error::MissingZeroRule`],
 /// [`Error::TooLarge`] for a size Open MPI cannot hold or more than [`MAX_DENSE_SIZES`]
 /// communicator sizes, [`Error::LayoutConflict`] for [`Layout::MaxRequests`] with
 /// [`Version::V4_1`].
@@ -447,10 +438,10 @@ fn written_sizes(
 /// t.insert(r)?;
 /// t.insert(Rule::new(Collective::Broadcast, Level::IntraCluster, 8, Bytes::new(16384),
 ///     Algorithm::SegmentedChain).segment(Some(Bytes::new(1024))))?;
-/// let text = write(&t, &Options::default())?;
+/// let text = write(&t, &Options::for_job(8))?;
 /// assert!(text.contains("\n16384 3 0 1024 # seg-chain\n"));
-/// let back = read(&text, &Options::default())?;
-/// assert_eq!(write(&back, &Options::default())?, text);
+/// let back = read(&text, &Options::for_job(8))?;
+/// assert_eq!(write(&back, &Options::for_job(8))?, text);
 /// # Ok::<(), topo_cluster::Error>(())
 /// ```
 pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> {
@@ -469,6 +460,7 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
     }
     check_levels(table, &options.levels, LIBRARY)?;
     let level = options.levels.one_level();
+    check_job(table, level, options.job_size, LIBRARY)?;
     let mut collectives: Vec<Collective> = Collective::ALL
         .into_iter()
         .filter(|&c| {
@@ -498,7 +490,7 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
         collectives.len()
     ));
     for c in collectives {
-        let sizes = written_sizes(table, c, level, options.job_size)?;
+        let sizes = written_sizes(table, c, level)?;
         let scaled = scales_with_communicator(c);
         line(format_args!(
             "{} # collective id: {}{}",
@@ -797,12 +789,18 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// The job size of the tests: their tables reach 4 processes or more.
+    const JOB: usize = 4;
     use crate::PLogP;
-    use crate::collective::{Evaluator, SegmentGrid};
+    use crate::decision::Compute;
     use proptest::prelude::*;
 
     fn two_level() -> Options {
-        Options::new().with_levels(
+        two_level_for(JOB)
+    }
+
+    fn two_level_for(job: usize) -> Options {
+        Options::for_job(job).with_levels(
             LevelMap::two_level(Level::IntraMachine, Level::IntraCluster).expect("distinct"),
         )
     }
@@ -835,7 +833,7 @@ mod tests {
         ] {
             t.insert(r).unwrap();
         }
-        let text = write(&t, &Options::default()).unwrap();
+        let text = write(&t, &Options::for_job(JOB)).unwrap();
         let want = "# topo-cluster decision table as an Open MPI coll_tuned dynamic rules file (Open MPI 4.1.0-4.1.7, 5.0.0-5.0.6, level intra-cluster)
 2 # number of collectives
 3 # collective id: alltoall (sizes: block x communicator size)
@@ -854,10 +852,10 @@ mod tests {
 16384 3 0 1024 # seg-chain
 ";
         assert_eq!(text, want);
-        let back = read(&text, &Options::default()).unwrap();
+        let back = read(&text, &Options::for_job(JOB)).unwrap();
         assert_eq!(back, t);
         // the max-requests layout
-        let v2 = Options::default()
+        let v2 = Options::for_job(JOB)
             .with_version(Version::V4_1_8)
             .with_layout(Layout::MaxRequests)
             .with_max_requests(4);
@@ -877,7 +875,7 @@ mod tests {
             read(&v1, &v2),
             Err(Error::OpenMpiParse { line: 8, .. })
         ));
-        let (line, reason) = read_err(&text2, &Options::default());
+        let (line, reason) = read_err(&text2, &Options::for_job(JOB));
         assert_eq!(line, 1);
         assert!(reason.contains("ignore the whole file"), "{reason}");
     }
@@ -894,7 +892,7 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(
-            write(&t, &Options::default()),
+            write(&t, &Options::for_job(JOB)),
             Err(Error::NoEquivalent {
                 library: "Open MPI",
                 collective: "bcast",
@@ -911,7 +909,7 @@ mod tests {
         ))
         .unwrap();
         assert!(matches!(
-            write(&g, &Options::default()),
+            write(&g, &Options::for_job(JOB)),
             Err(Error::NoEquivalent {
                 algorithm: "chain",
                 ..
@@ -922,7 +920,7 @@ mod tests {
         m.insert(bcast(Level::InterCluster, 4, 0, Algorithm::Flat, None))
             .unwrap();
         assert_eq!(
-            write(&m, &Options::default()),
+            write(&m, &Options::for_job(JOB)),
             Err(Error::LevelNotMapped {
                 library: "Open MPI",
                 level: "inter-cluster"
@@ -931,7 +929,7 @@ mod tests {
         assert!(matches!(
             write(
                 &m,
-                &Options::default()
+                &Options::for_job(JOB)
                     .with_layout(Layout::MaxRequests)
                     .with_levels(two_level().levels())
             ),
@@ -950,7 +948,7 @@ mod tests {
             .unwrap();
         }
         assert!(matches!(
-            write(&big, &Options::default()),
+            write(&big, &Options::for_job(JOB)),
             Err(Error::TooLarge {
                 what: "message size",
                 ..
@@ -1010,7 +1008,7 @@ mod tests {
             ))
             .unwrap();
         }
-        let text = write(&t, &Options::default()).unwrap();
+        let text = write(&t, &Options::for_job(JOB)).unwrap();
         let body: Vec<&str> = text.lines().skip(1).collect();
         assert_eq!(
             body,
@@ -1032,7 +1030,7 @@ mod tests {
                 "6000 2 0 0 # binomial",
             ]
         );
-        let back = read(&text, &Options::default()).unwrap();
+        let back = read(&text, &Options::for_job(JOB)).unwrap();
         for p in 4..=6 {
             for m in [0, 999, 1000, 2047, 2048] {
                 let want = t
@@ -1044,10 +1042,10 @@ mod tests {
                 assert_eq!(want.algorithm, got.algorithm, "P={p} m={m}");
             }
         }
-        assert_eq!(write(&back, &Options::default()).unwrap(), text);
+        assert_eq!(write(&back, &Options::for_job(JOB)).unwrap(), text);
         // a size that is no multiple of the communicator size reads as the next block
         let odd = text.replacen("8192 2 0 0", "8186 2 0 0", 1);
-        let r = read(&odd, &Options::default()).unwrap();
+        let r = read(&odd, &Options::for_job(JOB)).unwrap();
         assert_eq!(
             r.lookup(
                 Collective::Scatter,
@@ -1061,7 +1059,7 @@ mod tests {
         );
         // two sizes of the same block are refused
         let clash = "1\n15\n1\n4\n3\n0 1 0 0\n5 2 0 0\n7 1 0 0\n";
-        let (n, reason) = read_err(clash, &Options::default());
+        let (n, reason) = read_err(clash, &Options::for_job(JOB));
         assert_eq!(n, 8);
         assert!(reason.contains("block size 2"), "{reason}");
     }
@@ -1075,7 +1073,7 @@ mod tests {
 
     #[test]
     fn bad_files_name_their_line() {
-        let d = Options::default();
+        let d = Options::for_job(JOB);
         let cases = [
             ("", 1, "ends where the number of collectives"),
             ("x\n", 1, "not a non-negative"),
@@ -1133,17 +1131,13 @@ mod tests {
         let mut t = DecisionTable::new();
         let sizes: Vec<Bytes> = (0..23).map(|k| Bytes::new(1 << k)).collect();
         t.compute(
-            Collective::Broadcast,
-            Level::IntraCluster,
-            &p,
-            &[2, 8, 20],
-            &sizes,
-            &SegmentGrid::default(),
-            Evaluator::ClosedForm,
+            &Compute::new(Collective::Broadcast, Level::IntraCluster, &p)
+                .group_sizes(&[2, 8, 20])
+                .message_sizes(&sizes),
         )
         .unwrap();
-        let text = write(&t, &Options::default()).unwrap();
-        let back = read(&text, &Options::default()).unwrap();
+        let text = write(&t, &Options::for_job(JOB)).unwrap();
+        let back = read(&text, &Options::for_job(JOB)).unwrap();
         // predicted times are not in the file
         assert_eq!(back.rules().len(), t.rules().len());
         for (a, b) in back.rules().iter().zip(t.rules()) {
@@ -1232,9 +1226,16 @@ mod tests {
                 let seg = a.is_segmented().then(|| Bytes::new(1024));
                 t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg)).unwrap();
             }
-            // the job: a communicator larger than any group size of the table
+            // the job: 12 ranks, a group size of the table (the writers refuse a table that
+            // stops below the job), with the rules of the largest group below it
             let job = 12;
-            let text = write(&t, &Options::default().with_job_size(job)).unwrap();
+            let extra: Vec<Rule> = t.rules().iter().filter(|r| {
+                t.lookup(r.collective, r.level, job, r.min_size).is_ok_and(|at| at.procs == r.procs)
+            }).map(|r| Rule { procs: job, ..*r }).collect();
+            for r in extra {
+                t.insert(r).unwrap();
+            }
+            let text = write(&t, &Options::for_job(job)).unwrap();
             for c in Collective::ALL {
                 let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
                 let Some(min_p) = own.iter().map(|r| r.procs).min() else { continue };
@@ -1261,8 +1262,9 @@ mod tests {
         #[test]
         fn write_read_write(rules in proptest::collection::vec(crate::mpi::testing::rule(&TREES, 1 << 40), 0..24), two in any::<bool>(), v2 in any::<bool>()) {
             let t = crate::mpi::testing::table(rules, two);
-            let o = if two { two_level() } else {
-                Options::new()
+            // a job of one rank: every table covers it (the property is the round trip)
+            let o = if two { two_level_for(1) } else {
+                Options::for_job(1)
                     .with_version(Version::V4_1_8)
                     .with_layout(if v2 { Layout::MaxRequests } else { Layout::Classic })
             };
