@@ -11,6 +11,10 @@
 //!   time in a random order drawn per job (gRPC's arbitrary order, paper §4.1 ①); channels
 //!   share ports max-min fairly, as TCP flows do.
 //! - [`Scheduler::TicTac`]: FIFO over jobs, TAC priority inside a job, strict priority.
+//!   Every job is in the FIFO, files included (our reading: the paper's "FIFO + TicTac to
+//!   handle several jobs", §4.1 ②, does not say whether its FIFO holds the files).
+//! - [`Scheduler::TicTacFilesLast`] (ours): the same FIFO over the DAG jobs only, the files
+//!   behind every DAG transfer (in arrival order among themselves).
 //! - [`Scheduler::Sincronia`]: each job's released, unfinished transfers form one coflow;
 //!   BSSI over remaining demand, recomputed when a coflow arrives or completes (a job's first
 //!   active transfer appears or its last one leaves: the paper's online algorithm re-orders
@@ -197,8 +201,13 @@ impl JitConfig {
 pub enum Scheduler {
     /// TensorFlow v1.13: random order per channel, max-min fair sharing.
     TensorFlow,
-    /// FIFO across jobs + TicTac (TAC) inside a job.
+    /// FIFO across jobs + TicTac (TAC) inside a job; the files are jobs of the FIFO too.
     TicTac,
+    /// Ours: FIFO + TicTac over the DAG jobs only; the jobs without compute (files,
+    /// coflows) come after every DAG job's transfers, in arrival order among themselves
+    /// (the paper's TicTac leaves the files as slow as TensorFlow's order does, Fig. 9, which
+    /// suggests its FIFO held the DAG jobs only).
+    TicTacFilesLast,
     /// Sincronia BSSI over jobs as coflows.
     Sincronia,
     /// Varys SEBF + MADD over jobs as coflows.
@@ -208,12 +217,13 @@ pub enum Scheduler {
 }
 
 impl Scheduler {
-    /// Short name (`tensorflow`, `tictac`, `sincronia`, `varys`, `jit`).
+    /// Short name (`tensorflow`, `tictac`, `tictac-files-last`, `sincronia`, `varys`, `jit`).
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
             Self::TensorFlow => "tensorflow",
             Self::TicTac => "tictac",
+            Self::TicTacFilesLast => "tictac-files-last",
             Self::Sincronia => "sincronia",
             Self::Varys => "varys",
             Self::Jit(_) => "jit",
