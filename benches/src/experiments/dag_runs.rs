@@ -8,7 +8,6 @@
 
 use std::time::Instant;
 
-use dag_sched::lat;
 use dag_sched::models::Model;
 use dag_sched::sim::{Scheduler, SimConfig, SimResult, simulate};
 use dag_sched::workload::{JobKind, SimJob, WorkloadConfig, generate};
@@ -123,6 +122,9 @@ pub struct Bounds {
     /// Isolated-job ceiling: mean over DAG jobs of TensorFlow's JCT over the job's critical
     /// path alone at line rate (every pull at the full port rate at once).
     pub isolated: f64,
+    /// The same for the speedup of the means: TensorFlow's mean JCT over the mean critical
+    /// path.
+    pub isolated_of_means: f64,
     /// The ideal bound that counts the worker's shared ingress: mean over DAG jobs of
     /// TensorFlow's JCT over [`ingress_bound`].
     pub ingress: f64,
@@ -156,7 +158,8 @@ impl SeedRuns {
 
     /// `f` over the seeds of variant `name` (empty when there is none).
     pub fn values(&self, name: &str, f: impl Fn(&Summary) -> f64) -> Vec<f64> {
-        self.of(name).map_or_else(Vec::new, |s| s.iter().map(f).collect())
+        self.of(name)
+            .map_or_else(Vec::new, |s| s.iter().map(f).collect())
     }
 
     /// The mean and 95 % interval of `f` over the seeds of variant `name`.
@@ -175,18 +178,68 @@ impl SeedRuns {
 pub const TF: &str = "tensorflow";
 
 /// Runs TensorFlow's order and then every variant on `seeds` job sets, `workload(k)` giving
-/// seed `k`'s mix (its seed is set here), each run reported as progress with `label`.
+/// seed `k`'s mix (its seed is set here), each run reported as progress with `label`. Seeds
+/// run side by side on up to two threads (each seed's runs are independent and are
+/// collected in seed order, so the result does not depend on the threads).
 ///
 /// # Errors
 /// A generation or simulation error, as text.
 pub fn run_seeds(
     ctx: &Context,
     cluster: &Cluster,
-    workload: &dyn Fn(u64) -> Result<WorkloadConfig, String>,
+    workload: &(dyn Fn(u64) -> Result<WorkloadConfig, String> + Sync),
     seeds: usize,
     variants: &[Variant],
     label: &str,
 ) -> Result<SeedRuns, String> {
+    type SeedOut = (Vec<Summary>, Bounds, f64, f64);
+    let one_seed = |k: u64| -> Result<SeedOut, String> {
+        let cfg = workload(k)?.with_seed(2026 + k);
+        let jobs = generate(cluster, &cfg).map_err(|e| e.to_string())?;
+        let tf_variant = Variant::new(TF, Scheduler::TensorFlow);
+        let tf = run_one(ctx, cluster, &jobs, &tf_variant, k, label)?;
+        let tf_sum = summarize(&tf.0, &tf.0, &jobs, tf.1);
+        let b = bounds(cluster, &jobs, &tf.0);
+        let files = tf_sum.files;
+        let span = jobs.last().map_or(0.0, |j| j.arrival);
+        let mut sums = vec![tf_sum];
+        for variant in variants {
+            let (res, wall) = run_one(ctx, cluster, &jobs, variant, k, label)?;
+            sums.push(summarize(&res, &tf.0, &jobs, wall));
+        }
+        Ok((sums, b, files, span))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 2)
+        .min(seeds.max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: std::sync::Mutex<Vec<Option<Result<SeedOut, String>>>> =
+        std::sync::Mutex::new((0..seeds).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if k >= seeds {
+                        break;
+                    }
+                    let r = one_seed(k as u64);
+                    let failed = r.is_err();
+                    if let Ok(mut v) = slots.lock() {
+                        v[k] = Some(r);
+                    }
+                    if failed {
+                        // Later seeds are not started after a failure.
+                        next.store(seeds, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    let slots = slots
+        .into_inner()
+        .map_err(|_| "a seed's thread panicked".to_owned())?;
     let mut out = SeedRuns {
         names: std::iter::once(TF.to_owned())
             .chain(variants.iter().map(|v| v.name.clone()))
@@ -194,20 +247,15 @@ pub fn run_seeds(
         per_seed: vec![Vec::with_capacity(seeds); variants.len() + 1],
         ..SeedRuns::default()
     };
-    for k in 0..seeds as u64 {
-        let cfg = workload(k)?.with_seed(2026 + k);
-        let jobs = generate(cluster, &cfg).map_err(|e| e.to_string())?;
-        let tf_variant = Variant::new(TF, Scheduler::TensorFlow);
-        let tf = run_one(ctx, cluster, &jobs, &tf_variant, k, label)?;
-        let tf_sum = summarize(&tf.0, &tf.0, &jobs, tf.1);
-        out.bounds.push(bounds(cluster, &jobs, &tf.0));
-        out.tf_files.push(tf_sum.files);
-        out.span.push(jobs.last().map_or(0.0, |j| j.arrival));
-        out.per_seed[0].push(tf_sum);
-        for (v, variant) in variants.iter().enumerate() {
-            let (res, wall) = run_one(ctx, cluster, &jobs, variant, k, label)?;
-            out.per_seed[v + 1].push(summarize(&res, &tf.0, &jobs, wall));
+    for (k, slot) in slots.into_iter().enumerate() {
+        let (sums, b, files, span) =
+            slot.ok_or_else(|| format!("seed {k} was not run (an earlier seed failed)"))??;
+        for (v, s) in sums.into_iter().enumerate() {
+            out.per_seed[v].push(s);
         }
+        out.bounds.push(b);
+        out.tf_files.push(files);
+        out.span.push(span);
     }
     Ok(out)
 }
@@ -347,8 +395,9 @@ pub fn ingress_bound(job: &Job, cluster: &Cluster, alone: f64) -> f64 {
     // (port, transfer time, tail): egress ports as 2m, ingress as 2m + 1.
     let mut items: Vec<(usize, f64, f64)> = Vec::with_capacity(2 * job.transfers().len());
     for &t in job.transfers() {
-        if let NodeKind::Transfer { src, dst, .. } = job.node(t) {
-            let p = lat::trans(job, cluster, t);
+        if let NodeKind::Transfer { size, src, dst } = job.node(t) {
+            let c = cluster.path_capacity(src, dst);
+            let p = if c > 0.0 { size / c } else { f64::INFINITY };
             let q = tail[t.index()];
             items.push((2 * src.index(), p, q));
             items.push((2 * dst.index() + 1, p, q));
@@ -373,7 +422,7 @@ pub fn ingress_bound(job: &Job, cluster: &Cluster, alone: f64) -> f64 {
 fn bounds(cluster: &Cluster, jobs: &[SimJob], tf: &SimResult) -> Bounds {
     let mut iso = Vec::new();
     let mut ing = Vec::new();
-    let (mut tf_sum, mut lb_sum) = (0.0, 0.0);
+    let (mut tf_sum, mut lb_sum, mut alone_sum) = (0.0, 0.0, 0.0);
     for (j, o) in jobs.iter().zip(&tf.jobs) {
         if !j.kind.is_dag() {
             continue;
@@ -383,9 +432,11 @@ fn bounds(cluster: &Cluster, jobs: &[SimJob], tf: &SimResult) -> Bounds {
         ing.push(o.jct() / lb);
         tf_sum += o.jct();
         lb_sum += lb;
+        alone_sum += o.alone;
     }
     Bounds {
         isolated: mean(&iso),
+        isolated_of_means: tf_sum / alone_sum,
         ingress: mean(&ing),
         ingress_of_means: tf_sum / lb_sum,
     }
@@ -394,8 +445,8 @@ fn bounds(cluster: &Cluster, jobs: &[SimJob], tf: &SimResult) -> Bounds {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dag_sched::MachineId;
     use dag_sched::JobBuilder;
+    use dag_sched::MachineId;
     use fabric_model::BitsPerSec;
 
     /// The paper's Fig. 4 job (loads 1, 2, 1, 2, 1; T1, T2 of sizes 1, 2 from machine 1, T3,
@@ -422,7 +473,8 @@ mod tests {
             b.edge(t, c[k]);
         }
         let job = b.build(&cluster).unwrap();
-        let alone = lat::estimate(&job, &cluster, dag_sched::LatMethod::BackwardCpm).makespan();
+        let alone =
+            dag_sched::lat::estimate(&job, &cluster, dag_sched::LatMethod::BackwardCpm).makespan();
         assert!((alone - 8.0).abs() < 1e-9, "{alone}");
         assert!((ingress_bound(&job, &cluster, alone) - 9.0).abs() < 1e-9);
     }

@@ -86,14 +86,25 @@ impl Estimate {
 #[must_use]
 pub fn t975(df: usize) -> f64 {
     const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::NAN,
         1..=30 => T[df - 1],
         _ => 1.96 + 2.4 / df as f64,
+    }
+}
+
+/// A table cell of `x` with `decimals` places, empty when `x` is not finite (an interval of
+/// one seed, a figure a run does not have).
+#[must_use]
+pub fn cell(x: f64, decimals: usize) -> crate::Cell {
+    if x.is_finite() {
+        crate::Cell::float(x, decimals)
+    } else {
+        crate::Cell::Empty
     }
 }
 
