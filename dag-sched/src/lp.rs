@@ -39,6 +39,47 @@ use crate::lat;
 /// guidelines), and the smallest here is 1.
 pub const FLUTTER_COEFFICIENT_LIMIT: f64 = 1e9;
 
+/// The most levels an [`Objective`] may have: each [`Objective::LexLevels`] level is one more
+/// LP (with one more threshold row per port-slot), each [`Objective::Flutter`] level one more
+/// λ variable per port-slot. JIT uses 3; a number of levels above this is refused with
+/// [`Error::InvalidParameter`] before anything is allocated.
+pub const MAX_LEVELS: u32 = 64;
+
+/// The most window doublings [`solve_relaxed`] (and JIT's `max_relax`) may ask for: each one
+/// doubles every window, so about doubles the LP's variables (up to
+/// [`MAX_LP_VARIABLES`]), and costs one more solve.
+pub const MAX_WIDENINGS: u32 = 16;
+
+/// Checks an objective's level count against `1..=MAX_LEVELS`.
+pub(crate) fn check_objective(objective: Objective) -> Result<(), Error> {
+    let levels = match objective {
+        Objective::MinMax => return Ok(()),
+        Objective::LexLevels { levels } | Objective::Flutter { levels } => levels,
+    };
+    if (1..=MAX_LEVELS).contains(&levels) {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name: "levels",
+            value: f64::from(levels),
+            reason: "must lie in 1..=MAX_LEVELS (64)",
+        })
+    }
+}
+
+/// Checks a number of window doublings against `MAX_WIDENINGS`.
+pub(crate) fn check_widenings(name: &'static str, widenings: u32) -> Result<(), Error> {
+    if widenings <= MAX_WIDENINGS {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value: f64::from(widenings),
+            reason: "must be at most MAX_WIDENINGS (16)",
+        })
+    }
+}
+
 /// A transfer handed to the LP. Sizes and times are `f64` bits and seconds: a transfer's
 /// window comes from its LAT, which is rarely a whole number of nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -137,14 +178,14 @@ pub enum Objective {
     /// Lexicographic refinement in levels form: `U*`, then the
     /// excess above `J − 1` thresholds, one LP each. `levels = 1` is [`Objective::MinMax`].
     LexLevels {
-        /// Number of levels `J` (≥ 1).
+        /// Number of levels `J` (1 to [`MAX_LEVELS`]).
         levels: u32,
     },
     /// The paper's literal objective (9) by the λ-representation (P4), with the capacity cut
     /// into `levels` integer levels; refused when `|δ|^levels` exceeds
     /// [`FLUTTER_COEFFICIENT_LIMIT`].
     Flutter {
-        /// Number of capacity levels (≥ 1).
+        /// Number of capacity levels (1 to [`MAX_LEVELS`]).
         levels: u32,
     },
 }
@@ -764,6 +805,7 @@ where
             reason: "the cluster has no machine",
         });
     }
+    check_objective(objective)?;
     // Validate windows once and learn the port-slot count for the Flutter guard.
     let built = build(cluster, transfers, reserved, slot, c_ref)?;
     let first = built.first.clone();
@@ -807,14 +849,8 @@ where
     }
     match objective {
         Objective::Flutter { levels } => {
-            if levels == 0 {
-                return Err(Error::InvalidParameter {
-                    name: "levels",
-                    value: 0.0,
-                    reason: "at least one level",
-                });
-            }
-            let largest = (n_ports as f64).powi(levels as i32);
+            // 1 ≤ levels ≤ MAX_LEVELS (checked above): no wrap-around as an `i32` power had.
+            let largest = (n_ports as f64).powf(f64::from(levels));
             if largest.is_nan() || largest > FLUTTER_COEFFICIENT_LIMIT {
                 return Err(Error::ObjectiveNotRepresentable {
                     base: n_ports,
@@ -841,13 +877,6 @@ where
                 Objective::LexLevels { levels } => levels,
                 _ => 1,
             };
-            if levels == 0 {
-                return Err(Error::InvalidParameter {
-                    name: "levels",
-                    value: 0.0,
-                    reason: "at least one level",
-                });
-            }
             let stage0 = solve_stage(
                 solver,
                 cluster,
@@ -984,8 +1013,10 @@ pub struct Relaxed {
 /// instead of [`solve`], or after [`solve`] returned [`Error::Infeasible`].
 ///
 /// # Errors
+/// [`Error::InvalidParameter`] when `max_widenings` exceeds [`MAX_WIDENINGS`];
 /// [`Error::Infeasible`] when the LP is still infeasible after `max_widenings` doublings; any
-/// other error of [`solve`] at once.
+/// other error of [`solve`] at once (a widened LP of more than [`MAX_LP_VARIABLES`] variables
+/// among them).
 ///
 /// # Complexity
 /// Up to `max_widenings + 1` times [`solve`].
@@ -998,9 +1029,10 @@ pub fn solve_relaxed(
     backend: Backend,
     max_widenings: u32,
 ) -> Result<Relaxed, Error> {
+    check_widenings("max_widenings", max_widenings)?;
     let mut solves = 0;
     for widenings in 0..=max_widenings {
-        let factor = f64::from(1u32 << widenings.min(20));
+        let factor = f64::from(1u32 << widenings);
         let ts: Vec<LpTransfer> = transfers.iter().map(|t| t.widened(factor)).collect();
         match solve(cluster, &ts, reserved, slot, objective, backend) {
             Ok(schedule) => {

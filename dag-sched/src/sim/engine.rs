@@ -2,13 +2,13 @@
 //! the policy wants them), the policy sets rates, and the clock jumps to the next event.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
 
 use fabric_model::Nanos;
 use rand::seq::SliceRandom;
 use smallvec::SmallVec;
 
-use super::metrics::{JobOutcome, LpStats, SimResult};
+use super::metrics::{JobOutcome, LpStats, SimResult, Usage};
 use super::policy::{self, RatePolicy};
 use super::{Scheduler, SimConfig, jit, tensorflow};
 use crate::Error;
@@ -405,9 +405,9 @@ pub(super) struct Sim<'a> {
     pub(super) reserved: Reservations,
     pub(super) lp: LpStats,
     /// Bits per (port, window) of JIT's planned (LP) transfers; empty for the baselines.
-    pub(super) usage: HashMap<(usize, i64), f64>,
+    pub(super) usage: Usage,
     /// The same over all DAG transfers (every scheduler).
-    pub(super) usage_all: HashMap<(usize, i64), f64>,
+    pub(super) usage_all: Usage,
     pub(super) max_util: f64,
     pub(super) unfinished: usize,
     /// JIT: the planned (pass-1) part of each active flow's rate, as `rates` returned it.
@@ -1054,9 +1054,12 @@ impl Sim<'_> {
 /// Runs `jobs` (each validated against `cluster`) under `cfg` until every job finishes.
 ///
 /// # Errors
-/// [`Error::InvalidParameter`] for a bad window, slot or α; LP errors other than
-/// infeasibility (infeasible plans are widened, then dropped); [`Error::Stalled`] if no flow
-/// can progress (a bug guard).
+/// [`Error::InvalidParameter`] for a bad window, slot, α, level count
+/// ([`lp::MAX_LEVELS`]) or `max_relax` ([`lp::MAX_WIDENINGS`]), for an arrival outside
+/// [`[0, MAX_ARRIVAL_SECS]`](super::MAX_ARRIVAL_SECS), and (naming `sample_window`) when the DAG
+/// traffic spans more than [`MAX_SAMPLES`](super::MAX_SAMPLES) resource-windows; LP errors
+/// other than infeasibility (infeasible plans are widened, then dropped); [`Error::Stalled`]
+/// if no flow can progress (a bug guard).
 ///
 /// # Complexity
 /// Per event, for F active flows of h resources, M machines, J jobs and F′ flows with a
@@ -1075,7 +1078,7 @@ impl Sim<'_> {
 /// that reopened; see its priority classes). Plus
 /// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.
 pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
-    validate(cfg)?;
+    validate(cfg, jobs)?;
     let policy: Box<dyn RatePolicy> = match cfg.scheduler {
         // Nothing to plan and every flow background traffic: the fair sharing of the
         // TensorFlow policy's channels, incrementally.
@@ -1106,12 +1109,21 @@ pub fn simulate_with(
     cfg: &SimConfig,
     policy: Box<dyn super::Policy>,
 ) -> Result<SimResult, Error> {
-    validate(cfg)?;
+    validate(cfg, jobs)?;
     run(cluster, jobs, cfg, Box::new(policy::UserPolicy(policy)))
 }
 
-/// The checks of `cfg` that [`simulate`] makes before it runs.
-fn validate(cfg: &SimConfig) -> Result<(), Error> {
+/// The checks of `cfg` and of the jobs' arrivals that [`simulate`] makes before it runs.
+fn validate(cfg: &SimConfig, jobs: &[SimJob]) -> Result<(), Error> {
+    for sj in jobs {
+        if !(0.0..=super::MAX_ARRIVAL_SECS).contains(&sj.arrival) {
+            return Err(Error::InvalidParameter {
+                name: "arrival",
+                value: sj.arrival,
+                reason: "must lie in [0, MAX_ARRIVAL_SECS] (2^30 s)",
+            });
+        }
+    }
     if cfg.sample_window == Nanos::ZERO {
         return Err(Error::InvalidParameter {
             name: "sample_window",
@@ -1121,6 +1133,8 @@ fn validate(cfg: &SimConfig) -> Result<(), Error> {
     }
     if let Scheduler::Jit(j) = cfg.scheduler {
         lp::alpha_prefix(0, j.alpha)?;
+        lp::check_objective(j.objective)?;
+        lp::check_widenings("max_relax", j.max_relax)?;
         if j.slot == Nanos::ZERO {
             return Err(Error::InvalidParameter {
                 name: "slot",
@@ -1151,7 +1165,7 @@ pub(super) fn run_reference(
     jobs: &[SimJob],
     cfg: &SimConfig,
 ) -> Result<SimResult, Error> {
-    validate(cfg)?;
+    validate(cfg, jobs)?;
     let policy = policy::for_scheduler(cfg.scheduler, jobs.len());
     run_stepped(cluster, jobs, cfg, policy, true)
 }
@@ -1234,8 +1248,8 @@ fn run_stepped(
         now: 0.0,
         reserved: Reservations::new(),
         lp: LpStats::default(),
-        usage: HashMap::new(),
-        usage_all: HashMap::new(),
+        usage: Usage::default(),
+        usage_all: Usage::default(),
         max_util: 0.0,
         unfinished: jobs.len(),
         on_plan: Vec::new(),
@@ -1355,9 +1369,9 @@ fn run_stepped(
     for f in &sim.flows {
         max_err = max_err.max((f.sent - f.size).abs() / f.size.max(1.0));
     }
-    let remaining = sim.remaining_ratios(&sim.usage_all);
+    let remaining = sim.remaining_ratios(&sim.usage_all)?;
     let remaining_planned = if matches!(cfg.scheduler, Scheduler::Jit(_)) {
-        sim.remaining_ratios(&sim.usage)
+        sim.remaining_ratios(&sim.usage)?
     } else {
         remaining.clone()
     };

@@ -81,6 +81,21 @@ pub use engine::{simulate, simulate_with};
 pub use metrics::{JobOutcome, LpStats, SimResult};
 pub use policy::{FlowView, Policy, PolicyView, RateGrant};
 
+/// The most remaining-bandwidth samples (resource-windows with DAG traffic) a run may report
+/// in [`SimResult::remaining`] (and as many in [`SimResult::remaining_planned`]): 2^24, 128 MiB
+/// of `f64` each. A run whose DAG traffic spans more windows (a long run with short windows, or
+/// a transfer that takes ages) is refused with [`Error::InvalidParameter`](crate::Error) naming
+/// `sample_window`: choose a longer one. The paper's scale (100 ports, 1 s windows, a few
+/// thousand seconds) needs a few hundred thousand.
+pub const MAX_SAMPLES: u64 = 1 << 24;
+
+/// The latest arrival a job may have, seconds: 2^30 s (about 34 years). The simulator keeps
+/// time in `f64` seconds, whose resolution at 2^30 s is 2^-22 s (0.24 µs); at 10^20 s it would
+/// be 16,384 s, and a short job's completion time would round to 0. [`simulate`] refuses an
+/// arrival outside `[0, MAX_ARRIVAL_SECS]` (or NaN) with
+/// [`Error::InvalidParameter`](crate::Error) naming `arrival`.
+pub const MAX_ARRIVAL_SECS: f64 = 1_073_741_824.0;
+
 /// How JIT sends the DAG transfers outside its LP (those beyond the α-selection, and every
 /// transfer of a job the LP could not plan).
 ///
