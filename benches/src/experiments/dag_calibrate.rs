@@ -82,6 +82,8 @@ impl Experiment for DagCalibrate {
             "The paper's TensorFlow files take {TF_FILE_INFLATION}x their time alone (Fig. 9); here the mean crosses it at load {}. Only TensorFlow's order is run: the load is never fitted to JIT's figures. The mix is dag's at this scale; the seeds are dag's (job set 2026+k, TensorFlow order 7+k).",
             crossing.map_or_else(|| "outside the sweep".to_owned(), |l| format!("{l:.3}"))
         ));
-        Ok(vec![t])
+        let tables = vec![t];
+        super::dag_runs::dump_tables(ctx, &tables)?;
+        Ok(tables)
     }
 }

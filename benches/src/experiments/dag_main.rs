@@ -249,6 +249,7 @@ impl Experiment for DagSchedulers {
             let _ = dir;
             dag_plots::draw(ctx, &runs, &alpha_rows(scale))?;
         }
+        super::dag_runs::dump_tables(ctx, &tables)?;
         Ok(tables)
     }
 }

@@ -174,6 +174,25 @@ impl SeedRuns {
     }
 }
 
+/// With `--dump DIR`, writes every table as `DIR/<table>.csv` (all its columns) and
+/// `DIR/<table>.txt` (its text form), so that one long run gives both.
+///
+/// # Errors
+/// A file that cannot be written.
+pub fn dump_tables(ctx: &Context, tables: &[crate::Table]) -> Result<(), String> {
+    let Some(dir) = ctx.dump_dir() else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    for t in tables {
+        for (ext, text) in [("csv", t.to_csv()), ("txt", t.to_text())] {
+            let path = dir.join(format!("{}.{ext}", t.experiment));
+            std::fs::write(&path, text).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The name of the baseline every run is compared with.
 pub const TF: &str = "tensorflow";
 

@@ -172,6 +172,8 @@ impl Experiment for DagSensitivity {
                 ""
             }
         ));
-        Ok(vec![t])
+        let tables = vec![t];
+        super::dag_runs::dump_tables(ctx, &tables)?;
+        Ok(tables)
     }
 }
