@@ -7,7 +7,7 @@ use dag_sched::Cluster;
 use dag_sched::sim::{JitConfig, Scheduler};
 use fabric_model::{BitsPerSec, Nanos};
 
-use super::dag::{MACHINES, OURS, jit_ours, main_load, workload_at};
+use super::dag::{MACHINES, main_load, workload_at};
 use super::dag_runs::{ALL, Summary, TF, Variant, run_seeds};
 use super::dag_stats::cell;
 use crate::{Cell, Context, Experiment, Scale, Table};
@@ -48,28 +48,20 @@ impl Experiment for DagSensitivity {
         let load = main_load(scale);
         let seeds = match scale {
             Scale::Small => 1,
-            Scale::Paper => 3,
+            Scale::Paper => 2,
         };
         let jit = |slot_ms: u64| JitConfig::default().with_slot(Nanos::from_millis(slot_ms));
-        let ours = |slot_ms: u64| jit_ours().with_slot(Nanos::from_millis(slot_ms));
         let all = |slot: u64| -> Vec<(&'static str, Scheduler)> {
             match scale {
                 Scale::Small => vec![("jit", Scheduler::Jit(jit(slot)))],
                 Scale::Paper => vec![
                     ("tictac", Scheduler::TicTac),
                     ("jit", Scheduler::Jit(jit(slot))),
-                    (OURS, Scheduler::Jit(ours(slot))),
                 ],
             }
         };
         let jits = |slot: u64| -> Vec<(&'static str, Scheduler)> {
-            match scale {
-                Scale::Small => vec![("jit", Scheduler::Jit(jit(slot)))],
-                Scale::Paper => vec![
-                    ("jit", Scheduler::Jit(jit(slot))),
-                    (OURS, Scheduler::Jit(ours(slot))),
-                ],
-            }
+            vec![("jit", Scheduler::Jit(jit(slot)))]
         };
         let base = |parameter, value| Point {
             parameter,
@@ -167,7 +159,7 @@ impl Experiment for DagSensitivity {
         t.note(format!(
             "default: dag's mix at load {load}: 1 TFLOP/s effective per device at batch 32, 2 parameter servers per job, JIT's slot 100 ms (all three ours: the paper gives none of them). Each point changes one of them and keeps the offered load (the arrival rate follows the mix's bits); {seeds} seed(s) per point (job set 2026+k, TensorFlow order 7+k){}.",
             if seeds < 10 {
-                ": fewer than dag's 10, to keep the run within reach of two cores; the intervals say how far that goes"
+                ": fewer than dag's 10, to keep the run within reach of two shared cores (each JIT run at this scale takes minutes there); the intervals say how far that goes. JIT is the paper's reading; dag-variants has ours beside it at the default point"
             } else {
                 ""
             }
