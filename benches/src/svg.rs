@@ -297,7 +297,8 @@ impl BarChart {
     }
 
     /// The chart with a 95 % interval whisker on each bar (`half[s][c]`, the half-width for
-    /// series `s` and category `c`; missing or non-finite ones are not drawn) and `marks` as
+    /// series `s` and category `c`, cut at the axis' 0; missing or non-finite ones are not
+    /// drawn) and `marks` as
     /// black crosses on their bars (the y axis spans them), `mark_name` in the legend when
     /// there are any marks.
     #[must_use]
@@ -347,7 +348,7 @@ impl BarChart {
                         out,
                         r#"<line x1="{x:.1}" x2="{x:.1}" y1="{a:.1}" y2="{b:.1}" stroke="black"/>"#,
                         x = gx + bar_w * (s as f64 + 0.5),
-                        a = py(v - h),
+                        a = py((v - h).max(0.0)),
                         b = py(v + h)
                     );
                 }

@@ -12,6 +12,38 @@
 //! `trans(i) = S_i / C_i` is `i`'s transfer time at full rate, with `C_i` the smallest capacity
 //! on its route ([`Cluster::path_capacity`]: `min(egress(src), ingress(dst))` on the big
 //! switch). Times are `f64` seconds after the job's start.
+//!
+//! What is ours and not the paper's: `trans(i)` is the time alone at the full rate of the
+//! route. The paper says its heuristic "considers the DAG and the network state together"
+//! (§2) and that LAT "is closely tied to the cluster's resources" (§1.2), but gives no
+//! formula for the network state; the estimate here ignores the load the route carries when
+//! the job arrives. The lower bound `head(i) + trans(i)` for a transfer that follows compute
+//! is ours too (the paper's transfers have no predecessors).
+//!
+//! # Formula (1) on the paper's Fig. 4, three ways
+//!
+//! The job (as we read the figure): a compute chain C1→C2→C3→C4→C5 with loads 1, 2, 1, 2, 1 on
+//! machine 3; T1, T2 (sizes 1, 2) from machine 1 and T3, T4 (sizes 2, 1) from machine 2 feed
+//! C1, C2, C3, C4; every port at rate 1. `pred(T4) = {T1, T2, T3}` as the paper says, with
+//! `comp(T1→T4) = L1 + L2 + L3 = 4`, `comp(T2→T4) = 3`, `comp(T3→T4) = 1`.
+//!
+//! | transfer | literal sum ([`LatMethod::Algorithm1`], default) | max reading ([`LatMethod::Algorithm1Max`], ours) | critical path ([`LatMethod::BackwardCpm`], ours) |
+//! |---|---|---|---|
+//! | T1 | 1 | 1 | 1 |
+//! | T2 | 1 + 1 + 2 = 4 | 1 + max(1, 2) = 3 | 2 |
+//! | T3 | max(1 + 3 + 2, 4 + 2 + 2) = 8 | max(1 + 3, 3 + 2) = 5 | 4 |
+//! | T4 | max(1 + 4 + 1, 4 + 3 + 1, 8 + 1 + 1) = 10 | max(1 + 4, 3 + 3, 5 + 1) = 6 | 5 |
+//! | the job ends (T4 at its LAT, then L4 + L5) | 13 | 9 | 8 |
+//!
+//! The paper defines LAT as the latest arrival that does not delay the consumer (§1.2). The
+//! literal sum adds `trans(i)` after the compute between `j` and `i`, though `i` can be sent
+//! while that compute runs, so each LAT lands later than its consumer could start and a plan
+//! that sends a transfer just before its LAT delays the job (13 s). The max reading counts the
+//! compute and `i`'s own sending as overlapping: with the four transfers sent one after
+//! another through machine 3's ingress (6 s of bits), each arrives exactly at its LAT and C5
+//! ends at 9 s, the earliest the shared ingress allows. The critical path at full rate lets
+//! every transfer use the ingress at once: its LATs (1, 2, 4, 5 s) cannot all be met through
+//! one port of rate 1 (8 s would need 6 s of bits in 5 s).
 
 use crate::Error;
 use crate::cluster::Cluster;

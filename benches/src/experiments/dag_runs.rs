@@ -167,6 +167,15 @@ impl SeedRuns {
         Estimate::of(&self.values(name, f))
     }
 
+    /// Adds the variants of `more` (TensorFlow's baseline run of it left out), run on the
+    /// first seeds of these runs (the same job sets), perhaps fewer of them.
+    pub fn add_variants(&mut self, more: SeedRuns) {
+        for (name, per) in more.names.into_iter().zip(more.per_seed).skip(1) {
+            self.names.push(name);
+            self.per_seed.push(per);
+        }
+    }
+
     /// Number of seeds run.
     #[must_use]
     pub fn seeds(&self) -> usize {
