@@ -185,10 +185,10 @@ pub fn dag_instance(data: &[u8]) {
     for job in inst.jobs() {
         let n = crate::lp::alpha_prefix(job.transfers().len(), inst.alpha())
             .expect("a parsed instance has a valid alpha");
-        let est = crate::lat::estimate(job, inst.cluster(), crate::LatMethod::Algorithm1);
+        let est = lat::estimate(job, inst.cluster(), LatMethod::Algorithm1);
         for id in crate::lp::alpha_selection(job, &est, n) {
             let t = ts.get(k).expect("one LP transfer per selected transfer");
-            let crate::NodeKind::Transfer { size, src, dst } = job.node(id) else {
+            let NodeKind::Transfer { size, src, dst } = job.node(id) else {
                 panic!("transfers() lists transfers");
             };
             assert_eq!((t.size, t.src, t.dst), (size, src, dst));

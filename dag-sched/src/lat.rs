@@ -85,6 +85,23 @@ impl Lat {
         self.lat.get(node.index()).copied().flatten()
     }
 
+    /// The LAT of transfer `node` (seconds after the job's start), checked: what a caller
+    /// with a transfer id of the job (from [`Job::transfers`]) can use without unwrapping.
+    ///
+    /// # Errors
+    /// [`Error::ForeignNode`] for an id that is not a node of the job; [`Error::NotATransfer`]
+    /// for a compute task.
+    pub fn get(&self, node: TaskId) -> Result<f64, Error> {
+        match self.lat.get(node.index()) {
+            Some(Some(l)) => Ok(*l),
+            Some(None) => Err(Error::NotATransfer { node }),
+            None => Err(Error::ForeignNode {
+                node,
+                nodes: self.lat.len(),
+            }),
+        }
+    }
+
     /// The earliest arrival of transfer `node` when everything runs at full rate (forward pass).
     #[must_use]
     pub fn eat(&self, node: TaskId) -> Option<f64> {
@@ -762,6 +779,26 @@ mod tests {
         assert_eq!(trans(&job, &cluster, TaskId::new(0)), Ok(0.0));
         assert_eq!(
             trans(&job, &cluster, TaskId::new(9)),
+            Err(Error::ForeignNode {
+                node: TaskId::new(9),
+                nodes: 9
+            })
+        );
+    }
+
+    #[test]
+    fn checked_lat_names_what_is_wrong() {
+        let (job, cluster, t) = fig4();
+        let lat = estimate(&job, &cluster, LatMethod::Algorithm1);
+        assert_eq!(lat.get(t[3]), Ok(10.0));
+        assert_eq!(
+            lat.get(TaskId::new(0)),
+            Err(Error::NotATransfer {
+                node: TaskId::new(0)
+            })
+        );
+        assert_eq!(
+            lat.get(TaskId::new(9)),
             Err(Error::ForeignNode {
                 node: TaskId::new(9),
                 nodes: 9

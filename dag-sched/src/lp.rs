@@ -50,6 +50,12 @@ pub const MAX_LEVELS: u32 = 64;
 /// [`MAX_LP_VARIABLES`]), and costs one more solve.
 pub const MAX_WIDENINGS: u32 = 16;
 
+/// How much larger than the LP as given [`solve_relaxed`] lets a widened LP grow (in rate
+/// variables, one per transfer-slot): each doubling of the windows about doubles it, so 32
+/// allows about five doublings of windows of several slots (JIT's default of four stays
+/// within it). Widening stops there, as if the LP stayed infeasible.
+pub const MAX_RELAXED_GROWTH: usize = 32;
+
 /// Checks an objective's level count against `1..=MAX_LEVELS`.
 pub(crate) fn check_objective(objective: Objective) -> Result<(), Error> {
     let levels = match objective {
@@ -1014,12 +1020,13 @@ pub struct Relaxed {
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] when `max_widenings` exceeds [`MAX_WIDENINGS`];
-/// [`Error::Infeasible`] when the LP is still infeasible after `max_widenings` doublings; any
-/// other error of [`solve`] at once (a widened LP of more than [`MAX_LP_VARIABLES`] variables
-/// among them).
+/// [`Error::Infeasible`] when the LP is still infeasible after `max_widenings` doublings, or
+/// when the next doubling would give the LP more than [`MAX_RELAXED_GROWTH`] times the rate
+/// variables it had as given; any other error of [`solve`] at once.
 ///
 /// # Complexity
-/// Up to `max_widenings + 1` times [`solve`].
+/// Up to `max_widenings + 1` times [`solve`], each LP at most [`MAX_RELAXED_GROWTH`] times
+/// the first.
 pub fn solve_relaxed(
     cluster: &Cluster,
     transfers: &[LpTransfer],
@@ -1030,10 +1037,26 @@ pub fn solve_relaxed(
     max_widenings: u32,
 ) -> Result<Relaxed, Error> {
     check_widenings("max_widenings", max_widenings)?;
+    // Rate variables of a set of transfers: one per slot of each window.
+    let tau = slot.as_secs_f64();
+    let variables = |ts: &[LpTransfer]| -> usize {
+        ts.iter()
+            .map(|t| {
+                let (a, b) = window(t, tau);
+                usize::try_from(b.saturating_sub(a).saturating_add(1)).unwrap_or(usize::MAX)
+            })
+            .fold(0usize, usize::saturating_add)
+    };
+    let limit = variables(transfers)
+        .max(1)
+        .saturating_mul(MAX_RELAXED_GROWTH);
     let mut solves = 0;
     for widenings in 0..=max_widenings {
         let factor = f64::from(1u32 << widenings);
         let ts: Vec<LpTransfer> = transfers.iter().map(|t| t.widened(factor)).collect();
+        if widenings > 0 && variables(&ts) > limit {
+            break;
+        }
         match solve(cluster, &ts, reserved, slot, objective, backend) {
             Ok(schedule) => {
                 solves += schedule.solves.max(1);

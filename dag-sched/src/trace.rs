@@ -6,9 +6,13 @@
 //! <coflow id> <arrival ms> <#mappers> <mapper port>… <#reducers> <reducer port>:<shuffle MB>…
 //! ```
 //!
-//! Ports are 0-based machine indices. As in coflowsim, reducer `r`'s megabytes are split
-//! equally over the mappers, one flow per (mapper, reducer) pair; a mapper on the reducer's
-//! own machine sends nothing over the network (its share is dropped).
+//! Ports are 0-based machine indices. As in coflowsim (the Varys authors' simulator), reducer
+//! `r`'s megabytes are split equally over the mappers, one flow per (mapper, reducer) pair.
+//! Unlike coflowsim, a mapper on the reducer's own machine sends nothing over the network here
+//! (its share is dropped; a job cannot send from a machine to itself): in the public FB2010
+//! trace that is 4,911 of 706,397 pairs and 0.69 % of the megabytes. coflowsim keeps those
+//! flows, and differs in two more conventions: a megabyte is 2^20 bytes there (10^6 here),
+//! and no flow is smaller than one such megabyte.
 //!
 //! [`synthesize`] makes a seeded trace with the public FB2010 trace's shape, for runs without
 //! the file.
@@ -211,7 +215,8 @@ impl Trace {
     }
 
     /// Turns every coflow into a job without compute (one transfer per mapper–reducer pair on
-    /// different machines, `MB · 8·10⁶ / #mappers` bits each), arriving at its trace time.
+    /// different machines, `MB · 8·10⁶ / #mappers` bits each; a pair on one machine is
+    /// dropped, see the module's doc), arriving at its trace time.
     ///
     /// # Errors
     /// [`Error::UnknownMachine`] when the trace has more ports than the cluster has machines;

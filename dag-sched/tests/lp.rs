@@ -440,6 +440,58 @@ fn level_and_widening_counts_are_bounded() {
 }
 
 #[test]
+fn widening_stops_where_the_lp_would_outgrow_its_bound() {
+    // Regression: every doubling of the windows doubled the LP, up to `max_widenings` of them
+    // (a 1-slot window became 65,536 slots at 16). The port is reserved in full for 40 s; a
+    // 1-bit transfer due within 1 s fits only once its window passes 40 s, the sixth doubling
+    // (64 slots), which is more than MAX_RELAXED_GROWTH (32) times the one slot it had.
+    assert_eq!(lp::MAX_RELAXED_GROWTH, 32);
+    let cluster = Cluster::uniform(2, CAP_BPS).unwrap();
+    let fill = LpTransfer::new(MachineId::new(0), MachineId::new(1), CAP * 40.0, 0.0, 40.0);
+    let full = lp::solve(
+        &cluster,
+        &[fill],
+        &Reservations::new(),
+        SEC,
+        Objective::MinMax,
+        Backend::Microlp,
+    )
+    .unwrap();
+    let mut r = Reservations::new();
+    r.add_schedule(&cluster, &[fill], &full);
+    let tiny = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.0, 0.0, 1.0);
+    let relax = |max| {
+        lp::solve_relaxed(
+            &cluster,
+            &[tiny],
+            &r,
+            SEC,
+            Objective::MinMax,
+            Backend::Microlp,
+            max,
+        )
+    };
+    assert_eq!(
+        relax(lp::MAX_WIDENINGS),
+        Err(Error::Infeasible { transfers: 1 })
+    );
+    // Five doublings (32 slots) stay within the bound and are tried, still infeasible.
+    assert_eq!(relax(5), Err(Error::Infeasible { transfers: 1 }));
+    // Without the reservation one slot is enough.
+    let free = lp::solve_relaxed(
+        &cluster,
+        &[tiny],
+        &Reservations::new(),
+        SEC,
+        Objective::MinMax,
+        Backend::Microlp,
+        lp::MAX_WIDENINGS,
+    )
+    .unwrap();
+    assert_eq!(free.widenings, 0);
+}
+
+#[test]
 fn oversized_models_are_refused_before_allocating() {
     let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
     let r = Reservations::new();

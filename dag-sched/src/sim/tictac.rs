@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use super::engine::RatePolicy;
 use super::engine::{Change, FlowEvent, Sim};
-use super::policy::RatePolicy;
 use crate::Error;
 use crate::baselines::tictac_order;
 use crate::cluster::Cluster;
