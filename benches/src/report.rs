@@ -108,6 +108,10 @@ pub struct Table {
     pub paper_rows: Vec<Vec<Cell>>,
     /// Lines printed under the text form (how to read it, what differs from the paper).
     pub notes: Vec<String>,
+    /// The columns the text form shows, with the label it prints for each (ours by name,
+    /// the paper's as `paper:NAME`); empty: every column under its own name. CSV and JSON
+    /// always carry every column.
+    pub text_view: Vec<(String, String)>,
 }
 
 impl Table {
@@ -122,7 +126,20 @@ impl Table {
             paper_columns: Vec::new(),
             paper_rows: Vec::new(),
             notes: Vec::new(),
+            text_view: Vec::new(),
         }
+    }
+
+    /// Shows only `columns` in the text form, each `(name, label)`: `name` one of our
+    /// columns or `paper:NAME` for one of the paper's, printed under `label`, so that a wide
+    /// table's text form fits a terminal (CSV and JSON keep every column).
+    #[must_use]
+    pub fn with_text_view(mut self, columns: &[(&str, &str)]) -> Self {
+        self.text_view = columns
+            .iter()
+            .map(|(n, l)| ((*n).to_owned(), (*l).to_owned()))
+            .collect();
+        self
     }
 
     /// Names the paper's columns (text form only).
@@ -197,6 +214,22 @@ impl Table {
             }
             body.push(line);
         }
+        if !self.text_view.is_empty() {
+            let pick: Vec<usize> = self
+                .text_view
+                .iter()
+                .filter_map(|(n, _)| header.iter().position(|h| h == n))
+                .collect();
+            header = self
+                .text_view
+                .iter()
+                .filter(|(n, _)| header.contains(n))
+                .map(|(_, l)| l.clone())
+                .collect();
+            for line in &mut body {
+                *line = pick.iter().map(|&k| line[k].clone()).collect();
+            }
+        }
         let mut widths: Vec<usize> = header.iter().map(String::len).collect();
         for line in &body {
             for (w, c) in widths.iter_mut().zip(line) {
@@ -220,7 +253,7 @@ impl Table {
             fmt_line(line, &mut out);
         }
         for n in &self.notes {
-            let _ = writeln!(out, "  note: {n}");
+            wrap_note(&mut out, n);
         }
         out
     }
@@ -253,6 +286,26 @@ impl Table {
             strs(&self.notes),
         )
     }
+}
+
+/// Writes `note` as `  note: ...`, its words wrapped to lines of at most 100 columns (a
+/// longer word gets a line of its own), continuation lines indented under the text.
+fn wrap_note(out: &mut String, note: &str) {
+    const WIDTH: usize = 100;
+    let mut line = String::from("  note:");
+    let mut fresh = true;
+    for word in note.split_whitespace() {
+        if !fresh && line.chars().count() + 1 + word.chars().count() > WIDTH {
+            out.push_str(&line);
+            out.push('\n');
+            line = " ".repeat(7);
+        }
+        line.push(' ');
+        line.push_str(word);
+        fresh = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
 }
 
 /// Renders every table of a run in one format.
@@ -326,6 +379,32 @@ mod tests {
         let second_row = text.lines().nth(4).unwrap();
         assert!(second_row.ends_with('-'), "{second_row}");
         assert!(text.contains("note: a note"));
+    }
+
+    #[test]
+    fn text_view_picks_and_relabels_columns_and_csv_keeps_all() {
+        let t = sample().with_text_view(&[("paper:count", "p"), ("name", "n"), ("nope", "x")]);
+        let text = t.to_text();
+        let head = text.lines().nth(1).unwrap();
+        assert_eq!(head.split_whitespace().collect::<Vec<_>>(), ["p", "n"]);
+        let first_row = text.lines().nth(3).unwrap();
+        assert_eq!(
+            first_row.split_whitespace().collect::<Vec<_>>(),
+            ["4", "a,b"]
+        );
+        assert_eq!(t.to_csv(), sample().to_csv());
+    }
+
+    #[test]
+    fn notes_wrap_at_100_columns() {
+        let mut out = String::new();
+        let long = "word ".repeat(60);
+        wrap_note(&mut out, &long);
+        assert!(out.lines().count() > 2);
+        assert!(out.lines().all(|l| l.len() <= 100), "{out}");
+        assert!(out.starts_with("  note: word"));
+        assert!(out.lines().nth(1).unwrap().starts_with("        word"));
+        assert_eq!(out.matches("word").count(), 60);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Latest-arrival-time (LAT) estimation: the paper's Algorithm 1 with formula (1), and the
-//! textbook backward critical-path pass beside it.
+//! Latest-arrival-time (LAT) estimation: the paper's Algorithm 1 with formula (1), read
+//! literally (a sum, the default) and with a max (ours), and the textbook backward
+//! critical-path pass beside them.
 //!
 //! Terms (paper §2): transfer `j` is a *predecessor transfer* of `i` (`j ∈ pred(i)`) when a path
 //! leads from `j` to `i` or to a compute task that consumes `i`. Which transfers these are does
@@ -11,6 +12,38 @@
 //! `trans(i) = S_i / C_i` is `i`'s transfer time at full rate, with `C_i` the smallest capacity
 //! on its route ([`Cluster::path_capacity`]: `min(egress(src), ingress(dst))` on the big
 //! switch). Times are `f64` seconds after the job's start.
+//!
+//! What is ours and not the paper's: `trans(i)` is the time alone at the full rate of the
+//! route. The paper says its heuristic "considers the DAG and the network state together"
+//! (§2) and that LAT "is closely tied to the cluster's resources" (§1.2), but gives no
+//! formula for the network state; the estimate here ignores the load the route carries when
+//! the job arrives. The lower bound `head(i) + trans(i)` for a transfer that follows compute
+//! is ours too (the paper's transfers have no predecessors).
+//!
+//! # Formula (1) on the paper's Fig. 4, three ways
+//!
+//! The job (as we read the figure): a compute chain C1→C2→C3→C4→C5 with loads 1, 2, 1, 2, 1 on
+//! machine 3; T1, T2 (sizes 1, 2) from machine 1 and T3, T4 (sizes 2, 1) from machine 2 feed
+//! C1, C2, C3, C4; every port at rate 1. `pred(T4) = {T1, T2, T3}` as the paper says, with
+//! `comp(T1→T4) = L1 + L2 + L3 = 4`, `comp(T2→T4) = 3`, `comp(T3→T4) = 1`.
+//!
+//! | transfer | literal sum ([`LatMethod::Algorithm1`], default) | max reading ([`LatMethod::Algorithm1Max`], ours) | critical path ([`LatMethod::BackwardCpm`], ours) |
+//! |---|---|---|---|
+//! | T1 | 1 | 1 | 1 |
+//! | T2 | 1 + 1 + 2 = 4 | 1 + max(1, 2) = 3 | 2 |
+//! | T3 | max(1 + 3 + 2, 4 + 2 + 2) = 8 | max(1 + 3, 3 + 2) = 5 | 4 |
+//! | T4 | max(1 + 4 + 1, 4 + 3 + 1, 8 + 1 + 1) = 10 | max(1 + 4, 3 + 3, 5 + 1) = 6 | 5 |
+//! | the job ends (T4 at its LAT, then L4 + L5) | 13 | 9 | 8 |
+//!
+//! The paper defines LAT as the latest arrival that does not delay the consumer (§1.2). The
+//! literal sum adds `trans(i)` after the compute between `j` and `i`, though `i` can be sent
+//! while that compute runs, so each LAT lands later than its consumer could start and a plan
+//! that sends a transfer just before its LAT delays the job (13 s). The max reading counts the
+//! compute and `i`'s own sending as overlapping: with the four transfers sent one after
+//! another through machine 3's ingress (6 s of bits), each arrives exactly at its LAT and C5
+//! ends at 9 s, the earliest the shared ingress allows. The critical path at full rate lets
+//! every transfer use the ingress at once: its LATs (1, 2, 4, 5 s) cannot all be met through
+//! one port of rate 1 (8 s would need 6 s of bits in 5 s).
 
 use crate::Error;
 use crate::cluster::Cluster;
@@ -26,6 +59,15 @@ pub enum LatMethod {
     /// Backward critical-path pass: the latest finish of each transfer that does not delay the
     /// job's critical-path makespan when every transfer runs alone at full rate.
     BackwardCpm,
+    /// Ours, a reading of formula (1) with a max where the paper writes a sum:
+    /// `l_i = max_{j∈pred(i)} (l_j + max(comp(j→i), trans(i)))`, with the same lower bound
+    /// `head(i) + trans(i)` and the same rounds as [`LatMethod::Algorithm1`]. `i` is due no
+    /// sooner than the compute between `j` and `i`'s consumer allows after `j` arrives, and no
+    /// sooner than `trans(i)` after `j` (sent after it on the link they share). On the paper's
+    /// Fig. 4 job this gives 1, 3, 5, 6 s and the job ends at 9 s, the transfers arriving just
+    /// as their consumers can start (the paper's definition of LAT, §1.2), where the literal
+    /// sum gives 1, 4, 8, 10 s and an end at 13 s.
+    Algorithm1Max,
 }
 
 /// LAT (and earliest arrival) of every transfer of one job, relative to the job's start.
@@ -295,19 +337,24 @@ pub fn estimate(job: &Job, cluster: &Cluster, method: LatMethod) -> Lat {
         .map(|(i, k)| k.is_transfer().then(|| ef[i]))
         .collect();
     let lat = match method {
-        LatMethod::Algorithm1 => algorithm1(job, cluster),
+        LatMethod::Algorithm1 => algorithm1(job, cluster, false),
+        LatMethod::Algorithm1Max => algorithm1(job, cluster, true),
         LatMethod::BackwardCpm => backward(job, cluster, makespan),
     };
     Lat { lat, eat, makespan }
 }
 
-fn algorithm1(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
+/// Algorithm 1 with formula (1) as a sum, or with `max_reading` as
+/// [`LatMethod::Algorithm1Max`].
+fn algorithm1(job: &Job, cluster: &Cluster, max_reading: bool) -> Vec<Option<f64>> {
     let n = job.len();
     let pos = positions(job);
     let head = heads(job);
     // Per transfer not yet in DoneSet: the largest `l_j + comp(j→i)` over the transfers `j`
-    // already done that reach it or its consumers, -∞ for none.
+    // already done that reach it or its consumers, -∞ for none; and (the max reading) the
+    // largest such `l_j`.
     let mut acc = vec![f64::NEG_INFINITY; n];
+    let mut acc_l = vec![f64::NEG_INFINITY; if max_reading { n } else { 0 }];
     let mut done = vec![false; n];
     let mut l: Vec<Option<f64>> = vec![None; n];
     let mut reach = Reach::new(n);
@@ -318,7 +365,14 @@ fn algorithm1(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
         // trans(i)` as the lower bound; the same value as raising `l_i` pred by pred (adding
         // `trans(i)` after the maximum rounds the same way as before it).
         let t = trans_of(job.node(j), cluster);
-        let lj = head[j.index()].max(acc[j.index()]) + t;
+        let lj = if max_reading {
+            // max_j (l_j + max(comp, t)) = max(max_j (l_j + comp), max_j l_j + t).
+            (head[j.index()] + t)
+                .max(acc[j.index()])
+                .max(acc_l[j.index()] + t)
+        } else {
+            head[j.index()].max(acc[j.index()]) + t
+        };
         l[j.index()] = Some(lj);
         done[j.index()] = true;
         // `j` joins the pred set of every transfer after it in the count order that it
@@ -328,10 +382,16 @@ fn algorithm1(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
             let c = lj + reach.best[v.index()];
             if job.node(v).is_transfer() && !done[v.index()] {
                 acc[v.index()] = acc[v.index()].max(c);
+                if max_reading {
+                    acc_l[v.index()] = acc_l[v.index()].max(lj);
+                }
             }
             for &i in job.preds(v) {
                 if !done[i.index()] && job.node(i).is_transfer() {
                     acc[i.index()] = acc[i.index()].max(c);
+                    if max_reading {
+                        acc_l[i.index()] = acc_l[i.index()].max(lj);
+                    }
                 }
             }
         }
@@ -519,6 +579,24 @@ mod tests {
         // l1 = trans(1) = 1; l2 = 1 + L1 + 2 = 4; l3 = max(1+3+2, 4+2+2) = 8; l4 = max(1+4+1, 4+3+1, 8+1+1) = 10.
         let got: Vec<f64> = t.iter().map(|&n| lat.lat(n).unwrap()).collect();
         assert_eq!(got, vec![1.0, 4.0, 8.0, 10.0]);
+        assert_eq!(lat.lat(TaskId::new(0)), None);
+    }
+
+    /// The max reading of formula (1) on Fig. 4: l1 = 1; l2 = 1 + max(L1, 2) = 3;
+    /// l3 = max(1 + max(3, 2), 3 + max(2, 2)) = 5; l4 = max(1 + max(4, 1), 3 + max(3, 1),
+    /// 5 + max(1, 1)) = 6. Sent in that order through machine 3's ingress, each transfer
+    /// arrives exactly then (1, 3, 5, 6) and the job ends at 6 + L4 + L5 = 9 s, as early as
+    /// the shared ingress allows; the literal sum's LATs end it at 10 + 3 = 13 s.
+    #[test]
+    fn fig4_algorithm1_max_reading() {
+        let (job, cluster, t) = fig4();
+        let lat = estimate(&job, &cluster, LatMethod::Algorithm1Max);
+        let got: Vec<f64> = t.iter().map(|&n| lat.lat(n).unwrap()).collect();
+        assert_eq!(got, vec![1.0, 3.0, 5.0, 6.0]);
+        let sum = estimate(&job, &cluster, LatMethod::Algorithm1);
+        // The job's end when its last transfer arrives at its LAT: + L4 + L5.
+        assert_eq!(lat.lat(t[3]).unwrap() + 3.0, 9.0);
+        assert_eq!(sum.lat(t[3]).unwrap() + 3.0, 13.0);
         assert_eq!(lat.lat(TaskId::new(0)), None);
     }
 
@@ -732,13 +810,13 @@ mod tests {
     fn the_linear_pass_gives_the_rounds_values_on_the_worked_examples() {
         let (job, cluster, _) = fig4();
         assert_eq!(
-            algorithm1(&job, &cluster),
+            algorithm1(&job, &cluster, false),
             algorithm1_rounds(&job, &cluster)
         );
         for order in [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [3, 0, 4, 1, 5, 2]] {
             let (job, cluster, _) = chain(order);
             assert_eq!(
-                algorithm1(&job, &cluster),
+                algorithm1(&job, &cluster, false),
                 algorithm1_rounds(&job, &cluster)
             );
         }
@@ -850,7 +928,7 @@ mod tests {
             let Ok(job) = b.build(&cluster) else {
                 return Ok(());
             };
-            let new = algorithm1(&job, &cluster);
+            let new = algorithm1(&job, &cluster, false);
             let old = algorithm1_rounds(&job, &cluster);
             let bits = |v: &[Option<f64>]| v.iter().map(|x| x.map(f64::to_bits)).collect::<Vec<_>>();
             proptest::prop_assert_eq!(bits(&new), bits(&old));
@@ -884,11 +962,16 @@ mod tests {
             let job = b.build(&cluster).unwrap();
             let bw = estimate(&job, &cluster, LatMethod::BackwardCpm);
             let a1 = estimate(&job, &cluster, LatMethod::Algorithm1);
+            let am = estimate(&job, &cluster, LatMethod::Algorithm1Max);
             for &t in &ts {
                 let eat = bw.eat(t).unwrap();
                 proptest::prop_assert!(bw.lat(t).unwrap() >= eat - 1e-9);
                 proptest::prop_assert!(bw.lat(t).unwrap() <= bw.makespan() + 1e-9);
                 proptest::prop_assert!(a1.lat(t).unwrap() >= eat - 1e-9);
+                // The max reading: never before the earliest arrival, never after the sum
+                // (max(a, b) <= a + b for times and loads >= 0).
+                proptest::prop_assert!(am.lat(t).unwrap() >= eat - 1e-9);
+                proptest::prop_assert!(am.lat(t).unwrap() <= a1.lat(t).unwrap() + 1e-9);
             }
             let min_slack = ts.iter().map(|&t| bw.lat(t).unwrap() - bw.eat(t).unwrap()).fold(f64::INFINITY, f64::min);
             // Every compute chain starts from transfers or from time 0; when the longest path

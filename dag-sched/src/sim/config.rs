@@ -143,8 +143,13 @@ impl JitConfig {
 pub enum Scheduler {
     /// TensorFlow v1.13: random order per channel, max-min fair sharing.
     TensorFlow,
-    /// FIFO across jobs + TicTac (TAC) inside a job.
+    /// FIFO across jobs + TicTac (TAC) inside a job; the files are jobs of the FIFO too.
     TicTac,
+    /// Ours: FIFO + TicTac over the DAG jobs only; the jobs without compute (files,
+    /// coflows) come after every DAG job's transfers, in arrival order among themselves
+    /// (the paper's TicTac leaves the files as slow as TensorFlow's order does, Fig. 9, which
+    /// suggests its FIFO held the DAG jobs only).
+    TicTacFilesLast,
     /// Sincronia BSSI over jobs as coflows.
     Sincronia,
     /// Varys SEBF + MADD over jobs as coflows.
@@ -157,12 +162,14 @@ pub enum Scheduler {
 }
 
 impl Scheduler {
-    /// Short name (`tensorflow`, `tictac`, `sincronia`, `varys`, `coflow-fifo`, `jit`).
+    /// Short name (`tensorflow`, `tictac`, `tictac-files-last`, `sincronia`, `varys`,
+    /// `coflow-fifo`, `jit`).
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
             Self::TensorFlow => "tensorflow",
             Self::TicTac => "tictac",
+            Self::TicTacFilesLast => "tictac-files-last",
             Self::Sincronia => "sincronia",
             Self::Varys => "varys",
             Self::CoflowFifo => "coflow-fifo",

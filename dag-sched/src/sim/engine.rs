@@ -444,6 +444,8 @@ pub(super) struct Sim<'a> {
     /// flows ending at an event are popped from here (the next event comes from
     /// `finish_heap`).
     due_heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    /// [`Sim::pop_finished`]'s buffer of entries due by their key but not by the exact test.
+    due_aside: Vec<Reverse<(u64, usize, u32)>>,
     /// Incremental policies: per resource, the total rate of the flows crossing it and how
     /// many move (the total reset to 0 when none does), for the utilisation maximum.
     port_rate: Vec<f64>,
@@ -971,7 +973,13 @@ impl Sim<'_> {
     /// by then, or within 1e-9 of its size of its last bit then, as the reference step
     /// rounds) and ends it (all its bits sent).
     fn pop_finished(&mut self, t1: f64, done: &mut Vec<usize>) {
-        while let Some(&Reverse((_, id, g))) = self.due_heap.peek() {
+        // Entries due by their key but not by the exact test (rounding): set aside and put
+        // back after the scan, so that they do not hide a flow behind them that is due (its
+        // finish at `t1` is what `next_finish` reported: stopping at the first such entry
+        // left that flow running and the clock at `t1` forever).
+        let mut aside = std::mem::take(&mut self.due_aside);
+        aside.clear();
+        while let Some(&Reverse((due, id, g))) = self.due_heap.peek() {
             let lz = self.lazy[id];
             if lz.ended || lz.generation != g {
                 self.due_heap.pop();
@@ -981,7 +989,12 @@ impl Sim<'_> {
             let fin = lz.t0 + f.remaining / lz.rate;
             let left = f.remaining - (lz.rate * (t1 - lz.t0)).min(f.remaining);
             if fin > t1 && left > 1e-9 * f.size {
-                break;
+                if f64::from_bits(due) > t1 {
+                    break;
+                }
+                aside.push(Reverse((due, id, g)));
+                self.due_heap.pop();
+                continue;
             }
             self.due_heap.pop();
             let f = &mut self.flows[id];
@@ -997,6 +1010,8 @@ impl Sim<'_> {
             self.track_port_rates(id, lz.rate, 0.0);
             done.push(id);
         }
+        self.due_heap.extend(aside.drain(..));
+        self.due_aside = aside;
         let mut due = std::mem::take(&mut self.due_groups);
         due.clear();
         // Due by `t1`, or its first member's bits left then within 1e-9 of its size; eight
@@ -1178,6 +1193,7 @@ pub(super) fn run(
         dag_groups: IdSet::default(),
         finish_heap: BinaryHeap::new(),
         due_heap: BinaryHeap::new(),
+        due_aside: Vec::new(),
         port_rate: Vec::new(),
         port_moving: Vec::new(),
         rate_up: Vec::new(),

@@ -11,6 +11,10 @@
 //!   time in a random order drawn per job (gRPC's arbitrary order, paper §4.1 ①); channels
 //!   share ports max-min fairly, as TCP flows do.
 //! - [`Scheduler::TicTac`]: FIFO over jobs, TAC priority inside a job, strict priority.
+//!   Every job is in the FIFO, files included (our reading: the paper's "FIFO + TicTac to
+//!   handle several jobs", §4.1 ③, does not say whether its FIFO holds the files).
+//! - [`Scheduler::TicTacFilesLast`] (ours): the same FIFO over the DAG jobs only, the files
+//!   behind every DAG transfer (in arrival order among themselves).
 //! - [`Scheduler::Sincronia`]: each job's released, unfinished transfers form one coflow;
 //!   BSSI over remaining demand, recomputed when a coflow arrives or completes (a job's first
 //!   active transfer appears or its last one leaves: the paper's online algorithm re-orders

@@ -103,6 +103,7 @@ pub(super) fn for_scheduler(scheduler: Scheduler, jobs: usize) -> Box<dyn RatePo
     match scheduler {
         Scheduler::TensorFlow => Box::new(tensorflow::TensorFlow::default()),
         Scheduler::TicTac => Box::new(tictac::TicTac::default()),
+        Scheduler::TicTacFilesLast => Box::new(tictac::TicTac::files_last()),
         Scheduler::Sincronia => Box::new(scaled::Scaled::new(jobs, sincronia::order)),
         Scheduler::Varys => Box::new(scaled::Scaled::new(jobs, varys::order)),
         Scheduler::CoflowFifo => Box::new(scaled::Scaled::new(jobs, coflow_fifo::order)),

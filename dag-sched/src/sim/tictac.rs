@@ -21,6 +21,19 @@ use crate::rates::PriorityClasses;
 pub(crate) struct TicTac {
     tac_cache: HashMap<Vec<u64>, Vec<u32>>,
     flows: PriorityClasses,
+    /// [`Scheduler::TicTacFilesLast`](super::Scheduler::TicTacFilesLast): the jobs without
+    /// compute after every DAG job.
+    files_last: bool,
+}
+
+impl TicTac {
+    /// FIFO + TicTac over the DAG jobs, the jobs without compute after them all.
+    pub(crate) fn files_last() -> Self {
+        Self {
+            files_last: true,
+            ..Self::default()
+        }
+    }
 }
 
 impl RatePolicy for TicTac {
@@ -57,7 +70,10 @@ impl RatePolicy for TicTac {
         for &e in &sim.log {
             match e {
                 FlowEvent::Start(id) => {
-                    let (fifo, prio) = sim.tictac_rank(id);
+                    let (mut fifo, prio) = sim.tictac_rank(id);
+                    if self.files_last && !sim.st[sim.flows[id].job].dag {
+                        fifo += sim.jobs.len();
+                    }
                     let key = (fifo as u64) << 32 | u64::from(prio);
                     let f = &sim.flows[id];
                     self.flows.add(id, key, f.src as u32, f.dst as u32, &f.path);
