@@ -93,7 +93,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         rdma_window::sim::Method::Paper,
         rdma_window::sim::Method::Improved,
     ] {
-        let r = method.try_run(&cfg)?;
+        let r = method.run(&cfg)?;
         if !(r.finished && r.tally.exactly_once()) {
             return Err(
                 format!("rdma-window: {method:?} did not deliver every byte once: {r}").into(),

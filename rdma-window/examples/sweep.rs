@@ -19,7 +19,7 @@ fn main() -> Result<(), rdma_window::Error> {
             cfg.net.loss = loss;
             cfg.net.jitter = Nanos::new(jitter);
             cfg.reorder_tolerance = Nanos::new(jitter);
-            let r = m.try_run(&cfg)?;
+            let r = m.run(&cfg)?;
             let n = cfg.packets();
             #[expect(clippy::cast_precision_loss, reason = "display")]
             let (c, s) = (

@@ -288,7 +288,7 @@ fn loss_bursts_take_no_memory_that_grows_with_time() {
     let cfg = SimConfig::new(vec![Bytes::from_kib(64)])
         .with_net(net)
         .with_limit(Nanos::from_millis(50));
-    let (r, _, bytes) = count_bytes(|| Method::Paper.try_run(&cfg).unwrap());
+    let (r, _, bytes) = count_bytes(|| Method::Paper.run(&cfg).unwrap());
     assert!(r.completion > Nanos::from_millis(1), "{r}");
     assert!(bytes < 1 << 20, "{bytes} B for {r}");
 }
@@ -302,7 +302,7 @@ fn a_simulated_run_asks_for_at_most_80_bytes_a_packet() {
     use rdma_window::sim::{Method, SimConfig};
     for m in Method::ALL {
         let cfg = SimConfig::new(vec![Bytes::from_mib(64)]);
-        let (r, _, bytes) = count_bytes(|| m.try_run(&cfg).unwrap());
+        let (r, _, bytes) = count_bytes(|| m.run(&cfg).unwrap());
         assert!(r.finished, "{m:?}: {r}");
         let per = bytes / cfg.packets();
         assert!(per <= 80, "{m:?}: {bytes} B, {per} B a packet");

@@ -35,12 +35,12 @@ fn a_generated_fabrics_link_sets_the_simulated_link() {
     cfg.net = net;
     assert_eq!(net.serialization(Bytes::new(4110)), Nanos::new(168));
     assert_eq!(cfg.ideal(), Nanos::new(4 * link.latency.get() + 256 * 168));
-    let r = Method::Paper.try_run(&cfg).unwrap();
+    let r = Method::Paper.run(&cfg).unwrap();
     assert!(r.finished && r.tally.exactly_once(), "{r}");
     assert!(r.completion >= cfg.ideal(), "{r}");
     // Half the rate of the default 400 Gb/s link: the 1 MiB takes longer on it.
     let fast = Method::Paper
-        .try_run(
+        .run(
             &SimConfig::new(vec![Bytes::from_mib(1)])
                 .with_net(net.with_rate(BitsPerSec::from_gbps(400))),
         )

@@ -96,7 +96,7 @@ fn without_the_check_corruption_completes_transfers_with_wrong_data() {
     let wrong: usize = (0..8)
         .map(|seed| {
             Method::Paper
-                .try_run(&cfg(0.02, 0.02, seed, false))
+                .run(&cfg(0.02, 0.02, seed, false))
                 .unwrap()
                 .completed_wrong()
         })
@@ -108,7 +108,7 @@ fn without_the_check_corruption_completes_transfers_with_wrong_data() {
 fn with_the_check_every_transfer_completes_intact() {
     for seed in 0..4 {
         for m in [Method::Paper, Method::Improved] {
-            let r = m.try_run(&cfg(0.02, 0.02, seed, true)).unwrap();
+            let r = m.run(&cfg(0.02, 0.02, seed, true)).unwrap();
             assert!(r.finished, "{m:?} seed {seed}: {r}");
             assert!(r.tally.exactly_once(), "{m:?} seed {seed}: {r}");
             assert_eq!((r.completed_wrong(), r.tally.wrong()), (0, 0), "{r}");
@@ -128,7 +128,7 @@ proptest! {
         seed in any::<u64>(),
         m in prop_oneof![Just(Method::Paper), Just(Method::Improved)],
     ) {
-        let r = m.try_run(&cfg(header, payload, seed, true)).unwrap();
+        let r = m.run(&cfg(header, payload, seed, true)).unwrap();
         prop_assert_eq!(r.completed_wrong(), 0, "{}", r);
         prop_assert_eq!(r.tally.wrong(), 0, "{}", r);
     }

@@ -53,7 +53,7 @@ proptest! {
         cfg.mtu = 4096;
         cfg.receive_contexts = contexts;
         cfg.reorder_tolerance = net.jitter;
-        let r = m.try_run(&cfg).unwrap();
+        let r = m.run(&cfg).unwrap();
         prop_assert!(r.finished, "{m:?} did not finish: {r:?}");
         prop_assert_eq!(r.tally.rewritten(), 0);
         prop_assert_eq!(r.tally.missing(), 0);
@@ -72,14 +72,14 @@ proptest! {
         let mut cfg = SimConfig::new(vec![Bytes::new(len)]);
         cfg.net = net;
         cfg.reorder_tolerance = net.jitter;
-        let r = Method::Improved.try_run(&cfg).unwrap();
+        let r = Method::Improved.run(&cfg).unwrap();
         prop_assert!(r.finished, "did not finish: {r:?}");
         prop_assert!(r.tally.exactly_once());
         let mut quiet = SimConfig::new(vec![Bytes::new(len)]);
         quiet.net.jitter = Nanos::new(jitter);
         quiet.net.seed = net.seed;
         quiet.reorder_tolerance = Nanos::new(jitter);
-        let r = Method::Improved.try_run(&quiet).unwrap();
+        let r = Method::Improved.run(&quiet).unwrap();
         prop_assert!(r.finished && r.tally.exactly_once());
         prop_assert_eq!(r.retransmits, 0);
     }
@@ -96,7 +96,7 @@ proptest! {
         cfg.net.jitter = Nanos::new(jitter);
         cfg.net.seed = seed;
         cfg.reorder_tolerance = Nanos::new(jitter);
-        let r = Method::Improved.try_run(&cfg).unwrap();
+        let r = Method::Improved.run(&cfg).unwrap();
         prop_assert!(r.finished && r.tally.exactly_once());
         prop_assert_eq!(r.retransmits, 0);
         prop_assert_eq!(r.requests, 0);
@@ -111,11 +111,11 @@ fn same_seed_same_report() {
     cfg.net.jitter = Nanos::new(700);
     cfg.net.duplication = 0.01;
     for m in Method::ALL {
-        assert_eq!(m.try_run(&cfg).unwrap(), m.try_run(&cfg).unwrap(), "{m:?}");
+        assert_eq!(m.run(&cfg).unwrap(), m.run(&cfg).unwrap(), "{m:?}");
     }
-    let a = Method::Paper.try_run(&cfg).unwrap();
+    let a = Method::Paper.run(&cfg).unwrap();
     cfg.net.seed = 2;
-    assert_ne!(a, Method::Paper.try_run(&cfg).unwrap());
+    assert_ne!(a, Method::Paper.run(&cfg).unwrap());
 }
 
 #[test]
@@ -126,12 +126,12 @@ fn paper_mode_far_ahead_of_whole_transfer_under_loss() {
             let mut cfg = SimConfig::new(vec![Bytes::from_mib(4)]);
             cfg.net.loss = loss;
             cfg.net.seed = seed;
-            let p = Method::Paper.try_run(&cfg).unwrap();
+            let p = Method::Paper.run(&cfg).unwrap();
             assert!(p.finished && p.tally.exactly_once());
             // The paper re-sends about (1 + p) of the packets, never the transfer.
             assert!(p.data_sent < cfg.packets() + cfg.packets() / 20 + 4);
             paper = paper.saturating_add(p.completion);
-            let w = Method::WholeTransfer.try_run(&cfg).unwrap();
+            let w = Method::WholeTransfer.run(&cfg).unwrap();
             whole = whole.saturating_add(w.completion);
             whole_unfinished += usize::from(!w.finished);
         }
@@ -147,8 +147,8 @@ fn improved_mode_repairs_faster_than_the_paper() {
     let mut cfg = SimConfig::new(vec![Bytes::from_mib(2)]);
     cfg.net.loss = 1e-2;
     cfg.net.seed = 3;
-    let paper = Method::Paper.try_run(&cfg).unwrap();
-    let improved = Method::Improved.try_run(&cfg).unwrap();
+    let paper = Method::Paper.run(&cfg).unwrap();
+    let improved = Method::Improved.run(&cfg).unwrap();
     assert!(paper.finished && improved.finished);
     assert!(improved.completion < paper.completion);
     assert!(improved.timeouts < paper.timeouts);
@@ -167,7 +167,7 @@ fn lost_done_is_answered_after_later_completions() {
         .with_seed(10_514_235_126_808_343_578);
     cfg.receive_contexts = 1;
     cfg.reorder_tolerance = Nanos::new(722);
-    let r = Method::Improved.try_run(&cfg).unwrap();
+    let r = Method::Improved.run(&cfg).unwrap();
     assert!(r.finished, "{r:?}");
     assert!(r.tally.exactly_once());
 }

@@ -36,11 +36,7 @@ fn refused(cfg: &SimConfig) -> Option<(&'static str, &'static str)> {
     };
     if let Some((field, reason)) = want {
         for m in ALL {
-            assert_eq!(
-                m.try_run(cfg),
-                Err(Error::Config { field, reason }),
-                "{m:?}"
-            );
+            assert_eq!(m.run(cfg), Err(Error::Config { field, reason }), "{m:?}");
         }
     }
     want
@@ -170,7 +166,7 @@ fn the_bounds_themselves_are_accepted() {
     let mut lossy = base().with_limit(Nanos::from_millis(5));
     lossy.net = lossy.net.with_loss(1.0);
     for m in [Method::Paper, Method::GoBackN] {
-        let r = m.try_run(&lossy).unwrap();
+        let r = m.run(&lossy).unwrap();
         assert!(!r.finished, "{m:?}: {r}");
     }
     let timers = base()
@@ -178,26 +174,7 @@ fn the_bounds_themselves_are_accepted() {
         .with_limit(MAX_INTERVAL)
         .with_reorder_tolerance(MAX_INTERVAL)
         .with_retry(MAX_INTERVAL);
-    assert!(Method::Paper.try_run(&timers).unwrap().finished);
-}
-
-/// The deprecated `run` is `try_run` for a valid configuration, and panics with the
-/// error's message for one `validate` refuses.
-#[test]
-#[expect(deprecated, reason = "the deprecated entry point is what is tested")]
-fn the_deprecated_run_is_try_run() {
-    let cfg = base();
-    assert_eq!(
-        Method::Paper.run(&cfg),
-        Method::Paper.try_run(&cfg).unwrap()
-    );
-    let bad = base().with_mtu(0);
-    let panic = std::panic::catch_unwind(|| Method::Paper.run(&bad)).unwrap_err();
-    let text = panic.downcast_ref::<String>().cloned().unwrap_or_default();
-    assert_eq!(
-        text,
-        "invalid configuration: mtu must be 1 ..= MAX_MTU (65536)"
-    );
+    assert!(Method::Paper.run(&timers).unwrap().finished);
 }
 
 /// `packets` and `ideal` answer for any configuration, `validate`'s refusals included
@@ -227,7 +204,7 @@ fn a_run_that_never_finishes_stops_after_its_bounded_turns() {
         .with_timeout(Nanos::new(2))
         .with_limit(MAX_INTERVAL);
     for m in [Method::Paper, Method::GoBackN] {
-        let r = m.try_run(&cfg).unwrap();
+        let r = m.run(&cfg).unwrap();
         assert!(!r.finished, "{m:?}: {r}");
         assert!(r.completion < Nanos::from_millis(100), "{m:?}: {r}");
     }

@@ -61,7 +61,7 @@ fn measure(
     let (mut c, mut s, mut r, mut t) = (0.0, 0.0, 0.0, 0.0);
     for seed in 1..=runs {
         let cfg = config(loss, size, seed, jitter);
-        let rep: Report = m.try_run(&cfg).ok()?;
+        let rep: Report = m.run(&cfg).ok()?;
         if !rep.finished || !rep.tally.exactly_once() {
             return None;
         }
@@ -296,7 +296,7 @@ fn small_transfers(base: u64) -> Result<Table, String> {
         let mut sent = [0.0; 2];
         for seed in 1..=runs {
             let cfg = config(loss, SIZE, seed, JITTER_NS);
-            let [paper, improved, whole] = methods.map(|m| m.try_run(&cfg));
+            let [paper, improved, whole] = methods.map(|m| m.run(&cfg));
             let reps = [
                 paper.map_err(|e| e.to_string())?,
                 improved.map_err(|e| e.to_string())?,
@@ -346,7 +346,7 @@ fn context_table(base: u64) -> Result<Table, String> {
                 let mut cfg = config(1e-3, 256 << 10, seed, JITTER_NS);
                 cfg.transfers = vec![Bytes::from_kib(256); 32];
                 cfg.receive_contexts = contexts;
-                let rep = m.try_run(&cfg).map_err(|e| e.to_string())?;
+                let rep = m.run(&cfg).map_err(|e| e.to_string())?;
                 c += ratio(rep.completion.get(), cfg.ideal().get());
                 r += ratio(rep.refusals, 1);
             }

@@ -100,7 +100,7 @@ impl SimConfig {
     /// empty, with at most [`MAX_RUN_PACKETS`] packets together; `receive_contexts` 1 ..=
     /// [`crate::config::MAX_CONTEXTS`]; `timeout` 2 ns ..= [`MAX_INTERVAL`] / 4 (the
     /// sender's timers are half to four times it); `retry` above zero; every interval at
-    /// most [`MAX_INTERVAL`]. [`super::Method::try_run`] calls it.
+    /// most [`MAX_INTERVAL`]. [`super::Method::run`] calls it.
     ///
     /// ```
     /// use fabric_model::Bytes;

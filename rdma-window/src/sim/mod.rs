@@ -10,14 +10,14 @@
 //!
 //! let mut cfg = SimConfig::new(vec![Bytes::from_mib(1)]);
 //! cfg.net.loss = 1e-3;
-//! let r = Method::Improved.try_run(&cfg)?;
+//! let r = Method::Improved.run(&cfg)?;
 //! assert!(r.finished && r.tally.exactly_once());
 //! assert!(r.completion.as_f64() / cfg.ideal().as_f64() >= 1.0);
 //! println!("{r}");
 //! # Ok::<(), rdma_window::Error>(())
 //! ```
 //!
-//! A run is bounded: [`SimConfig::validate`] (called by [`Method::try_run`]) refuses a
+//! A run is bounded: [`SimConfig::validate`] (called by [`Method::run`]) refuses a
 //! configuration past [`MAX_MTU`], [`MAX_RUN_PACKETS`] or the endpoints' own bounds before
 //! anything is allocated, and a run stops after [`MAX_EVENTS_BASE`] +
 //! [`MAX_EVENTS_PER_PACKET`] × packets turns of its event loop.
@@ -260,7 +260,7 @@ impl Method {
     /// O(E log E) for E turns of the event loop, at most [`MAX_EVENTS_BASE`] +
     /// [`MAX_EVENTS_PER_PACKET`] × packets; memory O(packets), at most
     /// [`MAX_RUN_PACKETS`] packets.
-    pub fn try_run(self, cfg: &SimConfig) -> Result<Report, Error> {
+    pub fn run(self, cfg: &SimConfig) -> Result<Report, Error> {
         cfg.validate()?;
         match self {
             Self::Paper => ours::run::<2>(Mode::Paper, false, cfg),
@@ -270,20 +270,6 @@ impl Method {
             Self::GoBackN => baselines::run(baselines::Kind::GoBackN, cfg, 128),
             Self::Irn => baselines::run(baselines::Kind::Irn, cfg, 128),
             Self::WholeTransfer => baselines::run(baselines::Kind::Whole, cfg, 128),
-        }
-    }
-
-    /// Simulates `cfg` with this method.
-    ///
-    /// # Panics
-    /// When [`SimConfig::validate`] refuses `cfg`: use [`Method::try_run`], which returns
-    /// the error.
-    #[must_use]
-    #[deprecated(note = "use `try_run`, which returns a refused configuration as an error")]
-    pub fn run(self, cfg: &SimConfig) -> Report {
-        match self.try_run(cfg) {
-            Ok(r) => r,
-            Err(e) => panic!("{e}"),
         }
     }
 }
