@@ -1,9 +1,16 @@
-//! Tables of results and their three printed forms: aligned text, CSV and JSON.
+//! Tables of results and their printed forms: aligned text (a terminal view and a wide one), CSV
+//! and JSON.
 //!
 //! A [`Table`] has the columns of its CSV contract and, optionally, the paper's figures for the
 //! same rows in extra columns. CSV prints only our columns, so its header is exactly the
-//! experiment's contract; the text table prints the paper's columns beside ours; JSON carries
-//! both.
+//! experiment's contract; JSON carries both. The text forms print the paper's columns beside
+//! ours, leaving out a paper column that has no figure in any row:
+//!
+//! - [`Format::Table`] fits [`TERMINAL_WIDTH`] columns: it shows the table's key columns (all of
+//!   them when it names none), folds the columns into blocks that each repeat the first one
+//!   when a row would still be wider, names the columns it leaves out, and wraps the title and
+//!   every note;
+//! - [`Format::Wide`] shows every column, one line per row, and wraps only the title and notes.
 
 use std::fmt::Write as _;
 
@@ -70,8 +77,11 @@ impl Cell {
 /// The printed form asked for with `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// Aligned columns with a title, the paper's figures beside ours, and notes.
+    /// Aligned columns that fit [`TERMINAL_WIDTH`]: the key columns, the paper's figures beside
+    /// ours, the title and notes wrapped.
     Table,
+    /// Aligned columns, every one of them, one line per row; the title and notes wrapped.
+    Wide,
     /// Comma-separated values; the header is the experiment's contract.
     Csv,
     /// One JSON array of table objects for the whole run.
@@ -79,11 +89,12 @@ pub enum Format {
 }
 
 impl Format {
-    /// Parses `table`, `csv` or `json`.
+    /// Parses `table`, `wide`, `csv` or `json`.
     #[must_use]
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "table" => Some(Self::Table),
+            "wide" => Some(Self::Wide),
             "csv" => Some(Self::Csv),
             "json" => Some(Self::Json),
             _ => None,
@@ -108,6 +119,12 @@ pub struct Table {
     pub paper_rows: Vec<Vec<Cell>>,
     /// Lines printed under the text form (how to read it, what differs from the paper).
     pub notes: Vec<String>,
+    /// The columns [`Format::Table`] shows first, in this order: ours by name, the paper's as
+    /// printed (`paper:NAME`, NAME without a `paper_` prefix). Columns of ours not named are
+    /// left out of that view (all are shown when this is empty); the paper's columns not named
+    /// follow the named ones. [`Format::Wide`], CSV and JSON show every column whatever this
+    /// holds.
+    pub key_columns: Vec<String>,
 }
 
 impl Table {
@@ -122,7 +139,16 @@ impl Table {
             paper_columns: Vec::new(),
             paper_rows: Vec::new(),
             notes: Vec::new(),
+            key_columns: Vec::new(),
         }
+    }
+
+    /// Names the columns [`Format::Table`] shows first (see [`Table::key_columns`]); names that
+    /// are not columns of this table are ignored.
+    #[must_use]
+    pub fn with_key_columns(mut self, names: &[&str]) -> Self {
+        self.key_columns = names.iter().map(|s| (*s).to_owned()).collect();
+        self
     }
 
     /// Names the paper's columns (text form only).
@@ -178,49 +204,119 @@ impl Table {
         out
     }
 
-    /// The aligned text form, with the paper's columns (prefixed `paper:`) beside ours.
+    /// The aligned text form of [`Format::Table`]: key columns, no line wider than
+    /// [`TERMINAL_WIDTH`] columns (but for a single cell wider than that).
     #[must_use]
     pub fn to_text(&self) -> String {
-        let mut header: Vec<String> = self.columns.clone();
-        header.extend(self.paper_columns.iter().map(|c| format!("paper:{c}")));
-        let mut body: Vec<Vec<String>> = Vec::with_capacity(self.rows.len());
-        for (i, row) in self.rows.iter().enumerate() {
-            let mut line: Vec<String> = row.iter().map(Cell::plain).collect();
-            if !self.paper_columns.is_empty() {
-                match self.paper_rows.get(i) {
-                    Some(p) => line.extend(p.iter().map(|c| match c {
-                        Cell::Empty => "-".to_owned(),
-                        c => c.plain(),
-                    })),
-                    None => line.extend(self.paper_columns.iter().map(|_| "-".to_owned())),
+        self.text_view(false)
+    }
+
+    /// The aligned text form of [`Format::Wide`]: every column, one line per row.
+    #[must_use]
+    pub fn to_wide_text(&self) -> String {
+        self.text_view(true)
+    }
+
+    fn text_view(&self, wide: bool) -> String {
+        let mut ours: Vec<Option<TextColumn>> = self
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(j, name)| {
+                let cells = self
+                    .rows
+                    .iter()
+                    .map(|r| r.get(j).map_or_else(String::new, Cell::plain))
+                    .collect();
+                Some(TextColumn::new(name.clone(), cells))
+            })
+            .collect();
+        let mut papers: Vec<Option<TextColumn>> = Vec::new();
+        let mut no_figure: Vec<&str> = Vec::new();
+        for (j, name) in self.paper_columns.iter().enumerate() {
+            let cells: Vec<Option<&Cell>> = (0..self.rows.len())
+                .map(|i| self.paper_rows.get(i).and_then(|p| p.get(j)))
+                .collect();
+            if cells.iter().all(|c| matches!(c, None | Some(Cell::Empty))) {
+                no_figure.push(name);
+                continue;
+            }
+            let cells = cells
+                .into_iter()
+                .map(|c| match c {
+                    None | Some(Cell::Empty) => "-".to_owned(),
+                    Some(c) => c.plain(),
+                })
+                .collect();
+            let shown_name = name.strip_prefix("paper_").unwrap_or(name);
+            papers.push(Some(TextColumn::new(format!("paper:{shown_name}"), cells)));
+        }
+        let mut shown: Vec<TextColumn> = Vec::new();
+        if !wide {
+            // The key columns first, in the order named; a key may name a paper column as
+            // printed (`paper:NAME`).
+            for key in &self.key_columns {
+                for slot in ours.iter_mut().chain(papers.iter_mut()) {
+                    if slot.as_ref().is_some_and(|c| &c.name == key) {
+                        shown.extend(slot.take());
+                    }
                 }
             }
-            body.push(line);
         }
-        let mut widths: Vec<usize> = header.iter().map(String::len).collect();
-        for line in &body {
-            for (w, c) in widths.iter_mut().zip(line) {
-                *w = (*w).max(c.len());
+        let hidden: Vec<String> = if shown.is_empty() {
+            shown.extend(ours.into_iter().flatten());
+            Vec::new()
+        } else {
+            ours.into_iter().flatten().map(|c| c.name).collect()
+        };
+        shown.extend(papers.into_iter().flatten());
+        let mut out = String::new();
+        let title = format!("== {} ({}) ==", self.title, self.experiment);
+        push_wrapped(&mut out, "", "   ", &title);
+        let blocks = if wide {
+            vec![(0..shown.len()).collect()]
+        } else {
+            fold(&shown)
+        };
+        for (b, block) in blocks.iter().enumerate() {
+            if b > 0 {
+                out.push('\n');
+            }
+            let line = |out: &mut String, cell: &dyn Fn(&TextColumn) -> String| {
+                let parts: Vec<String> = block
+                    .iter()
+                    .map(|&j| {
+                        let c = &shown[j];
+                        let text = cell(c);
+                        let pad = c.width.saturating_sub(text.chars().count());
+                        format!("{}{text}", " ".repeat(pad))
+                    })
+                    .collect();
+                let _ = writeln!(out, "{}", parts.join(COLUMN_GAP).trim_end());
+            };
+            line(&mut out, &|c| c.name.clone());
+            line(&mut out, &|c| "-".repeat(c.width));
+            for i in 0..self.rows.len() {
+                line(&mut out, &|c| c.cells[i].clone());
             }
         }
-        let mut out = String::new();
-        let _ = writeln!(out, "== {} ({}) ==", self.title, self.experiment);
-        let fmt_line = |cells: &[String], out: &mut String| {
-            let parts: Vec<String> = cells
-                .iter()
-                .zip(&widths)
-                .map(|(c, w)| format!("{c:>w$}", w = *w))
-                .collect();
-            let _ = writeln!(out, "{}", parts.join("  ").trim_end());
-        };
-        fmt_line(&header, &mut out);
-        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        fmt_line(&rule, &mut out);
-        for line in &body {
-            fmt_line(line, &mut out);
+        if !hidden.is_empty() {
+            let text = format!(
+                "{} more column(s) in --format wide, csv or json: {}",
+                hidden.len(),
+                hidden.join(", ")
+            );
+            push_wrapped(&mut out, "  ", "    ", &text);
+        }
+        if !no_figure.is_empty() {
+            let text = format!(
+                "the paper gives no figure for these rows in column(s): {}",
+                no_figure.join(", ")
+            );
+            push_wrapped(&mut out, "  ", "    ", &text);
         }
         for n in &self.notes {
-            let _ = writeln!(out, "  note: {n}");
+            push_wrapped(&mut out, "  note: ", "        ", n);
         }
         out
     }
@@ -267,11 +363,107 @@ pub fn render(tables: &[Table], format: Format) -> String {
             let parts: Vec<String> = tables.iter().map(Table::to_text).collect();
             parts.join("\n")
         }
+        Format::Wide => {
+            let parts: Vec<String> = tables.iter().map(Table::to_wide_text).collect();
+            parts.join("\n")
+        }
         Format::Json => {
             let parts: Vec<String> = tables.iter().map(Table::to_json).collect();
             format!("[{}]\n", parts.join(",\n"))
         }
     }
+}
+
+/// The widest line, in characters, that [`Format::Table`] prints (a 100-column terminal).
+pub const TERMINAL_WIDTH: usize = 100;
+
+const COLUMN_GAP: &str = "  ";
+
+/// One column of a text view: its header, its cells as printed, and its width in characters.
+struct TextColumn {
+    name: String,
+    cells: Vec<String>,
+    width: usize,
+}
+
+impl TextColumn {
+    fn new(name: String, cells: Vec<String>) -> Self {
+        let width = cells
+            .iter()
+            .map(|c| c.chars().count())
+            .chain(std::iter::once(name.chars().count()))
+            .max()
+            .unwrap_or(0);
+        Self { name, cells, width }
+    }
+}
+
+/// Splits the columns into blocks of consecutive columns that each fit [`TERMINAL_WIDTH`]; every
+/// block after the first starts with the label columns again (the leading columns holding text
+/// that is not a number, at least the first column), so each printed row names what it is. (A
+/// column too wide to sit beside the labels within the width still gets a block of its own with
+/// them.)
+fn fold(columns: &[TextColumn]) -> Vec<Vec<usize>> {
+    let gap = COLUMN_GAP.len();
+    let mut labels = columns
+        .iter()
+        .take_while(|c| {
+            c.cells
+                .iter()
+                .any(|s| !s.is_empty() && s.parse::<f64>().is_err())
+        })
+        .count()
+        .clamp(1, columns.len().max(1));
+    let label_width = |n: usize| columns[..n].iter().map(|c| c.width + gap).sum::<usize>();
+    while labels > 1 && label_width(labels) > TERMINAL_WIDTH / 2 {
+        labels -= 1;
+    }
+    if columns.len() <= labels {
+        return vec![(0..columns.len()).collect()];
+    }
+    let mut blocks = Vec::new();
+    let mut block: Vec<usize> = (0..labels).collect();
+    let mut width = label_width(labels) - gap;
+    for (j, c) in columns.iter().enumerate().skip(labels) {
+        if width + gap + c.width > TERMINAL_WIDTH && block.len() > labels {
+            blocks.push(std::mem::replace(&mut block, (0..labels).collect()));
+            width = label_width(labels) - gap;
+        }
+        block.push(j);
+        width += gap + c.width;
+    }
+    blocks.push(block);
+    blocks
+}
+
+/// Appends `text` wrapped at [`TERMINAL_WIDTH`]: the first line starts with `first`, the others
+/// with `rest` (no longer than `first`); a word wider than a line is cut into pieces.
+fn push_wrapped(out: &mut String, first: &str, rest: &str, text: &str) {
+    let room = TERMINAL_WIDTH
+        .saturating_sub(first.chars().count().max(rest.chars().count()))
+        .max(1);
+    let mut line = first.to_owned();
+    let mut len = first.chars().count();
+    let mut fresh = true;
+    for word in text.split_whitespace() {
+        let chars: Vec<char> = word.chars().collect();
+        for piece in chars.chunks(room) {
+            if !fresh && len + 1 + piece.len() > TERMINAL_WIDTH {
+                let _ = writeln!(out, "{}", line.trim_end());
+                line = rest.to_owned();
+                len = rest.chars().count();
+                fresh = true;
+            }
+            if !fresh {
+                line.push(' ');
+                len += 1;
+            }
+            line.extend(piece);
+            len += piece.len();
+            fresh = false;
+        }
+    }
+    let _ = writeln!(out, "{}", line.trim_end());
 }
 
 fn json_string(s: &str) -> String {
@@ -326,6 +518,105 @@ mod tests {
         let second_row = text.lines().nth(4).unwrap();
         assert!(second_row.ends_with('-'), "{second_row}");
         assert!(text.contains("note: a note"));
+    }
+
+    fn longest_line(text: &str) -> usize {
+        text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    }
+
+    /// 12 columns of 12 characters: 166 columns in one line.
+    fn wide_sample() -> Table {
+        let names: Vec<String> = (0..12).map(|j| format!("column_{j:05}")).collect();
+        let mut t = Table::new("w", "Wide", &names.join(","));
+        for i in 0..3 {
+            t.push((0..12).map(|j| Cell::Int(i * 100 + j)).collect());
+        }
+        t
+    }
+
+    #[test]
+    fn table_view_folds_wide_rows_repeating_the_first_column() {
+        let t = wide_sample();
+        let text = t.to_text();
+        assert!(longest_line(&text) <= TERMINAL_WIDTH, "{text}");
+        // Two blocks, each with a header naming column 0 and every row's first cell.
+        assert_eq!(text.matches("column_00000").count(), 2, "{text}");
+        assert_eq!(text.matches("column_00011").count(), 1, "{text}");
+        for i in 0..3 {
+            let label = format!("{} ", i * 100);
+            let rows = text.lines().filter(|l| l.trim_start().starts_with(&label));
+            assert_eq!(rows.count(), 2, "{text}");
+        }
+        // Wide keeps one line per row, every column in it.
+        let wide = t.to_wide_text();
+        assert_eq!(wide.lines().count(), 1 + 2 + 3, "{wide}");
+        assert!(longest_line(&wide) > TERMINAL_WIDTH);
+        // No figure is lost by folding: every cell of the table is printed in both views.
+        for view in [&text, &wide] {
+            let tokens: Vec<&str> = view.split_whitespace().collect();
+            for v in 0..300 {
+                let printed = tokens.contains(&v.to_string().as_str());
+                assert_eq!(printed, v % 100 < 12, "{v} in {view}");
+            }
+        }
+    }
+
+    #[test]
+    fn key_columns_choose_the_table_view_and_name_the_rest() {
+        let t = wide_sample().with_key_columns(&["column_00000", "column_00003", "nope"]);
+        let text = t.to_text();
+        assert_eq!(
+            text.lines().nth(1).unwrap().trim(),
+            "column_00000  column_00003"
+        );
+        assert!(
+            text.contains("10 more column(s) in --format wide, csv or json: column_00001,"),
+            "{text}"
+        );
+        assert!(!t.to_wide_text().contains("more column"));
+        // CSV and JSON keep every column.
+        assert!(t.to_csv().starts_with("column_00000,column_00001,"));
+        assert!(t.to_json().contains("\"column_00011\""));
+    }
+
+    #[test]
+    fn paper_columns_without_a_figure_are_left_out_of_the_text() {
+        let mut t = Table::new("x", "T", "a").with_paper_columns(&["none", "some"]);
+        t.push_with_paper(vec![Cell::Int(1)], vec![Cell::Empty, Cell::Int(7)]);
+        t.push(vec![Cell::Int(2)]);
+        let text = t.to_text();
+        assert!(!text.contains("paper:none"), "{text}");
+        assert!(
+            text.contains("the paper gives no figure for these rows in column(s): none"),
+            "{text}"
+        );
+        assert!(text.contains("paper:some"), "{text}");
+        assert!(t.to_wide_text().contains("paper:some"));
+        assert!(
+            t.to_json()
+                .contains("\"paper_columns\":[\"none\",\"some\"]")
+        );
+    }
+
+    #[test]
+    fn notes_and_titles_wrap_with_nothing_lost() {
+        let mut t = Table::new("x", &"title word ".repeat(20), "a");
+        let note = format!("{} {}", "word ".repeat(60), "x".repeat(250));
+        t.note(note.clone());
+        t.note("second");
+        t.push(vec![Cell::Int(1)]);
+        for text in [t.to_text(), t.to_wide_text()] {
+            assert!(longest_line(&text) <= TERMINAL_WIDTH, "{text}");
+            assert_eq!(text.matches("note: ").count(), 2, "{text}");
+            let words: usize = text.matches("word").count();
+            assert_eq!(words, 80, "{text}");
+            assert_eq!(text.matches('x').count(), 250 + 1, "{text}");
+            // One note per line start; continuation lines are indented under the note's text.
+            assert!(
+                text.lines().any(|l| l.starts_with("        word")),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,203 @@
+//! The key columns of each experiment's tables: what `reproduce --format table` shows in a
+//! 100-column terminal. `--format wide`, CSV and JSON show every column.
+//!
+//! A table is found by its CSV header, so a header that changes leaves its table with every
+//! column shown (folded into blocks that fit) until its entry here is updated; the tests check
+//! that every key names a column of its header.
+
+use super::{dag, dag_trace, mcast, mcast_churn, mpi_tuning, rdma};
+use crate::Table;
+
+/// Each wide table's CSV header and its key columns, in the order shown. Our columns are named
+/// as in the header, the paper's as printed (`paper:NAME`).
+pub const KEY_COLUMNS: &[(&str, &[&str])] = &[
+    (
+        mcast::HEADER,
+        &[
+            "topology",
+            "pattern",
+            "algorithm",
+            "colors_used",
+            "paper:colors_used",
+            "max_efi",
+            "paper:max_efi",
+            "merged_groups",
+        ],
+    ),
+    (
+        mcast::COLORS_HEADER,
+        &[
+            "topology",
+            "pattern",
+            "groups",
+            "color_lower_bound",
+            "forced_tabu",
+            "mr4lms_colors",
+            "mr4lms_recolored",
+            "recolored_over_tabu",
+            "mr4lms_rerouted",
+            "rerouted_over_tabu",
+        ],
+    ),
+    (
+        mcast::RECOLOR_HEADER,
+        &[
+            "topology",
+            "pattern",
+            "n_colors",
+            "checkpoints",
+            "merged_groups",
+            "merged_groups_recolored",
+            "colors_freed",
+            "blocks_changed",
+        ],
+    ),
+    (
+        mcast_churn::HEADER,
+        &[
+            "topology",
+            "event",
+            "events",
+            "groups_rerouted_mean",
+            "blocks_changed_mean",
+            "us_per_event",
+            "rebuild_us_per_event",
+        ],
+    ),
+    (
+        mpi_tuning::HEADER,
+        &[
+            "library",
+            "collective",
+            "ranks",
+            "bytes",
+            "ours",
+            "ratio_median",
+            "ratio_min",
+            "ratio_max",
+        ],
+    ),
+    (
+        rdma::WINDOW_HEADER,
+        &[
+            "window",
+            "loss",
+            "stall_per_episode_ns",
+            "episodes",
+            "model_completion_vs_ideal",
+            "measured_no_speculation",
+        ],
+    ),
+    (
+        rdma::LOSS_HIT_HEADER,
+        &[
+            "loss",
+            "transfers_with_loss",
+            "paper",
+            "improved",
+            "whole_transfer",
+            "paper_sent_vs_needed",
+        ],
+    ),
+    (
+        dag::HEADER,
+        &[
+            "scheduler",
+            "jobs",
+            "mean_speedup_vs_tf",
+            "paper:speedup",
+            "min_remaining_bw",
+            "paper:min_remaining_bw",
+            "background_jct_ratio",
+            "paper:background_jct_ratio",
+        ],
+    ),
+    (
+        dag::LOAD_HEADER,
+        &[
+            "scheduler",
+            "load",
+            "compute_tflops",
+            "mean_speedup_vs_tf",
+            "speedup_bound",
+            "mean_wait_ms",
+            "min_remaining_bw",
+        ],
+    ),
+    (
+        dag::INSTANCE_HEADER,
+        &[
+            "instance",
+            "jobs",
+            "transfers",
+            "solver",
+            "max_link_load",
+            "solve_ms",
+        ],
+    ),
+    (
+        dag_trace::HEADER,
+        &[
+            "trace",
+            "scheduler",
+            "mean_cct_s",
+            "p99_cct_s",
+            "mean_vs_fair",
+            "paper:mean_vs_fair",
+            "mean_vs_varys",
+            "paper:mean_vs_varys",
+        ],
+    ),
+];
+
+/// The key columns of `table`, when it is one of the wide tables of [`KEY_COLUMNS`].
+#[must_use]
+pub fn key_columns(table: &Table) -> Option<&'static [&'static str]> {
+    KEY_COLUMNS
+        .iter()
+        .find(|(header, _)| {
+            header
+                .split(',')
+                .eq(table.columns.iter().map(String::as_str))
+        })
+        .map(|(_, keys)| *keys)
+}
+
+/// Sets `table`'s key columns from [`KEY_COLUMNS`] when it has none of its own.
+pub fn choose_key_columns(table: &mut Table) {
+    if table.key_columns.is_empty()
+        && let Some(keys) = key_columns(table)
+    {
+        table.key_columns = keys.iter().map(|k| (*k).to_owned()).collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_names_a_column_once() {
+        for (header, keys) in KEY_COLUMNS {
+            let columns: Vec<&str> = header.split(',').collect();
+            for (i, k) in keys.iter().enumerate() {
+                assert!(
+                    columns.contains(k) || k.starts_with("paper:"),
+                    "{k} is not a column of {header}"
+                );
+                assert!(!keys[..i].contains(k), "{k} named twice for {header}");
+            }
+            assert!(keys.len() < columns.len(), "{header}: no column left out");
+        }
+    }
+
+    #[test]
+    fn tables_are_found_by_their_whole_header() {
+        let mut t = Table::new("mcast-colors", "x", mcast::COLORS_HEADER);
+        choose_key_columns(&mut t);
+        assert_eq!(t.key_columns[0], "topology");
+        let mut other = Table::new("mcast-colors", "x", "topology,pattern");
+        choose_key_columns(&mut other);
+        assert!(other.key_columns.is_empty());
+    }
+}
