@@ -6,10 +6,10 @@
 //! experiment's contract; JSON carries both. The text forms print the paper's columns beside
 //! ours, leaving out a paper column that has no figure in any row:
 //!
-//! - [`Format::Table`] fits [`TERMINAL_WIDTH`] columns: it shows the table's key columns (all of
-//!   them when it names none), folds the columns into blocks that each repeat the first one
-//!   when a row would still be wider, names the columns it leaves out, and wraps the title and
-//!   every note;
+//! - [`Format::Table`] fits [`TERMINAL_WIDTH`] columns: it shows the table's chosen columns
+//!   ([`Table::text_view`]; all of them when it names none), folds them into blocks that each
+//!   repeat the label columns when a row would still be wider, names the columns it leaves out,
+//!   and wraps the title and every note;
 //! - [`Format::Wide`] shows every column, one line per row, and wraps only the title and notes.
 
 use std::fmt::Write as _;
@@ -119,12 +119,11 @@ pub struct Table {
     pub paper_rows: Vec<Vec<Cell>>,
     /// Lines printed under the text form (how to read it, what differs from the paper).
     pub notes: Vec<String>,
-    /// The columns [`Format::Table`] shows first, in this order: ours by name, the paper's as
-    /// printed (`paper:NAME`, NAME without a `paper_` prefix). Columns of ours not named are
-    /// left out of that view (all are shown when this is empty); the paper's columns not named
-    /// follow the named ones. [`Format::Wide`], CSV and JSON show every column whatever this
-    /// holds.
-    pub key_columns: Vec<String>,
+    /// The columns [`Format::Table`] shows, in this order, each `(name, label)`: `name` one of
+    /// our columns or `paper:NAME` for one of the paper's, printed under `label`. Empty: every
+    /// column under its own name. The columns not named are listed under the table;
+    /// [`Format::Wide`], CSV and JSON show every column whatever this holds.
+    pub text_view: Vec<(String, String)>,
 }
 
 impl Table {
@@ -139,16 +138,37 @@ impl Table {
             paper_columns: Vec::new(),
             paper_rows: Vec::new(),
             notes: Vec::new(),
-            key_columns: Vec::new(),
+            text_view: Vec::new(),
         }
     }
 
-    /// Names the columns [`Format::Table`] shows first (see [`Table::key_columns`]); names that
-    /// are not columns of this table are ignored.
+    /// Shows only `columns` in [`Format::Table`], each `(name, label)`: `name` one of our
+    /// columns or `paper:NAME` for one of the paper's, printed under `label`, so that a wide
+    /// table fits a terminal (see [`Table::text_view`]); names that are not columns of this
+    /// table are ignored.
+    #[must_use]
+    pub fn with_text_view(mut self, columns: &[(&str, &str)]) -> Self {
+        self.text_view = columns
+            .iter()
+            .map(|(n, l)| ((*n).to_owned(), (*l).to_owned()))
+            .collect();
+        self
+    }
+
+    /// [`Table::with_text_view`] with each column under its own name (a paper column
+    /// `paper:NAME` under `paper:NAME` less a `paper_` prefix of NAME).
     #[must_use]
     pub fn with_key_columns(mut self, names: &[&str]) -> Self {
-        self.key_columns = names.iter().map(|s| (*s).to_owned()).collect();
+        self.set_key_columns(names);
         self
+    }
+
+    /// Sets [`Table::text_view`] as [`Table::with_key_columns`] does.
+    pub fn set_key_columns(&mut self, names: &[&str]) {
+        self.text_view = names
+            .iter()
+            .map(|n| ((*n).to_owned(), default_label(n)))
+            .collect();
     }
 
     /// Names the paper's columns (text form only).
@@ -218,7 +238,8 @@ impl Table {
     }
 
     fn text_view(&self, wide: bool) -> String {
-        let mut ours: Vec<Option<TextColumn>> = self
+        // Every column as (name, its cells as printed): ours, then the paper's with a figure.
+        let mut columns: Vec<(String, Vec<String>)> = self
             .columns
             .iter()
             .enumerate()
@@ -228,10 +249,9 @@ impl Table {
                     .iter()
                     .map(|r| r.get(j).map_or_else(String::new, Cell::plain))
                     .collect();
-                Some(TextColumn::new(name.clone(), cells))
+                (name.clone(), cells)
             })
             .collect();
-        let mut papers: Vec<Option<TextColumn>> = Vec::new();
         let mut no_figure: Vec<&str> = Vec::new();
         for (j, name) in self.paper_columns.iter().enumerate() {
             let cells: Vec<Option<&Cell>> = (0..self.rows.len())
@@ -248,28 +268,36 @@ impl Table {
                     Some(c) => c.plain(),
                 })
                 .collect();
-            let shown_name = name.strip_prefix("paper_").unwrap_or(name);
-            papers.push(Some(TextColumn::new(format!("paper:{shown_name}"), cells)));
+            columns.push((format!("paper:{name}"), cells));
         }
         let mut shown: Vec<TextColumn> = Vec::new();
-        if !wide {
-            // The key columns first, in the order named; a key may name a paper column as
-            // printed (`paper:NAME`).
-            for key in &self.key_columns {
-                for slot in ours.iter_mut().chain(papers.iter_mut()) {
-                    if slot.as_ref().is_some_and(|c| &c.name == key) {
-                        shown.extend(slot.take());
-                    }
+        let mut hidden: Vec<String> = Vec::new();
+        if wide
+            || !self
+                .text_view
+                .iter()
+                .any(|(n, _)| columns.iter().any(|c| &c.0 == n))
+        {
+            for (name, cells) in columns {
+                shown.push(TextColumn::new(default_label(&name), cells));
+            }
+        } else {
+            for (name, label) in &self.text_view {
+                if let Some(k) = columns.iter().position(|c| &c.0 == name) {
+                    let (_, cells) = columns.swap_remove(k);
+                    shown.push(TextColumn::new(label.clone(), cells));
                 }
             }
+            // What is left, in the table's order.
+            let order = |n: &str| {
+                self.columns
+                    .iter()
+                    .chain(self.paper_columns.iter())
+                    .position(|c| c == n || format!("paper:{c}") == n)
+            };
+            columns.sort_by_key(|c| order(&c.0));
+            hidden = columns.into_iter().map(|c| c.0).collect();
         }
-        let hidden: Vec<String> = if shown.is_empty() {
-            shown.extend(ours.into_iter().flatten());
-            Vec::new()
-        } else {
-            ours.into_iter().flatten().map(|c| c.name).collect()
-        };
-        shown.extend(papers.into_iter().flatten());
         let mut out = String::new();
         let title = format!("== {} ({}) ==", self.title, self.experiment);
         push_wrapped(&mut out, "", "   ", &title);
@@ -371,6 +399,16 @@ pub fn render(tables: &[Table], format: Format) -> String {
             let parts: Vec<String> = tables.iter().map(Table::to_json).collect();
             format!("[{}]\n", parts.join(",\n"))
         }
+    }
+}
+
+/// The label a column gets without one of its own: its name, or for a paper column
+/// `paper:NAME` the name less a `paper_` prefix of NAME (`paper:paper_speedup` prints as
+/// `paper:speedup`).
+fn default_label(name: &str) -> String {
+    match name.strip_prefix("paper:") {
+        Some(p) => format!("paper:{}", p.strip_prefix("paper_").unwrap_or(p)),
+        None => name.to_owned(),
     }
 }
 
@@ -559,6 +597,28 @@ mod tests {
                 assert_eq!(printed, v % 100 < 12, "{v} in {view}");
             }
         }
+    }
+
+    #[test]
+    fn text_view_picks_and_relabels_columns_and_csv_keeps_all() {
+        let t = sample().with_text_view(&[("paper:count", "p"), ("name", "n"), ("nope", "x")]);
+        let text = t.to_text();
+        let head = text.lines().nth(1).unwrap();
+        assert_eq!(head.split_whitespace().collect::<Vec<_>>(), ["p", "n"]);
+        let first_row = text.lines().nth(3).unwrap();
+        assert_eq!(
+            first_row.split_whitespace().collect::<Vec<_>>(),
+            ["4", "a,b"]
+        );
+        assert!(text.contains("2 more column(s) in --format wide, csv or json: count, ratio"));
+        assert_eq!(t.to_csv(), sample().to_csv());
+        // The wide view shows every column under its own name.
+        let wide = t.to_wide_text();
+        let head = wide.lines().nth(1).unwrap();
+        assert_eq!(
+            head.split_whitespace().collect::<Vec<_>>(),
+            ["name", "count", "ratio", "paper:count"]
+        );
     }
 
     #[test]

@@ -9,7 +9,8 @@ use super::{dag, dag_trace, mcast, mcast_churn, mpi_tuning, rdma};
 use crate::Table;
 
 /// Each wide table's CSV header and its key columns, in the order shown. Our columns are named
-/// as in the header, the paper's as printed (`paper:NAME`).
+/// as in the header, the paper's as `paper:NAME` (printed as `paper:NAME` less a `paper_`
+/// prefix of NAME).
 pub const KEY_COLUMNS: &[(&str, &[&str])] = &[
     (
         mcast::HEADER,
@@ -18,25 +19,21 @@ pub const KEY_COLUMNS: &[(&str, &[&str])] = &[
             "pattern",
             "algorithm",
             "colors_used",
-            "paper:colors_used",
+            "paper:paper_colors_used",
             "max_efi",
-            "paper:max_efi",
+            "paper:paper_max_efi",
             "merged_groups",
         ],
     ),
     (
         mcast::COLORS_HEADER,
         &[
-            "topology",
             "pattern",
-            "groups",
             "color_lower_bound",
             "forced_tabu",
             "mr4lms_colors",
             "mr4lms_recolored",
-            "recolored_over_tabu",
             "mr4lms_rerouted",
-            "rerouted_over_tabu",
         ],
     ),
     (
@@ -105,11 +102,11 @@ pub const KEY_COLUMNS: &[(&str, &[&str])] = &[
             "scheduler",
             "jobs",
             "mean_speedup_vs_tf",
-            "paper:speedup",
+            "paper:paper_speedup",
             "min_remaining_bw",
-            "paper:min_remaining_bw",
+            "paper:paper_min_remaining_bw",
             "background_jct_ratio",
-            "paper:background_jct_ratio",
+            "paper:paper_background_jct_ratio",
         ],
     ),
     (
@@ -163,12 +160,13 @@ pub fn key_columns(table: &Table) -> Option<&'static [&'static str]> {
         .map(|(_, keys)| *keys)
 }
 
-/// Sets `table`'s key columns from [`KEY_COLUMNS`] when it has none of its own.
+/// Sets `table`'s text view from [`KEY_COLUMNS`] when it has none of its own
+/// ([`Table::text_view`]).
 pub fn choose_key_columns(table: &mut Table) {
-    if table.key_columns.is_empty()
+    if table.text_view.is_empty()
         && let Some(keys) = key_columns(table)
     {
-        table.key_columns = keys.iter().map(|k| (*k).to_owned()).collect();
+        table.set_key_columns(keys);
     }
 }
 
@@ -195,9 +193,9 @@ mod tests {
     fn tables_are_found_by_their_whole_header() {
         let mut t = Table::new("mcast-colors", "x", mcast::COLORS_HEADER);
         choose_key_columns(&mut t);
-        assert_eq!(t.key_columns[0], "topology");
+        assert_eq!(t.text_view[0].0, "pattern");
         let mut other = Table::new("mcast-colors", "x", "topology,pattern");
         choose_key_columns(&mut other);
-        assert!(other.key_columns.is_empty());
+        assert!(other.text_view.is_empty());
     }
 }
