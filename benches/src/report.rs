@@ -156,7 +156,8 @@ impl Table {
     }
 
     /// [`Table::with_text_view`] with each column under its own name (a paper column
-    /// `paper:NAME` under `paper:NAME` less a `paper_` prefix of NAME).
+    /// `paper:NAME` under `paper:NAME` less a `paper_` prefix of NAME), or under the label
+    /// given as `name as label`.
     #[must_use]
     pub fn with_key_columns(mut self, names: &[&str]) -> Self {
         self.set_key_columns(names);
@@ -167,7 +168,10 @@ impl Table {
     pub fn set_key_columns(&mut self, names: &[&str]) {
         self.text_view = names
             .iter()
-            .map(|n| ((*n).to_owned(), default_label(n)))
+            .map(|n| match n.split_once(" as ") {
+                Some((name, label)) => (name.to_owned(), label.to_owned()),
+                None => ((*n).to_owned(), default_label(n)),
+            })
             .collect();
     }
 
