@@ -137,10 +137,66 @@ fn fmt_tick(v: f64) -> String {
     }
 }
 
+/// A reference value drawn over a line chart: a black cross at `(x, y)` with a short label
+/// (`reproduce --plots` marks the paper's published figures this way).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    /// x of the mark, in data units.
+    pub x: f64,
+    /// y of the mark, in data units.
+    pub y: f64,
+    /// Text beside the cross.
+    pub label: String,
+}
+
+/// A reference value drawn over a bar chart: a black cross on bar `series` of category
+/// `category` at height `y`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarMark {
+    /// Index into [`BarChart::categories`].
+    pub category: usize,
+    /// Index into [`BarChart::series`].
+    pub series: usize,
+    /// Height of the mark.
+    pub y: f64,
+}
+
+/// A cross of half-size 5 px at `(x, y)` (pixels).
+fn cross(out: &mut String, x: f64, y: f64) {
+    let _ = writeln!(
+        out,
+        r#"<path d="M{a:.1},{b:.1}L{c:.1},{d:.1}M{a:.1},{d:.1}L{c:.1},{b:.1}" stroke="black" stroke-width="2"/>"#,
+        a = x - 5.0,
+        b = y - 5.0,
+        c = x + 5.0,
+        d = y + 5.0
+    );
+}
+
+/// The legend line that explains the crosses, under the series' legend.
+fn mark_legend(out: &mut String, row: usize, text: &str) {
+    let y = TOP + 10.0 + 18.0 * row as f64;
+    let x = W - RIGHT + 12.0;
+    cross(out, x + 6.0, y - 4.0);
+    let _ = writeln!(
+        out,
+        r#"<text x="{tx}" y="{y}">{t}</text>"#,
+        tx = x + 18.0,
+        t = esc(text)
+    );
+}
+
 impl LineChart {
     /// The chart as an SVG document.
     #[must_use]
     pub fn to_svg(&self) -> String {
+        self.to_svg_marked(&[], "")
+    }
+
+    /// The chart with `marks` drawn as black crosses on the same axes (the axes span them
+    /// too) and `mark_name` in the legend when there are any.
+    #[must_use]
+    pub fn to_svg_marked(&self, marks: &[Mark], mark_name: &str) -> String {
         let tx = |x: f64| if self.log_x { x.log10() } else { x };
         let pts: Vec<Vec<(f64, f64)>> = self
             .series
@@ -153,7 +209,12 @@ impl LineChart {
                     .collect()
             })
             .collect();
-        let all = pts.iter().flatten();
+        let marked: Vec<(f64, f64)> = marks
+            .iter()
+            .filter(|m| m.x.is_finite() && m.y.is_finite() && (!self.log_x || m.x > 0.0))
+            .map(|m| (tx(m.x), m.y))
+            .collect();
+        let all = pts.iter().flatten().chain(&marked);
         let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
         for &(x, y) in all {
             x0 = x0.min(x);
@@ -203,8 +264,26 @@ impl LineChart {
                 path.join(" ")
             );
         }
+        let labels = marks
+            .iter()
+            .filter(|m| m.x.is_finite() && m.y.is_finite() && (!self.log_x || m.x > 0.0));
+        for (&(x, y), m) in marked.iter().zip(labels) {
+            cross(&mut out, px(x), py(y));
+            if !m.label.is_empty() {
+                let _ = writeln!(
+                    out,
+                    r#"<text x="{tx:.1}" y="{ty:.1}" font-size="10">{l}</text>"#,
+                    tx = px(x) + 7.0,
+                    ty = py(y) - 6.0,
+                    l = esc(&m.label)
+                );
+            }
+        }
         let names: Vec<&str> = self.series.iter().map(|s| s.name.as_str()).collect();
         legend(&mut out, &names);
+        if !marked.is_empty() && !mark_name.is_empty() {
+            mark_legend(&mut out, names.len(), mark_name);
+        }
         out.push_str("</svg>\n");
         out
     }
@@ -214,10 +293,29 @@ impl BarChart {
     /// The chart as an SVG document.
     #[must_use]
     pub fn to_svg(&self) -> String {
-        let y1 = self
-            .series
-            .iter()
-            .flat_map(|(_, v)| v.iter().copied())
+        self.to_svg_marked(&[], &[], "")
+    }
+
+    /// The chart with a 95 % interval whisker on each bar (`half[s][c]`, the half-width for
+    /// series `s` and category `c`, cut at the axis' 0; missing or non-finite ones are not
+    /// drawn) and `marks` as
+    /// black crosses on their bars (the y axis spans them), `mark_name` in the legend when
+    /// there are any marks.
+    #[must_use]
+    pub fn to_svg_marked(&self, half: &[Vec<f64>], marks: &[BarMark], mark_name: &str) -> String {
+        let hw = |s: usize, c: usize| {
+            half.get(s)
+                .and_then(|v| v.get(c))
+                .copied()
+                .filter(|h| h.is_finite())
+        };
+        let tops = self.series.iter().enumerate().flat_map(|(s, (_, v))| {
+            v.iter()
+                .enumerate()
+                .map(move |(c, &y)| y + hw(s, c).unwrap_or(0.0))
+        });
+        let y1 = tops
+            .chain(marks.iter().map(|m| m.y))
             .filter(|v| v.is_finite())
             .fold(0.0f64, f64::max)
             .max(f64::MIN_POSITIVE);
@@ -245,6 +343,15 @@ impl BarChart {
                     h = TOP + ph - py(v),
                     c = COLORS[s % COLORS.len()]
                 );
+                if let Some(h) = hw(s, g) {
+                    let _ = writeln!(
+                        out,
+                        r#"<line x1="{x:.1}" x2="{x:.1}" y1="{a:.1}" y2="{b:.1}" stroke="black"/>"#,
+                        x = gx + bar_w * (s as f64 + 0.5),
+                        a = py((v - h).max(0.0)),
+                        b = py(v + h)
+                    );
+                }
             }
             let _ = writeln!(
                 out,
@@ -254,8 +361,21 @@ impl BarChart {
                 c = esc(cat)
             );
         }
+        for m in marks {
+            if m.category < self.categories.len() && m.series < self.series.len() && m.y.is_finite()
+            {
+                let x = LEFT
+                    + group_w * m.category as f64
+                    + group_w * 0.1
+                    + bar_w * (m.series as f64 + 0.5);
+                cross(&mut out, x, py(m.y));
+            }
+        }
         let names: Vec<&str> = self.series.iter().map(|(n, _)| n.as_str()).collect();
         legend(&mut out, &names);
+        if !marks.is_empty() && !mark_name.is_empty() {
+            mark_legend(&mut out, names.len(), mark_name);
+        }
         out.push_str("</svg>\n");
         out
     }
@@ -299,5 +419,52 @@ mod tests {
         };
         // Two bars per category plus the background, the frame and two legend squares.
         assert_eq!(chart.to_svg().matches("<rect").count(), 4 + 2 + 2);
+        // Marks are crosses (one more in the legend), whiskers lines, and a mark above every
+        // bar raises the axis: the tallest bar no longer reaches the top of the plot.
+        let marked = chart.to_svg_marked(
+            &[vec![0.5, f64::NAN]],
+            &[BarMark {
+                category: 1,
+                series: 1,
+                y: 8.0,
+            }],
+            "paper",
+        );
+        assert_eq!(marked.matches("<path").count(), 2);
+        // The frame, and the one finite whisker.
+        assert_eq!(marked.matches(r#"stroke="black"/>"#).count(), 2);
+        assert_eq!(chart.to_svg().matches(r#"stroke="black"/>"#).count(), 1);
+        assert!(marked.contains(">paper<"));
+        let top = format!(r#"y="{TOP:.1}""#);
+        assert!(chart.to_svg().contains(&top) && !marked.contains(&top));
+    }
+
+    #[test]
+    fn line_chart_marks_widen_the_axes() {
+        let chart = LineChart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            log_x: false,
+            series: vec![Series {
+                name: "a".into(),
+                points: vec![(0.0, 0.0), (1.0, 1.0)],
+            }],
+        };
+        let m = [Mark {
+            x: 2.0,
+            y: 2.0,
+            label: "paper 2".into(),
+        }];
+        let svg = chart.to_svg_marked(&m, "paper");
+        assert_eq!(svg.matches("<path").count(), 2);
+        assert!(svg.contains(">paper 2<"));
+        // The series' last point is now mid-plot, not at the right edge.
+        assert!(!svg.contains(&format!("{:.1},{:.1}", W - RIGHT, TOP)));
+        assert!(
+            chart
+                .to_svg()
+                .contains(&format!("{:.1},{:.1}", W - RIGHT, TOP))
+        );
     }
 }

@@ -162,3 +162,26 @@ fn dag_lp_instance_prints_the_optimal_load() {
         assert_eq!(&row[1..4], &["3", "2", "3"]);
     }
 }
+
+/// `dag-calibrate` at small scale: its exact CSV header, one row per load with two seeds, and
+/// TensorFlow's file inflation at least 1 (a file never beats its time alone), rising with the
+/// load.
+#[test]
+fn dag_calibrate_csv() {
+    let text = stdout_of(&["dag-calibrate", "--format", "csv"]);
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some(benches::experiments::dag_calibrate::CALIBRATE_HEADER)
+    );
+    let rows: Vec<Vec<f64>> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(',').map(|c| c.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for r in &rows {
+        assert_eq!(r[1], 2.0);
+        assert!(r[2] >= 1.0, "{text}");
+    }
+    assert!(rows[1][2] >= rows[0][2], "{text}");
+}

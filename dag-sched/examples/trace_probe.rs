@@ -5,7 +5,7 @@
 //!
 //! `cargo run --release -p dag-sched --example trace_probe -- FILE [COFLOWS] [SCHEDULERS]`
 //! (FILE `synthetic` for [`dag_sched::trace::synthesize`]'s trace) where COFLOWS keeps the first that many coflows (default all) and SCHEDULERS is a comma
-//! list of `tf`, `tictac`, `sincronia`, `varys`, `jit`, `jit-lat` (JIT with
+//! list of `tf`, `tictac`, `sincronia`, `varys`, `coflow-fifo`, `jit`, `jit-lat` (JIT with
 //! [`RestPolicy::LatPriority`](dag_sched::sim::RestPolicy::LatPriority)) (default all but
 //! `jit-lat`).
 
@@ -48,6 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "tictac" => Scheduler::TicTac,
             "sincronia" => Scheduler::Sincronia,
             "varys" => Scheduler::Varys,
+            "coflow-fifo" => Scheduler::CoflowFifo,
             "jit" => Scheduler::Jit(JitConfig::default()),
             "jit-lat" => Scheduler::Jit(JitConfig::default().with_rest(RestPolicy::LatPriority)),
             other => return Err(format!("unknown scheduler {other}").into()),

@@ -8,7 +8,7 @@
 
 use crate::cluster::Cluster;
 use crate::job::{Job, NodeKind};
-use crate::lat::trans;
+use crate::lat::trans_of;
 
 /// Priority of every transfer of `job` by TicTac (lower = sent first), indexed like
 /// [`Job::transfers`].
@@ -57,7 +57,7 @@ pub fn tictac_order(job: &Job, cluster: &Cluster, timing_aware: bool) -> Vec<u32
         .iter()
         .map(|&t| {
             if timing_aware {
-                trans(job, cluster, t)
+                trans_of(job.node(t), cluster)
             } else {
                 1.0
             }

@@ -33,6 +33,13 @@ pub enum Error {
         /// Number of nodes of the job.
         nodes: usize,
     },
+    /// A node id of the job that names a compute task where a transfer is asked for
+    /// ([`crate::Lat::get`]).
+    #[error("node {node} is a compute task, not a transfer")]
+    NotATransfer {
+        /// The id given.
+        node: TaskId,
+    },
     /// A transfer names a machine that the cluster does not have.
     #[error("transfer {node} names machine {machine}, but the cluster has {machines} machines")]
     UnknownMachine {

@@ -1,5 +1,6 @@
-//! Latest-arrival-time (LAT) estimation: the paper's Algorithm 1 with formula (1), and the
-//! textbook backward critical-path pass beside it.
+//! Latest-arrival-time (LAT) estimation: the paper's Algorithm 1 with formula (1), read
+//! literally (a sum, the default) and with a max (ours), and the textbook backward
+//! critical-path pass beside them.
 //!
 //! Terms (paper §2): transfer `j` is a *predecessor transfer* of `i` (`j ∈ pred(i)`) when a path
 //! leads from `j` to `i` or to a compute task that consumes `i`. Which transfers these are does
@@ -11,7 +12,40 @@
 //! `trans(i) = S_i / C_i` is `i`'s transfer time at full rate, with `C_i` the smallest capacity
 //! on its route ([`Cluster::path_capacity`]: `min(egress(src), ingress(dst))` on the big
 //! switch). Times are `f64` seconds after the job's start.
+//!
+//! What is ours and not the paper's: `trans(i)` is the time alone at the full rate of the
+//! route. The paper says its heuristic "considers the DAG and the network state together"
+//! (§2) and that LAT "is closely tied to the cluster's resources" (§1.2), but gives no
+//! formula for the network state; the estimate here ignores the load the route carries when
+//! the job arrives. The lower bound `head(i) + trans(i)` for a transfer that follows compute
+//! is ours too (the paper's transfers have no predecessors).
+//!
+//! # Formula (1) on the paper's Fig. 4, three ways
+//!
+//! The job (as we read the figure): a compute chain C1→C2→C3→C4→C5 with loads 1, 2, 1, 2, 1 on
+//! machine 3; T1, T2 (sizes 1, 2) from machine 1 and T3, T4 (sizes 2, 1) from machine 2 feed
+//! C1, C2, C3, C4; every port at rate 1. `pred(T4) = {T1, T2, T3}` as the paper says, with
+//! `comp(T1→T4) = L1 + L2 + L3 = 4`, `comp(T2→T4) = 3`, `comp(T3→T4) = 1`.
+//!
+//! | transfer | literal sum ([`LatMethod::Algorithm1`], default) | max reading ([`LatMethod::Algorithm1Max`], ours) | critical path ([`LatMethod::BackwardCpm`], ours) |
+//! |---|---|---|---|
+//! | T1 | 1 | 1 | 1 |
+//! | T2 | 1 + 1 + 2 = 4 | 1 + max(1, 2) = 3 | 2 |
+//! | T3 | max(1 + 3 + 2, 4 + 2 + 2) = 8 | max(1 + 3, 3 + 2) = 5 | 4 |
+//! | T4 | max(1 + 4 + 1, 4 + 3 + 1, 8 + 1 + 1) = 10 | max(1 + 4, 3 + 3, 5 + 1) = 6 | 5 |
+//! | the job ends (T4 at its LAT, then L4 + L5) | 13 | 9 | 8 |
+//!
+//! The paper defines LAT as the latest arrival that does not delay the consumer (§1.2). The
+//! literal sum adds `trans(i)` after the compute between `j` and `i`, though `i` can be sent
+//! while that compute runs, so each LAT lands later than its consumer could start and a plan
+//! that sends a transfer just before its LAT delays the job (13 s). The max reading counts the
+//! compute and `i`'s own sending as overlapping: with the four transfers sent one after
+//! another through machine 3's ingress (6 s of bits), each arrives exactly at its LAT and C5
+//! ends at 9 s, the earliest the shared ingress allows. The critical path at full rate lets
+//! every transfer use the ingress at once: its LATs (1, 2, 4, 5 s) cannot all be met through
+//! one port of rate 1 (8 s would need 6 s of bits in 5 s).
 
+use crate::Error;
 use crate::cluster::Cluster;
 use crate::job::{Job, NodeKind, TaskId};
 
@@ -25,6 +59,15 @@ pub enum LatMethod {
     /// Backward critical-path pass: the latest finish of each transfer that does not delay the
     /// job's critical-path makespan when every transfer runs alone at full rate.
     BackwardCpm,
+    /// Ours, a reading of formula (1) with a max where the paper writes a sum:
+    /// `l_i = max_{j∈pred(i)} (l_j + max(comp(j→i), trans(i)))`, with the same lower bound
+    /// `head(i) + trans(i)` and the same rounds as [`LatMethod::Algorithm1`]. `i` is due no
+    /// sooner than the compute between `j` and `i`'s consumer allows after `j` arrives, and no
+    /// sooner than `trans(i)` after `j` (sent after it on the link they share). On the paper's
+    /// Fig. 4 job this gives 1, 3, 5, 6 s and the job ends at 9 s, the transfers arriving just
+    /// as their consumers can start (the paper's definition of LAT, §1.2), where the literal
+    /// sum gives 1, 4, 8, 10 s and an end at 13 s.
+    Algorithm1Max,
 }
 
 /// LAT (and earliest arrival) of every transfer of one job, relative to the job's start.
@@ -42,6 +85,23 @@ impl Lat {
         self.lat.get(node.index()).copied().flatten()
     }
 
+    /// The LAT of transfer `node` (seconds after the job's start), checked: what a caller
+    /// with a transfer id of the job (from [`Job::transfers`]) can use without unwrapping.
+    ///
+    /// # Errors
+    /// [`Error::ForeignNode`] for an id that is not a node of the job; [`Error::NotATransfer`]
+    /// for a compute task.
+    pub fn get(&self, node: TaskId) -> Result<f64, Error> {
+        match self.lat.get(node.index()) {
+            Some(Some(l)) => Ok(*l),
+            Some(None) => Err(Error::NotATransfer { node }),
+            None => Err(Error::ForeignNode {
+                node,
+                nodes: self.lat.len(),
+            }),
+        }
+    }
+
     /// The earliest arrival of transfer `node` when everything runs at full rate (forward pass).
     #[must_use]
     pub fn eat(&self, node: TaskId) -> Option<f64> {
@@ -56,9 +116,16 @@ impl Lat {
 }
 
 /// `trans(i)`: transfer time of a transfer node alone at full rate; 0 for compute.
-#[must_use]
-pub fn trans(job: &Job, cluster: &Cluster, node: TaskId) -> f64 {
-    match job.node(node) {
+///
+/// # Errors
+/// [`Error::ForeignNode`] when `node` is not a node of `job`.
+pub fn trans(job: &Job, cluster: &Cluster, node: TaskId) -> Result<f64, Error> {
+    Ok(trans_of(job.get(node)?, cluster))
+}
+
+/// `trans` of a node of a job validated against `cluster`.
+pub(crate) fn trans_of(node: NodeKind, cluster: &Cluster) -> f64 {
+    match node {
         NodeKind::Transfer { size, src, dst } => {
             let c = cluster.path_capacity(src, dst);
             if c > 0.0 { size / c } else { f64::INFINITY }
@@ -85,7 +152,7 @@ fn forward(job: &Job, cluster: &Cluster) -> (Vec<f64>, f64) {
             .fold(0.0, f64::max);
         let dur = match job.node(n) {
             NodeKind::Compute { load } => load,
-            NodeKind::Transfer { .. } => trans(job, cluster, n),
+            NodeKind::Transfer { .. } => trans_of(job.node(n), cluster),
         };
         ef[n.index()] = start + dur;
     }
@@ -128,64 +195,12 @@ fn count_order(job: &Job, pos: &[usize]) -> Vec<(usize, f64, usize)> {
         .collect()
 }
 
-/// Predecessor transfers of every transfer with `comp(j→i)` (Algorithm 1's `pred(i)`), and
-/// `head(i)`, the longest compute path that must finish before `i` can be sent.
-///
-/// `j ∈ pred(i)` when a path leads from `j` to `i` or to a compute task consuming `i` (the
-/// paper's definition, which does not depend on how the nodes are numbered), and `j` comes
-/// first in [`count_order`]: that order only breaks the tie between transfers that reach each
-/// other's consumers, which keeps `pred` acyclic.
-///
-/// O(T · (V + E)) time for T transfers, O(V + T²) space.
-fn pred_transfers(job: &Job) -> (Vec<Vec<(TaskId, f64)>>, Vec<f64>) {
+/// `head(i)` of every node: the longest compute path that must finish before it can start
+/// (for a transfer, the compute that must precede it being sent).
+fn heads(job: &Job) -> Vec<f64> {
     let n = job.len();
-    let topo = job.topo_order();
-    let mut pos = vec![0usize; n];
-    for (k, v) in topo.iter().enumerate() {
-        pos[v.index()] = k;
-    }
-    let key = count_order(job, &pos);
-    let before = |j: TaskId, i: TaskId| {
-        let (a, b) = (key[j.index()], key[i.index()]);
-        a.0.cmp(&b.0)
-            .then(b.1.total_cmp(&a.1))
-            .then(a.2.cmp(&b.2))
-            .is_lt()
-    };
-    let mut preds: Vec<Vec<(TaskId, f64)>> = vec![Vec::new(); n];
-    let mut best = vec![f64::NEG_INFINITY; n];
-    for &j in job.transfers() {
-        best.iter_mut().for_each(|b| *b = f64::NEG_INFINITY);
-        best[j.index()] = 0.0;
-        for &v in &topo[pos[j.index()] + 1..] {
-            let mut b = f64::NEG_INFINITY;
-            for &p in job.preds(v) {
-                let bp = best[p.index()];
-                if bp > f64::NEG_INFINITY {
-                    let add = if p == j { 0.0 } else { load(job, p) };
-                    b = b.max(bp + add);
-                }
-            }
-            best[v.index()] = b;
-        }
-        for &i in job.transfers() {
-            if i == j || !before(j, i) {
-                continue;
-            }
-            // Targets: i itself and the compute tasks consuming i (a path into i's consumer
-            // passes through i's own compute predecessor, never through i's load, which is 0).
-            let mut c = best[i.index()];
-            for &s in job.succs(i) {
-                c = c.max(best[s.index()]);
-            }
-            if c > f64::NEG_INFINITY {
-                preds[i.index()].push((j, c));
-            }
-        }
-    }
-    // head(i): longest compute path ending at i's predecessors.
     let mut ef_comp = vec![0.0f64; n];
-    for &v in topo {
+    for &v in job.topo_order() {
         let start = job
             .preds(v)
             .iter()
@@ -193,15 +208,98 @@ fn pred_transfers(job: &Job) -> (Vec<Vec<(TaskId, f64)>>, Vec<f64>) {
             .fold(0.0, f64::max);
         ef_comp[v.index()] = start + load(job, v);
     }
-    let head = (0..n)
+    (0..n)
         .map(|v| {
             job.preds(TaskId::new(v as u32))
                 .iter()
                 .map(|p| ef_comp[p.index()])
                 .fold(0.0, f64::max)
         })
-        .collect();
-    (preds, head)
+        .collect()
+}
+
+/// Topological position of every node.
+fn positions(job: &Job) -> Vec<usize> {
+    let mut pos = vec![0usize; job.len()];
+    for (k, v) in job.topo_order().iter().enumerate() {
+        pos[v.index()] = k;
+    }
+    pos
+}
+
+/// The transfers of `job` in [`count_order`]: every `j ∈ pred(i)` comes before `i`.
+fn counted_transfers(job: &Job, pos: &[usize]) -> Vec<TaskId> {
+    let key = count_order(job, pos);
+    let mut order = job.transfers().to_vec();
+    order.sort_by(|&j, &i| {
+        let (a, b) = (key[j.index()], key[i.index()]);
+        a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2))
+    });
+    order
+}
+
+/// The longest compute paths out of one transfer, over the nodes it reaches: `best[v]` is the
+/// longest sum of compute loads strictly between the transfer and `v`, `-∞` where it does not
+/// reach. Reused from one transfer to the next (only the nodes reached are reset), so that
+/// Algorithm 1 needs O(V) memory however many transfers precede each other.
+struct Reach {
+    best: Vec<f64>,
+    queued: Vec<bool>,
+    /// Topological positions to visit, smallest first.
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<usize>>,
+    /// The nodes reached by the last [`Reach::from`], in topological order.
+    reached: Vec<TaskId>,
+}
+
+impl Reach {
+    fn new(n: usize) -> Self {
+        Self {
+            best: vec![f64::NEG_INFINITY; n],
+            queued: vec![false; n],
+            heap: std::collections::BinaryHeap::new(),
+            reached: Vec::new(),
+        }
+    }
+
+    /// Fills `best` and `reached` for the paths out of transfer `j` (the previous call's are
+    /// reset first). O(R log R) for the R nodes and edges `j` reaches.
+    fn from(&mut self, job: &Job, pos: &[usize], j: TaskId) {
+        for v in self.reached.drain(..) {
+            self.best[v.index()] = f64::NEG_INFINITY;
+            self.queued[v.index()] = false;
+        }
+        let topo = job.topo_order();
+        self.best[j.index()] = 0.0;
+        self.queued[j.index()] = true;
+        self.reached.push(j);
+        for &s in job.succs(j) {
+            if !self.queued[s.index()] {
+                self.queued[s.index()] = true;
+                self.heap.push(std::cmp::Reverse(pos[s.index()]));
+            }
+        }
+        while let Some(std::cmp::Reverse(k)) = self.heap.pop() {
+            let v = topo[k];
+            // Every predecessor of `v` that `j` reaches comes before `v` in topological
+            // order, so its value is final (the others are -∞).
+            let mut b = f64::NEG_INFINITY;
+            for &p in job.preds(v) {
+                let bp = self.best[p.index()];
+                if bp > f64::NEG_INFINITY {
+                    let add = if p == j { 0.0 } else { load(job, p) };
+                    b = b.max(bp + add);
+                }
+            }
+            self.best[v.index()] = b;
+            self.reached.push(v);
+            for &s in job.succs(v) {
+                if !self.queued[s.index()] {
+                    self.queued[s.index()] = true;
+                    self.heap.push(std::cmp::Reverse(pos[s.index()]));
+                }
+            }
+        }
+    }
 }
 
 /// Estimates the LAT of every transfer of `job` with `method`.
@@ -217,13 +315,18 @@ fn pred_transfers(job: &Job) -> (Vec<Vec<(TaskId, f64)>>, Vec<f64>) {
 /// `l_i = 0` would otherwise give a transfer no time to be sent. The same lower bound is kept for
 /// every transfer.
 ///
-/// The rounds are kept as in the paper (all transfers that become ready together are
-/// computed together), but readiness is tracked by counting each transfer's predecessors not
-/// yet done instead of rescanning TodoSet, which gives the same rounds.
+/// Which transfers are ready together does not change any value: `l_i` reads only the
+/// `l_j` of `pred(i)`, which are final once in DoneSet. The transfers are therefore taken
+/// one at a time in an order that every `pred` relation follows (the count order below), each
+/// ready when it is reached, and each done transfer `j` is pushed into the running maximum of
+/// every later transfer it reaches (or whose consumer it reaches) by one pass over the nodes
+/// it reaches: the `pred` sets, O(T²) pairs, are never stored. The values are those of the
+/// paper's rounds, bit for bit (the tests compare both).
 ///
 /// # Complexity
-/// O(T · (V + E) + T²) time and O(V + T²) space for V nodes, E edges and T transfers (the
-/// `pred` sets are O(T²) in the worst case).
+/// O(Σ_j R_j log R_j) ⊆ O(T · (V + E) log V) time for V nodes, E edges, T transfers and R_j
+/// the nodes and edges transfer `j` reaches; O(V) memory besides the job (linear in the DAG
+/// however many transfers precede each other: a 10,000-way fan-in or a long chain).
 #[must_use]
 pub fn estimate(job: &Job, cluster: &Cluster, method: LatMethod) -> Lat {
     let (ef, makespan) = forward(job, cluster);
@@ -234,61 +337,64 @@ pub fn estimate(job: &Job, cluster: &Cluster, method: LatMethod) -> Lat {
         .map(|(i, k)| k.is_transfer().then(|| ef[i]))
         .collect();
     let lat = match method {
-        LatMethod::Algorithm1 => algorithm1(job, cluster),
+        LatMethod::Algorithm1 => algorithm1(job, cluster, false),
+        LatMethod::Algorithm1Max => algorithm1(job, cluster, true),
         LatMethod::BackwardCpm => backward(job, cluster, makespan),
     };
     Lat { lat, eat, makespan }
 }
 
-fn algorithm1(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
-    let (pred, head) = pred_transfers(job);
-    let mut l: Vec<Option<f64>> = vec![None; job.len()];
-    // For each transfer, how many of its predecessor transfers are not yet in DoneSet, and the
-    // reverse relation, so a round touches only the transfers whose state changes.
-    let mut missing: Vec<usize> = pred.iter().map(Vec::len).collect();
-    let mut succ: Vec<Vec<TaskId>> = vec![Vec::new(); job.len()];
-    for &i in job.transfers() {
-        for &(j, _) in &pred[i.index()] {
-            succ[j.index()].push(i);
-        }
-    }
-    let mut todo = job.transfers().len();
-    // ②–⑥ for the first round: transfers with no predecessor transfer are ready.
-    let mut ready: Vec<TaskId> = job
-        .transfers()
-        .iter()
-        .copied()
-        .filter(|i| missing[i.index()] == 0)
-        .collect();
-    todo -= ready.len();
-    // ①
-    while todo > 0 || !ready.is_empty() {
-        assert!(
-            !ready.is_empty(),
-            "pred(i) follows the topological order, so some transfer is always ready"
-        );
-        // ⑦–⑪: l_i from formula (1), then i moves to DoneSet.
-        let mut next = Vec::new();
-        for &i in &ready {
-            let t = trans(job, cluster, i);
-            let mut li = head[i.index()] + t;
-            for &(j, comp) in &pred[i.index()] {
-                let lj = l[j.index()].unwrap_or(0.0);
-                li = li.max(lj + comp + t); // formula (1)
+/// Algorithm 1 with formula (1) as a sum, or with `max_reading` as
+/// [`LatMethod::Algorithm1Max`].
+fn algorithm1(job: &Job, cluster: &Cluster, max_reading: bool) -> Vec<Option<f64>> {
+    let n = job.len();
+    let pos = positions(job);
+    let head = heads(job);
+    // Per transfer not yet in DoneSet: the largest `l_j + comp(j→i)` over the transfers `j`
+    // already done that reach it or its consumers, -∞ for none; and (the max reading) the
+    // largest such `l_j`.
+    let mut acc = vec![f64::NEG_INFINITY; n];
+    let mut acc_l = vec![f64::NEG_INFINITY; if max_reading { n } else { 0 }];
+    let mut done = vec![false; n];
+    let mut l: Vec<Option<f64>> = vec![None; n];
+    let mut reach = Reach::new(n);
+    // ①–⑥: in the count order every transfer's pred set is in DoneSet when it is reached,
+    // so it is ready then, and the rounds are walked one transfer at a time.
+    for j in counted_transfers(job, &pos) {
+        // ⑦–⑪: formula (1), `l_i = max_j (l_j + comp(j→i) + trans(i))`, with `head(i) +
+        // trans(i)` as the lower bound; the same value as raising `l_i` pred by pred (adding
+        // `trans(i)` after the maximum rounds the same way as before it).
+        let t = trans_of(job.node(j), cluster);
+        let lj = if max_reading {
+            // max_j (l_j + max(comp, t)) = max(max_j (l_j + comp), max_j l_j + t).
+            (head[j.index()] + t)
+                .max(acc[j.index()])
+                .max(acc_l[j.index()] + t)
+        } else {
+            head[j.index()].max(acc[j.index()]) + t
+        };
+        l[j.index()] = Some(lj);
+        done[j.index()] = true;
+        // `j` joins the pred set of every transfer after it in the count order that it
+        // reaches, or whose consumer it reaches.
+        reach.from(job, &pos, j);
+        for &v in &reach.reached[1..] {
+            let c = lj + reach.best[v.index()];
+            if job.node(v).is_transfer() && !done[v.index()] {
+                acc[v.index()] = acc[v.index()].max(c);
+                if max_reading {
+                    acc_l[v.index()] = acc_l[v.index()].max(lj);
+                }
             }
-            l[i.index()] = Some(li);
-        }
-        // ②–⑥ for the next round: TodoSet members whose predecessors are now all done.
-        for &i in &ready {
-            for &k in &succ[i.index()] {
-                missing[k.index()] -= 1;
-                if missing[k.index()] == 0 {
-                    next.push(k);
+            for &i in job.preds(v) {
+                if !done[i.index()] && job.node(i).is_transfer() {
+                    acc[i.index()] = acc[i.index()].max(c);
+                    if max_reading {
+                        acc_l[i.index()] = acc_l[i.index()].max(lj);
+                    }
                 }
             }
         }
-        todo -= next.len();
-        ready = next;
     }
     l
 }
@@ -301,7 +407,7 @@ fn backward(job: &Job, cluster: &Cluster, makespan: f64) -> Vec<Option<f64>> {
         for &s in job.succs(v) {
             let dur = match job.node(s) {
                 NodeKind::Compute { load } => load,
-                NodeKind::Transfer { .. } => trans(job, cluster, s),
+                NodeKind::Transfer { .. } => trans_of(job.node(s), cluster),
             };
             f = f.min(lf[s.index()] - dur);
         }
@@ -320,6 +426,110 @@ mod tests {
     use crate::cluster::MachineId;
     use crate::job::JobBuilder;
     use fabric_model::BitsPerSec;
+
+    /// The quadratic-memory reading kept as the oracle of [`algorithm1`]: every `pred(i)` with
+    /// `comp(j→i)` stored (O(T²) pairs), and `head(i)`.
+    fn pred_transfers(job: &Job) -> (Vec<Vec<(TaskId, f64)>>, Vec<f64>) {
+        let n = job.len();
+        let topo = job.topo_order();
+        let pos = positions(job);
+        let key = count_order(job, &pos);
+        let before = |j: TaskId, i: TaskId| {
+            let (a, b) = (key[j.index()], key[i.index()]);
+            a.0.cmp(&b.0)
+                .then(b.1.total_cmp(&a.1))
+                .then(a.2.cmp(&b.2))
+                .is_lt()
+        };
+        let mut preds: Vec<Vec<(TaskId, f64)>> = vec![Vec::new(); n];
+        let mut best = vec![f64::NEG_INFINITY; n];
+        for &j in job.transfers() {
+            best.iter_mut().for_each(|b| *b = f64::NEG_INFINITY);
+            best[j.index()] = 0.0;
+            for &v in &topo[pos[j.index()] + 1..] {
+                let mut b = f64::NEG_INFINITY;
+                for &p in job.preds(v) {
+                    let bp = best[p.index()];
+                    if bp > f64::NEG_INFINITY {
+                        let add = if p == j { 0.0 } else { load(job, p) };
+                        b = b.max(bp + add);
+                    }
+                }
+                best[v.index()] = b;
+            }
+            for &i in job.transfers() {
+                if i == j || !before(j, i) {
+                    continue;
+                }
+                // Targets: i itself and the compute tasks consuming i (a path into i's consumer
+                // passes through i's own compute predecessor, never through i's load, which is 0).
+                let mut c = best[i.index()];
+                for &s in job.succs(i) {
+                    c = c.max(best[s.index()]);
+                }
+                if c > f64::NEG_INFINITY {
+                    preds[i.index()].push((j, c));
+                }
+            }
+        }
+        let head = heads(job);
+        (preds, head)
+    }
+
+    /// The oracle of [`algorithm1`]: the paper's rounds over stored `pred` sets, readiness
+    /// counted per transfer.
+    fn algorithm1_rounds(job: &Job, cluster: &Cluster) -> Vec<Option<f64>> {
+        let (pred, head) = pred_transfers(job);
+        let mut l: Vec<Option<f64>> = vec![None; job.len()];
+        // For each transfer, how many of its predecessor transfers are not yet in DoneSet, and the
+        // reverse relation, so a round touches only the transfers whose state changes.
+        let mut missing: Vec<usize> = pred.iter().map(Vec::len).collect();
+        let mut succ: Vec<Vec<TaskId>> = vec![Vec::new(); job.len()];
+        for &i in job.transfers() {
+            for &(j, _) in &pred[i.index()] {
+                succ[j.index()].push(i);
+            }
+        }
+        let mut todo = job.transfers().len();
+        // ②–⑥ for the first round: transfers with no predecessor transfer are ready.
+        let mut ready: Vec<TaskId> = job
+            .transfers()
+            .iter()
+            .copied()
+            .filter(|i| missing[i.index()] == 0)
+            .collect();
+        todo -= ready.len();
+        // ①
+        while todo > 0 || !ready.is_empty() {
+            assert!(
+                !ready.is_empty(),
+                "pred(i) follows the topological order, so some transfer is always ready"
+            );
+            // ⑦–⑪: l_i from formula (1), then i moves to DoneSet.
+            let mut next = Vec::new();
+            for &i in &ready {
+                let t = trans_of(job.node(i), cluster);
+                let mut li = head[i.index()] + t;
+                for &(j, comp) in &pred[i.index()] {
+                    let lj = l[j.index()].unwrap_or(0.0);
+                    li = li.max(lj + comp + t); // formula (1)
+                }
+                l[i.index()] = Some(li);
+            }
+            // ②–⑥ for the next round: TodoSet members whose predecessors are now all done.
+            for &i in &ready {
+                for &k in &succ[i.index()] {
+                    missing[k.index()] -= 1;
+                    if missing[k.index()] == 0 {
+                        next.push(k);
+                    }
+                }
+            }
+            todo -= next.len();
+            ready = next;
+        }
+        l
+    }
 
     /// Fig. 4 as we read it: compute chain C1→C2→C3→C4→C5 with loads 1,2,1,2,1 on machine 3
     /// (index 2); T1, T2 (sizes 1, 2) from machine 1 and T3, T4 (sizes 2, 1) from machine 2 feed
@@ -369,6 +579,24 @@ mod tests {
         // l1 = trans(1) = 1; l2 = 1 + L1 + 2 = 4; l3 = max(1+3+2, 4+2+2) = 8; l4 = max(1+4+1, 4+3+1, 8+1+1) = 10.
         let got: Vec<f64> = t.iter().map(|&n| lat.lat(n).unwrap()).collect();
         assert_eq!(got, vec![1.0, 4.0, 8.0, 10.0]);
+        assert_eq!(lat.lat(TaskId::new(0)), None);
+    }
+
+    /// The max reading of formula (1) on Fig. 4: l1 = 1; l2 = 1 + max(L1, 2) = 3;
+    /// l3 = max(1 + max(3, 2), 3 + max(2, 2)) = 5; l4 = max(1 + max(4, 1), 3 + max(3, 1),
+    /// 5 + max(1, 1)) = 6. Sent in that order through machine 3's ingress, each transfer
+    /// arrives exactly then (1, 3, 5, 6) and the job ends at 6 + L4 + L5 = 9 s, as early as
+    /// the shared ingress allows; the literal sum's LATs end it at 10 + 3 = 13 s.
+    #[test]
+    fn fig4_algorithm1_max_reading() {
+        let (job, cluster, t) = fig4();
+        let lat = estimate(&job, &cluster, LatMethod::Algorithm1Max);
+        let got: Vec<f64> = t.iter().map(|&n| lat.lat(n).unwrap()).collect();
+        assert_eq!(got, vec![1.0, 3.0, 5.0, 6.0]);
+        let sum = estimate(&job, &cluster, LatMethod::Algorithm1);
+        // The job's end when its last transfer arrives at its LAT: + L4 + L5.
+        assert_eq!(lat.lat(t[3]).unwrap() + 3.0, 9.0);
+        assert_eq!(sum.lat(t[3]).unwrap() + 3.0, 13.0);
         assert_eq!(lat.lat(TaskId::new(0)), None);
     }
 
@@ -543,6 +771,57 @@ mod tests {
         (b.build(cluster).unwrap(), id)
     }
 
+    #[test]
+    fn trans_of_a_foreign_node_is_a_typed_error() {
+        // Regression: `trans` indexed the job with the id and panicked on one of another job.
+        let (job, cluster, t) = fig4();
+        assert_eq!(trans(&job, &cluster, t[1]), Ok(2.0));
+        assert_eq!(trans(&job, &cluster, TaskId::new(0)), Ok(0.0));
+        assert_eq!(
+            trans(&job, &cluster, TaskId::new(9)),
+            Err(Error::ForeignNode {
+                node: TaskId::new(9),
+                nodes: 9
+            })
+        );
+    }
+
+    #[test]
+    fn checked_lat_names_what_is_wrong() {
+        let (job, cluster, t) = fig4();
+        let lat = estimate(&job, &cluster, LatMethod::Algorithm1);
+        assert_eq!(lat.get(t[3]), Ok(10.0));
+        assert_eq!(
+            lat.get(TaskId::new(0)),
+            Err(Error::NotATransfer {
+                node: TaskId::new(0)
+            })
+        );
+        assert_eq!(
+            lat.get(TaskId::new(9)),
+            Err(Error::ForeignNode {
+                node: TaskId::new(9),
+                nodes: 9
+            })
+        );
+    }
+
+    #[test]
+    fn the_linear_pass_gives_the_rounds_values_on_the_worked_examples() {
+        let (job, cluster, _) = fig4();
+        assert_eq!(
+            algorithm1(&job, &cluster, false),
+            algorithm1_rounds(&job, &cluster)
+        );
+        for order in [[0, 1, 2, 3, 4, 5], [5, 4, 3, 2, 1, 0], [3, 0, 4, 1, 5, 2]] {
+            let (job, cluster, _) = chain(order);
+            assert_eq!(
+                algorithm1(&job, &cluster, false),
+                algorithm1_rounds(&job, &cluster)
+            );
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
 
@@ -607,6 +886,54 @@ mod tests {
         }
 
 
+        /// On random DAGs with real-valued loads, sizes and capacities, shared consumers and
+        /// transfers that feed transfers, the linear-memory pass gives the paper's rounds over
+        /// stored `pred` sets bit for bit.
+        #[test]
+        fn the_linear_pass_is_the_rounds_bit_for_bit(
+            loads in proptest::collection::vec(0.0f64..3.0, 1..9),
+            sizes in proptest::collection::vec(0.001f64..5.0, 1..9),
+            cedges in proptest::collection::vec((0usize..9, 0usize..9), 0..14),
+            feeds in proptest::collection::vec((0usize..9, proptest::option::of(0usize..9), 0u32..3, proptest::bool::ANY), 9),
+            caps in proptest::collection::vec((1u64..4000, 1u64..4000), 3),
+        ) {
+            let machines: Vec<crate::cluster::Machine> = caps
+                .iter()
+                .map(|&(e, i)| crate::cluster::Machine::new(BitsPerSec::new(e), BitsPerSec::new(i)))
+                .collect();
+            let cluster = Cluster::new(machines).unwrap();
+            let mut b = JobBuilder::new();
+            let c: Vec<TaskId> = loads.iter().map(|&l| b.compute_secs(l)).collect();
+            for &(x, y) in &cedges {
+                let (x, y) = (x % c.len(), y % c.len());
+                if x < y {
+                    b.edge(c[x], c[y]);
+                }
+            }
+            let mut ts: Vec<TaskId> = Vec::new();
+            for (k, &s) in sizes.iter().enumerate() {
+                let (feed, pre, m, chained) = feeds[k];
+                let t = b.transfer_bits(s, MachineId::new(m), MachineId::new((m + 1) % 3));
+                let feed = feed % c.len();
+                // Sometimes into the previous transfer instead of a compute task.
+                match ts.last() {
+                    Some(&prev) if chained => b.edge(t, prev),
+                    _ => b.edge(t, c[feed]),
+                };
+                if let Some(p) = pre.map(|p| p % c.len()).filter(|&p| p < feed) {
+                    b.edge(c[p], t);
+                }
+                ts.push(t);
+            }
+            let Ok(job) = b.build(&cluster) else {
+                return Ok(());
+            };
+            let new = algorithm1(&job, &cluster, false);
+            let old = algorithm1_rounds(&job, &cluster);
+            let bits = |v: &[Option<f64>]| v.iter().map(|x| x.map(f64::to_bits)).collect::<Vec<_>>();
+            proptest::prop_assert_eq!(bits(&new), bits(&old));
+        }
+
         /// On random layered DAGs: the backward LAT is never before the earliest arrival, some
         /// transfer on the critical path has no slack when a transfer ends it, and Algorithm 1's
         /// estimate is never below the transfer's own earliest arrival.
@@ -635,11 +962,16 @@ mod tests {
             let job = b.build(&cluster).unwrap();
             let bw = estimate(&job, &cluster, LatMethod::BackwardCpm);
             let a1 = estimate(&job, &cluster, LatMethod::Algorithm1);
+            let am = estimate(&job, &cluster, LatMethod::Algorithm1Max);
             for &t in &ts {
                 let eat = bw.eat(t).unwrap();
                 proptest::prop_assert!(bw.lat(t).unwrap() >= eat - 1e-9);
                 proptest::prop_assert!(bw.lat(t).unwrap() <= bw.makespan() + 1e-9);
                 proptest::prop_assert!(a1.lat(t).unwrap() >= eat - 1e-9);
+                // The max reading: never before the earliest arrival, never after the sum
+                // (max(a, b) <= a + b for times and loads >= 0).
+                proptest::prop_assert!(am.lat(t).unwrap() >= eat - 1e-9);
+                proptest::prop_assert!(am.lat(t).unwrap() <= a1.lat(t).unwrap() + 1e-9);
             }
             let min_slack = ts.iter().map(|&t| bw.lat(t).unwrap() - bw.eat(t).unwrap()).fold(f64::INFINITY, f64::min);
             // Every compute chain starts from transfers or from time 0; when the longest path

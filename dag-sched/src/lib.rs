@@ -17,14 +17,17 @@
 //!   ([`Cluster::uniform`]) or any [`fabric_model::Fabric`] with its links' rates and min-hop
 //!   routes ([`Cluster::from_fabric`]).
 //! - [`job`]: jobs as validated DAGs ([`JobBuilder`], [`Job`], [`TaskId`]).
-//! - [`lat`]: Algorithm 1 with formula (1), and the backward critical-path pass beside it.
+//! - [`lat`]: Algorithm 1 with formula (1) read literally (a sum, the default), and beside it
+//!   our max reading and the backward critical-path pass (the three worked through on the
+//!   paper's Fig. 4 in [`lat`]'s documentation).
 //! - [`lp`]: P1 with `good_lp` (pure-Rust `microlp` by default, HiGHS with the `highs`
 //!   feature), its lexicographic levels refinement and the literal λ-representation where
 //!   representable; α-selection of the transfers that enter it (smallest LAT first), and the
 //!   deadline relaxation for an infeasible plan ([`lp::solve_relaxed`]).
-//! - [`sim`]: the flow-level simulator with JIT, TensorFlow order, FIFO + TicTac, Sincronia
-//!   and Varys; its rate allocations (max-min fairness, strict priority, MADD) run over the
-//!   links each flow crosses.
+//! - [`sim`]: the flow-level simulator with JIT and the paper's baselines (TensorFlow order,
+//!   FIFO + TicTac, Sincronia), and Varys (cited by the paper, §5, not among its baselines);
+//!   its rate allocations (max-min fairness, strict priority, MADD) run over the links each
+//!   flow crosses.
 //! - [`baselines`]: TicTac's TIC/TAC priorities and Sincronia's BSSI order.
 //! - [`models`]: per-layer tensors and MACs of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152.
 //! - [`workload`]: parameter-server training iterations as job DAGs, file jobs, Poisson mixes.
@@ -44,7 +47,8 @@
 //! # Example
 //!
 //! The paper's Fig. 4 job (as we read the figure: a compute chain fed by four transfers), its
-//! LATs by Algorithm 1, and the LP for its transfers:
+//! LATs by Algorithm 1 (formula (1) read literally; [`lat`] has the other readings), and the
+//! LP for its transfers:
 //!
 //! ```
 //! use dag_sched::lp::{self, Backend, LpTransfer, Objective, Reservations};

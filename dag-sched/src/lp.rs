@@ -39,6 +39,53 @@ use crate::lat;
 /// guidelines), and the smallest here is 1.
 pub const FLUTTER_COEFFICIENT_LIMIT: f64 = 1e9;
 
+/// The most levels an [`Objective`] may have: each [`Objective::LexLevels`] level is one more
+/// LP (with one more threshold row per port-slot), each [`Objective::Flutter`] level one more
+/// λ variable per port-slot. JIT uses 3; a number of levels above this is refused with
+/// [`Error::InvalidParameter`] before anything is allocated.
+pub const MAX_LEVELS: u32 = 64;
+
+/// The most window doublings [`solve_relaxed`] (and JIT's `max_relax`) may ask for: each one
+/// doubles every window, so about doubles the LP's variables (up to
+/// [`MAX_LP_VARIABLES`]), and costs one more solve.
+pub const MAX_WIDENINGS: u32 = 16;
+
+/// How much larger than the LP as given [`solve_relaxed`] lets a widened LP grow (in rate
+/// variables, one per transfer-slot): each doubling of the windows about doubles it, so 32
+/// allows about five doublings of windows of several slots (JIT's default of four stays
+/// within it). Widening stops there, as if the LP stayed infeasible.
+pub const MAX_RELAXED_GROWTH: usize = 32;
+
+/// Checks an objective's level count against `1..=MAX_LEVELS`.
+pub(crate) fn check_objective(objective: Objective) -> Result<(), Error> {
+    let levels = match objective {
+        Objective::MinMax => return Ok(()),
+        Objective::LexLevels { levels } | Objective::Flutter { levels } => levels,
+    };
+    if (1..=MAX_LEVELS).contains(&levels) {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name: "levels",
+            value: f64::from(levels),
+            reason: "must lie in 1..=MAX_LEVELS (64)",
+        })
+    }
+}
+
+/// Checks a number of window doublings against `MAX_WIDENINGS`.
+pub(crate) fn check_widenings(name: &'static str, widenings: u32) -> Result<(), Error> {
+    if widenings <= MAX_WIDENINGS {
+        Ok(())
+    } else {
+        Err(Error::InvalidParameter {
+            name,
+            value: f64::from(widenings),
+            reason: "must be at most MAX_WIDENINGS (16)",
+        })
+    }
+}
+
 /// A transfer handed to the LP. Sizes and times are `f64` bits and seconds: a transfer's
 /// window comes from its LAT, which is rarely a whole number of nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -137,14 +184,14 @@ pub enum Objective {
     /// Lexicographic refinement in levels form: `U*`, then the
     /// excess above `J − 1` thresholds, one LP each. `levels = 1` is [`Objective::MinMax`].
     LexLevels {
-        /// Number of levels `J` (≥ 1).
+        /// Number of levels `J` (1 to [`MAX_LEVELS`]).
         levels: u32,
     },
     /// The paper's literal objective (9) by the λ-representation (P4), with the capacity cut
     /// into `levels` integer levels; refused when `|δ|^levels` exceeds
     /// [`FLUTTER_COEFFICIENT_LIMIT`].
     Flutter {
-        /// Number of capacity levels (≥ 1).
+        /// Number of capacity levels (1 to [`MAX_LEVELS`]).
         levels: u32,
     },
 }
@@ -764,6 +811,7 @@ where
             reason: "the cluster has no machine",
         });
     }
+    check_objective(objective)?;
     // Validate windows once and learn the port-slot count for the Flutter guard.
     let built = build(cluster, transfers, reserved, slot, c_ref)?;
     let first = built.first.clone();
@@ -807,14 +855,8 @@ where
     }
     match objective {
         Objective::Flutter { levels } => {
-            if levels == 0 {
-                return Err(Error::InvalidParameter {
-                    name: "levels",
-                    value: 0.0,
-                    reason: "at least one level",
-                });
-            }
-            let largest = (n_ports as f64).powi(levels as i32);
+            // 1 ≤ levels ≤ MAX_LEVELS (checked above): no wrap-around as an `i32` power had.
+            let largest = (n_ports as f64).powf(f64::from(levels));
             if largest.is_nan() || largest > FLUTTER_COEFFICIENT_LIMIT {
                 return Err(Error::ObjectiveNotRepresentable {
                     base: n_ports,
@@ -841,13 +883,6 @@ where
                 Objective::LexLevels { levels } => levels,
                 _ => 1,
             };
-            if levels == 0 {
-                return Err(Error::InvalidParameter {
-                    name: "levels",
-                    value: 0.0,
-                    reason: "at least one level",
-                });
-            }
             let stage0 = solve_stage(
                 solver,
                 cluster,
@@ -944,7 +979,7 @@ pub fn job_transfers(
             let NodeKind::Transfer { size, src, dst } = job.node(id) else {
                 return None;
             };
-            let tr = lat::trans(job, cluster, id);
+            let tr = lat::trans_of(job.node(id), cluster);
             let release = arrival + (est.eat(id).unwrap_or(tr) - tr).max(0.0);
             let deadline = (arrival + est.lat(id).unwrap_or(0.0)).max(release + tr);
             Some(LpTransfer {
@@ -984,11 +1019,14 @@ pub struct Relaxed {
 /// instead of [`solve`], or after [`solve`] returned [`Error::Infeasible`].
 ///
 /// # Errors
-/// [`Error::Infeasible`] when the LP is still infeasible after `max_widenings` doublings; any
-/// other error of [`solve`] at once.
+/// [`Error::InvalidParameter`] when `max_widenings` exceeds [`MAX_WIDENINGS`];
+/// [`Error::Infeasible`] when the LP is still infeasible after `max_widenings` doublings, or
+/// when the next doubling would give the LP more than [`MAX_RELAXED_GROWTH`] times the rate
+/// variables it had as given; any other error of [`solve`] at once.
 ///
 /// # Complexity
-/// Up to `max_widenings + 1` times [`solve`].
+/// Up to `max_widenings + 1` times [`solve`], each LP at most [`MAX_RELAXED_GROWTH`] times
+/// the first.
 pub fn solve_relaxed(
     cluster: &Cluster,
     transfers: &[LpTransfer],
@@ -998,10 +1036,27 @@ pub fn solve_relaxed(
     backend: Backend,
     max_widenings: u32,
 ) -> Result<Relaxed, Error> {
+    check_widenings("max_widenings", max_widenings)?;
+    // Rate variables of a set of transfers: one per slot of each window.
+    let tau = slot.as_secs_f64();
+    let variables = |ts: &[LpTransfer]| -> usize {
+        ts.iter()
+            .map(|t| {
+                let (a, b) = window(t, tau);
+                usize::try_from(b.saturating_sub(a).saturating_add(1)).unwrap_or(usize::MAX)
+            })
+            .fold(0usize, usize::saturating_add)
+    };
+    let limit = variables(transfers)
+        .max(1)
+        .saturating_mul(MAX_RELAXED_GROWTH);
     let mut solves = 0;
     for widenings in 0..=max_widenings {
-        let factor = f64::from(1u32 << widenings.min(20));
+        let factor = f64::from(1u32 << widenings);
         let ts: Vec<LpTransfer> = transfers.iter().map(|t| t.widened(factor)).collect();
+        if widenings > 0 && variables(&ts) > limit {
+            break;
+        }
         match solve(cluster, &ts, reserved, slot, objective, backend) {
             Ok(schedule) => {
                 solves += schedule.solves.max(1);

@@ -348,6 +348,150 @@ fn bad_inputs() {
 }
 
 #[test]
+fn level_and_widening_counts_are_bounded() {
+    // Regression: `Flutter { levels: u32::MAX }` passed the coefficient guard (`levels as i32`
+    // is -1, so `|δ|^levels` was below 1) and asked for 2^32 λ variables per port-slot
+    // (terabytes); `LexLevels { levels: u32::MAX }` asked for 2^32 thresholds (34 GB); and
+    // `solve_relaxed` looped over every one of `u32::MAX` widenings.
+    let cluster = Cluster::uniform(2, CAP_BPS).unwrap();
+    let t = LpTransfer::new(MachineId::new(0), MachineId::new(1), 2.0, 0.0, 2.0);
+    let r = Reservations::new();
+    for objective in [
+        Objective::Flutter { levels: u32::MAX },
+        Objective::Flutter { levels: 1 << 31 },
+        Objective::LexLevels { levels: u32::MAX },
+        Objective::LexLevels {
+            levels: lp::MAX_LEVELS + 1,
+        },
+    ] {
+        assert_eq!(
+            lp::solve(&cluster, &[t], &r, SEC, objective, Backend::Microlp),
+            Err(Error::InvalidParameter {
+                name: "levels",
+                value: match objective {
+                    Objective::Flutter { levels } | Objective::LexLevels { levels } =>
+                        f64::from(levels),
+                    _ => unreachable!(),
+                },
+                reason: "must lie in 1..=MAX_LEVELS (64)",
+            }),
+            "{objective:?}"
+        );
+    }
+    // At the bound it is solved (three ports of one slot: |δ|^64 far beyond the Flutter
+    // limit, refused for what it is).
+    let lex = lp::solve(
+        &cluster,
+        &[t],
+        &r,
+        SEC,
+        Objective::LexLevels {
+            levels: lp::MAX_LEVELS,
+        },
+        Backend::Microlp,
+    )
+    .unwrap();
+    assert_eq!(lex.solves, lp::MAX_LEVELS as usize);
+    assert!(matches!(
+        lp::solve(
+            &cluster,
+            &[t],
+            &r,
+            SEC,
+            Objective::Flutter {
+                levels: lp::MAX_LEVELS
+            },
+            Backend::Microlp
+        ),
+        Err(Error::ObjectiveNotRepresentable { .. })
+    ));
+    for max in [lp::MAX_WIDENINGS + 1, u32::MAX] {
+        assert_eq!(
+            lp::solve_relaxed(
+                &cluster,
+                &[t],
+                &r,
+                SEC,
+                Objective::MinMax,
+                Backend::Microlp,
+                max
+            ),
+            Err(Error::InvalidParameter {
+                name: "max_widenings",
+                value: f64::from(max),
+                reason: "must be at most MAX_WIDENINGS (16)",
+            })
+        );
+    }
+    // An infeasible transfer (4 bits in 1 s on a 2 bit/s port) needs one doubling; the
+    // bound itself is accepted.
+    let tight = LpTransfer::new(MachineId::new(0), MachineId::new(1), 4.0, 0.0, 1.0);
+    let relaxed = lp::solve_relaxed(
+        &cluster,
+        &[tight],
+        &r,
+        SEC,
+        Objective::MinMax,
+        Backend::Microlp,
+        lp::MAX_WIDENINGS,
+    )
+    .unwrap();
+    assert_eq!(relaxed.widenings, 1);
+}
+
+#[test]
+fn widening_stops_where_the_lp_would_outgrow_its_bound() {
+    // Regression: every doubling of the windows doubled the LP, up to `max_widenings` of them
+    // (a 1-slot window became 65,536 slots at 16). The port is reserved in full for 40 s; a
+    // 1-bit transfer due within 1 s fits only once its window passes 40 s, the sixth doubling
+    // (64 slots), which is more than MAX_RELAXED_GROWTH (32) times the one slot it had.
+    assert_eq!(lp::MAX_RELAXED_GROWTH, 32);
+    let cluster = Cluster::uniform(2, CAP_BPS).unwrap();
+    let fill = LpTransfer::new(MachineId::new(0), MachineId::new(1), CAP * 40.0, 0.0, 40.0);
+    let full = lp::solve(
+        &cluster,
+        &[fill],
+        &Reservations::new(),
+        SEC,
+        Objective::MinMax,
+        Backend::Microlp,
+    )
+    .unwrap();
+    let mut r = Reservations::new();
+    r.add_schedule(&cluster, &[fill], &full);
+    let tiny = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.0, 0.0, 1.0);
+    let relax = |max| {
+        lp::solve_relaxed(
+            &cluster,
+            &[tiny],
+            &r,
+            SEC,
+            Objective::MinMax,
+            Backend::Microlp,
+            max,
+        )
+    };
+    assert_eq!(
+        relax(lp::MAX_WIDENINGS),
+        Err(Error::Infeasible { transfers: 1 })
+    );
+    // Five doublings (32 slots) stay within the bound and are tried, still infeasible.
+    assert_eq!(relax(5), Err(Error::Infeasible { transfers: 1 }));
+    // Without the reservation one slot is enough.
+    let free = lp::solve_relaxed(
+        &cluster,
+        &[tiny],
+        &Reservations::new(),
+        SEC,
+        Objective::MinMax,
+        Backend::Microlp,
+        lp::MAX_WIDENINGS,
+    )
+    .unwrap();
+    assert_eq!(free.widenings, 0);
+}
+
+#[test]
 fn oversized_models_are_refused_before_allocating() {
     let cluster = Cluster::uniform(2, BitsPerSec::new(1)).unwrap();
     let r = Reservations::new();

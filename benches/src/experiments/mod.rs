@@ -6,6 +6,13 @@
 use crate::Experiment;
 
 pub mod dag;
+pub mod dag_calibrate;
+pub mod dag_claims;
+pub mod dag_main;
+pub mod dag_plots;
+pub mod dag_runs;
+pub mod dag_sensitivity;
+pub mod dag_stats;
 pub mod dag_trace;
 pub mod fabric;
 pub mod mcast;
@@ -33,6 +40,8 @@ pub fn all() -> Vec<Box<dyn Experiment>> {
         Box::new(dag::DagSchedulers),
         Box::new(dag::DagLoad),
         Box::new(dag::DagLp),
+        Box::new(dag_calibrate::DagCalibrate),
+        Box::new(dag_sensitivity::DagSensitivity),
         Box::new(dag_trace::DagTrace),
         Box::new(pmix::PmixCodec),
         Box::new(pmix::PmixLock),

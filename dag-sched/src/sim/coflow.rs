@@ -7,8 +7,8 @@
 //! The dense pass (every active flow at every event), kept for the tests as the oracle of
 //! [`super::scaled`], which the schedulers run: [`Dense`] runs Sincronia or Varys through it.
 
+use super::engine::RatePolicy;
 use super::engine::Sim;
-use super::policy::RatePolicy;
 use super::scaled::Order;
 
 /// Sincronia or Varys (by its order) through the dense pass: the engine's dense step, every

@@ -11,17 +11,18 @@ use super::coflow::Dense;
 use super::engine;
 use super::scaled::{MEMO_JUMPS, Order, ROUTE_PASSES, WITNESSES};
 use super::tests::small_workload;
-use super::{Scheduler, SimConfig, SimResult, simulate, sincronia, varys};
+use super::{Scheduler, SimConfig, SimResult, coflow_fifo, simulate, sincronia, varys};
 use crate::cluster::{Cluster, MachineId};
 use crate::job::JobBuilder;
 use crate::workload::{JobKind, SimJob};
 use fabric_model::{BitsPerSec, HopTable, Nanos, generators};
 
-/// Both schedulers' runs of `jobs`, incremental then dense, with `seed`.
+/// The three coflow schedulers' runs of `jobs`, incremental then dense, with `seed`.
 fn both(cluster: &Cluster, jobs: &[SimJob], seed: u64) -> Vec<(Scheduler, SimResult, SimResult)> {
-    let schedulers: [(Scheduler, Order); 2] = [
+    let schedulers: [(Scheduler, Order); 3] = [
         (Scheduler::Sincronia, sincronia::order),
         (Scheduler::Varys, varys::order),
+        (Scheduler::CoflowFifo, coflow_fifo::order),
     ];
     schedulers
         .into_iter()
@@ -32,8 +33,14 @@ fn both(cluster: &Cluster, jobs: &[SimJob], seed: u64) -> Vec<(Scheduler, SimRes
                 sample_window: Nanos::from_millis(500),
             };
             let lazy = simulate(cluster, jobs, &cfg).unwrap();
-            let dense =
-                engine::run(cluster, jobs, &cfg, Box::new(Dense::new(jobs.len(), order))).unwrap();
+            let dense = engine::run(
+                cluster,
+                jobs,
+                &cfg,
+                Box::new(Dense::new(jobs.len(), order)),
+                false,
+            )
+            .unwrap();
             (s, lazy, dense)
         })
         .collect()
@@ -243,4 +250,38 @@ fn scaled_matches_dense_on_a_trace_prefix_on_a_fat_tree() {
         WITNESSES.with(std::cell::Cell::get) > witnesses,
         "no blocked flow on a longer route had its ends moved"
     );
+}
+
+#[test]
+fn coflow_fifo_serves_coflows_in_arrival_order_with_madd_and_leftover() {
+    // Coflow A (first): 2 Gbit 0→2 and 1 Gbit 1→2; coflow B (second): 1 Gbit 1→0. FIFO gives
+    // A its MADD rates (bottleneck ingress 2: 3 s, so 2/3 and 1/3 Gbit/s) and B what egress 1
+    // has left (2/3 Gbit/s): A ends at 3 s, B at 1.5 s. Varys (SEBF) serves B first (1 s).
+    let cluster = Cluster::uniform(3, BitsPerSec::from_gbps(1)).unwrap();
+    let m = MachineId::new;
+    let mut a = JobBuilder::new();
+    a.transfer_bits(2e9, m(0), m(2));
+    a.transfer_bits(1e9, m(1), m(2));
+    let mut b = JobBuilder::new();
+    b.transfer_bits(1e9, m(1), m(0));
+    let jobs = vec![
+        SimJob::at_secs(0.0, a.build(&cluster).unwrap(), JobKind::Coflow),
+        SimJob::at_secs(0.0, b.build(&cluster).unwrap(), JobKind::Coflow),
+    ];
+    let fifo = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::CoflowFifo)).unwrap();
+    assert!((fifo.jobs[0].jct() - 3.0).abs() < 1e-9, "{}", fifo.jobs[0]);
+    assert!((fifo.jobs[1].jct() - 1.5).abs() < 1e-9, "{}", fifo.jobs[1]);
+    let varys = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Varys)).unwrap();
+    assert!(
+        (varys.jobs[1].jct() - 1.0).abs() < 1e-9,
+        "{}",
+        varys.jobs[1]
+    );
+    // Arrival order, not input order: B arriving first is served first.
+    let later = vec![
+        SimJob::at_secs(0.5, jobs[0].job.clone(), JobKind::Coflow),
+        SimJob::at_secs(0.0, jobs[1].job.clone(), JobKind::Coflow),
+    ];
+    let fifo = simulate(&cluster, &later, &SimConfig::new(Scheduler::CoflowFifo)).unwrap();
+    assert!((fifo.jobs[1].jct() - 1.0).abs() < 1e-9, "{}", fifo.jobs[1]);
 }

@@ -2,20 +2,17 @@
 //! the policy wants them), the policy sets rates, and the clock jumps to the next event.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap};
 
-use fabric_model::Nanos;
 use rand::seq::SliceRandom;
 use smallvec::SmallVec;
 
-use super::metrics::{JobOutcome, LpStats, SimResult};
-use super::policy::{self, RatePolicy};
-use super::{Scheduler, SimConfig, jit, tensorflow};
+use super::config::SimConfig;
+use super::metrics::{JobOutcome, LpStats, SimResult, Usage};
 use crate::Error;
 use crate::cluster::Cluster;
 use crate::job::{NodeKind, TaskId};
 use crate::lat::{self, LatMethod};
-use crate::lp::{self, Reservations, Schedule};
 use crate::rates::FlowDemand;
 use crate::workload::SimJob;
 
@@ -29,8 +26,8 @@ pub(super) struct Flow {
     pub(super) size: f64,
     pub(super) remaining: f64,
     pub(super) sent: f64,
+    /// Its index in its job's plan, when the policy planned it ([`JobState::lp_index`]).
     pub(super) lp: Option<usize>,
-    pub(super) deadline_slot: i64,
     /// JIT with [`RestPolicy::LatPriority`](super::RestPolicy::LatPriority) (ours): absolute LAT (s) of a DAG transfer
     /// outside the LP.
     pub(super) lat_abs: f64,
@@ -62,7 +59,8 @@ pub(super) struct JobState {
     pub(super) done_at: f64,
     pub(super) tf_rank: Vec<u32>,
     pub(super) prio: Vec<u32>,
-    pub(super) plan: Option<Schedule>,
+    /// Per node: its index in the job's plan when the policy planned it at the job's arrival
+    /// (JIT's LP), else `NONE`.
     pub(super) lp_index: Vec<u32>,
     pub(super) lat_abs: Vec<f64>,
     pub(super) fifo: usize,
@@ -231,6 +229,77 @@ pub(super) enum Change {
     },
 }
 
+/// A rate-allocation policy: what the engine asks a scheduler at its events. A scheduler is
+/// one implementation in a file of its own (as quinn-proto's congestion controllers implement
+/// one `Controller` trait each); the engine knows no scheduler, only this trait.
+pub(super) trait RatePolicy {
+    /// The policy that runs these `jobs` in its place, where the policy has a faster
+    /// equivalent for them (JIT without a DAG job: nothing to plan, so fair sharing or one
+    /// strict-priority walk, incrementally); `None` to run itself. [`simulate`](super::simulate)
+    /// asks once, before the run; a user's [`Policy`](super::Policy) has none.
+    fn driver(&self, _jobs: &[SimJob]) -> Option<Box<dyn RatePolicy>> {
+        None
+    }
+
+    /// Whether the run reports the usage of the policy's planned transfers apart
+    /// ([`SimResult::remaining_planned`]; otherwise it equals `remaining`). Asked once, before
+    /// the run.
+    fn reports_planned(&self) -> bool {
+        false
+    }
+
+    /// Job `j` arrives at `sim.now`, before its first nodes are released (JIT plans it here,
+    /// setting [`JobState::lp_index`], `lat_abs` and the channel order `tf_rank`; TicTac
+    /// orders its transfers).
+    fn on_arrival(&mut self, _sim: &mut Sim<'_>, _j: usize) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// Whether a new flow waits in its (job, sender, receiver) channel, one transfer at a
+    /// time (gRPC's channels), given whether it is in a plan and whether its job has a DAG.
+    fn uses_channel(&self, lp: bool, dag: bool) -> bool;
+
+    /// Whether the policy reads every active flow at every event (`sim.active` and
+    /// [`RatePolicy::rates`]); an incremental policy returns false, follows the flow changes in
+    /// `sim.log` and sets rates with [`RatePolicy::sparse_rates`].
+    fn dense(&self) -> bool {
+        true
+    }
+
+    /// Dense policies: sets `rate[k]` for every active flow `sim.active[k]` (all 0 on entry)
+    /// from the free capacity `free` of every resource (decreased by what it hands out), and
+    /// the planned part of each in `sim.on_plan[k]`; returns the time of the next event the
+    /// policy itself needs (`f64::INFINITY` for none).
+    fn rates(&mut self, _sim: &mut Sim<'_>, _rate: &mut [f64], _free: &mut [f64]) -> f64 {
+        f64::INFINITY
+    }
+
+    /// Incremental policies: reads the flow changes in `sim.log` (cleared after the call),
+    /// pushes onto `out` (empty on entry) the rate changes since the last call ([`Change`]:
+    /// a flow's new rate, 0 to stop it; a flow joining a rate group; a group's new rate; a
+    /// flow or group not reported keeps its rate, a new flow has rate 0), decreasing `free`
+    /// by the rates of every flow that moves; returns the time of the next event the policy
+    /// itself needs.
+    fn sparse_rates(
+        &mut self,
+        _sim: &mut Sim<'_>,
+        _out: &mut Vec<Change>,
+        _free: &mut [f64],
+    ) -> f64 {
+        f64::INFINITY
+    }
+
+    /// Incremental policies that advance their own flows (Sincronia and Varys: the engine
+    /// sees no rate changes from them): moves every flow from `sim.now` to `t1` (the next
+    /// event) and pushes onto `done` the flows that deliver their last bit by then, having
+    /// set their bits left to 0 and counted them as sent. The engine then ends them.
+    fn advance(&mut self, _sim: &mut Sim<'_>, _t1: f64, _done: &mut Vec<usize>) {}
+
+    /// Adds what the policy itself kept to the run's result (JIT: its LP statistics and
+    /// plan peaks), once every job has finished.
+    fn report(&mut self, _out: &mut SimResult) {}
+}
+
 /// A rate group: flows that always share one rate and one route (fair sharing's route
 /// classes), so that a rate change costs O(1), not a pass over the members. Every member
 /// has received `served` bits per member since `t0` (plus `rate` since then), counted from
@@ -375,6 +444,8 @@ pub(super) struct Sim<'a> {
     /// flows ending at an event are popped from here (the next event comes from
     /// `finish_heap`).
     due_heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    /// [`Sim::pop_finished`]'s buffer of entries due by their key but not by the exact test.
+    due_aside: Vec<Reverse<(u64, usize, u32)>>,
     /// Incremental policies: per resource, the total rate of the flows crossing it and how
     /// many move (the total reset to 0 when none does), for the utilisation maximum.
     port_rate: Vec<f64>,
@@ -402,19 +473,19 @@ pub(super) struct Sim<'a> {
     pub(super) queues: BTreeMap<(usize, usize, usize), Vec<usize>>,
     pub(super) heap: BinaryHeap<Reverse<(u64, usize, u32)>>,
     pub(super) now: f64,
-    pub(super) reserved: Reservations,
-    pub(super) lp: LpStats,
+    /// Whether the run reports the planned transfers' usage apart
+    /// ([`RatePolicy::reports_planned`]).
+    pub(super) planned: bool,
     /// Bits per (port, window) of JIT's planned (LP) transfers; empty for the baselines.
-    pub(super) usage: HashMap<(usize, i64), f64>,
+    pub(super) usage: Usage,
     /// The same over all DAG transfers (every scheduler).
-    pub(super) usage_all: HashMap<(usize, i64), f64>,
+    pub(super) usage_all: Usage,
     pub(super) max_util: f64,
     pub(super) unfinished: usize,
     /// JIT: the planned (pass-1) part of each active flow's rate, as `rates` returned it.
     pub(super) on_plan: Vec<f64>,
     pub(super) lp_bits_on_plan: f64,
     pub(super) lp_bits_catch_up: f64,
-    pub(super) lp_peaks: Vec<f64>,
     /// The scheduler; taken out while it runs (it receives the engine).
     pub(super) policy: Option<Box<dyn RatePolicy>>,
 }
@@ -459,10 +530,6 @@ impl Sim<'_> {
                     }
                     let li = self.st[j].lp_index[n.index()];
                     let lp = (li != NONE).then_some(li as usize);
-                    let deadline_slot = match (&self.st[j].plan, lp) {
-                        (Some(p), Some(f)) => p.last_slot(f).unwrap_or(i64::MAX),
-                        _ => i64::MAX,
-                    };
                     let channel = self
                         .policy
                         .as_ref()
@@ -481,7 +548,6 @@ impl Sim<'_> {
                         remaining: size,
                         sent: 0.0,
                         lp,
-                        deadline_slot,
                         lat_abs,
                         channel,
                         head: false,
@@ -907,7 +973,13 @@ impl Sim<'_> {
     /// by then, or within 1e-9 of its size of its last bit then, as the reference step
     /// rounds) and ends it (all its bits sent).
     fn pop_finished(&mut self, t1: f64, done: &mut Vec<usize>) {
-        while let Some(&Reverse((_, id, g))) = self.due_heap.peek() {
+        // Entries due by their key but not by the exact test (rounding): set aside and put
+        // back after the scan, so that they do not hide a flow behind them that is due (its
+        // finish at `t1` is what `next_finish` reported: stopping at the first such entry
+        // left that flow running and the clock at `t1` forever).
+        let mut aside = std::mem::take(&mut self.due_aside);
+        aside.clear();
+        while let Some(&Reverse((due, id, g))) = self.due_heap.peek() {
             let lz = self.lazy[id];
             if lz.ended || lz.generation != g {
                 self.due_heap.pop();
@@ -917,7 +989,12 @@ impl Sim<'_> {
             let fin = lz.t0 + f.remaining / lz.rate;
             let left = f.remaining - (lz.rate * (t1 - lz.t0)).min(f.remaining);
             if fin > t1 && left > 1e-9 * f.size {
-                break;
+                if f64::from_bits(due) > t1 {
+                    break;
+                }
+                aside.push(Reverse((due, id, g)));
+                self.due_heap.pop();
+                continue;
             }
             self.due_heap.pop();
             let f = &mut self.flows[id];
@@ -933,6 +1010,8 @@ impl Sim<'_> {
             self.track_port_rates(id, lz.rate, 0.0);
             done.push(id);
         }
+        self.due_heap.extend(aside.drain(..));
+        self.due_aside = aside;
         let mut due = std::mem::take(&mut self.due_groups);
         due.clear();
         // Due by `t1`, or its first member's bits left then within 1e-9 of its size; eight
@@ -1051,119 +1130,18 @@ impl Sim<'_> {
     }
 }
 
-/// Runs `jobs` (each validated against `cluster`) under `cfg` until every job finishes.
-///
-/// # Errors
-/// [`Error::InvalidParameter`] for a bad window, slot or α; LP errors other than
-/// infeasibility (infeasible plans are widened, then dropped); [`Error::Stalled`] if no flow
-/// can progress (a bug guard).
-///
-/// # Complexity
-/// Per event, for F active flows of h resources, M machines, J jobs and F′ flows with a
-/// rate: O(Σ_c P_c + X · h + G + M) under Sincronia and Varys (the served coflows'
-/// resources P_c, X greedy recipients and G flows read by the greedy pass; O(F · h +
-/// J log J) more, BSSI's or SEBF's order of the J coflows, when one arrives or completes);
-/// O(F log F + M) under JIT (the TensorFlow order's without a
-/// DAG job and with [`RestPolicy::Background`](super::RestPolicy::Background); without a DAG
-/// job and with [`RestPolicy::LatPriority`](super::RestPolicy::LatPriority), FIFO + TicTac's
-/// below plus O(J log J + R · (h + log F)) for J jobs with flows and R channel heads of the
-/// jobs whose rank moved); O(K · h +
-/// Σ_k L_k + F′) under the TensorFlow order (K routes with channel heads, L_k resources with
-/// unfrozen flows at filling round k); and
-/// O(L + (M + C + E) · (h + log F) + F′) under FIFO + TicTac (the last walk's M movers, at
-/// most L resources, repaired from C changed class heads and E heads watching a resource
-/// that reopened; see its priority classes). Plus
-/// one LP per DAG job under JIT and one TAC ordering per job with compute under TicTac.
-pub fn simulate(cluster: &Cluster, jobs: &[SimJob], cfg: &SimConfig) -> Result<SimResult, Error> {
-    validate(cfg)?;
-    let policy: Box<dyn RatePolicy> = match cfg.scheduler {
-        // Nothing to plan and every flow background traffic: the fair sharing of the
-        // TensorFlow policy's channels, incrementally.
-        Scheduler::Jit(jit) if jit::is_fair_sharing(&jit, jobs) => {
-            Box::new(tensorflow::TensorFlow::default())
-        }
-        // Nothing to plan and our LatPriority: its one strict-priority walk, incrementally.
-        Scheduler::Jit(jit) if jit::is_sparse_lat(&jit, jobs) => {
-            Box::new(jit::SparseLat::default())
-        }
-        s => policy::for_scheduler(s, jobs.len()),
-    };
-    run(cluster, jobs, cfg, policy)
-}
-
-/// Runs `jobs` under `cfg` with a user's rate policy instead of `cfg.scheduler`'s (which
-/// still names the run; JIT's LP is not run): see [`Policy`](super::Policy).
-///
-/// # Errors
-/// As [`simulate`]; [`Error::Stalled`] when the policy gives no flow a rate while flows wait
-/// and no other event is due.
-///
-/// # Complexity
-/// O(E · (F + M)) time for E events, F active flows and M machines, plus the policy's.
-pub fn simulate_with(
-    cluster: &Cluster,
-    jobs: &[SimJob],
-    cfg: &SimConfig,
-    policy: Box<dyn super::Policy>,
-) -> Result<SimResult, Error> {
-    validate(cfg)?;
-    run(cluster, jobs, cfg, Box::new(policy::UserPolicy(policy)))
-}
-
-/// The checks of `cfg` that [`simulate`] makes before it runs.
-fn validate(cfg: &SimConfig) -> Result<(), Error> {
-    if cfg.sample_window == Nanos::ZERO {
-        return Err(Error::InvalidParameter {
-            name: "sample_window",
-            value: 0.0,
-            reason: "must be positive and finite",
-        });
-    }
-    if let Scheduler::Jit(j) = cfg.scheduler {
-        lp::alpha_prefix(0, j.alpha)?;
-        if j.slot == Nanos::ZERO {
-            return Err(Error::InvalidParameter {
-                name: "slot",
-                value: 0.0,
-                reason: "must be positive and finite",
-            });
-        }
-    }
-    Ok(())
-}
-
-/// Runs `jobs` under `cfg` with rate policy `policy` (`cfg.scheduler` names the run: JIT's
-/// usage bookkeeping follows it).
+/// Runs `jobs` (each validated against `cluster`, and `cfg` by the caller) under `cfg` with
+/// rate policy `policy` until every job finishes. With `reference`, incremental
+/// policies take the old recompute-everything step (every moving flow's bits and finish time
+/// updated at every event): the oracle of the lazy step.
 pub(super) fn run(
-    cluster: &Cluster,
-    jobs: &[SimJob],
-    cfg: &SimConfig,
-    policy: Box<dyn RatePolicy>,
-) -> Result<SimResult, Error> {
-    run_stepped(cluster, jobs, cfg, policy, false)
-}
-
-/// [`run`] with the old recompute-everything step for incremental policies (every moving
-/// flow's bits and finish time updated at every event): the oracle of the lazy step.
-#[cfg(test)]
-pub(super) fn run_reference(
-    cluster: &Cluster,
-    jobs: &[SimJob],
-    cfg: &SimConfig,
-) -> Result<SimResult, Error> {
-    validate(cfg)?;
-    let policy = policy::for_scheduler(cfg.scheduler, jobs.len());
-    run_stepped(cluster, jobs, cfg, policy, true)
-}
-
-/// [`run`], with the reference step for incremental policies when `reference`.
-fn run_stepped(
     cluster: &Cluster,
     jobs: &[SimJob],
     cfg: &SimConfig,
     policy: Box<dyn RatePolicy>,
     reference: bool,
 ) -> Result<SimResult, Error> {
+    let planned = policy.reports_planned();
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     order.sort_by(|&a, &b| jobs[a].arrival.total_cmp(&jobs[b].arrival).then(a.cmp(&b)));
     let mut fifo = vec![0; jobs.len()];
@@ -1190,7 +1168,6 @@ fn run_stepped(
             done_at: f64::NAN,
             tf_rank,
             prio: vec![NONE; n],
-            plan: None,
             lp_index: vec![NONE; n],
             lat_abs: vec![f64::INFINITY; n],
             fifo: fifo[j],
@@ -1216,6 +1193,7 @@ fn run_stepped(
         dag_groups: IdSet::default(),
         finish_heap: BinaryHeap::new(),
         due_heap: BinaryHeap::new(),
+        due_aside: Vec::new(),
         port_rate: Vec::new(),
         port_moving: Vec::new(),
         rate_up: Vec::new(),
@@ -1232,16 +1210,14 @@ fn run_stepped(
         queues: BTreeMap::new(),
         heap: BinaryHeap::new(),
         now: 0.0,
-        reserved: Reservations::new(),
-        lp: LpStats::default(),
-        usage: HashMap::new(),
-        usage_all: HashMap::new(),
+        planned,
+        usage: Usage::default(),
+        usage_all: Usage::default(),
         max_util: 0.0,
         unfinished: jobs.len(),
         on_plan: Vec::new(),
         lp_bits_on_plan: 0.0,
         lp_bits_catch_up: 0.0,
-        lp_peaks: Vec::new(),
         policy: Some(policy),
     };
     let mut next_job = 0;
@@ -1355,9 +1331,9 @@ fn run_stepped(
     for f in &sim.flows {
         max_err = max_err.max((f.sent - f.size).abs() / f.size.max(1.0));
     }
-    let remaining = sim.remaining_ratios(&sim.usage_all);
-    let remaining_planned = if matches!(cfg.scheduler, Scheduler::Jit(_)) {
-        sim.remaining_ratios(&sim.usage)
+    let remaining = sim.remaining_ratios(&sim.usage_all)?;
+    let remaining_planned = if sim.planned {
+        sim.remaining_ratios(&sim.usage)?
     } else {
         remaining.clone()
     };
@@ -1390,18 +1366,22 @@ fn run_stepped(
             }
         })
         .collect();
-    Ok(SimResult {
+    let mut result = SimResult {
         jobs: outcomes,
         remaining,
         remaining_planned,
-        lp: sim.lp,
+        lp: LpStats::default(),
         max_port_utilisation: sim.max_util,
         lp_bits_on_plan: sim.lp_bits_on_plan,
         lp_bits_catch_up: sim.lp_bits_catch_up,
-        lp_peaks: sim.lp_peaks,
+        lp_peaks: Vec::new(),
         max_conservation_error: max_err,
         events,
-    })
+    };
+    if let Some(p) = sim.policy.as_mut() {
+        p.report(&mut result);
+    }
+    Ok(result)
 }
 
 #[cfg(test)]

@@ -8,18 +8,19 @@
 //! files' channel heads come next by strict priority, the job with the fewest bits left first
 //! and a job's transfers in LAT order, and what is left is shared as in the TensorFlow policy.
 //!
-//! Without a DAG job, [`simulate`](super::simulate) runs the TensorFlow policy's fair
-//! sharing for [`RestPolicy::Background`] ([`is_fair_sharing`]) and [`SparseLat`] for
-//! [`RestPolicy::LatPriority`] ([`is_sparse_lat`]): the same runs without a pass over every
-//! active flow at every event.
+//! Without a DAG job, JIT hands the engine a faster driver ([`RatePolicy::driver`]): the
+//! TensorFlow policy's fair sharing for [`RestPolicy::Background`] ([`is_fair_sharing`]) and
+//! [`SparseLat`] for [`RestPolicy::LatPriority`] ([`is_sparse_lat`]): the same runs without a
+//! pass over every active flow at every event.
 
-use super::engine::Sim;
-use super::policy::RatePolicy;
-use super::{JitConfig, RestPolicy};
+use super::config::{JitConfig, RestPolicy};
+use super::engine::{RatePolicy, Sim};
+use super::metrics::{LpStats, SimResult};
+use super::tensorflow::TensorFlow;
 use crate::Error;
 use crate::job::TaskId;
 use crate::lat;
-use crate::lp;
+use crate::lp::{self, Reservations, Schedule};
 use crate::rates::{FlowDemand, greedy_take, priority_greedy};
 use crate::workload::SimJob;
 
@@ -40,6 +41,13 @@ pub(crate) struct Jit {
     first: Vec<(usize, f64)>,
     /// The buffers of the pass's sort.
     order: rank::Order,
+    /// Each job's plan (`None` until planned, or when the LP could not plan it).
+    plans: Vec<Option<Schedule>>,
+    /// The rates the plans so far promise on every resource-slot.
+    reserved: Reservations,
+    /// The LP's statistics and each planned job's `U*`, for the result.
+    stats: LpStats,
+    peaks: Vec<f64>,
 }
 
 impl Jit {
@@ -51,7 +59,25 @@ impl Jit {
             rest: Vec::new(),
             first: Vec::new(),
             order: rank::Order::default(),
+            plans: Vec::new(),
+            reserved: Reservations::new(),
+            stats: LpStats::default(),
+            peaks: Vec::new(),
         }
+    }
+
+    /// The last slot of planned flow `id`'s window (`i64::MAX` for a flow outside the plans).
+    fn deadline_slot(&self, sim: &Sim<'_>, id: usize) -> i64 {
+        let f = &sim.flows[id];
+        match (self.plan_of(f.job), f.lp) {
+            (Some(p), Some(i)) => p.last_slot(i).unwrap_or(i64::MAX),
+            _ => i64::MAX,
+        }
+    }
+
+    /// Job `j`'s plan, if it has one.
+    fn plan_of(&self, j: usize) -> Option<&Schedule> {
+        self.plans.get(j).and_then(Option::as_ref)
     }
 }
 
@@ -83,12 +109,33 @@ pub(crate) fn is_sparse_lat(cfg: &JitConfig, jobs: &[SimJob]) -> bool {
 }
 
 impl RatePolicy for Jit {
+    fn driver(&self, jobs: &[SimJob]) -> Option<Box<dyn RatePolicy>> {
+        if is_fair_sharing(&self.cfg, jobs) {
+            // Nothing to plan and every flow background traffic: the fair sharing of the
+            // TensorFlow policy's channels, incrementally.
+            Some(Box::new(TensorFlow::reporting_planned()))
+        } else if is_sparse_lat(&self.cfg, jobs) {
+            // Nothing to plan and our LatPriority: its one strict-priority walk, incrementally.
+            Some(Box::new(SparseLat::default()))
+        } else {
+            None
+        }
+    }
+
+    fn reports_planned(&self) -> bool {
+        true
+    }
+
     fn on_arrival(&mut self, sim: &mut Sim<'_>, j: usize) -> Result<(), Error> {
         if sim.jobs[j].job.has_compute() {
-            let arrival = sim.jobs[j].arrival;
-            sim.plan(j, &self.cfg, arrival)?;
+            self.plan(sim, j)?;
         }
         Ok(())
+    }
+
+    fn report(&mut self, out: &mut SimResult) {
+        out.lp = self.stats;
+        out.lp_peaks = std::mem::take(&mut self.peaks);
     }
 
     /// Not in the LP, and not a DAG transfer that LatPriority sends by LAT instead.
@@ -107,16 +154,14 @@ impl RatePolicy for Jit {
         // widened deadline).
         let end = |sim: &Sim<'_>, k: usize| {
             let f = &sim.flows[sim.active[k]];
-            sim.st[f.job]
-                .plan
-                .as_ref()
+            self.plan_of(f.job)
                 .and_then(|p| p.window_secs(f.lp.unwrap_or(0)))
                 .map_or(f64::INFINITY, |w| w.1)
         };
         lp_idx.sort_by(|&a, &b| {
             let (fa, fb) = (&sim.flows[sim.active[a]], &sim.flows[sim.active[b]]);
-            fa.deadline_slot
-                .cmp(&fb.deadline_slot)
+            self.deadline_slot(sim, sim.active[a])
+                .cmp(&self.deadline_slot(sim, sim.active[b]))
                 .then(end(sim, a).total_cmp(&end(sim, b)))
                 .then((fa.job, fa.node.index()).cmp(&(fb.job, fb.node.index())))
         });
@@ -126,7 +171,7 @@ impl RatePolicy for Jit {
             .map(|&k| {
                 let f = &sim.flows[sim.active[k]];
                 let fi = f.lp.unwrap_or(0);
-                let r = sim.st[f.job].plan.as_ref().map_or(0.0, |p| {
+                let r = self.plan_of(f.job).map_or(0.0, |p| {
                     next = next.min(p.next_change(fi, now));
                     p.rate_at(fi, now)
                 });
@@ -142,7 +187,7 @@ impl RatePolicy for Jit {
         let mut owed = Vec::new();
         for &k in &lp_idx {
             let f = &sim.flows[sim.active[k]];
-            let Some(plan) = sim.st[f.job].plan.as_ref() else {
+            let Some(plan) = self.plan_of(f.job) else {
                 continue;
             };
             let fi = f.lp.unwrap_or(0);
@@ -254,10 +299,17 @@ impl RatePolicy for Jit {
     }
 }
 
-impl Sim<'_> {
-    pub(super) fn plan(&mut self, j: usize, jit: &JitConfig, arrival: f64) -> Result<(), Error> {
-        let job = &self.jobs[j].job;
-        let est = lat::estimate(job, self.cluster, jit.lat);
+impl Jit {
+    /// Plans job `j` at its arrival (paper §3.4): its LATs, the α-selection and the LP,
+    /// widened when infeasible; its channels send in LAT order.
+    fn plan(&mut self, sim: &mut Sim<'_>, j: usize) -> Result<(), Error> {
+        let jit = self.cfg;
+        let arrival = sim.jobs[j].arrival;
+        if self.plans.len() < sim.jobs.len() {
+            self.plans.resize(sim.jobs.len(), None);
+        }
+        let job = &sim.jobs[j].job;
+        let est = lat::estimate(job, sim.cluster, jit.lat);
         let n_lp = lp::alpha_prefix(job.transfers().len(), jit.alpha)?;
         // The transfers left out of the LP are background traffic (paper §3.4 1)), but JIT,
         // the central scheduler that hands its plan to the machines (§1.3), knows their LATs,
@@ -269,18 +321,18 @@ impl Sim<'_> {
             la.total_cmp(&lb).then(a.cmp(&b))
         });
         for (rank, &t) in by_lat.iter().enumerate() {
-            self.st[j].tf_rank[t.index()] = rank as u32;
-            self.st[j].lat_abs[t.index()] = arrival + est.lat(t).unwrap_or(0.0);
+            sim.st[j].tf_rank[t.index()] = rank as u32;
+            sim.st[j].lat_abs[t.index()] = arrival + est.lat(t).unwrap_or(0.0);
         }
         let selected = lp::alpha_selection(job, &est, n_lp);
-        let base = lp::job_transfers(job, self.cluster, &est, n_lp, arrival);
+        let base = lp::job_transfers(job, sim.cluster, &est, n_lp, arrival);
         if base.is_empty() {
             return Ok(());
         }
         self.reserved
-            .forget_before((self.now / jit.slot.as_secs_f64()).floor() as i64);
+            .forget_before((sim.now / jit.slot.as_secs_f64()).floor() as i64);
         match lp::solve_relaxed(
-            self.cluster,
+            sim.cluster,
             &base,
             &self.reserved,
             jit.slot,
@@ -289,22 +341,22 @@ impl Sim<'_> {
             jit.max_relax,
         ) {
             Ok(r) => {
-                self.lp.solves += r.solves;
-                self.lp.planned += 1;
-                self.lp.relaxed += usize::from(r.widenings > 0);
-                self.lp.max_variables = self.lp.max_variables.max(r.schedule.variables);
-                self.lp_peaks.push(r.schedule.min_max);
+                self.stats.solves += r.solves;
+                self.stats.planned += 1;
+                self.stats.relaxed += usize::from(r.widenings > 0);
+                self.stats.max_variables = self.stats.max_variables.max(r.schedule.variables);
+                self.peaks.push(r.schedule.min_max);
                 self.reserved
-                    .add_schedule(self.cluster, &r.transfers, &r.schedule);
+                    .add_schedule(sim.cluster, &r.transfers, &r.schedule);
                 for (f, &t) in selected.iter().enumerate() {
-                    self.st[j].lp_index[t.index()] = f as u32;
+                    sim.st[j].lp_index[t.index()] = f as u32;
                 }
-                self.st[j].plan = Some(r.schedule);
+                self.plans[j] = Some(r.schedule);
                 Ok(())
             }
             Err(Error::Infeasible { .. }) => {
-                self.lp.solves += jit.max_relax as usize + 1;
-                self.lp.unplanned += 1;
+                self.stats.solves += jit.max_relax as usize + 1;
+                self.stats.unplanned += 1;
                 Ok(())
             }
             Err(e) => Err(e),
@@ -427,7 +479,8 @@ mod tests {
                 &cluster,
                 &jobs,
                 &cfg,
-                crate::sim::policy::for_scheduler(cfg.scheduler, jobs.len()),
+                crate::sim::run::for_scheduler(cfg.scheduler, jobs.len()),
+                false,
             )
             .unwrap();
             // (Not the event counts: the lazy step may end a flow within rounding of its

@@ -1,13 +1,11 @@
 //! What a run reports: per-job outcomes, JIT's LP bookkeeping, the result, and the per-port
-//! usage samples behind the remaining-bandwidth figures.
+//! usage behind the remaining-bandwidth figures (recorded by the engine, `record`).
 
 use std::collections::HashMap;
 use std::fmt;
 
 use fabric_model::Nanos;
 
-use super::Scheduler;
-use super::engine::Sim;
 use crate::workload::JobKind;
 
 /// What happened to one job. Times are `f64` seconds of simulated time (the simulator's own
@@ -174,82 +172,81 @@ impl fmt::Display for SimResult {
     }
 }
 
-impl Sim<'_> {
-    pub(super) fn record_usage(&mut self, rate: &[f64], t0: f64, t1: f64) {
-        let jit = matches!(self.cfg.scheduler, Scheduler::Jit(_));
-        // Per resource: (JIT's planned DAG rate, all DAG rate), and the total rate; dense vectors
-        // (a resource carries DAG traffic iff its all-DAG rate is positive, as every rate
-        // added is).
-        let n = self.cluster.capacities().len();
-        let mut port_rate = vec![(0.0f64, 0.0f64); n];
-        let mut util = vec![0.0f64; n];
-        for (k, &id) in self.active.iter().enumerate() {
-            let f = &self.flows[id];
-            if rate[k] <= 0.0 {
-                continue;
-            }
-            for &p in &f.path {
-                util[p as usize] += rate[k];
-            }
-            if self.st[f.job].dag {
-                let scheduled = if jit && f.lp.is_some() { rate[k] } else { 0.0 };
-                for &p in &f.path {
-                    let e = &mut port_rate[p as usize];
-                    e.0 += scheduled;
-                    e.1 += rate[k];
-                }
-            }
-        }
-        for (p, &u) in util.iter().enumerate() {
-            if u > 0.0 {
-                let cap = self.port_cap(p);
-                self.max_util = self.max_util.max(u / cap);
-            }
-        }
-        self.record_windows(&port_rate, t0, t1);
-    }
+/// The windows one step `[t0, t1]` touches: window `k` is `[k·w, (k+1)·w)`, found as
+/// `⌊t / w⌋` in `f64` (a window index, not a time, so its rounding cannot drop a piece of the
+/// step: the pieces are the first window's part, the whole windows between, the last
+/// window's part).
+pub(super) struct Span {
+    /// First and last window, as `f64` (exact integers up to 2^53).
+    k0: f64,
+    k1: f64,
+    /// Time of the step in its first window, and in its last when that is another.
+    head: f64,
+    tail: f64,
+    /// Window length (s).
+    w: f64,
+}
 
-    /// Adds `port_rate[p]` (JIT's planned DAG rate, all DAG rate) on every resource `p`
-    /// over `[t0, t1]` to the per-window usage.
-    pub(super) fn record_windows(&mut self, port_rate: &[(f64, f64)], t0: f64, t1: f64) {
-        let w = self.cfg.sample_window.as_secs_f64();
-        if t1 <= t0 {
-            return;
+impl Span {
+    pub(super) fn new(t0: f64, t1: f64, w: f64) -> Self {
+        let (k0, k1) = ((t0 / w).floor(), (t1 / w).floor());
+        if k0 >= k1 {
+            return Self {
+                k0,
+                k1: k0,
+                head: t1 - t0,
+                tail: 0.0,
+                w,
+            };
         }
-        for (p, &(r, r_all)) in port_rate.iter().enumerate() {
-            if r_all <= 0.0 {
-                continue;
-            }
-            let mut a = t0;
-            while a < t1 {
-                let win = (a / w).floor() as i64;
-                let b = ((win + 1) as f64 * w).min(t1);
-                // `usage_all`: all DAG traffic (every scheduler); `usage`: JIT's planned
-                // transfers only.
-                if r > 0.0 {
-                    *self.usage.entry((p, win)).or_default() += r * (b - a);
-                }
-                *self.usage_all.entry((p, win)).or_default() += r_all * (b - a);
-                if b <= a {
-                    break;
-                }
-                a = b;
-            }
+        Self {
+            k0,
+            k1,
+            head: ((k0 + 1.0) * w - t0).max(0.0),
+            tail: (t1 - k1 * w).max(0.0),
+            w,
         }
     }
+}
 
-    /// `1 − bits / (capacity × window)` per (port, window) of `usage`, sorted ascending.
-    pub(super) fn remaining_ratios(&self, usage: &HashMap<(usize, i64), f64>) -> Vec<f64> {
-        let w = self.cfg.sample_window.as_secs_f64();
-        let mut v: Vec<f64> = usage
-            .iter()
-            .map(|(&(p, _), &bits)| (1.0 - bits / (self.port_cap(p) * w)).max(0.0))
-            .collect();
-        v.sort_by(f64::total_cmp);
-        v
+/// Bits per (resource, window) moved by DAG transfers: the windows a step covers in part one
+/// entry each, the windows it covers whole one run per step (all with the same bits), so that
+/// a step costs O(1) per resource however many windows it spans.
+#[derive(Debug, Default)]
+pub(super) struct Usage {
+    /// (resource, window) → bits, for windows a step covers in part.
+    pub(super) partial: HashMap<(usize, i64), f64>,
+    /// (resource, first window) → (number of windows, bits in each), for windows a step covers
+    /// whole (no other step touches them; two calls for one step add up).
+    pub(super) full: HashMap<(usize, i64), (u64, f64)>,
+}
+
+impl Usage {
+    /// Rate `r` on resource `p` over `span`.
+    pub(super) fn add(&mut self, p: usize, r: f64, span: &Span) {
+        let key = |k: f64| k.clamp(i64::MIN as f64, i64::MAX as f64) as i64;
+        if span.head > 0.0 {
+            *self.partial.entry((p, key(span.k0))).or_default() += r * span.head;
+        }
+        if span.k1 > span.k0 {
+            let whole = span.k1 - span.k0 - 1.0;
+            if whole >= 1.0 {
+                let e = self
+                    .full
+                    .entry((p, key(span.k0 + 1.0)))
+                    .or_insert((whole as u64, 0.0));
+                e.1 += r * span.w;
+            }
+            if span.tail > 0.0 {
+                *self.partial.entry((p, key(span.k1))).or_default() += r * span.tail;
+            }
+        }
     }
 
-    fn port_cap(&self, p: usize) -> f64 {
-        self.cluster.capacities()[p]
+    /// Number of (resource, window) samples.
+    pub(super) fn samples(&self) -> u64 {
+        self.full
+            .values()
+            .fold(self.partial.len() as u64, |n, &(k, _)| n.saturating_add(k))
     }
 }

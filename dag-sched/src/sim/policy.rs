@@ -1,69 +1,8 @@
-//! The rate-policy trait the engine drives: a scheduler is one implementation of
-//! [`RatePolicy`] in a file of its own (as quinn-proto's congestion controllers implement one
-//! `Controller` trait each), chosen from a [`Scheduler`] by [`for_scheduler`].
+//! The policy API for schedulers written outside the crate: [`Policy`] over a read-only
+//! [`PolicyView`], handing out capacity through a [`RateGrant`], run by the engine as any
+//! built-in scheduler through [`UserPolicy`].
 
-use super::engine::{Change, Sim};
-use super::{Scheduler, jit, scaled, sincronia, tensorflow, tictac, varys};
-use crate::Error;
-
-/// A rate-allocation policy: what the engine asks a scheduler at its events.
-pub(crate) trait RatePolicy {
-    /// Job `j` arrives at `sim.now`, before its first nodes are released (JIT plans it here,
-    /// TicTac orders its transfers).
-    fn on_arrival(&mut self, _sim: &mut Sim<'_>, _j: usize) -> Result<(), Error> {
-        Ok(())
-    }
-
-    /// Whether a new flow waits in its (job, sender, receiver) channel, one transfer at a
-    /// time (gRPC's channels), given whether it is in an LP plan and whether its job has a DAG.
-    fn uses_channel(&self, lp: bool, dag: bool) -> bool;
-
-    /// Whether the policy reads every active flow at every event (`sim.active` and
-    /// [`RatePolicy::rates`]); an incremental policy returns false, follows the flow changes in
-    /// `sim.log` and sets rates with [`RatePolicy::sparse_rates`].
-    fn dense(&self) -> bool {
-        true
-    }
-
-    /// Dense policies: sets `rate[k]` for every active flow `sim.active[k]` (all 0 on entry)
-    /// from the free capacity `free` of every resource (decreased by what it hands out);
-    /// returns the time of the next event the policy itself needs (`f64::INFINITY` for none).
-    fn rates(&mut self, _sim: &mut Sim<'_>, _rate: &mut [f64], _free: &mut [f64]) -> f64 {
-        f64::INFINITY
-    }
-
-    /// Incremental policies: reads the flow changes in `sim.log` (cleared after the call),
-    /// pushes onto `out` (empty on entry) the rate changes since the last call ([`Change`]:
-    /// a flow's new rate, 0 to stop it; a flow joining a rate group; a group's new rate; a
-    /// flow or group not reported keeps its rate, a new flow has rate 0), decreasing `free`
-    /// by the rates of every flow that moves; returns the time of the next event the policy
-    /// itself needs.
-    fn sparse_rates(
-        &mut self,
-        _sim: &mut Sim<'_>,
-        _out: &mut Vec<Change>,
-        _free: &mut [f64],
-    ) -> f64 {
-        f64::INFINITY
-    }
-
-    /// Incremental policies that advance their own flows (Sincronia and Varys: the engine
-    /// sees no rate changes from them): moves every flow from `sim.now` to `t1` (the next
-    /// event) and pushes onto `done` the flows that deliver their last bit by then, having
-    /// set their bits left to 0 and counted them as sent. The engine then ends them.
-    fn advance(&mut self, _sim: &mut Sim<'_>, _t1: f64, _done: &mut Vec<usize>) {}
-}
-
-/// The policy of `scheduler` for a run over `jobs` jobs.
-pub(crate) fn for_scheduler(scheduler: Scheduler, jobs: usize) -> Box<dyn RatePolicy> {
-    match scheduler {
-        Scheduler::TensorFlow => Box::new(tensorflow::TensorFlow::default()),
-        Scheduler::TicTac => Box::new(tictac::TicTac::default()),
-        Scheduler::Sincronia => Box::new(scaled::Scaled::new(jobs, sincronia::order)),
-        Scheduler::Varys => Box::new(scaled::Scaled::new(jobs, varys::order)),
-        Scheduler::Jit(cfg) => Box::new(jit::Jit::new(cfg)),
-    }
-}
+use super::engine::{RatePolicy, Sim};
 
 /// A rate policy written outside the crate: at every event it reads the engine through a
 /// [`PolicyView`] and hands out capacity through a [`RateGrant`]. A scheduler is one type

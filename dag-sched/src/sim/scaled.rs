@@ -64,8 +64,8 @@
 //! flows after flows were released into it, and O(n_c + Σ h + R) to index them at its
 //! first jump after that (Σ h resources on its longer routes).
 
+use super::engine::RatePolicy;
 use super::engine::{Change, FlowEvent, Sim};
-use super::policy::RatePolicy;
 
 mod bits;
 mod ends;

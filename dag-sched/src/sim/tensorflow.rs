@@ -6,8 +6,7 @@
 //! and go, each event fills the classes, not every flow, and reports only the flows whose
 //! rate changed.
 
-use super::engine::{Change, FlowEvent, Sim};
-use super::policy::RatePolicy;
+use super::engine::{Change, FlowEvent, RatePolicy, Sim};
 use crate::rates::{FairClasses, FlowDemand, max_min_fair};
 
 /// The TensorFlow baseline: the channel heads by route.
@@ -16,9 +15,26 @@ pub(crate) struct TensorFlow {
     heads: FairClasses,
     /// Reused: an event's class rate changes, which go after its joins.
     group_rates: Vec<Change>,
+    /// Whether it runs as JIT's driver (JIT reports its planned transfers' usage apart, none
+    /// here).
+    planned: bool,
+}
+
+impl TensorFlow {
+    /// The policy as JIT's driver over jobs without a DAG.
+    pub(crate) fn reporting_planned() -> Self {
+        Self {
+            planned: true,
+            ..Self::default()
+        }
+    }
 }
 
 impl RatePolicy for TensorFlow {
+    fn reports_planned(&self) -> bool {
+        self.planned
+    }
+
     fn uses_channel(&self, _lp: bool, _dag: bool) -> bool {
         true
     }

@@ -7,11 +7,11 @@ use crate::cluster::Cluster;
 use crate::cluster::MachineId;
 use crate::job::JobBuilder;
 use crate::lat;
-use crate::lp::{self, Reservations, Schedule};
+use crate::lp::{self, Objective, Reservations, Schedule};
 use crate::models::Model;
 use crate::workload::{ComputeModel, PsTraffic, WorkloadConfig, file_job_bits, generate, ps_job};
 use crate::workload::{JobKind, SimJob};
-use fabric_model::{BitsPerSec, Bytes};
+use fabric_model::{BitsPerSec, Bytes, Nanos};
 use proptest::prelude::*;
 
 fn all_schedulers() -> [Scheduler; 6] {
@@ -555,7 +555,7 @@ fn lazy_matches_reference(
             sample_window: Nanos::from_millis(500),
         };
         let lazy = simulate(cluster, jobs, &cfg).unwrap();
-        let reference = engine::run_reference(cluster, jobs, &cfg).unwrap();
+        let reference = run::run_reference(cluster, jobs, &cfg).unwrap();
         prop_assert_eq!(lazy.jobs.len(), reference.jobs.len());
         for (k, (a, b)) in lazy.jobs.iter().zip(&reference.jobs).enumerate() {
             prop_assert!(

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use super::engine::RatePolicy;
 use super::engine::{Change, FlowEvent, Sim};
-use super::policy::RatePolicy;
 use crate::Error;
 use crate::baselines::tictac_order;
 use crate::cluster::Cluster;
@@ -21,6 +21,19 @@ use crate::rates::PriorityClasses;
 pub(crate) struct TicTac {
     tac_cache: HashMap<Vec<u64>, Vec<u32>>,
     flows: PriorityClasses,
+    /// [`Scheduler::TicTacFilesLast`](super::Scheduler::TicTacFilesLast): the jobs without
+    /// compute after every DAG job.
+    files_last: bool,
+}
+
+impl TicTac {
+    /// FIFO + TicTac over the DAG jobs, the jobs without compute after them all.
+    pub(crate) fn files_last() -> Self {
+        Self {
+            files_last: true,
+            ..Self::default()
+        }
+    }
 }
 
 impl RatePolicy for TicTac {
@@ -57,7 +70,10 @@ impl RatePolicy for TicTac {
         for &e in &sim.log {
             match e {
                 FlowEvent::Start(id) => {
-                    let (fifo, prio) = sim.tictac_rank(id);
+                    let (mut fifo, prio) = sim.tictac_rank(id);
+                    if self.files_last && !sim.st[sim.flows[id].job].dag {
+                        fifo += sim.jobs.len();
+                    }
                     let key = (fifo as u64) << 32 | u64::from(prio);
                     let f = &sim.flows[id];
                     self.flows.add(id, key, f.src as u32, f.dst as u32, &f.path);
@@ -93,7 +109,9 @@ pub(super) fn tictac_key(job: &Job, cluster: &Cluster) -> Vec<u64> {
         let v = TaskId::new(i as u32);
         match job.node(v) {
             NodeKind::Compute { load } => key.extend([0, load.to_bits()]),
-            NodeKind::Transfer { .. } => key.extend([1, lat::trans(job, cluster, v).to_bits()]),
+            NodeKind::Transfer { .. } => {
+                key.extend([1, lat::trans_of(job.node(v), cluster).to_bits()])
+            }
         }
         key.push(job.preds(v).len() as u64);
         key.extend(job.preds(v).iter().map(|p| u64::from(p.get())));

@@ -19,8 +19,7 @@
 
 use super::labels::Labels;
 use crate::rates::PriorityClasses;
-use crate::sim::engine::{Change, FlowEvent, IdSet, Sim};
-use crate::sim::policy::RatePolicy;
+use crate::sim::engine::{Change, FlowEvent, IdSet, RatePolicy, Sim};
 
 /// No position.
 const NONE: u32 = u32::MAX;
@@ -192,6 +191,11 @@ impl SparseLat {
 }
 
 impl RatePolicy for SparseLat {
+    /// It runs JIT (over jobs without a DAG: no plan, so no planned usage to report).
+    fn reports_planned(&self) -> bool {
+        true
+    }
+
     /// Every flow of a job without a DAG waits in its channel (as the dense JIT's do).
     fn uses_channel(&self, _lp: bool, _dag: bool) -> bool {
         true
@@ -242,7 +246,7 @@ mod tests {
     use crate::MachineId;
     use crate::sim::coflow_tests::{RealCoflow, coflow_jobs, fat_tree, wide_coflows};
     use crate::sim::{
-        JitConfig, RestPolicy, Scheduler, SimConfig, SimResult, engine, jit, policy, simulate,
+        JitConfig, RestPolicy, Scheduler, SimConfig, SimResult, engine, jit, simulate,
     };
     use crate::workload::{JobKind, SimJob, file_job_bits};
     use fabric_model::BitsPerSec;
@@ -259,7 +263,8 @@ mod tests {
             cluster,
             jobs,
             cfg,
-            policy::for_scheduler(cfg.scheduler, jobs.len()),
+            crate::sim::run::for_scheduler(cfg.scheduler, jobs.len()),
+            false,
         )
         .unwrap()
     }
