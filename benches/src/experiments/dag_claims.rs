@@ -84,7 +84,7 @@ impl Claims {
         of_means: Option<Estimate>,
         verdict: &str,
     ) {
-        let f = |x: f64| Cell::float(x, 3);
+        let f = |x: f64| super::dag_stats::cell(x, 3);
         let (om, omh) = of_means.map_or((Cell::Empty, Cell::Empty), |e| (f(e.mean), f(e.half)));
         self.t.push(vec![
             Cell::text(figure),
