@@ -94,7 +94,7 @@ fn get(c: &mut Criterion) {
     g.finish();
 }
 
-/// The shared-memory store (issue 18) in this process: a `get_fixed` hit, a 64-byte
+/// The shared-memory node store (`pmix_kvs::shm`) in this process: a `get_fixed` hit, a 64-byte
 /// `get_bytes_into` and a miss through a region's reader slot, beside the node store read
 /// through the 2N-lock (the `pmix_get_hit` group's `node_store_refresh_2n_locked`), and a
 /// whole publish of the store. Across processes: `reproduce pmix-shm`.

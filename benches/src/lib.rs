@@ -7,8 +7,10 @@
 //!
 //! An experiment is a type implementing [`Experiment`]; [`experiments::all`] lists them in
 //! the order `reproduce` runs them. Each returns [`Table`]s, which [`report`] prints as an
-//! aligned text table, CSV (the header is part of each experiment's contract) or JSON, and
-//! may draw SVG charts with [`svg`].
+//! aligned text table that fits a 100-column terminal (each table's key columns, chosen in
+//! [`experiments::views`] or by the table itself), a wide text table with every column, CSV
+//! (the header is part of each experiment's contract) or JSON, and may draw SVG charts with
+//! [`svg`].
 //!
 //! ```
 //! use benches::{Context, Format, Scale, experiments};

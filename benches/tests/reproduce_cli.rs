@@ -53,7 +53,54 @@ fn json_and_table_forms() {
     let json = stdout_of(&["fabric", "--format", "json"]);
     assert!(json.starts_with("[{\"experiment\":\"fabric\""), "{json}");
     let table = stdout_of(&["fabric"]);
-    assert!(table.contains("paper:switches"), "{table}");
+    // The paper's figures sit beside ours: switches, terminals, links, diameter.
+    let row = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("fat_tree-k40"))
+        .expect("a fat-tree row");
+    assert_eq!(
+        row.split_whitespace().collect::<Vec<_>>(),
+        [
+            "fat_tree-k40",
+            "2000",
+            "2000",
+            "16000",
+            "16000",
+            "32000",
+            "4",
+            "4"
+        ],
+        "{table}"
+    );
+}
+
+#[test]
+fn table_view_fits_a_terminal_and_wide_shows_every_column() {
+    let table = stdout_of(&["fabric"]);
+    assert!(table.lines().all(|l| l.chars().count() <= 100), "{table}");
+    assert!(
+        table.contains("1 more column(s) in --format wide, csv or json: max_radix"),
+        "{table}"
+    );
+    let wide = stdout_of(&["fabric", "--format", "wide"]);
+    let header: Vec<&str> = wide.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "topology",
+            "switches",
+            "terminals",
+            "links",
+            "max_radix",
+            "switch_diameter",
+            "paper:switches",
+            "paper:terminals",
+            "paper:switch_diameter"
+        ]
+    );
+    let help = stdout_of(&["--help"]);
+    assert!(help.contains("--format table|wide|csv|json"), "{help}");
+    assert!(help.lines().all(|l| l.chars().count() <= 100), "{help}");
 }
 
 #[test]

@@ -1,8 +1,11 @@
-//! `reproduce [EXPERIMENT…] [--scale small|paper] [--format table|csv|json] [--plots DIR]
+//! `reproduce [EXPERIMENT…] [--scale small|paper] [--format table|wide|csv|json] [--plots DIR]
 //! [--dump DIR] [--instance FILE]`
 //!
 //! Re-runs the papers' experiments and prints one table per experiment. With no experiment
-//! named it runs them all. `--list` names them. `--plots DIR` writes SVG charts of the
+//! named it runs them all. `--format table` (the default) fits a 100-column terminal: each
+//! table's key columns, folded into blocks when still too wide, with the title and notes
+//! wrapped; `--format wide` prints every column, one line per row; CSV and JSON carry every
+//! column. `--list` names them. `--plots DIR` writes SVG charts of the
 //! experiments that have figures; `--dump DIR` writes the inputs and outputs of the
 //! experiments that have them (fabrics as ibnetdiscover files, multicast tables as text);
 //! `--instance FILE` hands an input file to the experiments that take one.
@@ -11,7 +14,18 @@ use benches::{Context, Format, Scale, experiments, report};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: reproduce [EXPERIMENT...] [--scale small|paper] [--format table|csv|json] [--plots DIR] [--dump DIR] [--instance FILE] [--list]";
+const USAGE: &str = "\
+usage: reproduce [EXPERIMENT...] [--scale small|paper] [--format table|wide|csv|json]
+                 [--plots DIR] [--dump DIR] [--instance FILE] [--list]
+
+  EXPERIMENT       run only these (--list names them); all of them by default
+  --scale          small (default: minutes on two cores) or paper (the papers' sizes)
+  --format         table (default): each table's key columns, fitting 100 columns;
+                   wide: every column, one line per row; csv or json: every column
+  --plots DIR      write SVG charts of the experiments that have figures
+  --dump DIR       write the inputs and outputs of the experiments that have them
+  --instance FILE  hand an input file to the experiments that take one
+  --list           name the experiments and what each measures";
 
 fn main() -> ExitCode {
     let mut names = Vec::new();
@@ -82,7 +96,9 @@ fn main() -> ExitCode {
     for e in &chosen {
         ctx.progress(&format!("running {}: {}", e.name(), e.description()));
         match e.run(&ctx) {
-            Ok(t) => {
+            Ok(mut t) => {
+                t.iter_mut()
+                    .for_each(experiments::views::choose_key_columns);
                 if format != Format::Json {
                     // Print as we go so a long full run shows its results early.
                     if !tables.is_empty() {

@@ -133,7 +133,7 @@ fn mean(v: &[f64]) -> f64 {
 }
 
 /// One simulation (TensorFlow seed 7, 1 s usage windows), its time and size reported as
-/// progress with `label` after the scheduler's name.
+/// progress with `label` (the experiment and its point) before the scheduler's name.
 pub(crate) fn timed_sim(
     ctx: &Context,
     cluster: &Cluster,
@@ -151,8 +151,9 @@ pub(crate) fn timed_sim(
     )
     .map_err(|e| e.to_string())?;
     ctx.progress(&format!(
-        "  {}{label} done in {:.1}s ({} events, {} LPs)",
+        "  {label}{}, seed 7, {} jobs: done in {:.1}s ({} events, {} LPs)",
         scheduler.name(),
+        jobs.len(),
         t0.elapsed().as_secs_f64(),
         r.events,
         r.lp.solves
@@ -261,7 +262,7 @@ impl Experiment for DagLoad {
             let jobs = generate(&cluster, &cfg).map_err(|e| e.to_string())?;
             let mut tf: Option<SimResult> = None;
             for (name, scheduler) in sweep_schedulers() {
-                let at = format!(" (load {load}, {} TFLOP/s)", flops / 1e12);
+                let at = format!("dag-load: load {load}, {} TFLOP/s, ", flops / 1e12);
                 let res = timed_sim(ctx, &cluster, &jobs, scheduler, &at)?;
                 let base = tf.get_or_insert_with(|| res.clone());
                 let dag: Vec<usize> = (0..jobs.len()).filter(|&j| jobs[j].kind.is_dag()).collect();
@@ -389,7 +390,7 @@ impl Experiment for DagLp {
                 .map_err(|e| e.to_string())?;
                 let ms = t0.elapsed().as_secs_f64() * 1e3;
                 ctx.progress(&format!(
-                    "  {n} jobs ({label}), {}: {ms:.1} ms",
+                    "  dag-lp: {n} jobs ({label}), {}: solved in {ms:.1} ms",
                     backend.name()
                 ));
                 let name = format!("{label}, {}", backend.name());

@@ -60,7 +60,7 @@ impl Experiment for DagCalibrate {
                 &|_| workload_at(ctx.scale, &cluster, load),
                 seeds,
                 &[],
-                &format!("load {load:.2} "),
+                &format!("dag-calibrate: load {load:.2}, "),
             )?;
             let e = Estimate::of(&runs.tf_files);
             let span = Estimate::of(&runs.span);

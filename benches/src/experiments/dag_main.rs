@@ -219,7 +219,7 @@ impl Experiment for DagSchedulers {
             &|_| workload_at(scale, &cluster, load),
             seeds(scale),
             &core,
-            "",
+            "dag: ",
         )?;
         if let Some(k) = extra.first().and_then(|v| extra_seeds(scale, &v.name)) {
             let more = run_seeds(
@@ -228,7 +228,7 @@ impl Experiment for DagSchedulers {
                 &|_| workload_at(scale, &cluster, load),
                 k,
                 &extra,
-                "variants ",
+                "dag-variants: ",
             )?;
             runs.add_variants(more);
         }

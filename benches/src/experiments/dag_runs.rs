@@ -206,9 +206,10 @@ pub fn dump_tables(ctx: &Context, tables: &[crate::Table]) -> Result<(), String>
 pub const TF: &str = "tensorflow";
 
 /// Runs TensorFlow's order and then every variant on `seeds` job sets, `workload(k)` giving
-/// seed `k`'s mix (its seed is set here), each run reported as progress with `label`. Seeds
-/// run side by side on up to two threads (each seed's runs are independent and are
-/// collected in seed order, so the result does not depend on the threads).
+/// seed `k`'s mix (its seed is set here), each run reported as progress after `label` (the
+/// experiment and its point). Seeds run side by side on up to two threads (each seed's runs
+/// are independent and are collected in seed order, so the result does not depend on the
+/// threads).
 ///
 /// # Errors
 /// A generation or simulation error, as text.
@@ -308,8 +309,11 @@ fn run_one(
     .map_err(|e| format!("{} (seed {k}): {e}", variant.name))?;
     let wall = t0.elapsed().as_secs_f64();
     ctx.progress(&format!(
-        "  {label}seed {k} {} done in {wall:.1}s ({} events, {} LPs)",
-        variant.name, res.events, res.lp.solves
+        "  {label}{}, seed {k}, {} jobs: done in {wall:.1}s ({} events, {} LPs)",
+        variant.name,
+        jobs.len(),
+        res.events,
+        res.lp.solves
     ));
     Ok((res, wall))
 }

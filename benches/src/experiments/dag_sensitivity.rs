@@ -129,7 +129,7 @@ impl Experiment for DagSensitivity {
                 },
                 seeds,
                 &variants,
-                &format!("{} {} ", p.parameter, p.value),
+                &format!("dag-sensitivity: {} {}, ", p.parameter, p.value),
             )?;
             let tf_files = super::dag_stats::Estimate::of(&runs.tf_files);
             for name in std::iter::once(TF).chain(p.schedulers.iter().map(|(n, _)| *n)) {

@@ -403,7 +403,7 @@ impl Experiment for McastChurn {
     }
 
     fn description(&self) -> &'static str {
-        "MR4LMS live: joins, leaves, link and switch failures and repairs; time, groups rerouted, MFT blocks changed vs OpenSM's rebuild (issue 17)"
+        "MR4LMS live: joins, leaves, link and switch failures and repairs; time, groups rerouted, MFT blocks changed vs OpenSM's rebuild"
     }
 
     fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {

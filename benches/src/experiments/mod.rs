@@ -22,6 +22,7 @@ pub mod pmix;
 pub mod pmix_shm;
 pub mod rdma;
 pub mod topo;
+pub mod views;
 
 /// Every experiment, in the order a full run takes them.
 #[must_use]

@@ -1,4 +1,4 @@
-//! `reproduce pmix-shm`: the node store in shared memory (pmix-kvs issue 18), measured
+//! `reproduce pmix-shm`: the node store in shared memory, measured
 //! across real processes: get latency of a reader process through the shared store
 //! ([`pmix_kvs::shm`]) while the server process publishes every 200 µs, reader scaling (1,
 //! 2, the cores, twice the cores), the writer's p99 wait for its readers, and kill runs
@@ -682,7 +682,7 @@ impl Experiment for PmixShm {
     }
 
     fn description(&self) -> &'static str {
-        "the node store in shared memory: get latency from reader processes, reader scaling and the writer's p99 wait (publishing every 200 us), SIGKILL runs; the in-process store as baseline (pmix-kvs issue 18)"
+        "the node store in shared memory: get latency from reader processes, reader scaling and the writer's p99 wait (publishing every 200 us), SIGKILL runs; the in-process store as baseline"
     }
 
     fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {

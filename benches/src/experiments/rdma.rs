@@ -8,6 +8,20 @@ use rdma_window::sim::{Method, Report, SimConfig};
 use crate::svg::{LineChart, Series};
 use crate::{Cell, Context, Experiment, Scale, Table};
 
+/// The CSV header of `reproduce rdma`'s first tables: one row per method, loss rate and size.
+pub const HEADER: &str =
+    "method,loss,size_bytes,rtt_ns,completion_vs_ideal,sent_vs_needed,resends,timeouts";
+
+/// The CSV header of `reproduce rdma`'s window-bound table: the model beside what was measured.
+pub const WINDOW_HEADER: &str = "window,loss,repair_ns,window_ns,stall_per_episode_ns,episodes,model_completion_vs_ideal,measured_no_speculation,measured_irn,measured_improved";
+
+/// The CSV header of `reproduce rdma`'s table of 64 KiB transfers that met a loss.
+pub const LOSS_HIT_HEADER: &str = "loss,transfers,transfers_with_loss,paper,improved,whole_transfer,paper_sent_vs_needed,whole_transfer_sent_vs_needed";
+
+/// The CSV header of `reproduce rdma`'s context-table table.
+pub const CONTEXTS_HEADER: &str =
+    "method,contexts,hot_bytes,slot_bytes,transfers,completion_vs_ideal,refusals";
+
 /// The loss sweep of the paper's claim (completion delay and extra packets against loss).
 #[derive(Debug)]
 pub struct Rdma;
@@ -122,11 +136,7 @@ fn sweep(ctx: &Context, base: u64, jitter: u64) -> Result<(Table, LineChart), St
     } else {
         "The same without reordering (loss only)".to_owned()
     };
-    let mut t = Table::new(
-        "rdma",
-        &title,
-        "method,loss,size_bytes,rtt_ns,completion_vs_ideal,sent_vs_needed,resends,timeouts",
-    );
+    let mut t = Table::new("rdma", &title, HEADER);
     let rtt = 2 * SimConfig::new(vec![Bytes::new(1)]).net.latency.get();
     let mut chart: Vec<Series> = Vec::new();
     let mut extrapolated = Vec::new();
@@ -221,7 +231,7 @@ fn window_bound(base: u64) -> Table {
     let mut t = Table::new(
         "rdma",
         "What the window allows: model of completion over ideal for the improved mode without speculation, 16 MiB, beside IRN and the improved mode with speculation",
-        "window,loss,repair_ns,window_ns,stall_per_episode_ns,episodes,model_completion_vs_ideal,measured_no_speculation,measured_irn,measured_improved",
+        WINDOW_HEADER,
     );
     for (w, m) in [
         (128u64, Method::ImprovedNoSpeculation),
@@ -287,7 +297,7 @@ fn small_transfers(base: u64) -> Result<Table, String> {
     let mut t = Table::new(
         "rdma",
         "64 KiB transfers that met a loss: mean completion over ideal of those transfers only (jitter 500 ns)",
-        "loss,transfers,transfers_with_loss,paper,improved,whole_transfer,paper_sent_vs_needed,whole_transfer_sent_vs_needed",
+        LOSS_HIT_HEADER,
     );
     for &loss in &LOSSES[1..] {
         let runs = runs_for(base, loss, SIZE);
@@ -337,7 +347,7 @@ fn context_table(base: u64) -> Result<Table, String> {
     let mut t = Table::new(
         "rdma",
         "Concurrent transfers against context-table size (32 transfers of 256 KiB at once, loss 1e-3, W = 128)",
-        "method,contexts,hot_bytes,slot_bytes,transfers,completion_vs_ideal,refusals",
+        CONTEXTS_HEADER,
     );
     for m in [Method::Paper, Method::Improved] {
         for contexts in [4usize, 8, 16, 32] {
