@@ -82,6 +82,7 @@ mod tensorflow;
 mod tests;
 mod tictac;
 mod varys;
+mod varys_coflowsim;
 
 pub use config::{JitConfig, MAX_ARRIVAL_SECS, MAX_SAMPLES, RestPolicy, Scheduler, SimConfig};
 pub use metrics::{JobOutcome, JobPlan, LpStats, SimResult};
