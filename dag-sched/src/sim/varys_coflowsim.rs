@@ -68,6 +68,11 @@ struct Coflow {
     live: bool,
     /// How many.
     left: usize,
+    /// The resources its active flows cross, and per resource how many do (sized on first
+    /// use): a coflow crossing a full resource is skipped by MADD, and one whose every
+    /// resource is full gets nothing, both known without reading its flows.
+    ports: Vec<u32>,
+    count: Vec<u32>,
 }
 
 /// The policy: coflows in static SEBF order, rates recomputed at coflow events.
@@ -79,6 +84,9 @@ pub(super) struct VarysCoflowsim {
     ended: Vec<bool>,
     rate: Vec<f64>,
     held: Vec<f64>,
+    /// The flows given a rate at this recomputation, and those moving since the last one.
+    given: Vec<usize>,
+    moving: Vec<usize>,
     /// Buffers: per-resource bits, rates or counts, the order, the skipped coflows.
     acc: Vec<f64>,
     used: Vec<f64>,
@@ -96,6 +104,8 @@ impl VarysCoflowsim {
             ended: Vec::new(),
             rate: Vec::new(),
             held: Vec::new(),
+            given: Vec::new(),
+            moving: Vec::new(),
             acc: Vec::new(),
             used: Vec::new(),
             count: Vec::new(),
@@ -131,7 +141,12 @@ impl VarysCoflowsim {
         self.skipped.clear();
         // Rule 3: MADD coflow by coflow over what the ones before left.
         for &j in &order {
-            let ids = &self.coflows[j].ids;
+            let c = &self.coflows[j];
+            if c.ports.iter().any(|&p| full(p as usize, free)) {
+                self.skipped.push(j);
+                continue;
+            }
+            let ids = &c.ids;
             let mut gamma: f64 = 0.0;
             let mut skip = false;
             for &id in ids {
@@ -160,7 +175,8 @@ impl VarysCoflowsim {
             if gamma <= 0.0 {
                 continue;
             }
-            for &id in ids {
+            for i in 0..self.coflows[j].ids.len() {
+                let id = self.coflows[j].ids[i];
                 let f = &sim.flows[id];
                 let head = f
                     .path
@@ -170,9 +186,9 @@ impl VarysCoflowsim {
                 for &p in &f.path {
                     self.used[p as usize] += r;
                 }
-                self.rate[id] = r;
+                self.give(id, r);
             }
-            for &id in ids {
+            for &id in &self.coflows[j].ids {
                 for &p in &sim.flows[id].path {
                     let p = p as usize;
                     free[p] -= std::mem::take(&mut self.used[p]);
@@ -186,7 +202,12 @@ impl VarysCoflowsim {
             let open = |id: usize, free: &[f64]| {
                 sim.flows[id].path.iter().all(|&p| !full(p as usize, free))
             };
+            let blocked =
+                |c: &Coflow, free: &[f64]| c.ports.iter().all(|&p| full(p as usize, free));
             for &j in &self.skipped {
+                if blocked(&self.coflows[j], free) {
+                    continue;
+                }
                 for &id in &self.coflows[j].ids {
                     if open(id, free) {
                         for &p in &sim.flows[id].path {
@@ -195,8 +216,13 @@ impl VarysCoflowsim {
                     }
                 }
             }
-            for &j in &self.skipped {
-                for &id in &self.coflows[j].ids {
+            for k in 0..self.skipped.len() {
+                let j = self.skipped[k];
+                if blocked(&self.coflows[j], free) {
+                    continue;
+                }
+                for i in 0..self.coflows[j].ids.len() {
+                    let id = self.coflows[j].ids[i];
                     if !open(id, free) {
                         continue;
                     }
@@ -210,7 +236,7 @@ impl VarysCoflowsim {
                     for &p in &f.path {
                         self.used[p as usize] += r;
                     }
-                    self.rate[id] = r;
+                    self.give(id, r);
                 }
             }
             for (p, u) in self.used.iter_mut().enumerate() {
@@ -222,7 +248,15 @@ impl VarysCoflowsim {
         let cf = &self.coflows;
         order.sort_by(|&a, &b| cf[a].deadline.total_cmp(&cf[b].deadline));
         for &j in &order {
-            for &id in &self.coflows[j].ids {
+            if self.coflows[j]
+                .ports
+                .iter()
+                .all(|&p| full(p as usize, free))
+            {
+                continue;
+            }
+            for i in 0..self.coflows[j].ids.len() {
+                let id = self.coflows[j].ids[i];
                 let f = &sim.flows[id];
                 if f.path.iter().any(|&p| full(p as usize, free)) {
                     continue;
@@ -234,10 +268,19 @@ impl VarysCoflowsim {
                 for &p in &f.path {
                     free[p as usize] -= x;
                 }
-                self.rate[id] += x;
+                let base = self.rate[id];
+                self.give(id, base + x);
             }
         }
         self.order = order;
+    }
+
+    /// Flow `id`'s rate at this recomputation is `r`.
+    fn give(&mut self, id: usize, r: f64) {
+        if self.rate[id] == 0.0 && r > 0.0 {
+            self.given.push(id);
+        }
+        self.rate[id] = r;
     }
 }
 
@@ -273,12 +316,29 @@ impl RatePolicy for VarysCoflowsim {
                     c.ids.push(id);
                     c.left += 1;
                     c.sorted = false;
+                    if c.count.len() != cap.len() {
+                        c.count = vec![0; cap.len()];
+                    }
+                    for &p in &sim.flows[id].path {
+                        if c.count[p as usize] == 0 {
+                            c.ports.push(p);
+                        }
+                        c.count[p as usize] += 1;
+                    }
                     changed = true;
                 }
                 FlowEvent::End(id) => {
                     self.ended[id] = true;
                     let c = &mut self.coflows[sim.flows[id].job];
                     c.left -= 1;
+                    for &p in &sim.flows[id].path {
+                        c.count[p as usize] -= 1;
+                        if c.count[p as usize] == 0
+                            && let Some(k) = c.ports.iter().position(|&q| q == p)
+                        {
+                            c.ports.swap_remove(k);
+                        }
+                    }
                     if c.left == 0 {
                         // The coflow completed.
                         c.live = false;
@@ -322,19 +382,33 @@ impl RatePolicy for VarysCoflowsim {
             }
         }
         self.recompute(sim, free);
-        // Every active flow's rate (0 for those given none), where it changed by more than
-        // rounding: MADD's `remaining / Γ` of a coflow served at its held rates is the same
-        // rate again, a few ulps apart (reporting it would re-predict every flow's end).
-        for &j in &self.live {
-            for &id in &self.coflows[j].ids {
-                let r = std::mem::take(&mut self.rate[id]);
-                let old = self.held[id];
-                if (r - old).abs() > SAME * old.max(r) || (r == 0.0) != (old == 0.0) {
-                    self.held[id] = r;
-                    out.push(Change::Flow { id, rate: r });
+        // The rates that changed by more than rounding (MADD's `remaining / Γ` of a coflow
+        // served at its held rates is the same rate again, a few ulps apart, and reporting it
+        // would re-predict the flow's end): those given one now, then those that moved
+        // before and get none now.
+        let mut given = std::mem::take(&mut self.given);
+        for &id in &given {
+            let r = self.rate[id];
+            let old = self.held[id];
+            if (r - old).abs() > SAME * old.max(r) || old == 0.0 {
+                self.held[id] = r;
+                out.push(Change::Flow { id, rate: r });
+            }
+        }
+        for &id in &self.moving {
+            if self.rate[id] == 0.0 && self.held[id] > 0.0 {
+                self.held[id] = 0.0;
+                if !self.ended[id] {
+                    out.push(Change::Flow { id, rate: 0.0 });
                 }
             }
         }
+        for &id in &given {
+            self.rate[id] = 0.0;
+        }
+        std::mem::swap(&mut self.moving, &mut given);
+        given.clear();
+        self.given = given;
         f64::INFINITY
     }
 }
