@@ -14,8 +14,9 @@
 # time (`coflow_cct ... same-port epochs`: the flows whose mapper is on the reducer's port
 # kept, each coflow arriving at the start of the 10.24 s epoch that admits it, completion
 # times counted from there as coflowsim's own `jDur`), and "raw", ours with its own
-# conventions (same-port flows dropped, arrival at the trace time) against coflowsim's
-# finish time minus the trace arrival.
+# conventions (same-port flows dropped, arrival at the trace time). Both compare each
+# simulator's own completion time: coflowsim's `jDur`, counted from its admission (up to
+# 10.24 s before the trace arrival: its finish minus the trace arrival can be negative).
 #
 # Not run in CI: coflowsim publishes no licence (no LICENSE file, no source headers), so the
 # checkout is the user's own, and whether they may build and run it is theirs to check. The
@@ -63,16 +64,15 @@ javac -nowarn -d "$scratch/classes" @"$scratch/sources"
 nice cargo build --release -p dag-sched --example coflow_cct >&2
 ours="${CARGO_TARGET_DIR:-target}/release/examples/coflow_cct"
 
-# compare ALGO MINE LABEL OURS_FILE THEIRS_FILE MODE: MODE "aligned" compares coflowsim's jDur
-# (from its admission) with ours run with its conventions; "raw" its finish minus the trace
-# arrival with ours run as it is.
+# compare ALGO MINE LABEL OURS_FILE THEIRS_FILE MODE: coflowsim's jDur (from its admission)
+# against ours, run with its conventions (MODE "aligned") or as it is ("raw").
 compare() {
     awk -v algo="$1" -v mine="$2" -v label="$3" -v mode="$6" '
-        FNR == NR { at[$1] = $2; cct[$1] = $3; next }
+        FNR == NR { cct[$1] = $3; next }
         $1 ~ /^JOB-/ {
             k = substr($1, 5)
             if (!(k in cct)) next
-            theirs = (mode == "aligned") ? $8 / 1000.0 : ($3 - at[k] * 1000) / 1000.0
+            theirs = $8 / 1000.0
             n++; st += theirs; su += cct[k]
             d = theirs - cct[k]; if (d < 0) d = -d
             if (d <= 0.01 * cct[k] || d < 1e-6) within++
