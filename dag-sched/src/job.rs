@@ -53,6 +53,8 @@ impl NodeKind {
 pub struct JobBuilder {
     nodes: Vec<NodeKind>,
     edges: Vec<(TaskId, TaskId)>,
+    /// Whether a transfer may send from a machine to itself on a big switch.
+    same_port: bool,
 }
 
 impl JobBuilder {
@@ -60,6 +62,18 @@ impl JobBuilder {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Accepts transfers from a machine to itself on a big switch ([`Cluster::uniform`],
+    /// [`Cluster::new`]), where such a transfer crosses the machine's egress port and then its
+    /// ingress port, as any other transfer crosses its sender's egress and its receiver's
+    /// ingress (coflowsim's model of a mapper and a reducer on one port). On a cluster built
+    /// from a fabric ([`Cluster::from_fabric`]) they are still refused: a machine has no route
+    /// to itself there. Off by default: [`JobBuilder::build`] refuses them with
+    /// [`Error::SelfTransfer`].
+    pub fn allow_same_port(&mut self) -> &mut Self {
+        self.same_port = true;
+        self
     }
 
     fn push(&mut self, kind: NodeKind) -> TaskId {
@@ -112,7 +126,8 @@ impl JobBuilder {
     ///
     /// # Errors
     /// [`Error::UnknownNode`], [`Error::InvalidValue`], [`Error::UnknownMachine`],
-    /// [`Error::SelfTransfer`], or [`Error::Cycle`] naming the nodes of one cycle.
+    /// [`Error::SelfTransfer`] (unless [`JobBuilder::allow_same_port`] and `cluster` is a big
+    /// switch), or [`Error::Cycle`] naming the nodes of one cycle.
     ///
     /// # Complexity
     /// O(V + E) time and space (Kahn's algorithm, then one DFS to name a cycle if any).
@@ -147,7 +162,7 @@ impl JobBuilder {
                             });
                         }
                     }
-                    if src == dst {
+                    if src == dst && !(self.same_port && cluster.is_big_switch()) {
                         return Err(Error::SelfTransfer { node, machine: src });
                     }
                 }

@@ -8,11 +8,15 @@
 //!
 //! Ports are 0-based machine indices. As in coflowsim (the Varys authors' simulator), reducer
 //! `r`'s megabytes are split equally over the mappers, one flow per (mapper, reducer) pair.
-//! Unlike coflowsim, a mapper on the reducer's own machine sends nothing over the network here
-//! (its share is dropped; a job cannot send from a machine to itself): in the public FB2010
-//! trace that is 4,911 of 706,397 pairs and 0.69 % of the megabytes. coflowsim keeps those
-//! flows, and differs in two more conventions: a megabyte is 2^20 bytes there (10^6 here),
-//! and no flow is smaller than one such megabyte.
+//! By default ([`SamePort::Drop`]), unlike coflowsim, a mapper on the reducer's own machine
+//! sends nothing over the network (its share is dropped): in the public FB2010 trace that is
+//! 4,911 of 706,397 pairs and 0.69 % of the megabytes. [`SamePort::Coflowsim`]
+//! ([`Trace::to_jobs_with`]) keeps them as coflowsim does: on a big switch such a flow
+//! crosses its port's egress and then the same port's ingress, as coflowsim charges it to the
+//! port's send and receive capacity. coflowsim differs in two more conventions, not
+//! reproduced here: a megabyte is 2^20 bytes there (10^6 here), and each reducer's bytes are
+//! rounded up to a whole number of megabytes per mapper, so no flow is smaller than one such
+//! megabyte.
 //!
 //! [`synthesize`] makes a seeded trace with the public FB2010 trace's shape, for runs without
 //! the file.
@@ -30,6 +34,18 @@ use crate::Error;
 use crate::cluster::{Cluster, MachineId};
 use crate::job::JobBuilder;
 use crate::workload::{JobKind, SimJob};
+
+/// What [`Trace::to_jobs_with`] does with a mapper on its reducer's own port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SamePort {
+    /// Ours, the default: its share is dropped (it does not cross the network).
+    #[default]
+    Drop,
+    /// coflowsim's convention: it is a flow like any other, crossing the port's egress and
+    /// then its ingress ([`JobBuilder::allow_same_port`]); only on a big switch.
+    Coflowsim,
+}
 
 /// One coflow of a trace.
 #[derive(Debug, Clone, PartialEq)]
@@ -216,16 +232,34 @@ impl Trace {
 
     /// Turns every coflow into a job without compute (one transfer per mapper–reducer pair on
     /// different machines, `MB · 8·10⁶ / #mappers` bits each; a pair on one machine is
-    /// dropped, see the module's doc), arriving at its trace time.
+    /// dropped, see the module's doc), arriving at its trace time: [`Trace::to_jobs_with`]
+    /// with [`SamePort::Drop`].
     ///
     /// # Errors
-    /// [`Error::UnknownMachine`] when the trace has more ports than the cluster has machines;
-    /// [`Error::Trace`] (the coflow's line in the written trace) for a coflow or a trace
-    /// beyond [`MAX_COFLOW_FLOWS`] or [`MAX_TRACE_FLOWS`].
+    /// As [`Trace::to_jobs_with`].
     ///
     /// # Complexity
     /// O(Σ mappers × reducers).
     pub fn to_jobs(&self, cluster: &Cluster) -> Result<Vec<SimJob>, Error> {
+        self.to_jobs_with(cluster, SamePort::Drop)
+    }
+
+    /// [`Trace::to_jobs`], with the pairs on one machine treated as `same_port` says.
+    ///
+    /// # Errors
+    /// [`Error::UnknownMachine`] when the trace has more ports than the cluster has machines;
+    /// [`Error::Trace`] (the coflow's line in the written trace) for a coflow or a trace
+    /// beyond [`MAX_COFLOW_FLOWS`] or [`MAX_TRACE_FLOWS`]; [`Error::SelfTransfer`] for a
+    /// pair on one machine under [`SamePort::Coflowsim`] on a cluster that is not a big switch.
+    ///
+    /// # Complexity
+    /// O(Σ mappers × reducers).
+    pub fn to_jobs_with(
+        &self,
+        cluster: &Cluster,
+        same_port: SamePort,
+    ) -> Result<Vec<SimJob>, Error> {
+        let keep = same_port == SamePort::Coflowsim;
         // A trace built in code has not been through `parse`'s bounds.
         let mut flows = 0u64;
         for (k, c) in self.coflows.iter().enumerate() {
@@ -245,10 +279,13 @@ impl Trace {
             .iter()
             .map(|c| {
                 let mut b = JobBuilder::new();
+                if keep {
+                    b.allow_same_port();
+                }
                 for &(r, mb) in &c.reducers {
                     let share = mb * 8e6 / c.mappers.len().max(1) as f64;
                     for &m in &c.mappers {
-                        if m != r {
+                        if keep || m != r {
                             b.transfer_bits(share, MachineId::new(m), MachineId::new(r));
                         }
                     }
@@ -304,6 +341,40 @@ mod tests {
             t.to_jobs(&small),
             Err(Error::UnknownMachine { .. })
         ));
+    }
+
+    #[test]
+    fn same_port_pairs_are_kept_as_coflowsim_keeps_them() {
+        let t = Trace::parse(SAMPLE).unwrap();
+        let cluster = Cluster::uniform(150, BitsPerSec::from_gbps(1)).unwrap();
+        let jobs = t.to_jobs_with(&cluster, SamePort::Coflowsim).unwrap();
+        // Coflow 2: mapper 7 to reducers 3 (1.5 MB) and 7 (2 MB), the latter kept.
+        assert_eq!(jobs[1].job.transfers().len(), 2);
+        assert_eq!(jobs[1].job.total_bits(), 3.5 * 8e6);
+        assert_eq!(jobs[0].job.total_bits(), 48.0 * 8e6);
+        // It crosses egress 7 then ingress 7: alone, 2 MB at 1 Gbit/s next to the 1.5 MB
+        // 7→3 flow on the same egress: 3.5 MB through egress 7 take 28 ms.
+        let r = crate::sim::simulate(
+            &cluster,
+            &jobs[1..],
+            &crate::sim::SimConfig::new(crate::sim::Scheduler::TensorFlow),
+        )
+        .unwrap();
+        assert!((r.jobs[0].jct() - 0.028).abs() < 1e-9, "{}", r.jobs[0]);
+        // The default drops it, as does to_jobs.
+        let dropped = t.to_jobs_with(&cluster, SamePort::Drop).unwrap();
+        assert_eq!(dropped[1].job.total_bits(), 1.5 * 8e6);
+        assert_eq!(dropped[1].job.transfers().len(), 1);
+        // No route from a machine to itself on a fabric: refused there.
+        let fabric =
+            fabric_model::generators::single_switch(150, fabric_model::LinkRate::EDR_4X).unwrap();
+        let hops = fabric_model::HopTable::new(&fabric).unwrap();
+        let fab = Cluster::from_fabric(&fabric, &hops).unwrap();
+        assert!(matches!(
+            t.to_jobs_with(&fab, SamePort::Coflowsim),
+            Err(Error::SelfTransfer { .. })
+        ));
+        assert!(t.to_jobs_with(&fab, SamePort::Drop).is_ok());
     }
 
     #[test]

@@ -157,13 +157,18 @@ pub enum Scheduler {
     /// The coflow papers' FIFO: jobs as coflows in arrival order, each with MADD rates, the
     /// leftover handed out in the same order (Varys, SIGCOMM 2014; Aalo, SIGCOMM 2015).
     CoflowFifo,
+    /// Varys as its authors' simulator coflowsim runs it, not ours ([`Scheduler::Varys`] is
+    /// ours): a coflow's place fixed once by its initial effective bottleneck, rates
+    /// recomputed only when a coflow arrives or completes, the leftover in deadline order
+    /// (see the rules in the simulator's `varys_coflowsim` module and the crate's README).
+    VarysCoflowsim,
     /// JIT.
     Jit(JitConfig),
 }
 
 impl Scheduler {
     /// Short name (`tensorflow`, `tictac`, `tictac-files-last`, `sincronia`, `varys`,
-    /// `coflow-fifo`, `jit`).
+    /// `coflow-fifo`, `varys-coflowsim`, `jit`).
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
@@ -173,6 +178,7 @@ impl Scheduler {
             Self::Sincronia => "sincronia",
             Self::Varys => "varys",
             Self::CoflowFifo => "coflow-fifo",
+            Self::VarysCoflowsim => "varys-coflowsim",
             Self::Jit(_) => "jit",
         }
     }

@@ -33,6 +33,12 @@
 //!   [`Scheduler::TicTac`], which on coflows is a strict per-flow priority (a coflow's flows
 //!   do not finish together, and a later coflow gets only what every earlier flow leaves);
 //!   compare the coflow papers' FIFO figures with this one.
+//! - [`Scheduler::VarysCoflowsim`]: Varys as its authors' simulator coflowsim runs it, beside
+//!   ours: each coflow's place fixed once by its initial effective bottleneck, rates
+//!   recomputed only when a coflow arrives or completes (held in between), MADD in that
+//!   order, coflows that find a resource full sharing what is left per resource, the leftover
+//!   by deadline (arrival plus the initial bottleneck); the rules and where the Varys paper
+//!   has each are in `varys_coflowsim`.
 //! - [`Scheduler::Jit`]: at a DAG job's arrival, LAT estimation, α-selection and the LP are run
 //!   once (paper §3.4); the LP's flows get their planned rate for the current slot first, then
 //!   flows behind their plan (released late, or past their LAT) catch up greedily in deadline
@@ -86,6 +92,7 @@ mod tensorflow;
 mod tests;
 mod tictac;
 mod varys;
+mod varys_coflowsim;
 
 pub use config::{JitConfig, MAX_ARRIVAL_SECS, MAX_SAMPLES, RestPolicy, Scheduler, SimConfig};
 pub use metrics::{JobOutcome, JobPlan, LpStats, SimResult};

@@ -5,7 +5,7 @@ use super::config::{MAX_ARRIVAL_SECS, Scheduler, SimConfig};
 use super::engine::{RatePolicy, run};
 use super::metrics::SimResult;
 use super::policy::{Policy, UserPolicy};
-use super::{coflow_fifo, jit, scaled, sincronia, tensorflow, tictac, varys};
+use super::{coflow_fifo, jit, scaled, sincronia, tensorflow, tictac, varys, varys_coflowsim};
 use crate::Error;
 use crate::cluster::Cluster;
 use crate::lp;
@@ -107,6 +107,7 @@ pub(super) fn for_scheduler(scheduler: Scheduler, jobs: usize) -> Box<dyn RatePo
         Scheduler::Sincronia => Box::new(scaled::Scaled::new(jobs, sincronia::order)),
         Scheduler::Varys => Box::new(scaled::Scaled::new(jobs, varys::order)),
         Scheduler::CoflowFifo => Box::new(scaled::Scaled::new(jobs, coflow_fifo::order)),
+        Scheduler::VarysCoflowsim => Box::new(varys_coflowsim::VarysCoflowsim::new(jobs)),
         Scheduler::Jit(cfg) => Box::new(jit::Jit::new(cfg)),
     }
 }

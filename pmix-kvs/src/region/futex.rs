@@ -66,8 +66,8 @@ fn futex_wake(word: &AtomicU32) {
 /// struct Bytes([u8; 512]);
 /// let mut buf = Box::new(Bytes([0; 512]));
 /// let region = Region::format(&mut buf.0, RegionLayout::new(2, 4))?.with_wait(futex_wait());
-/// region.write(|w| w.set(0, 7));
-/// assert_eq!(region.reader()?.read(|w| w.get(0)), Some(7));
+/// region.write(|w| w.set(0, 7))?;
+/// assert_eq!(region.reader()?.read(|w| w.get(0))?, Some(7));
 /// # Ok::<(), pmix_kvs::Error>(())
 /// ```
 #[must_use]

@@ -29,7 +29,7 @@ use super::RegionLiveness;
 /// let mut buf = Box::new(Bytes([0; 512]));
 /// let region = Region::format(&mut buf.0, RegionLayout::new(2, 4))?
 ///     .with_liveness(PidLiveness::this_process());
-/// assert_eq!(region.reclaim(), 0);
+/// assert_eq!(region.reclaim()?, 0);
 /// # Ok::<(), pmix_kvs::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
