@@ -312,6 +312,57 @@ pub(crate) mod testing {
         t
     }
 
+    /// The picks of a "follows the table" property as a table on the intra-cluster level:
+    /// each `(tree, group, zero, size)` pick is a rule of `trees[tree]` for `[2, 3, 4, 6, 8][group]`
+    /// processes from size 0 (the first of its group, or when `zero` is 0) or `size`; then the
+    /// rules of the largest group below `job` again for `job` processes, so that the table
+    /// covers the job (the writers refuse a table that stops below it).
+    pub(crate) fn job_table(
+        trees: &[(Collective, Algorithm)],
+        picks: Vec<(usize, usize, u64, u64)>,
+        job: usize,
+    ) -> DecisionTable {
+        let mut t = DecisionTable::new();
+        for (k, pi, zero, m) in picks {
+            let (c, a) = trees[k];
+            let p = [2, 3, 4, 6, 8][pi];
+            let has_zero = t.rules().iter().any(|r| r.collective == c && r.procs == p);
+            let m = if zero == 0 || !has_zero { 0 } else { m };
+            let seg = a.is_segmented().then(|| Bytes::new(1024));
+            t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg))
+                .unwrap();
+        }
+        let extra: Vec<Rule> = t
+            .rules()
+            .iter()
+            .filter(|r| {
+                t.lookup(r.collective, r.level, job, r.min_size)
+                    .is_ok_and(|at| at.procs == r.procs)
+            })
+            .map(|r| Rule { procs: job, ..*r })
+            .collect();
+        for r in extra {
+            t.insert(r).unwrap();
+        }
+        t
+    }
+
+    /// For collective `c` of `t`: its smallest group size, and the sizes on both sides of each
+    /// of its rules' boundaries (and 2 MiB); `None` when `t` has no rule for `c`.
+    pub(crate) fn probes(t: &DecisionTable, c: Collective) -> Option<(usize, Vec<u64>)> {
+        let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
+        let min_p = own.iter().map(|r| r.procs).min()?;
+        let mut sizes: Vec<u64> = own
+            .iter()
+            .flat_map(|r| {
+                let m = r.min_size.get();
+                [m.saturating_sub(1), m, m + 1]
+            })
+            .collect();
+        sizes.push(1 << 21);
+        Some((min_p, sizes))
+    }
+
     /// Every rule read `back` chooses what `written` chooses for its collective, level, size
     /// and communicator size.
     pub(crate) fn same_choices(

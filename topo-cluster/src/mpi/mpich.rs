@@ -1619,36 +1619,14 @@ mod tests {
         /// collective MPICH knows reaches an algorithm.
         #[test]
         fn mpich_follows_the_table(picks in proptest::collection::vec((0..TREES.len(), 0_usize..5, 0_u64..3, 1_u64..(1 << 20)), 1..40), two in any::<bool>()) {
-            let mut t = DecisionTable::new();
-            for (k, pi, zero, m) in picks {
-                let (c, a) = TREES[k];
-                let p = [2, 3, 4, 6, 8][pi];
-                let has_zero = t.rules().iter().any(|r| r.collective == c && r.procs == p);
-                let m = if zero == 0 || !has_zero { 0 } else { m };
-                let seg = a.is_segmented().then(|| Bytes::new(1024));
-                t.insert(Rule::new(c, Level::IntraCluster, p, Bytes::new(m), a).segment(seg)).unwrap();
-            }
-            // the job: 12 ranks, a group size of the table (the writers refuse a table that
-            // stops below the job), with the rules of the largest group below it
             let job = 12;
-            let extra: Vec<Rule> = t.rules().iter().filter(|r| {
-                t.lookup(r.collective, r.level, job, r.min_size).is_ok_and(|at| at.procs == r.procs)
-            }).map(|r| Rule { procs: job, ..*r }).collect();
-            for r in extra {
-                t.insert(r).unwrap();
-            }
+            let t = crate::mpi::testing::job_table(&TREES, picks, job);
             let o = if two { two_level_for(job) } else { Options::for_job(job) }
                 .with_version(Version::V4_1);
             let json = write(&t, &o).unwrap();
             for c in Collective::ALL {
-                let own: Vec<&Rule> = t.rules().iter().filter(|r| r.collective == c).collect();
-                let Some(min_p) = own.iter().map(|r| r.procs).min() else { continue };
+                let Some((min_p, sizes)) = crate::mpi::testing::probes(&t, c) else { continue };
                 let max_p = job;
-                let mut sizes: Vec<u64> = own.iter().flat_map(|r| {
-                    let m = r.min_size.get();
-                    [m.saturating_sub(1), m, m + 1]
-                }).collect();
-                sizes.push(1 << 21);
                 for p in min_p..=max_p {
                     for &m in &sizes {
                         let want = t.lookup(c, Level::IntraCluster, p, Bytes::new(m)).unwrap();
