@@ -150,6 +150,21 @@ pub enum Error {
         /// The switch down at one of its ends.
         switch: NodeId,
     },
+    /// A conflict graph past the documented bounds of [`crate::coloring::Graph::from_edges`].
+    #[error(
+        "a conflict graph of {vertices} vertices and {edges} listed edges is past the bounds \
+         ({max_vertices} vertices, {max_edges} edges)"
+    )]
+    GraphTooLarge {
+        /// The vertices it would have (at least).
+        vertices: usize,
+        /// The edges listed so far.
+        edges: usize,
+        /// [`crate::coloring::MAX_VERTICES`].
+        max_vertices: usize,
+        /// [`crate::coloring::MAX_EDGES`].
+        max_edges: usize,
+    },
     /// A line of a text dump that cannot be read.
     #[error("dump line {line}: {reason}")]
     Parse {

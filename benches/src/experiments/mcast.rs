@@ -487,7 +487,8 @@ fn forced_conflicts_and_capacity(
             sw.iter()
                 .flat_map(move |&s| on[s].iter().map(move |&j| (i as u32, j)))
         }),
-    );
+    )
+    .map_err(|e| e.to_string())?;
     let mut class_of: std::collections::HashMap<Vec<usize>, u32> = std::collections::HashMap::new();
     let (mut caps, mut all_needs) = (Vec::new(), Vec::new());
     for sw in &member_sw {

@@ -1,5 +1,7 @@
 //! The conflict graph (compressed rows) and a coloring of it.
 
+use crate::Error;
+
 /// An undirected simple graph on the vertices `0..len()`, in compressed rows: each vertex's
 /// neighbours sorted, without repeats or self loops.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -9,19 +11,52 @@ pub struct Graph {
     neighbours: Vec<u32>,
 }
 
+/// The most vertices [`Graph::from_edges`] and [`Graph::from_adjacency`] take: 2²⁴ (a
+/// conflict graph's vertices are multicast trees or groups, and a subnet has at most 2¹⁴
+/// multicast LIDs; the bound keeps the rows' offsets, 4 bytes a vertex, under 64 MiB).
+pub const MAX_VERTICES: usize = 1 << 24;
+
+/// The most edges (each counted once per listing) [`Graph::from_edges`] and
+/// [`Graph::from_adjacency`] take: 2²⁷, so that the edge list they sort, both directions at 8
+/// bytes each, stays within 2 GiB and every row offset fits in a `u32`.
+pub const MAX_EDGES: usize = 1 << 27;
+
 impl Graph {
     /// The graph on `max(n, largest endpoint + 1)` vertices with the edges `edges`, each
     /// taken in both directions; repeated edges count once and self loops are dropped (a
     /// vertex does not conflict with itself).
     ///
+    /// # Errors
+    /// [`Error::GraphTooLarge`] when the graph would have more than [`MAX_VERTICES`]
+    /// vertices or `edges` lists more than [`MAX_EDGES`] edges (at once where its size hint
+    /// says so, else when the edge past the bound comes).
+    ///
     /// # Complexity
     /// O(n + E log E) for E edges.
-    #[must_use]
-    pub fn from_edges(n: usize, edges: impl IntoIterator<Item = (u32, u32)>) -> Self {
+    pub fn from_edges(
+        n: usize,
+        edges: impl IntoIterator<Item = (u32, u32)>,
+    ) -> Result<Self, Error> {
+        let too_large = |vertices: usize, edges: usize| Error::GraphTooLarge {
+            vertices,
+            edges,
+            max_vertices: MAX_VERTICES,
+            max_edges: MAX_EDGES,
+        };
+        if n > MAX_VERTICES {
+            return Err(too_large(n, 0));
+        }
+        let edges = edges.into_iter();
+        if edges.size_hint().0 > MAX_EDGES {
+            return Err(too_large(n, edges.size_hint().0));
+        }
         let mut pairs: Vec<(u32, u32)> = Vec::new();
         let mut n = n;
-        for (a, b) in edges {
+        for (listed, (a, b)) in edges.enumerate() {
             n = n.max(a.max(b) as usize + 1);
+            if n > MAX_VERTICES || listed >= MAX_EDGES {
+                return Err(too_large(n, listed + 1));
+            }
             if a != b {
                 pairs.push((a, b));
                 pairs.push((b, a));
@@ -32,26 +67,29 @@ impl Graph {
         let mut offsets = Vec::with_capacity(n + 1);
         offsets.push(0);
         let mut i = 0;
+        // n ≤ MAX_VERTICES and pairs.len() ≤ 2 · MAX_EDGES both fit in a u32.
         for v in 0..n as u32 {
             while i < pairs.len() && pairs[i].0 == v {
                 i += 1;
             }
             offsets.push(i as u32);
         }
-        Self {
+        Ok(Self {
             offsets,
             neighbours: pairs.into_iter().map(|p| p.1).collect(),
-        }
+        })
     }
 
     /// The graph whose vertex `v` is joined to every vertex of `adjacency[v]` (made
     /// symmetric: an edge listed at one end only is taken at both), as
     /// [`from_edges`](Self::from_edges).
     ///
+    /// # Errors
+    /// [`Error::GraphTooLarge`], as [`from_edges`](Self::from_edges).
+    ///
     /// # Complexity
     /// O(n + E log E).
-    #[must_use]
-    pub fn from_adjacency(adjacency: &[Vec<u32>]) -> Self {
+    pub fn from_adjacency(adjacency: &[Vec<u32>]) -> Result<Self, Error> {
         Self::from_edges(
             adjacency.len(),
             adjacency
@@ -59,6 +97,16 @@ impl Graph {
                 .enumerate()
                 .flat_map(|(v, row)| row.iter().map(move |&u| (v as u32, u))),
         )
+    }
+
+    /// The graph whose vertex `v`'s neighbours are `rows[v]`, each sorted, without repeats
+    /// or `v` itself, and symmetric (the router's own conflict graphs, built that way).
+    pub(crate) fn from_rows(rows: &[Vec<u32>]) -> Self {
+        let mut g = Self::default();
+        for row in rows {
+            g.push_row(row);
+        }
+        g
     }
 
     /// Appends vertex `len()` with the neighbours `row`, which must be sorted, without

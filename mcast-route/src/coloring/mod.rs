@@ -21,11 +21,12 @@
 //! use mcast_route::coloring::{Graph, Tabu, dsatur, tabu_descend};
 //!
 //! // The 5-cycle: chromatic number 3.
-//! let g = Graph::from_edges(5, (0..5).map(|v| (v, (v + 1) % 5)));
+//! let g = Graph::from_edges(5, (0..5).map(|v| (v, (v + 1) % 5)))?;
 //! let d = dsatur(&g, None);
 //! assert!(d.coloring.is_proper(&g) && d.coloring.count() == 3);
 //! let t = tabu_descend(&g, d.coloring, 2, &Tabu::default());
 //! assert_eq!(t.count(), 3);
+//! # Ok::<(), mcast_route::Error>(())
 //! ```
 //!
 //! [`Router::recolor`]: crate::Router::recolor
@@ -41,7 +42,7 @@ pub use capacity::Capacity;
 pub use clique::greedy_clique;
 pub use dsatur::{Dsatur, dsatur};
 pub use first_fit::{first_fit, first_fit_in};
-pub use graph::{Coloring, Graph};
+pub use graph::{Coloring, Graph, MAX_EDGES, MAX_VERTICES};
 pub(crate) use tabucol::Xorshift;
 pub use tabucol::{DEFAULT_TABU_MOVES, DEFAULT_TABU_SEED, Descent, Tabu, tabu_descend, tabucol};
 

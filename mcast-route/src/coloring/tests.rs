@@ -5,7 +5,7 @@ use proptest::prelude::*;
 use super::*;
 
 fn cycle(n: u32) -> Graph {
-    Graph::from_edges(n as usize, (0..n).map(|v| (v, (v + 1) % n)))
+    Graph::from_edges(n as usize, (0..n).map(|v| (v, (v + 1) % n))).unwrap()
 }
 
 fn complete(n: u32) -> Graph {
@@ -13,6 +13,7 @@ fn complete(n: u32) -> Graph {
         n as usize,
         (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))),
     )
+    .unwrap()
 }
 
 /// The Petersen graph: 3-regular, triangle-free, chromatic number 3.
@@ -20,7 +21,7 @@ fn petersen() -> Graph {
     let outer = (0..5).map(|v| (v, (v + 1) % 5));
     let spokes = (0..5).map(|v| (v, v + 5));
     let inner = (0..5).map(|v| (v + 5, (v + 2) % 5 + 5));
-    Graph::from_edges(10, outer.chain(spokes).chain(inner))
+    Graph::from_edges(10, outer.chain(spokes).chain(inner)).unwrap()
 }
 
 /// The Grötzsch graph (Mycielski of the 5-cycle): triangle-free, chromatic number 4.
@@ -32,7 +33,7 @@ fn grotzsch() -> Graph {
         e.push((5 + v, (v + 4) % 5));
         e.push((5 + v, 10));
     }
-    Graph::from_edges(11, e)
+    Graph::from_edges(11, e).unwrap()
 }
 
 /// The crown graph on 2n vertices: a_i joined to b_j for i ≠ j. Bipartite; first fit in the
@@ -41,20 +42,21 @@ fn crown(n: u32) -> (Graph, Vec<usize>) {
     let g = Graph::from_edges(
         2 * n as usize,
         (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, n + j))),
-    );
+    )
+    .unwrap();
     let order = (0..n as usize).flat_map(|i| [i, n as usize + i]).collect();
     (g, order)
 }
 
 #[test]
 fn graphs_are_symmetric_simple_and_sorted() {
-    let g = Graph::from_edges(2, [(3, 1), (1, 3), (2, 2), (0, 3)]);
+    let g = Graph::from_edges(2, [(3, 1), (1, 3), (2, 2), (0, 3)]).unwrap();
     assert_eq!(g.len(), 4);
     assert_eq!(g.edge_count(), 2);
     assert_eq!(g.neighbours(3), &[0, 1]);
     assert_eq!(g.neighbours(2), &[] as &[u32]);
     assert_eq!(g.neighbours(9), &[] as &[u32]);
-    let h = Graph::from_adjacency(&[vec![3], vec![3], vec![], vec![]]);
+    let h = Graph::from_adjacency(&[vec![3], vec![3], vec![], vec![]]).unwrap();
     assert_eq!(g, h);
     let mut built = Graph::default();
     for v in 0..4 {
@@ -163,7 +165,7 @@ fn tabu_searches_bound_what_the_caller_sizes() {
 #[test]
 fn capacity_opens_a_color_when_a_set_is_full() {
     // Three vertices without edges, all needing one set of capacity 2.
-    let g = Graph::from_edges(3, []);
+    let g = Graph::from_edges(3, []).unwrap();
     let cap = Capacity::new(vec![2], vec![vec![0]; 3]).expect("valid");
     assert_eq!(first_fit(&g, None).count(), 1);
     assert_eq!(first_fit(&g, Some(&cap)).count(), 2);
@@ -179,7 +181,7 @@ fn graph() -> impl Strategy<Value = Graph> {
         1usize..24,
         prop::collection::vec((0u32..24, 0u32..24), 0..80),
     )
-        .prop_map(|(n, e)| Graph::from_edges(n, e))
+        .prop_map(|(n, e)| Graph::from_edges(n, e).unwrap())
 }
 
 proptest! {
@@ -213,7 +215,7 @@ fn greedy_cliques_are_cliques_and_bound_the_colors() {
         (cycle(5), 2),
         (petersen(), 2),
         (crown(4).0, 2),
-        (Graph::from_edges(3, []), 1),
+        (Graph::from_edges(3, []).unwrap(), 1),
     ] {
         let c = greedy_clique(&g);
         assert_eq!(c.len(), omega);
@@ -237,7 +239,8 @@ fn greedy_cliques_are_cliques_and_bound_the_colors() {
             (3, 4),
             (4, 5),
         ],
-    );
+    )
+    .unwrap();
     assert_eq!(greedy_clique(&g), vec![0, 1, 2, 3]);
 }
 
@@ -258,4 +261,34 @@ fn continuing_descents_reach_the_chromatic_number_too() {
         assert!(best.is_proper(&g));
         assert_eq!(best.count(), chi);
     }
+}
+
+/// A graph past the documented bounds is a typed error, checked before the large allocation
+/// (a vertex count or an endpoint past `MAX_VERTICES`).
+#[test]
+fn graphs_past_the_bounds_are_refused() {
+    use crate::Error;
+    use crate::coloring::{MAX_EDGES, MAX_VERTICES};
+    let past = |r: Result<Graph, Error>| matches!(r, Err(Error::GraphTooLarge { .. }));
+    assert!(past(Graph::from_edges(usize::MAX, [])));
+    assert!(past(Graph::from_edges(MAX_VERTICES + 1, [])));
+    assert!(past(Graph::from_edges(3, [(0, u32::MAX)])));
+    assert!(past(Graph::from_edges(0, [(0, MAX_VERTICES as u32)])));
+    let at = Graph::from_edges(0, [(0, MAX_VERTICES as u32 - 1)]).unwrap();
+    assert_eq!(at.len(), MAX_VERTICES);
+    // An iterator that says how long it is is refused before any edge is read.
+    assert!(past(Graph::from_edges(2, (0..=MAX_EDGES).map(|_| (0, 1)))));
+    assert!(past(Graph::from_edges(
+        2,
+        std::iter::repeat_n((0, 1), MAX_EDGES + 1)
+    )));
+    let e = Graph::from_edges(usize::MAX, []).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "a conflict graph of {} vertices and 0 listed edges is past the bounds \
+             ({MAX_VERTICES} vertices, {MAX_EDGES} edges)",
+            usize::MAX
+        )
+    );
 }

@@ -426,7 +426,7 @@ impl Router<'_> {
             row.sort_unstable();
             row.dedup();
         }
-        Graph::from_adjacency(&adjacency)
+        Graph::from_rows(&adjacency)
     }
 
     /// The trees in the order they are built again, each with its class's color: the larger

@@ -403,7 +403,7 @@ fn rlf_packs_every_tree_without_overlap_and_splits_forced_conflicts() {
     // Trees 0 and 2 share member switch 0 (a forced conflict); tree 1 routes around
     // tree 0 in one color.
     let c = two_ways(true);
-    let g = crate::coloring::Graph::from_edges(3, [(0, 2)]);
+    let g = crate::coloring::Graph::from_edges(3, [(0, 2)]).unwrap();
     let mut s = Search::empty(&c, 14, 3, &Tabu::default()).unwrap();
     let at = recursive_largest_first(&mut s, 3, &[0, 1, 2], &g).unwrap();
     assert_eq!(s.occ.cost(), 0);
