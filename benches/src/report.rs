@@ -232,16 +232,16 @@ impl Table {
     /// [`TERMINAL_WIDTH`] columns (but for a single cell wider than that).
     #[must_use]
     pub fn to_text(&self) -> String {
-        self.text_view(false)
+        self.render_text(false)
     }
 
     /// The aligned text form of [`Format::Wide`]: every column, one line per row.
     #[must_use]
     pub fn to_wide_text(&self) -> String {
-        self.text_view(true)
+        self.render_text(true)
     }
 
-    fn text_view(&self, wide: bool) -> String {
+    fn render_text(&self, wide: bool) -> String {
         // Every column as (name, its cells as printed): ours, then the paper's with a figure.
         let mut columns: Vec<(String, Vec<String>)> = self
             .columns
