@@ -1,6 +1,7 @@
 /* Calls the collectives of a list, one per line "COLLECTIVE BYTES" (bcast, scatter, gather,
  * alltoall, barrier, allreduce, and for MPICH's own defaults allgather, allgatherv, reduce,
- * reduce_scatter, reduce_scatter_block, alltoallv, alltoallv_inplace (MPI_IN_PLACE),
+ * reduce_scatter, reduce_scatter_block, alltoallv, alltoall_inplace and alltoallv_inplace
+ * (MPI_IN_PLACE),
  * gatherv, scatterv, scan, exscan; BYTES is the message of a bcast, an allreduce, a reduce,
  * a scan and an exscan, the block of the others (every v-count equal), and ignored for a
  * barrier), MPI_BYTE buffers (reductions OR bytes with MPI_BOR), root 0, the same arguments
@@ -73,6 +74,10 @@ int main(int argc, char **argv)
             for (int r = 0; r < np; r++) memset(a + (size_t)r * m, rank + 1, m);
             MPI_Alltoall(a, cnt, MPI_BYTE, b, cnt, MPI_BYTE, MPI_COMM_WORLD);
             bad |= b[(size_t)np * m - 1] != (unsigned char)np;
+        } else if (!strcmp(colls[i], "alltoall_inplace")) {
+            for (int r = 0; r < np; r++) memset(b + (size_t)r * m, rank + 1, m);
+            MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, cnt, MPI_BYTE, MPI_COMM_WORLD);
+            for (int r = 0; r < np; r++) bad |= b[(size_t)r * m + m - 1] != (unsigned char)(r + 1);
         } else if (!strcmp(colls[i], "barrier")) {
             MPI_Barrier(MPI_COMM_WORLD);
         } else if (!strcmp(colls[i], "allreduce")) {

@@ -81,6 +81,13 @@
 //! branch corrupted. Scatter, gather and all-to-all have no such algorithm in 4.0.2: they
 //! take the catch-all.
 //!
+//! # All-to-all in place
+//! A tuned all-to-all's `comm_type=intra` branch starts with `is_sendbuf_inplace=yes`:
+//! MPICH's own in-place algorithm (`MPIR_Alltoall_intra_pairwise_sendrecv_replace`), then
+//! `is_sendbuf_inplace=no` with the table's branches. The table's pairwise algorithm requires
+//! a send buffer: MPICH 4.0.2 killed a program calling `MPI_Alltoall` with `MPI_IN_PLACE`
+//! under a file that sent it there (seen by the conformance test).
+//!
 //! # The collectives topo-cluster does not tune
 //! Every collective topo-cluster does not tune (and a tuned one's inter-communicator branch,
 //! and its level a table gives no rules) gets MPICH's own choice: its built-in default
@@ -365,6 +372,20 @@ fn leaf(name: &str) -> Node {
     Node::new(format!("algorithm={name}"), Vec::new())
 }
 
+const IN_PLACE_YES: &str = "is_sendbuf_inplace=yes";
+const IN_PLACE_NO: &str = "is_sendbuf_inplace=no";
+
+/// MPICH's own algorithm for `collective` called in place (`MPI_IN_PLACE`), where the trees
+/// of the table cannot run in place: all-to-all, whose pairwise algorithm requires a send
+/// buffer (MPICH 4.0.2 killed a program calling it in place under a file without this
+/// branch), runs pairwise sendrecv_replace, as MPICH's own table chooses.
+const fn in_place(collective: Collective) -> Option<&'static str> {
+    match collective {
+        Collective::AllToAll => Some("MPIR_Alltoall_intra_pairwise_sendrecv_replace"),
+        _ => None,
+    }
+}
+
 /// Whether MPICH's size test for `collective` is `total_msg_size` (count × communicator
 /// size; scatter and gather, for which `avg_msg_size` is undefined) rather than
 /// `avg_msg_size` (bcast, all-to-all).
@@ -535,7 +556,15 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
         } else {
             scopes.push(Node::new(hierarchy_key(Scope::Any), any));
         }
-        let mut branch = vec![Node::new("comm_type=intra", scopes)];
+        let intra = match in_place(c) {
+            // MPICH's choice in place first: the table's algorithm cannot run in place
+            Some(alg) => vec![
+                Node::new(IN_PLACE_YES, vec![leaf(alg)]),
+                Node::new(IN_PLACE_NO, scopes),
+            ],
+            None => scopes,
+        };
+        let mut branch = vec![Node::new("comm_type=intra", intra)];
         if let Some(inter) = own.inter {
             branch.push(Node::new("comm_type=inter", inter));
         }
@@ -887,8 +916,27 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
             _ => return fail(&path, "expected \"comm_type=intra\" first"),
         };
         let top_path = path.clone();
-        let path = child(&path, intra_entry.0);
-        let hier = object(intra_entry.1, &path)?;
+        let mut path = child(&path, intra_entry.0);
+        let mut hier = object(intra_entry.1, &path)?;
+        if let Some(alg) = in_place(collective) {
+            let [(yes, yv), (no, nv)] = hier else {
+                return fail(
+                    &path,
+                    format!("expected \"{IN_PLACE_YES}\" then \"{IN_PLACE_NO}\""),
+                );
+            };
+            if yes != IN_PLACE_YES || !same(yv, &[leaf(alg)]) {
+                return fail(
+                    &child(&path, yes),
+                    format!("expected \"{IN_PLACE_YES}\" with {alg}, MPICH's choice in place"),
+                );
+            }
+            if no != IN_PLACE_NO {
+                return fail(&child(&path, no), format!("expected \"{IN_PLACE_NO}\""));
+            }
+            path = child(&path, no);
+            hier = object(nv, &path)?;
+        }
         let Some(((last_key, last_value), scoped)) = hier.split_last() else {
             return fail(&path, "no comm_hierarchy branch");
         };
@@ -1412,6 +1460,48 @@ mod tests {
         assert_eq!(alg(8, 12_289), b("scatter_recursive_doubling_allgather"));
         assert_eq!(alg(8, 524_289), b("scatter_ring_allgather"));
         assert_eq!(alg(12, 12_289), b("scatter_ring_allgather"));
+    }
+
+    /// A tuned all-to-all called in place runs MPICH's own in-place algorithm: the table's
+    /// pairwise one needs a send buffer (MPICH 4.0.2 killed the program under a file that
+    /// sent it there); out of place, the table's choice. A file without the in-place branch,
+    /// or with another algorithm there, is refused.
+    #[test]
+    fn in_place_all_to_all_gets_mpichs_choice() {
+        let mut t = DecisionTable::new();
+        t.insert(Rule::new(
+            Collective::AllToAll,
+            Level::IntraCluster,
+            4,
+            Bytes::new(0),
+            Algorithm::Direct,
+        ))
+        .unwrap();
+        let o = Options::for_job(4);
+        let json = write(&t, &o).unwrap();
+        let call = Call::new("alltoall", "parent", 4, 64);
+        let alg = |call: Call<'_>| mpich_choice(&json, &call).map(|(n, _)| n);
+        assert_eq!(
+            alg(Call {
+                inplace: true,
+                ..call
+            }),
+            Some("MPIR_Alltoall_intra_pairwise_sendrecv_replace".to_owned())
+        );
+        assert_eq!(alg(call), Some("MPIR_Alltoall_intra_pairwise".to_owned()));
+        assert!(read(&json, &o).is_ok());
+        let other = json.replacen(
+            "\"is_sendbuf_inplace=yes\": {\n                \"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace\"",
+            "\"is_sendbuf_inplace=yes\": {\n                \"algorithm=MPIR_Alltoall_intra_pairwise\"",
+            1,
+        );
+        assert_ne!(other, json);
+        let (path, reason) = path_err(&other);
+        assert_eq!(
+            path,
+            r#"$["collective=alltoall"]["comm_type=intra"]["is_sendbuf_inplace=yes"]"#
+        );
+        assert!(reason.contains("sendrecv_replace"), "{reason}");
     }
 
     /// One call as MPICH's selection sees it: the collective, the communicator (its
