@@ -1659,6 +1659,42 @@ mod tests {
             }
         }
 
+        /// MPICH never aborts on a file the writer wrote: every call of every collective it
+        /// knows, on an intra- or inter-communicator of any hierarchy kind and size, with any
+        /// size, operation, in-place or block layout, reaches an algorithm, and every size
+        /// test on the way is one MPICH defines for that collective.
+        #[test]
+        fn every_call_reaches_an_algorithm(
+            picks in proptest::collection::vec((0..TREES.len(), 0_usize..5, 0_u64..3, 1_u64..(1 << 20)), 1..12),
+            two in any::<bool>(),
+            version in prop_oneof![Just(Version::V4_0), Just(Version::V4_1)],
+            calls in proptest::collection::vec((0_usize..4, 1_u64..40, 0_u64..(1 << 21), any::<[bool; 6]>()), 1..24),
+        ) {
+            let job = 12;
+            let mut trees = TREES.to_vec();
+            if version == Version::V4_0 {
+                trees.retain(|&(c, a)| version.has(c, a));
+            }
+            let picks = picks.into_iter().map(|(i, p, k, m)| (i % trees.len(), p, k, m)).collect();
+            let t = crate::mpi::testing::job_table(&trees, picks, job);
+            let o = if two { two_level_for(job) } else { Options::for_job(job) }.with_version(version);
+            let json = write(&t, &o).unwrap();
+            for (kind, procs, count, [inter, inplace, commutative, built_in, regular, consecutive]) in calls {
+                for name in COLLECTIVES {
+                    let call = Call {
+                        inter,
+                        inplace,
+                        commutative,
+                        built_in,
+                        block_regular: regular,
+                        node_consecutive: consecutive,
+                        ..Call::new(name, ["parent", "node", "node_roots", "flat"][kind], procs, count)
+                    };
+                    prop_assert!(mpich_choice(&json, &call).is_some(), "{} {:?}", name, (kind, procs, count));
+                }
+            }
+        }
+
         /// write → read → write is the identity on the text, for one and two levels, and what
         /// is read back answers every lookup as the table did.
         #[test]
