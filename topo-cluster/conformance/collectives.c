@@ -1,7 +1,11 @@
 /* Calls the collectives of a list, one per line "COLLECTIVE BYTES" (bcast, scatter, gather,
- * alltoall, barrier, allreduce; BYTES is the message of a bcast and an allreduce, the block
- * of the others, and ignored for a barrier), MPI_BYTE buffers (an allreduce ORs bytes with
- * MPI_BOR), root 0, the same arguments on every rank; then a barrier and an allreduce of one
+ * alltoall, barrier, allreduce, and for MPICH's own defaults allgather, allgatherv, reduce,
+ * reduce_scatter, reduce_scatter_block, alltoallv, alltoall_inplace and alltoallv_inplace
+ * (MPI_IN_PLACE),
+ * gatherv, scatterv, scan, exscan; BYTES is the message of a bcast, an allreduce, a reduce,
+ * a scan and an exscan, the block of the others (every v-count equal), and ignored for a
+ * barrier), MPI_BYTE buffers (reductions OR bytes with MPI_BOR), root 0, the same arguments
+ * on every rank; then a barrier and an allreduce of one
  * int (the count of ranks that saw wrong data). Before each
  * call, tc_mark() names it (a breakpoint for the MPICH observer). Checks the data moved and
  * exits non-zero on a mismatch. Usage: collectives CALLS [REPEAT] */
@@ -29,11 +33,11 @@ int main(int argc, char **argv)
     if (!f) { perror(argv[1]); MPI_Abort(MPI_COMM_WORLD, 2); }
     char coll[32][16];
     long bytes[4096];
-    char colls[4096][16];
+    char colls[4096][32];
     int n = 0;
     long max = 1;
     (void)coll;
-    while (n < 4096 && fscanf(f, "%15s %ld", colls[n], &bytes[n]) == 2) {
+    while (n < 4096 && fscanf(f, "%31s %ld", colls[n], &bytes[n]) == 2) {
         if (bytes[n] < 1) bytes[n] = 1;
         if (bytes[n] > max) max = bytes[n];
         n++;
@@ -42,6 +46,12 @@ int main(int argc, char **argv)
     size_t cap = (size_t)max * (size_t)np;
     unsigned char *a = malloc(cap), *b = malloc(cap);
     if (!a || !b) { fprintf(stderr, "out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 3); }
+    int *counts = malloc(sizeof(int) * (size_t)np), *displs = malloc(sizeof(int) * (size_t)np);
+    if (!counts || !displs) { fprintf(stderr, "out of memory\n"); MPI_Abort(MPI_COMM_WORLD, 3); }
+    unsigned char all_bits = 0;
+    for (int r = 0; r < np; r++) all_bits |= (unsigned char)(1 << (r % 8));
+    unsigned char below_bits = 0; /* the OR of the ranks below this one */
+    for (int r = 0; r < rank; r++) below_bits |= (unsigned char)(1 << (r % 8));
     int bad = 0;
     for (int i = 0; i < n; i++) {
         long m = bytes[i];
@@ -64,6 +74,10 @@ int main(int argc, char **argv)
             for (int r = 0; r < np; r++) memset(a + (size_t)r * m, rank + 1, m);
             MPI_Alltoall(a, cnt, MPI_BYTE, b, cnt, MPI_BYTE, MPI_COMM_WORLD);
             bad |= b[(size_t)np * m - 1] != (unsigned char)np;
+        } else if (!strcmp(colls[i], "alltoall_inplace")) {
+            for (int r = 0; r < np; r++) memset(b + (size_t)r * m, rank + 1, m);
+            MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, cnt, MPI_BYTE, MPI_COMM_WORLD);
+            for (int r = 0; r < np; r++) bad |= b[(size_t)r * m + m - 1] != (unsigned char)(r + 1);
         } else if (!strcmp(colls[i], "barrier")) {
             MPI_Barrier(MPI_COMM_WORLD);
         } else if (!strcmp(colls[i], "allreduce")) {
@@ -72,6 +86,58 @@ int main(int argc, char **argv)
             unsigned char want = 0;
             for (int r = 0; r < np; r++) want |= (unsigned char)(1 << (r % 8));
             bad |= b[m - 1] != want;
+        } else if (!strcmp(colls[i], "allgather")) {
+            memset(a, rank + 1, m);
+            MPI_Allgather(a, cnt, MPI_BYTE, b, cnt, MPI_BYTE, MPI_COMM_WORLD);
+            bad |= b[(size_t)np * m - 1] != (unsigned char)np;
+        } else if (!strcmp(colls[i], "allgatherv") || !strcmp(colls[i], "gatherv")
+                   || !strcmp(colls[i], "scatterv") || !strncmp(colls[i], "alltoallv", 9)) {
+            for (int r = 0; r < np; r++) { counts[r] = cnt; displs[r] = r * cnt; }
+            if (!strcmp(colls[i], "allgatherv")) {
+                memset(a, rank + 1, m);
+                MPI_Allgatherv(a, cnt, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+                bad |= b[(size_t)np * m - 1] != (unsigned char)np;
+            } else if (!strcmp(colls[i], "gatherv")) {
+                memset(a, rank + 1, m);
+                MPI_Gatherv(a, cnt, MPI_BYTE, b, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+                if (rank == 0) bad |= b[(size_t)np * m - 1] != (unsigned char)np;
+            } else if (!strcmp(colls[i], "scatterv")) {
+                for (int r = 0; r < np; r++) memset(a + (size_t)r * m, r + 1, m);
+                MPI_Scatterv(a, counts, displs, MPI_BYTE, b, cnt, MPI_BYTE, 0, MPI_COMM_WORLD);
+                bad |= b[m - 1] != (unsigned char)(rank + 1);
+            } else if (!strcmp(colls[i], "alltoallv")) {
+                for (int r = 0; r < np; r++) memset(a + (size_t)r * m, rank + 1, m);
+                MPI_Alltoallv(a, counts, displs, MPI_BYTE, b, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+                bad |= b[(size_t)np * m - 1] != (unsigned char)np;
+            } else if (!strcmp(colls[i], "alltoallv_inplace")) {
+                for (int r = 0; r < np; r++) memset(b + (size_t)r * m, rank + 1, m);
+                MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, b, counts, displs, MPI_BYTE,
+                              MPI_COMM_WORLD);
+                bad |= b[(size_t)np * m - 1] != (unsigned char)np;
+            } else {
+                fprintf(stderr, "unknown collective %s\n", colls[i]);
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+        } else if (!strcmp(colls[i], "reduce")) {
+            memset(a, 1 << (rank % 8), m);
+            MPI_Reduce(a, b, cnt, MPI_BYTE, MPI_BOR, 0, MPI_COMM_WORLD);
+            if (rank == 0) bad |= b[m - 1] != all_bits;
+        } else if (!strcmp(colls[i], "reduce_scatter") || !strcmp(colls[i], "reduce_scatter_block")) {
+            for (int r = 0; r < np; r++) counts[r] = cnt;
+            memset(a, 1 << (rank % 8), (size_t)np * m);
+            if (!strcmp(colls[i], "reduce_scatter"))
+                MPI_Reduce_scatter(a, b, counts, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+            else
+                MPI_Reduce_scatter_block(a, b, cnt, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+            bad |= b[m - 1] != all_bits;
+        } else if (!strcmp(colls[i], "scan")) {
+            memset(a, 1 << (rank % 8), m);
+            MPI_Scan(a, b, cnt, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+            bad |= b[m - 1] != (unsigned char)(below_bits | (1 << (rank % 8)));
+        } else if (!strcmp(colls[i], "exscan")) {
+            memset(a, 1 << (rank % 8), m);
+            MPI_Exscan(a, b, cnt, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD);
+            if (rank > 0) bad |= b[m - 1] != below_bits;
         } else {
             fprintf(stderr, "unknown collective %s\n", colls[i]);
             MPI_Abort(MPI_COMM_WORLD, 2);
@@ -85,6 +151,8 @@ int main(int argc, char **argv)
     if (rank == 0) printf("%d calls on %d ranks, %d ranks saw wrong data\n", n, np, sum);
     free(a);
     free(b);
+    free(counts);
+    free(displs);
     MPI_Finalize();
     return sum != 0;
 }

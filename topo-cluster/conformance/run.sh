@@ -48,20 +48,34 @@ mpicc.openmpi -O1 -Wall -shared -fPIC -o "$work/ompi_shim.so" "$here/ompi_shim.c
 mpicc.mpich -O1 -g -Wall -o "$work/coll_mpich" "$here/collectives.c"
 libmpich="$(ldd "$work/coll_mpich" | awk '/libmpich\.so/ {print $3}')"
 libmpich="$(readlink -f "$libmpich")"
-if [ ! -s "$work/offsets.$(basename "$libmpich")" ]; then
+# the algorithm functions observed: those of the collectives the files tune, and of the
+# untuned ones (MPICH's own defaults)
+functions=(
+    MPIR_Bcast_intra_binomial MPIR_Bcast_intra_scatter_recursive_doubling_allgather
+    MPIR_Bcast_intra_scatter_ring_allgather MPIR_Bcast_intra_smp
+    MPIR_Scatter_intra_binomial MPIR_Gather_intra_binomial
+    MPIR_Alltoall_intra_pairwise MPIR_Alltoall_intra_brucks MPIR_Alltoall_intra_scattered
+    MPIR_Alltoall_intra_pairwise_sendrecv_replace
+    MPIR_Barrier_intra_dissemination MPIR_Barrier_intra_smp
+    MPIR_Allreduce_intra_recursive_doubling MPIR_Allreduce_intra_reduce_scatter_allgather
+    MPIR_Allreduce_intra_smp
+    MPIR_Allgather_intra_recursive_doubling MPIR_Allgather_intra_brucks MPIR_Allgather_intra_ring
+    MPIR_Allgatherv_intra_recursive_doubling MPIR_Allgatherv_intra_brucks MPIR_Allgatherv_intra_ring
+    MPIR_Reduce_intra_binomial MPIR_Reduce_intra_reduce_scatter_gather MPIR_Reduce_intra_smp
+    MPIR_Reduce_scatter_intra_recursive_halving MPIR_Reduce_scatter_intra_pairwise
+    MPIR_Reduce_scatter_intra_noncommutative MPIR_Reduce_scatter_intra_recursive_doubling
+    MPIR_Reduce_scatter_block_intra_recursive_halving MPIR_Reduce_scatter_block_intra_pairwise
+    MPIR_Reduce_scatter_block_intra_noncommutative MPIR_Reduce_scatter_block_intra_recursive_doubling
+    MPIR_Alltoallv_intra_scattered MPIR_Alltoallv_intra_pairwise_sendrecv_replace
+    MPIR_Gatherv_allcomm_linear MPIR_Scatterv_allcomm_linear
+    MPIR_Scan_intra_smp MPIR_Scan_intra_recursive_doubling MPIR_Exscan_intra_recursive_doubling
+)
+offsets="$work/offsets.$(basename "$libmpich").${#functions[@]}"
+if [ ! -s "$offsets" ]; then
     say "locating MPICH's algorithm functions in $libmpich"
-    python3 "$here/mpich_locate.py" "$libmpich" \
-        MPIR_Bcast_intra_binomial MPIR_Bcast_intra_scatter_recursive_doubling_allgather \
-        MPIR_Bcast_intra_scatter_ring_allgather MPIR_Bcast_intra_smp \
-        MPIR_Scatter_intra_binomial MPIR_Gather_intra_binomial \
-        MPIR_Alltoall_intra_pairwise MPIR_Alltoall_intra_brucks MPIR_Alltoall_intra_scattered \
-        MPIR_Alltoall_intra_pairwise_sendrecv_replace \
-        MPIR_Barrier_intra_dissemination MPIR_Barrier_intra_smp \
-        MPIR_Allreduce_intra_recursive_doubling MPIR_Allreduce_intra_reduce_scatter_allgather \
-        MPIR_Allreduce_intra_smp >"$work/offsets.tmp"
-    mv "$work/offsets.tmp" "$work/offsets.$(basename "$libmpich")"
+    python3 "$here/mpich_locate.py" "$libmpich" "${functions[@]}" >"$work/offsets.tmp"
+    mv "$work/offsets.tmp" "$offsets"
 fi
-offsets="$work/offsets.$(basename "$libmpich")"
 
 say "writing the files"
 cd "$root"
@@ -70,8 +84,12 @@ rm -rf "$work/scenarios"
 cargo run --quiet --locked -p topo-cluster --example mpi_conformance -- plan "$work/scenarios" "$work/example"
 cargo build --quiet --locked -p topo-cluster --example mpi_conformance
 
+# MPICH's own branches in the files, key for key the table compiled into this libmpich (the
+# collectives topo-cluster does not tune, and the inter-communicator branches of those it does)
+python3 "$here/mpich_builtin.py" "$libmpich" "$work/example/mpich_coll_selection_4.0.json" || failed_builtin=1
+
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-failed=0
+failed=${failed_builtin:-0}
 # the runs without any file: what each library runs for the collectives topo-cluster does not
 # tune, on every communicator size of its scenarios (the scenarios must run the same)
 for lib in openmpi mpich; do
@@ -88,11 +106,11 @@ for lib in openmpi mpich; do
         if [ "$lib" = openmpi ]; then
             timeout 300 mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none -np "$np" \
                 -x TC_LOG="$base/np$np" -x LD_PRELOAD="$work/ompi_shim.so" \
-                "$work/coll_ompi" "$work/scenarios/untuned.calls" >"$work/baseline/$lib.$np.out" 2>&1 || {
+                "$work/coll_ompi" "$work/scenarios/untuned.$lib.calls" >"$work/baseline/$lib.$np.out" 2>&1 || {
                 say "$lib without a file failed on $np ranks:"; tail -5 "$work/baseline/$lib.$np.out"; failed=1; }
         else
             TC_LOG="$base/np$np" TC_OFFSETS="$offsets" timeout 300 mpiexec.mpich -n "$np" \
-                gdb -q -batch -x "$here/mpich_observer.py" --args "$work/coll_mpich" "$work/scenarios/untuned.calls" \
+                gdb -q -batch -x "$here/mpich_observer.py" --args "$work/coll_mpich" "$work/scenarios/untuned.$lib.calls" \
                 >"$work/baseline/$lib.$np.out" 2>&1 || {
                 say "$lib without a file failed on $np ranks:"; tail -5 "$work/baseline/$lib.$np.out"; failed=1; }
         fi

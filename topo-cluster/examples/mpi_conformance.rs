@@ -13,10 +13,13 @@
 //! levels, several communicator sizes and their size boundaries, and the expected failures.
 //!
 //! Every scenario's calls also hold the collectives topo-cluster does not tune
-//! ([`UNTUNED`]: a barrier, all-reduces of a small and of large messages), whose `expect`
-//! line names `library-default`: with the file they must run what the library runs without
-//! any file, observed in a run without one (`OUT/untuned.calls`, run by `run.sh` on every
-//! communicator size of the library's scenarios).
+//! ([`UNTUNED`]: a barrier, all-reduces of a small and of large messages; for MPICH also
+//! [`UNTUNED_MPICH`], the other blocking collectives on both sides of MPICH's own
+//! boundaries), whose `expect` line names `library-default`: with the file they must run
+//! what the library runs without any file, observed in a run without one
+//! (`OUT/untuned.LIBRARY.calls`, run by `run.sh` on every communicator size of the
+//! library's scenarios). Scenario `mpich-4.0-catch-all`, the example's file with one
+//! algorithm for each of those collectives, must be seen not to.
 //!
 //! `… check SCENARIO BASELINE_DIR LOG...` reads the observers' logs (`MARK COLLECTIVE BYTES
 //! NP` then `ALG FUNCTION SEGSIZE FANOUT`, one log per rank; BASELINE_DIR holds those of the
@@ -44,6 +47,87 @@ const UNTUNED: [(&str, u64); 4] = [
     ("allreduce", 65536),
     ("allreduce", 1 << 20),
 ];
+
+/// The calls of MPICH's own defaults for the other blocking collectives topo-cluster does not
+/// tune, MPICH scenarios only (Open MPI's observer does not record them), each on both sides
+/// of MPICH 4.0.2's boundaries on 4 to 16 ranks: allgather(v) blocks whose total is below
+/// 80 KiB and above 512 KiB (recursive doubling or Bruck's, ring), reduces of 2 KiB and one
+/// byte more (binomial, reduce-scatter + gather), reduce-scatter(-block) totals below and
+/// above 512 KiB (recursive halving, pairwise), alltoall in place (MPICH's choice, not the
+/// table's), alltoallv out of and in place, and the ones
+/// with one algorithm (gatherv, scatterv) or one per communicator kind (scan, exscan).
+const UNTUNED_MPICH: [(&str, u64); 17] = [
+    ("allgather", 4096),
+    ("allgather", 262_144),
+    ("allgatherv", 4096),
+    ("allgatherv", 262_144),
+    ("reduce", 2048),
+    ("reduce", 2049),
+    ("reduce_scatter", 4096),
+    ("reduce_scatter", 262_144),
+    ("reduce_scatter_block", 4096),
+    ("reduce_scatter_block", 262_144),
+    ("alltoall_inplace", 4096),
+    ("alltoallv", 4096),
+    ("alltoallv_inplace", 4096),
+    ("gatherv", 4096),
+    ("scatterv", 4096),
+    ("scan", 4096),
+    ("exscan", 4096),
+];
+
+/// The untuned calls of `library`'s scenarios.
+fn untuned(library: Library) -> Vec<(&'static str, u64)> {
+    let mut v = UNTUNED.to_vec();
+    if library == Library::Mpich {
+        v.extend(UNTUNED_MPICH);
+    }
+    v
+}
+
+/// The collectives MPICH's own defaults choose for, and the one algorithm the writer gave
+/// each before it wrote MPICH's defaults: the file of scenario `mpich-4.0-catch-all`, which
+/// must be seen not to run what MPICH runs without a file. Alltoallv keeps MPICH's branch:
+/// its old catch-all, the scattered algorithm, also for `MPI_IN_PLACE`, killed the program
+/// on 5 ranks (MPICH runs pairwise sendrecv_replace in place).
+const CATCH_ALL: [(&str, &str); 9] = [
+    ("allgather", "MPIR_Allgather_intra_ring"),
+    ("allgatherv", "MPIR_Allgatherv_intra_ring"),
+    ("reduce", "MPIR_Reduce_intra_binomial"),
+    (
+        "reduce_scatter",
+        "MPIR_Reduce_scatter_intra_recursive_doubling",
+    ),
+    (
+        "reduce_scatter_block",
+        "MPIR_Reduce_scatter_block_intra_recursive_doubling",
+    ),
+    ("gatherv", "MPIR_Gatherv_allcomm_linear"),
+    ("scatterv", "MPIR_Scatterv_allcomm_linear"),
+    ("scan", "MPIR_Scan_intra_recursive_doubling"),
+    ("exscan", "MPIR_Exscan_intra_recursive_doubling"),
+];
+
+/// `json` (as the writer lays it out: each collective's branch from its line
+/// `    "collective=NAME": {` to the next line `    }`) with `name`'s branch replaced by one
+/// algorithm for every communicator.
+fn one_algorithm(json: &str, name: &str, algorithm: &str) -> Res<String> {
+    let head = format!("\n    \"collective={name}\": {{\n");
+    let start = json
+        .find(&head)
+        .ok_or_else(|| format!("no {name} branch"))?;
+    let body = start + head.len();
+    let end = json[body..]
+        .find("\n    }")
+        .map(|e| body + e)
+        .ok_or_else(|| format!("no end of the {name} branch"))?;
+    let mut out = json.to_owned();
+    out.replace_range(
+        body..end,
+        &format!("        \"algorithm={algorithm}\": {{}}"),
+    );
+    Ok(out)
+}
 
 /// The `expect` function of an [`UNTUNED`] call: what the run without a file ran.
 const LIBRARY_DEFAULT: &str = "library-default";
@@ -74,7 +158,7 @@ fn main() {
     }
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Library {
     OpenMpi,
     Mpich,
@@ -314,7 +398,7 @@ fn write_scenario(out: &Path, s: &Scenario) -> Res<()> {
             writeln!(expect, "{np} {} {m} {f}", c.name())?;
         }
     }
-    for (c, m) in UNTUNED.into_iter().filter(|_| s.env.is_empty()) {
+    for (c, m) in untuned(s.library).into_iter().filter(|_| s.env.is_empty()) {
         writeln!(calls_text, "{c} {m}")?;
         for &np in &s.nps {
             writeln!(expect, "{np} {c} {m} {LIBRARY_DEFAULT} 0 0")?;
@@ -495,7 +579,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         env: "",
     });
     // corrupted after writing: the all-to-all of the catch-all becomes Bruck's
-    let key = "\"comm_hierarchy=any\": {\n                \"comm_size<=7\": {\n                    \"avg_msg_size=any\": {\n                        \"algorithm=MPIR_Alltoall_intra_pairwise\"";
+    let key = "\"comm_hierarchy=any\": {\n                    \"comm_size<=7\": {\n                        \"avg_msg_size=any\": {\n                            \"algorithm=MPIR_Alltoall_intra_pairwise\"";
     let at = json
         .find("\"collective=alltoall\"")
         .and_then(|a| json[a..].find(key).map(|k| a + k))
@@ -517,6 +601,22 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         env: "",
     });
 
+    // the example's file with the previous writer's one algorithm per untuned collective
+    let mut catch_all = json.clone();
+    for (name, algorithm) in CATCH_ALL {
+        catch_all = one_algorithm(&catch_all, name, algorithm)?;
+    }
+    scenarios.push(Scenario {
+        name: "mpich-4.0-catch-all",
+        library: Library::Mpich,
+        table: mpich::read(&json, &m40)?,
+        file: catch_all,
+        level: Level::IntraCluster,
+        nps: vec![4, 5],
+        outcome: "differ",
+        env: "",
+    });
+
     // a file for MPICH 4.1 on MPICH 4.0: MPI_Init must abort on an algorithm 4.0 lacks
     let t = mpich_table()?;
     scenarios.push(Scenario {
@@ -533,8 +633,13 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
     for s in &scenarios {
         write_scenario(out, s)?;
     }
-    let untuned: String = UNTUNED.iter().map(|(c, m)| format!("{c} {m}\n")).collect();
-    std::fs::write(out.join("untuned.calls"), untuned)?;
+    for (library, name) in [(Library::OpenMpi, "openmpi"), (Library::Mpich, "mpich")] {
+        let calls: String = untuned(library)
+            .iter()
+            .map(|(c, m)| format!("{c} {m}\n"))
+            .collect();
+        std::fs::write(out.join(format!("untuned.{name}.calls")), calls)?;
+    }
     Ok(())
 }
 
@@ -663,7 +768,11 @@ fn check(dir: &Path, baseline_dir: &Path, logs: &[String]) -> Res<bool> {
             }
         };
         followed += usize::from(ok);
-        if UNTUNED.iter().any(|&(c, m)| c == key.1 && m == key.2) {
+        if UNTUNED
+            .iter()
+            .chain(&UNTUNED_MPICH)
+            .any(|&(c, m)| c == key.1 && m == key.2)
+        {
             untuned_total += 1;
             untuned_followed += usize::from(ok);
         }

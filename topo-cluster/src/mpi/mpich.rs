@@ -6,8 +6,8 @@
 //! `"key=value": {}` entries. The file **replaces MPICH's whole built-in table**: a collective
 //! without a branch, or a communicator no branch matches, aborts the program
 //! (`mpir_coll.c`: `cnt`). So the writer writes every collective MPICH knows (its
-//! `csel.c` list): topo-cluster's four from the table, all-reduce and barrier as MPICH's own
-//! table chooses, the others with one algorithm each (below). A broadcast branch, as written for [`Version::V4_1`]:
+//! `csel.c` list): topo-cluster's four from the table, the others as MPICH's own table
+//! chooses (below). A broadcast branch, as written for [`Version::V4_1`]:
 //!
 //! ```json
 //!     "collective=bcast": {
@@ -81,19 +81,35 @@
 //! branch corrupted. Scatter, gather and all-to-all have no such algorithm in 4.0.2: they
 //! take the catch-all.
 //!
+//! # All-to-all in place
+//! A tuned all-to-all's `comm_type=intra` branch starts with `is_sendbuf_inplace=yes`:
+//! MPICH's own in-place algorithm (`MPIR_Alltoall_intra_pairwise_sendrecv_replace`), then
+//! `is_sendbuf_inplace=no` with the table's branches. The table's pairwise algorithm requires
+//! a send buffer: MPICH 4.0.2 killed a program calling `MPI_Alltoall` with `MPI_IN_PLACE`
+//! under a file that sent it there (seen by the conformance test).
+//!
 //! # The collectives topo-cluster does not tune
-//! All-reduce and barrier get MPICH's own choice, stated here as MPICH 4.0.2's and 4.1's
-//! default selection (`maint/tuning/coll/mpir/generic.json` at those releases) makes it:
-//! for all-reduce, recursive doubling up to 8 bytes per process, then reduce-scatter +
-//! all-gather for a built-in operation and a count of at least the largest power of two not
-//! above the communicator size (the SMP-aware algorithm for 0 bytes and a commutative
-//! operation); for barrier, the SMP-aware algorithm on a communicator that spans nodes
-//! (`comm_hierarchy=parent`), dissemination otherwise. The conformance test sees MPICH 4.0.2
-//! run the same algorithm for a barrier and all-reduces of 4 B, 64 KiB and 1 MiB with the
-//! file as without any file. The other collectives get one algorithm each, for intra- and
-//! inter-communicators: the one MPICH's own table reaches through its catch-all branches.
-//! That is not MPICH's size-dependent table for them: they may run slower under the file
-//! than without it.
+//! Every collective topo-cluster does not tune (and a tuned one's inter-communicator branch,
+//! and its level a table gives no rules) gets MPICH's own choice: its built-in default
+//! table's branch, stated in the writer as our own data from reading MPICH 4.0.2's and 4.1's
+//! `maint/tuning/coll/mpir/generic.json` (the two differ only in the barrier: 4.1's
+//! k-dissemination with k = 2 where 4.0.2 has dissemination); the rules, with the keys they
+//! test (`comm_size<N`, `comm_size=pow2`, `avg_msg_size`, `total_msg_size`, `count<pow2`,
+//! `is_commutative`, `is_op_built_in`, `is_sendbuf_inplace`, `is_block_regular`,
+//! `is_node_consecutive`, `comm_hierarchy=parent`), are listed in the writer's `defaults`
+//! module. In short, for an intra-communicator of p ranks: allgather(v) by recursive
+//! doubling (p a power of two, total below 512 KiB), Bruck's (other p, below 80 KiB) or ring;
+//! all-reduce by recursive doubling up to 8 bytes, then reduce-scatter + all-gather for a
+//! built-in operation; reduce binomial up to 2 KiB, then reduce-scatter + gather for a
+//! built-in operation; reduce_scatter(_block) by recursive halving (commutative, below 512
+//! KiB) or pairwise, noncommutative or recursive doubling otherwise; all-to-all(v/w)
+//! in-place, Bruck's, scattered or pairwise by size; broadcast binomial, scatter +
+//! recursive-doubling or ring all-gather by size; scan SMP-aware on node-consecutive ranks;
+//! barrier, all-reduce and reduce SMP-aware where MPICH's table says so; gatherv, scatterv,
+//! exscan and the neighbourhood collectives with MPICH's one algorithm. The conformance test
+//! checks these branches equal, key for key, the table compiled into Debian 12's libmpich
+//! 4.0.2, and sees MPICH 4.0.2 run the same algorithm with the file as without any file for
+//! the blocking collectives on both sides of their boundaries.
 //!
 //! # Not confirmed
 //! - `tree_type=kary` is read with `atoi`, which gives 0, `MPIR_TREE_TYPE_KARY` in 4.1.
@@ -109,6 +125,10 @@ use crate::decision::Rule;
 use crate::mpi::json::Json;
 use crate::mpi::{LevelMap, Scope, check_job, check_levels, rules_for};
 use crate::{Algorithm, Collective, DecisionTable, Error, Level};
+
+mod defaults;
+
+use defaults::{COLLECTIVES, builtin};
 
 const LIBRARY: &str = "MPICH";
 const INT_MAX: u64 = i32::MAX as u64;
@@ -312,6 +332,7 @@ pub fn trees(collective: Collective) -> Vec<Algorithm> {
 }
 
 /// A node of the written file: a key and its object.
+#[derive(Clone)]
 struct Node {
     key: String,
     children: Vec<Node>,
@@ -347,284 +368,21 @@ fn render(out: &mut String, children: &[Node], indent: usize) {
     out.push('}');
 }
 
-/// MPICH's collectives (`csel.c`'s names), in the order the writer lists them, with the
-/// algorithm written for the communicators topo-cluster does not tune: the intra-communicator
-/// one and the inter-communicator one (`None`: one algorithm for both, or a collective
-/// without inter-communicators).
-fn defaults(version: Version) -> [(&'static str, &'static str, Option<&'static str>); 44] {
-    let barrier = match version {
-        Version::V4_0 => "MPIR_Barrier_intra_dissemination",
-        Version::V4_1 => "MPIR_Barrier_intra_k_dissemination",
-    };
-    [
-        (
-            "allgather",
-            "MPIR_Allgather_intra_ring",
-            Some("MPIR_Allgather_inter_local_gather_remote_bcast"),
-        ),
-        (
-            "allgatherv",
-            "MPIR_Allgatherv_intra_ring",
-            Some("MPIR_Allgatherv_inter_remote_gather_local_bcast"),
-        ),
-        (
-            "allreduce",
-            "MPIR_Allreduce_intra_recursive_doubling",
-            Some("MPIR_Allreduce_inter_reduce_exchange_bcast"),
-        ),
-        (
-            "alltoall",
-            "MPIR_Alltoall_intra_pairwise",
-            Some("MPIR_Alltoall_inter_pairwise_exchange"),
-        ),
-        (
-            "alltoallv",
-            "MPIR_Alltoallv_intra_scattered",
-            Some("MPIR_Alltoallv_inter_pairwise_exchange"),
-        ),
-        (
-            "alltoallw",
-            "MPIR_Alltoallw_intra_scattered",
-            Some("MPIR_Alltoallw_inter_pairwise_exchange"),
-        ),
-        ("barrier", barrier, Some("MPIR_Barrier_inter_bcast")),
-        (
-            "bcast",
-            "MPIR_Bcast_intra_binomial",
-            Some("MPIR_Bcast_inter_remote_send_local_bcast"),
-        ),
-        ("exscan", "MPIR_Exscan_intra_recursive_doubling", None),
-        (
-            "gather",
-            "MPIR_Gather_intra_binomial",
-            Some("MPIR_Gather_inter_linear"),
-        ),
-        ("gatherv", "MPIR_Gatherv_allcomm_linear", None),
-        (
-            "iallgather",
-            "MPIR_Iallgather_intra_sched_ring",
-            Some("MPIR_Iallgather_inter_sched_local_gather_remote_bcast"),
-        ),
-        (
-            "iallgatherv",
-            "MPIR_Iallgatherv_intra_sched_ring",
-            Some("MPIR_Iallgatherv_inter_sched_remote_gather_local_bcast"),
-        ),
-        (
-            "iallreduce",
-            "MPIR_Iallreduce_intra_sched_recursive_doubling",
-            Some("MPIR_Iallreduce_inter_sched_remote_reduce_local_bcast"),
-        ),
-        (
-            "ialltoall",
-            "MPIR_Ialltoall_intra_sched_pairwise",
-            Some("MPIR_Ialltoall_inter_sched_pairwise_exchange"),
-        ),
-        (
-            "ialltoallv",
-            "MPIR_Ialltoallv_intra_sched_blocked",
-            Some("MPIR_Ialltoallv_inter_sched_pairwise_exchange"),
-        ),
-        (
-            "ialltoallw",
-            "MPIR_Ialltoallw_intra_sched_blocked",
-            Some("MPIR_Ialltoallw_inter_sched_pairwise_exchange"),
-        ),
-        (
-            "ibarrier",
-            "MPIR_Ibarrier_intra_sched_recursive_doubling",
-            Some("MPIR_Ibarrier_inter_sched_bcast"),
-        ),
-        (
-            "ibcast",
-            "MPIR_Ibcast_intra_sched_binomial",
-            Some("MPIR_Ibcast_inter_sched_flat"),
-        ),
-        (
-            "iexscan",
-            "MPIR_Iexscan_intra_sched_recursive_doubling",
-            None,
-        ),
-        (
-            "igather",
-            "MPIR_Igather_intra_sched_binomial",
-            Some("MPIR_Igather_inter_sched_long"),
-        ),
-        ("igatherv", "MPIR_Igatherv_allcomm_sched_linear", None),
-        (
-            "ineighbor_allgather",
-            "MPIR_Ineighbor_allgather_allcomm_sched_linear",
-            None,
-        ),
-        (
-            "ineighbor_allgatherv",
-            "MPIR_Ineighbor_allgatherv_allcomm_sched_linear",
-            None,
-        ),
-        (
-            "ineighbor_alltoall",
-            "MPIR_Ineighbor_alltoall_allcomm_sched_linear",
-            None,
-        ),
-        (
-            "ineighbor_alltoallv",
-            "MPIR_Ineighbor_alltoallv_allcomm_sched_linear",
-            None,
-        ),
-        (
-            "ineighbor_alltoallw",
-            "MPIR_Ineighbor_alltoallw_allcomm_sched_linear",
-            None,
-        ),
-        (
-            "ireduce",
-            "MPIR_Ireduce_intra_sched_binomial",
-            Some("MPIR_Ireduce_inter_sched_local_reduce_remote_send"),
-        ),
-        (
-            "ireduce_scatter",
-            "MPIR_Ireduce_scatter_intra_sched_recursive_doubling",
-            Some("MPIR_Ireduce_scatter_inter_sched_remote_reduce_local_scatterv"),
-        ),
-        (
-            "ireduce_scatter_block",
-            "MPIR_Ireduce_scatter_block_intra_sched_recursive_doubling",
-            Some("MPIR_Ireduce_scatter_block_inter_sched_remote_reduce_local_scatterv"),
-        ),
-        ("iscan", "MPIR_Iscan_intra_sched_recursive_doubling", None),
-        (
-            "iscatter",
-            "MPIR_Iscatter_intra_sched_binomial",
-            Some("MPIR_Iscatter_inter_sched_linear"),
-        ),
-        ("iscatterv", "MPIR_Iscatterv_allcomm_sched_linear", None),
-        (
-            "neighbor_allgather",
-            "MPIR_Neighbor_allgather_allcomm_nb",
-            None,
-        ),
-        (
-            "neighbor_allgatherv",
-            "MPIR_Neighbor_allgatherv_allcomm_nb",
-            None,
-        ),
-        (
-            "neighbor_alltoall",
-            "MPIR_Neighbor_alltoall_allcomm_nb",
-            None,
-        ),
-        (
-            "neighbor_alltoallv",
-            "MPIR_Neighbor_alltoallv_allcomm_nb",
-            None,
-        ),
-        (
-            "neighbor_alltoallw",
-            "MPIR_Neighbor_alltoallw_allcomm_nb",
-            None,
-        ),
-        (
-            "reduce",
-            "MPIR_Reduce_intra_binomial",
-            Some("MPIR_Reduce_inter_local_reduce_remote_send"),
-        ),
-        (
-            "reduce_scatter",
-            "MPIR_Reduce_scatter_intra_recursive_doubling",
-            Some("MPIR_Reduce_scatter_inter_remote_reduce_local_scatter"),
-        ),
-        (
-            "reduce_scatter_block",
-            "MPIR_Reduce_scatter_block_intra_recursive_doubling",
-            Some("MPIR_Reduce_scatter_block_inter_remote_reduce_local_scatter"),
-        ),
-        ("scan", "MPIR_Scan_intra_recursive_doubling", None),
-        (
-            "scatter",
-            "MPIR_Scatter_intra_binomial",
-            Some("MPIR_Scatter_inter_linear"),
-        ),
-        ("scatterv", "MPIR_Scatterv_allcomm_linear", None),
-    ]
-}
-
 fn leaf(name: &str) -> Node {
     Node::new(format!("algorithm={name}"), Vec::new())
 }
 
-/// MPICH's own choice among intra-communicator algorithms for the collectives topo-cluster
-/// does not tune whose choice this module states, as the default selection of MPICH 4.0.2
-/// and 4.1 (their `maint/tuning/coll/mpir/generic.json`, read at those releases; 4.0.2's
-/// observed by the conformance test) makes it:
-///
-/// - all-reduce: recursive doubling up to 8 bytes per process (for 0 bytes, the SMP-aware
-///   algorithm when the operation is commutative), then for a built-in operation reduce
-///   scatter + all-gather, unless the count is below the largest power of two not above the
-///   communicator size (recursive doubling), recursive doubling for a user operation;
-/// - barrier: the SMP-aware algorithm on a communicator spanning several nodes with several
-///   processes on some (`comm_hierarchy=parent`), dissemination otherwise (4.1: its k-ary
-///   generalisation with k = 2).
-///
-/// `None` for the others: one algorithm each (the second field of [`defaults`]).
-fn library_choice(version: Version, name: &str) -> Option<Vec<Node>> {
-    let rd = || leaf("MPIR_Allreduce_intra_recursive_doubling");
-    match name {
-        "allreduce" => Some(vec![
-            Node::new(
-                "avg_msg_size<=0",
-                vec![
-                    Node::new("is_commutative=yes", vec![leaf("MPIR_Allreduce_intra_smp")]),
-                    Node::new("is_commutative=no", vec![rd()]),
-                ],
-            ),
-            Node::new("avg_msg_size<=8", vec![rd()]),
-            Node::new(
-                "avg_msg_size=any",
-                vec![
-                    Node::new("is_op_built_in=no", vec![rd()]),
-                    Node::new(
-                        "is_op_built_in=yes",
-                        vec![
-                            Node::new("count<pow2", vec![rd()]),
-                            Node::new(
-                                "count=any",
-                                vec![leaf("MPIR_Allreduce_intra_reduce_scatter_allgather")],
-                            ),
-                        ],
-                    ),
-                ],
-            ),
-        ]),
-        "barrier" => Some(vec![
-            Node::new(
-                "comm_hierarchy=parent",
-                vec![leaf("MPIR_Barrier_intra_smp")],
-            ),
-            Node::new(
-                "comm_hierarchy=any",
-                vec![match version {
-                    Version::V4_0 => leaf("MPIR_Barrier_intra_dissemination"),
-                    Version::V4_1 => Node::new(
-                        "algorithm=MPIR_Barrier_intra_k_dissemination",
-                        vec![Node::new("k=2", Vec::new())],
-                    ),
-                }],
-            ),
-        ]),
-        _ => None,
-    }
-}
+const IN_PLACE_YES: &str = "is_sendbuf_inplace=yes";
+const IN_PLACE_NO: &str = "is_sendbuf_inplace=no";
 
-/// The branch of a collective topo-cluster does not tune: MPICH's own choice where
-/// [`library_choice`] states it, else the one algorithm of [`defaults`].
-fn default_branch(version: Version, name: &str, intra: &str, inter: Option<&str>) -> Vec<Node> {
-    let intra = library_choice(version, name).unwrap_or_else(|| vec![leaf(intra)]);
-    match inter {
-        None => intra,
-        Some(inter) => vec![
-            Node::new("comm_type=intra", intra),
-            Node::new("comm_type=inter", vec![leaf(inter)]),
-        ],
+/// MPICH's own algorithm for `collective` called in place (`MPI_IN_PLACE`), where the trees
+/// of the table cannot run in place: all-to-all, whose pairwise algorithm requires a send
+/// buffer (MPICH 4.0.2 killed a program calling it in place under a file without this
+/// branch), runs pairwise sendrecv_replace, as MPICH's own table chooses.
+const fn in_place(collective: Collective) -> Option<&'static str> {
+    match collective {
+        Collective::AllToAll => Some("MPIR_Alltoall_intra_pairwise_sendrecv_replace"),
+        _ => None,
     }
 }
 
@@ -737,8 +495,7 @@ fn level_branches(
 
 /// Writes `table` as an MPICH JSON selection file for `options`' version (layout in the
 /// [module docs](self)): every collective MPICH knows, topo-cluster's four from the table
-/// with a branch for every kind of communicator, all-reduce and barrier as MPICH's own table
-/// chooses, the others with one algorithm each.
+/// with a branch for every kind of communicator, the others as MPICH's own table chooses.
 ///
 /// # Errors
 /// [`Error::NoProcesses`] for a job of no ranks, [`Error::JobNotCovered`] for a table whose
@@ -770,12 +527,16 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
     let any_level = options.levels.one_level();
     check_job(table, any_level, options.job_size, LIBRARY)?;
     let mut top = Vec::new();
-    for (name, intra, inter) in defaults(version) {
+    for name in COLLECTIVES {
         let key = format!("collective={name}");
+        // every name of COLLECTIVES has MPICH's branch (unit test every_collective_has_mpichs_branch)
+        let Some(own) = builtin(version, name) else {
+            continue;
+        };
         let tuned = Collective::from_name(name)
             .filter(|&c| table.rules().iter().any(|r| r.collective == c));
         let Some(c) = tuned else {
-            top.push(Node::new(key, default_branch(version, name, intra, inter)));
+            top.push(Node::new(key, own.branch()));
             continue;
         };
         let mut scopes = Vec::new();
@@ -791,13 +552,21 @@ pub fn write(table: &DecisionTable, options: &Options) -> Result<String, Error> 
         let any = level_branches(table, c, any_level, version, options.job_size)?;
         if any.is_empty() {
             // this level has no rules for c: MPICH's own choice for every communicator
-            scopes.push(Node::new(hierarchy_key(Scope::Any), vec![leaf(intra)]));
+            scopes.push(Node::new(hierarchy_key(Scope::Any), own.intra.clone()));
         } else {
             scopes.push(Node::new(hierarchy_key(Scope::Any), any));
         }
-        let mut branch = vec![Node::new("comm_type=intra", scopes)];
-        if let Some(inter) = inter {
-            branch.push(Node::new("comm_type=inter", vec![leaf(inter)]));
+        let intra = match in_place(c) {
+            // MPICH's choice in place first: the table's algorithm cannot run in place
+            Some(alg) => vec![
+                Node::new(IN_PLACE_YES, vec![leaf(alg)]),
+                Node::new(IN_PLACE_NO, scopes),
+            ],
+            None => scopes,
+        };
+        let mut branch = vec![Node::new("comm_type=intra", intra)];
+        if let Some(inter) = own.inter {
+            branch.push(Node::new("comm_type=inter", inter));
         }
         top.push(Node::new(key, branch));
     }
@@ -1111,14 +880,14 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
         reason: e.to_string(),
     })?;
     let version = options.version;
-    let known = defaults(version);
     let mut table = DecisionTable::new();
     let mut seen: Vec<&str> = Vec::new();
     for (key, value) in object(&root, "$")? {
         let path = child("$", key);
-        let Some(&(name, intra, inter)) = key
+        let Some((name, own)) = key
             .strip_prefix("collective=")
-            .and_then(|n| known.iter().find(|(k, _, _)| *k == n))
+            .and_then(|n| COLLECTIVES.into_iter().find(|&k| k == n))
+            .and_then(|n| Some((n, builtin(version, n)?)))
         else {
             return fail(
                 &path,
@@ -1132,7 +901,7 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
             return fail(&path, "collective given twice");
         }
         seen.push(name);
-        if same(value, &default_branch(version, name, intra, inter)) {
+        if same(value, &own.clone().branch()) {
             continue;
         }
         let Some(collective) = Collective::from_name(name) else {
@@ -1147,8 +916,27 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
             _ => return fail(&path, "expected \"comm_type=intra\" first"),
         };
         let top_path = path.clone();
-        let path = child(&path, intra_entry.0);
-        let hier = object(intra_entry.1, &path)?;
+        let mut path = child(&path, intra_entry.0);
+        let mut hier = object(intra_entry.1, &path)?;
+        if let Some(alg) = in_place(collective) {
+            let [(yes, yv), (no, nv)] = hier else {
+                return fail(
+                    &path,
+                    format!("expected \"{IN_PLACE_YES}\" then \"{IN_PLACE_NO}\""),
+                );
+            };
+            if yes != IN_PLACE_YES || !same(yv, &[leaf(alg)]) {
+                return fail(
+                    &child(&path, yes),
+                    format!("expected \"{IN_PLACE_YES}\" with {alg}, MPICH's choice in place"),
+                );
+            }
+            if no != IN_PLACE_NO {
+                return fail(&child(&path, no), format!("expected \"{IN_PLACE_NO}\""));
+            }
+            path = child(&path, no);
+            hier = object(nv, &path)?;
+        }
         let Some(((last_key, last_value), scoped)) = hier.split_last() else {
             return fail(&path, "no comm_hierarchy branch");
         };
@@ -1189,7 +977,7 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
         if options.levels.is_two_level() {
             let same_as_roots = match (roots, last_value) {
                 (Some(Json::Object(a)), Json::Object(b)) => json_eq(a, b),
-                (None, v) => same(v, &[leaf(intra)]),
+                (None, v) => same(v, &own.intra),
                 _ => false,
             };
             if !same_as_roots {
@@ -1198,7 +986,7 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
                     "with two levels the catch-all must repeat comm_hierarchy=node_roots",
                 );
             }
-        } else if !same(last_value, &[leaf(intra)]) {
+        } else if !same(last_value, &own.intra) {
             read_level(
                 &mut table,
                 version,
@@ -1208,21 +996,18 @@ pub fn read(text: &str, options: &Options) -> Result<DecisionTable, Error> {
                 &apath,
             )?;
         }
-        match (rest, inter) {
+        match (rest, &own.inter) {
             ([], None) => {}
-            ([(k, v)], Some(inter)) if k == "comm_type=inter" && same(v, &[leaf(inter)]) => {}
+            ([(k, v)], Some(inter)) if k == "comm_type=inter" && same(v, inter) => {}
             _ => {
                 return fail(
                     &top_path,
-                    format!(
-                        "expected \"comm_type=inter\" with {} after \"comm_type=intra\"",
-                        inter.unwrap_or("nothing")
-                    ),
+                    "expected \"comm_type=inter\" with MPICH's own inter-communicator branch after \"comm_type=intra\"",
                 );
             }
         }
     }
-    if let Some((name, _, _)) = known.iter().find(|(n, _, _)| !seen.contains(n)) {
+    if let Some(name) = COLLECTIVES.iter().find(|n| !seen.contains(n)) {
         return fail(
             "$",
             format!("collective={name} is missing: MPICH aborts when a program calls it"),
@@ -1454,8 +1239,8 @@ mod tests {
                 "exceeds",
             ),
             (
-                r#"{"collective=scan": {"algorithm=MPIR_Scan_intra_recursive_doubling": {}}, "collective=scan": {}}"#.into(),
-                r#"$["collective=scan"]"#.into(),
+                r#"{"collective=exscan": {"algorithm=MPIR_Exscan_intra_recursive_doubling": {}}, "collective=exscan": {}}"#.into(),
+                r#"$["collective=exscan"]"#.into(),
                 "twice",
             ),
         ];
@@ -1505,10 +1290,27 @@ mod tests {
         (Collective::AllToAll, Algorithm::Direct),
     ];
 
-    /// All-reduce and barrier get MPICH's own choice (its default table at 4.0.2 and 4.1), as
-    /// the model of its selection walks the file: recursive doubling for small messages and
-    /// counts below the power of two, reduce-scatter + all-gather above; the SMP barrier on a
-    /// communicator spanning nodes, dissemination otherwise.
+    /// Every collective MPICH knows has MPICH's own branch, and the file writes each of
+    /// them once.
+    #[test]
+    fn every_collective_has_mpichs_branch() {
+        for version in [Version::V4_0, Version::V4_1] {
+            let json = write(
+                &DecisionTable::new(),
+                &Options::for_job(1).with_version(version),
+            )
+            .unwrap();
+            for name in COLLECTIVES {
+                assert!(builtin(version, name).is_some(), "{name}");
+                assert_eq!(json.matches(&format!("\"collective={name}\"")).count(), 1);
+            }
+            assert!(builtin(version, "allreduce_init").is_none());
+        }
+    }
+
+    /// The collectives topo-cluster does not tune get MPICH's own choice (its default table
+    /// at 4.0.2 and 4.1), as the model of its selection walks the file, on both sides of
+    /// each of its boundaries.
     #[test]
     fn untuned_collectives_get_mpichs_own_choice() {
         let mut t = DecisionTable::new();
@@ -1517,10 +1319,12 @@ mod tests {
         for version in [Version::V4_0, Version::V4_1] {
             let json = write(&t, &Options::for_job(4).with_version(version)).unwrap();
             let alg = |c: &str, kind: &str, procs: u64, count: u64| {
-                mpich_choice(&json, c, kind, procs, count).map(|(n, _)| n)
+                mpich_choice(&json, &Call::new(c, kind, procs, count)).map(|(n, _)| n)
             };
-            let rd = Some("MPIR_Allreduce_intra_recursive_doubling".to_owned());
-            let rsag = Some("MPIR_Allreduce_intra_reduce_scatter_allgather".to_owned());
+            let with = |call: Call<'_>| mpich_choice(&json, &call).map(|(n, _)| n);
+            let is = |name: &str| Some(name.to_owned());
+            let rd = is("MPIR_Allreduce_intra_recursive_doubling");
+            let rsag = is("MPIR_Allreduce_intra_reduce_scatter_allgather");
             assert_eq!(alg("allreduce", "flat", 4, 4), rd);
             assert_eq!(alg("allreduce", "flat", 4, 8), rd);
             assert_eq!(alg("allreduce", "flat", 4, 9), rsag);
@@ -1532,36 +1336,227 @@ mod tests {
             assert_eq!(alg("allreduce", "flat", 12, 7), rd);
             assert_eq!(
                 alg("allreduce", "flat", 4, 0),
-                Some("MPIR_Allreduce_intra_smp".to_owned())
+                is("MPIR_Allreduce_intra_smp")
             );
             assert_eq!(
-                alg("barrier", "parent", 8, 0),
-                Some("MPIR_Barrier_intra_smp".to_owned())
+                with(Call::new("allreduce", "flat", 4, 64).op(true, false)),
+                rd
             );
+            assert_eq!(alg("barrier", "parent", 8, 0), is("MPIR_Barrier_intra_smp"));
             let flat = match version {
                 Version::V4_0 => "MPIR_Barrier_intra_dissemination",
                 Version::V4_1 => "MPIR_Barrier_intra_k_dissemination",
             };
-            assert_eq!(alg("barrier", "flat", 8, 0), Some(flat.to_owned()));
+            assert_eq!(alg("barrier", "flat", 8, 0), is(flat));
+
+            // allgather(v): the total is block x p; 512 KiB on a power of two, 80 KiB else
+            for v in ["", "v"] {
+                let c = format!("allgather{v}");
+                let name = |a: &str| is(&format!("MPIR_Allgather{v}_intra_{a}"));
+                assert_eq!(alg(&c, "flat", 4, 131_071), name("recursive_doubling"));
+                assert_eq!(alg(&c, "flat", 4, 131_072), name("ring"));
+                assert_eq!(alg(&c, "flat", 5, 16_383), name("brucks"));
+                assert_eq!(alg(&c, "flat", 5, 16_384), name("ring"));
+            }
+            // reduce: binomial to 2 KiB, then reduce-scatter + gather (count >= pow2)
+            let binomial = is("MPIR_Reduce_intra_binomial");
+            let rsg = is("MPIR_Reduce_intra_reduce_scatter_gather");
+            assert_eq!(alg("reduce", "flat", 4, 2048), binomial);
+            assert_eq!(alg("reduce", "flat", 4, 2049), rsg);
+            assert_eq!(alg("reduce", "parent", 4, 2049), rsg);
+            assert_eq!(alg("reduce", "parent", 4, 0), is("MPIR_Reduce_intra_smp"));
+            assert_eq!(
+                with(Call::new("reduce", "flat", 4, 4096).op(true, false)),
+                binomial
+            );
+            // reduce_scatter(_block): a commutative operation by total size, else by p
+            for b in ["", "_block"] {
+                let c = format!("reduce_scatter{b}");
+                let name = |a: &str| is(&format!("MPIR_Reduce_scatter{b}_intra_{a}"));
+                assert_eq!(alg(&c, "flat", 4, 131_071), name("recursive_halving"));
+                assert_eq!(alg(&c, "flat", 4, 131_072), name("pairwise"));
+                let nc = |p| with(Call::new(&c, "flat", p, 64).op(false, true));
+                assert_eq!(nc(4), name("noncommutative"));
+                assert_eq!(nc(6), name("recursive_doubling"));
+            }
+            let irregular = Call {
+                block_regular: false,
+                ..Call::new("reduce_scatter", "flat", 4, 64).op(false, true)
+            };
+            assert_eq!(
+                with(irregular),
+                is("MPIR_Reduce_scatter_intra_recursive_doubling")
+            );
+            // alltoall(v/w): in place, sendrecv_replace; alltoall by p and size
+            let a2a = |a: &str| is(&format!("MPIR_Alltoall_intra_{a}"));
+            assert_eq!(alg("alltoall", "flat", 4, 32_768), a2a("scattered"));
+            assert_eq!(alg("alltoall", "flat", 4, 32_769), a2a("pairwise"));
+            assert_eq!(alg("alltoall", "flat", 8, 256), a2a("brucks"));
+            assert_eq!(alg("alltoall", "flat", 8, 257), a2a("scattered"));
+            for w in ["v", "w"] {
+                let c = format!("alltoall{w}");
+                let name = |a: &str| is(&format!("MPIR_Alltoall{w}_intra_{a}"));
+                assert_eq!(alg(&c, "flat", 4, 64), name("scattered"));
+                let inplace = Call {
+                    inplace: true,
+                    ..Call::new(&c, "flat", 4, 64)
+                };
+                assert_eq!(with(inplace), name("pairwise_sendrecv_replace"));
+            }
+            // scan: SMP-aware on node-consecutive ranks; one algorithm for the v-forms
+            assert_eq!(alg("scan", "flat", 4, 64), is("MPIR_Scan_intra_smp"));
+            let scattered = Call {
+                node_consecutive: false,
+                ..Call::new("scan", "flat", 4, 64)
+            };
+            assert_eq!(with(scattered), is("MPIR_Scan_intra_recursive_doubling"));
+            assert_eq!(
+                alg("exscan", "flat", 4, 64),
+                is("MPIR_Exscan_intra_recursive_doubling")
+            );
+            assert_eq!(
+                alg("gatherv", "flat", 4, 64),
+                is("MPIR_Gatherv_allcomm_linear")
+            );
+            assert_eq!(
+                alg("scatterv", "flat", 4, 64),
+                is("MPIR_Scatterv_allcomm_linear")
+            );
+            // the non-blocking all-reduce: recursive doubling up to 2 KiB
+            assert_eq!(
+                alg("iallreduce", "flat", 4, 2049),
+                is("MPIR_Iallreduce_intra_sched_reduce_scatter_allgather")
+            );
+            // inter-communicators: gather by total size
+            let inter = |count| Call {
+                inter: true,
+                ..Call::new("gather", "flat", 4, count)
+            };
+            assert_eq!(
+                with(inter(511)),
+                is("MPIR_Gather_inter_local_gather_remote_send")
+            );
+            assert_eq!(with(inter(512)), is("MPIR_Gather_inter_linear"));
             // and it reads back
             assert!(read(&json, &Options::for_job(1).with_version(version)).is_ok());
+        }
+        // a table without broadcast rules: MPICH's own broadcast, with its size boundaries
+        let mut t = DecisionTable::new();
+        t.insert(Rule::new(
+            Collective::Scatter,
+            Level::IntraCluster,
+            4,
+            Bytes::new(0),
+            Algorithm::Binomial,
+        ))
+        .unwrap();
+        let json = write(&t, &Options::for_job(4)).unwrap();
+        let alg = |procs: u64, count: u64| {
+            mpich_choice(&json, &Call::new("bcast", "flat", procs, count)).map(|(n, _)| n)
+        };
+        let b = |a: &str| Some(format!("MPIR_Bcast_intra_{a}"));
+        assert_eq!(alg(4, 1 << 20), b("binomial"));
+        assert_eq!(alg(8, 12_288), b("binomial"));
+        assert_eq!(alg(8, 12_289), b("scatter_recursive_doubling_allgather"));
+        assert_eq!(alg(8, 524_289), b("scatter_ring_allgather"));
+        assert_eq!(alg(12, 12_289), b("scatter_ring_allgather"));
+    }
+
+    /// A tuned all-to-all called in place runs MPICH's own in-place algorithm: the table's
+    /// pairwise one needs a send buffer (MPICH 4.0.2 killed the program under a file that
+    /// sent it there); out of place, the table's choice. A file without the in-place branch,
+    /// or with another algorithm there, is refused.
+    #[test]
+    fn in_place_all_to_all_gets_mpichs_choice() {
+        let mut t = DecisionTable::new();
+        t.insert(Rule::new(
+            Collective::AllToAll,
+            Level::IntraCluster,
+            4,
+            Bytes::new(0),
+            Algorithm::Direct,
+        ))
+        .unwrap();
+        let o = Options::for_job(4);
+        let json = write(&t, &o).unwrap();
+        let call = Call::new("alltoall", "parent", 4, 64);
+        let alg = |call: Call<'_>| mpich_choice(&json, &call).map(|(n, _)| n);
+        assert_eq!(
+            alg(Call {
+                inplace: true,
+                ..call
+            }),
+            Some("MPIR_Alltoall_intra_pairwise_sendrecv_replace".to_owned())
+        );
+        assert_eq!(alg(call), Some("MPIR_Alltoall_intra_pairwise".to_owned()));
+        assert!(read(&json, &o).is_ok());
+        let other = json.replacen(
+            "\"is_sendbuf_inplace=yes\": {\n                \"algorithm=MPIR_Alltoall_intra_pairwise_sendrecv_replace\"",
+            "\"is_sendbuf_inplace=yes\": {\n                \"algorithm=MPIR_Alltoall_intra_pairwise\"",
+            1,
+        );
+        assert_ne!(other, json);
+        let (path, reason) = path_err(&other);
+        assert_eq!(
+            path,
+            r#"$["collective=alltoall"]["comm_type=intra"]["is_sendbuf_inplace=yes"]"#
+        );
+        assert!(reason.contains("sendrecv_replace"), "{reason}");
+    }
+
+    /// One call as MPICH's selection sees it: the collective, the communicator (its
+    /// hierarchy kind `parent`, `node`, `node_roots` or `flat`, its size, intra or inter),
+    /// `count` bytes per rank (MPI_BYTE), and the call's properties the table tests.
+    #[derive(Clone, Copy)]
+    struct Call<'a> {
+        collective: &'a str,
+        kind: &'a str,
+        procs: u64,
+        count: u64,
+        inter: bool,
+        inplace: bool,
+        commutative: bool,
+        built_in: bool,
+        block_regular: bool,
+        node_consecutive: bool,
+    }
+
+    impl<'a> Call<'a> {
+        /// On an intra-communicator, not in place, a built-in commutative operation,
+        /// equal blocks, each node's ranks consecutive.
+        fn new(collective: &'a str, kind: &'a str, procs: u64, count: u64) -> Self {
+            Self {
+                collective,
+                kind,
+                procs,
+                count,
+                inter: false,
+                inplace: false,
+                commutative: true,
+                built_in: true,
+                block_regular: true,
+                node_consecutive: true,
+            }
+        }
+
+        fn op(self, commutative: bool, built_in: bool) -> Self {
+            Self {
+                commutative,
+                built_in,
+                ..self
+            }
         }
     }
 
     /// MPICH 4.0's selection (`csel.c`), modelled independently of [`read`]: the first key
-    /// whose test holds is followed, for `collective` called on an intra-communicator of
-    /// `procs` ranks of hierarchy kind `kind` (`parent`, `node`, `node_roots`) with `count`
-    /// bytes per rank; the algorithm leaf reached (its name and parameters), or `None` where
-    /// MPICH would abort.
-    fn mpich_choice(
-        json: &str,
-        collective: &str,
-        kind: &str,
-        procs: u64,
-        count: u64,
-    ) -> Option<(String, Vec<String>)> {
+    /// whose test holds is followed; the algorithm leaf reached (its name and parameters),
+    /// or `None` where MPICH would abort (no branch holds, a key it does not know, or
+    /// `avg_msg_size` for a collective it does not define it for).
+    fn mpich_choice(json: &str, call: &Call<'_>) -> Option<(String, Vec<String>)> {
+        let yes = |b: bool| if b { "yes" } else { "no" };
         let root: Json = serde_json::from_str(json).ok()?;
         let mut node = &root;
+        let total = call.count * call.procs;
         loop {
             let Json::Object(entries) = node else {
                 return None;
@@ -1575,29 +1570,52 @@ mod tests {
                         params.iter().map(|(p, _)| p.clone()).collect(),
                     ));
                 }
-                let (test, value) = k
-                    .split_once("<=")
-                    .or_else(|| k.split_once('='))
-                    .unwrap_or((k, ""));
-                let le = k.contains("<=");
+                let (test, op, value) = if let Some((t, v)) = k.split_once("<=") {
+                    (t, "<=", v)
+                } else if let Some((t, v)) = k.split_once('=') {
+                    (t, "=", v)
+                } else if let Some((t, v)) = k.split_once('<') {
+                    (t, "<", v)
+                } else {
+                    return None;
+                };
                 let n = value.parse::<u64>().ok();
-                let holds = match (test, le, value) {
-                    ("collective", false, c) => c == collective,
-                    ("comm_type", false, t) => t == "intra",
-                    ("comm_hierarchy", false, h) => h == "any" || h == kind,
-                    (_, false, "any") => true,
-                    // a built-in commutative operation (MPI_SUM, MPI_BOR)
-                    ("is_commutative" | "is_op_built_in", false, v) => v == "yes",
+                let cmp = |x: u64| match (op, n) {
+                    ("<=", Some(n)) => Some(x <= n),
+                    ("<", Some(n)) => Some(x < n),
+                    _ => None,
+                };
+                let holds = match (test, op, value) {
+                    ("collective", "=", c) => c == call.collective,
+                    ("comm_type", "=", t) => t == if call.inter { "inter" } else { "intra" },
+                    ("comm_hierarchy", "=", h) => h == "any" || h == call.kind,
+                    (_, "=", "any") => true,
+                    ("is_commutative", "=", v) => v == yes(call.commutative),
+                    ("is_op_built_in", "=", v) => v == yes(call.built_in),
+                    ("is_sendbuf_inplace", "=", v) => v == yes(call.inplace),
+                    ("is_block_regular", "=", v) => v == yes(call.block_regular),
+                    ("is_node_consecutive", "=", v) => v == yes(call.node_consecutive),
                     // the count (bytes here) below the largest power of two <= procs
-                    ("count<pow2", false, "") => count < 1 << procs.ilog2(),
-                    ("comm_size", true, _) => n.is_some_and(|n| procs <= n),
-                    ("avg_msg_size", true, _) => {
-                        if matches!(collective, "scatter" | "gather") {
-                            return None; // csel.c aborts: undefined for them
+                    ("count", "<", "pow2") => call.count < 1 << call.procs.ilog2(),
+                    ("comm_size", "=", "pow2") => call.procs.is_power_of_two(),
+                    ("comm_size", _, _) => cmp(call.procs)?,
+                    ("avg_msg_size", _, _) => {
+                        let defined = [
+                            "allreduce",
+                            "iallreduce",
+                            "bcast",
+                            "ibcast",
+                            "reduce",
+                            "ireduce",
+                            "alltoall",
+                            "ialltoall",
+                        ];
+                        if !defined.contains(&call.collective) {
+                            return None; // csel.c aborts: undefined for it
                         }
-                        n.is_some_and(|n| count <= n)
+                        cmp(call.count)?
                     }
-                    ("total_msg_size", true, _) => n.is_some_and(|n| count * procs <= n),
+                    ("total_msg_size", _, _) => cmp(total)?,
                     _ => return None, // a key this model does not know
                 };
                 if holds {
@@ -1631,13 +1649,49 @@ mod tests {
                     for &m in &sizes {
                         let want = t.lookup(c, Level::IntraCluster, p, Bytes::new(m)).unwrap();
                         let (name, params) = algorithm_name(c, want.algorithm, want.segment).unwrap();
-                        let got = mpich_choice(&json, c.name(), "parent", p as u64, m);
+                        let got = mpich_choice(&json, &Call::new(c.name(), "parent", p as u64, m));
                         prop_assert_eq!(got, Some((name.to_owned(), params)), "{} P={} m={}", c, p, m);
                     }
                 }
             }
-            for (name, _, _) in defaults(Version::V4_1) {
-                prop_assert!(mpich_choice(&json, name, "parent", 5, 64).is_some(), "{}", name);
+            for name in COLLECTIVES {
+                prop_assert!(mpich_choice(&json, &Call::new(name, "parent", 5, 64)).is_some(), "{}", name);
+            }
+        }
+
+        /// MPICH never aborts on a file the writer wrote: every call of every collective it
+        /// knows, on an intra- or inter-communicator of any hierarchy kind and size, with any
+        /// size, operation, in-place or block layout, reaches an algorithm, and every size
+        /// test on the way is one MPICH defines for that collective.
+        #[test]
+        fn every_call_reaches_an_algorithm(
+            picks in proptest::collection::vec((0..TREES.len(), 0_usize..5, 0_u64..3, 1_u64..(1 << 20)), 1..12),
+            two in any::<bool>(),
+            version in prop_oneof![Just(Version::V4_0), Just(Version::V4_1)],
+            calls in proptest::collection::vec((0_usize..4, 1_u64..40, 0_u64..(1 << 21), any::<[bool; 6]>()), 1..24),
+        ) {
+            let job = 12;
+            let mut trees = TREES.to_vec();
+            if version == Version::V4_0 {
+                trees.retain(|&(c, a)| version.has(c, a));
+            }
+            let picks = picks.into_iter().map(|(i, p, k, m)| (i % trees.len(), p, k, m)).collect();
+            let t = crate::mpi::testing::job_table(&trees, picks, job);
+            let o = if two { two_level_for(job) } else { Options::for_job(job) }.with_version(version);
+            let json = write(&t, &o).unwrap();
+            for (kind, procs, count, [inter, inplace, commutative, built_in, regular, consecutive]) in calls {
+                for name in COLLECTIVES {
+                    let call = Call {
+                        inter,
+                        inplace,
+                        commutative,
+                        built_in,
+                        block_regular: regular,
+                        node_consecutive: consecutive,
+                        ..Call::new(name, ["parent", "node", "node_roots", "flat"][kind], procs, count)
+                    };
+                    prop_assert!(mpich_choice(&json, &call).is_some(), "{} {:?}", name, (kind, procs, count));
+                }
             }
         }
 
