@@ -1,7 +1,9 @@
 //! A node's host killed (SIGKILL) in the middle of a fence: every client of every node gets an
 //! error from `PMIx_Fence`, none hangs. The surviving hosts fail the fence when the dead
 //! host's connection closes (`PMIX_ERR_UNREACH`), the dead host's clients lose their server.
-//! A host frozen instead (SIGSTOP) is caught by the fence's deadline (`PMIX_ERR_TIMEOUT`).
+//! A host frozen instead (SIGSTOP) is caught by the fence's deadline (`PMIX_ERR_TIMEOUT`): the
+//! first surviving host to reach it reports a timeout; a host still waiting when that one has
+//! ended and closed its connections may report the lost peer (`PMIX_ERR_UNREACH`) instead.
 
 use std::path::Path;
 use std::time::Duration;
@@ -37,20 +39,31 @@ fn killed_mid_fence(nodes: u32, per_node: u32, victim: u32, alg: FenceAlg, freez
     );
     let proc_nodes = job.proc_nodes();
     let proc_node = |r: usize| proc_nodes[r];
+    let mut timed_out = 0;
     for (rank, lines) in out.clients.iter().enumerate() {
         let fence = lines
             .iter()
             .find(|l| l.starts_with("fence "))
             .map(String::as_str);
         let failed = match fence {
-            // A frozen host's peers give up at the fence's deadline.
-            Some(l) if freeze && proc_node(rank) != victim => l.ends_with(" TIMEOUT"),
+            // A frozen host's peers give up at the fence's deadline, or see a peer that gave
+            // up before them end.
+            Some(l) if freeze && proc_node(rank) != victim => {
+                timed_out += usize::from(l.ends_with(" TIMEOUT"));
+                l.ends_with(" TIMEOUT") || l.ends_with(" UNREACHABLE")
+            }
             Some(l) => !l.ends_with(" SUCCESS"),
             // The dead host's clients may lose their server before the fence reports.
             None => lines.iter().any(|l| l.starts_with("done ")),
         };
         assert!(failed, "rank {rank}: {lines:?}");
     }
+    // Nothing but a deadline can see a frozen host: someone must have timed out.
+    assert!(
+        !freeze || timed_out > 0,
+        "no client timed out: {:?}",
+        out.clients
+    );
     eprintln!(
         "{nodes}x{per_node}, node {victim} {}, {}: every client failed in {} ms",
         if freeze { "frozen" } else { "killed" },
