@@ -89,7 +89,9 @@ log "source: $(cat "$work/src/provenance")"
 # --- 3. builds -----------------------------------------------------------------------------------
 cd "$root"
 log "building mcast-route-capi (release) and the opensm_check tool"
-cargo build --release --locked --quiet -p mcast-route-capi --example opensm_check
+# --lib as well: building the example alone gives the rlib, not the static library.
+cargo build --release --locked --quiet -p mcast-route-capi --lib --example opensm_check
+[[ -f $root/target/release/libmcast_route_capi.a ]] || die "no static library in target/release"
 lib=$root/target/release/libmcast_route_capi.a
 check=$root/target/release/examples/opensm_check
 key=$(cat "$here/mr4lms.patch" "$work/src/provenance" | sha256sum | cut -c1-12)
