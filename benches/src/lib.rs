@@ -1,9 +1,8 @@
 //! # benches
 //!
-//! The measurement side of the fabric workspace: criterion benchmarks of every crate (under
-//! `benches/`, run with `cargo bench -p benches`) and the experiment harness behind the
-//! `reproduce` binary, which re-runs each paper's experiments and prints our figures beside
-//! the paper's.
+//! The experiment harness behind the `reproduce` binary, which re-runs each paper's
+//! experiments and prints our figures beside the paper's. (The criterion benchmarks of every
+//! crate are in the `criterion-benches` package beside it, `cargo bench -p criterion-benches`.)
 //!
 //! An experiment is a type implementing [`Experiment`]; [`experiments::all`] lists them in
 //! the order `reproduce` runs them. Each returns [`Table`]s, which [`report`] prints as an

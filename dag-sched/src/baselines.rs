@@ -33,7 +33,7 @@ pub fn tictac_order(job: &Job, cluster: &Cluster, timing_aware: bool) -> Vec<u32
     for (k, &t) in transfers.iter().enumerate() {
         tindex[t.index()] = k;
     }
-    // Hand-written u64 words, not bitvec: `cargo bench -p dag-sched --bench bits --
+    // Hand-written u64 words, not bitvec: `cargo bench -p criterion-benches --bench dag_sched_bits --
     // dag_dep_sets` (one run, 2-core VM) gave for the pulls-and-pushes iterations VGG16
     // 17.9 µs here against 29.5 µs with `BitVec` (`|=`, `iter_ones`) and 21.6 µs with `BitVec`
     // OR-ed through its raw words; Inception-v3 127 µs against 908 and 570; ResNet-152 547 µs

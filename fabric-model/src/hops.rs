@@ -38,7 +38,7 @@ pub struct HopTable {
 /// Sources per batch: four 64-bit words of bits.
 ///
 /// The words are hand-written rather than bitvec's `BitArray<[u64; 4]>`: in one criterion run
-/// (`cargo bench -p benches --bench fabric_model -- bitvec_hop_bfs`, the same search written
+/// (`cargo bench -p criterion-benches --bench fabric_model -- bitvec_hop_bfs`, the same search written
 /// with `BitArray`'s `|=`, `&`, `!`, `==` and `iter_ones`) bitvec took 38.8 ms against 1.46 ms
 /// for `fat_tree(24)` and 565 ms against 20.8 ms for `torus(16x16x8)`: its operators between
 /// arrays go bit by bit, where these loops OR whole words.

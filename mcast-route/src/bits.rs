@@ -2,7 +2,7 @@
 //! where their hot operation is listing the set bits in order: the merge's vMcg switches, the
 //! merged tree's switches and members, the tree builder's switch index, the busy switches
 //! of `G_color` ([`Scratch::component`](crate::search::Scratch::component)). bitvec loses
-//! there: in one criterion run (`bitvec` group of `benches/benches/mcast_route.rs`, 2,048
+//! there: in one criterion run (`bitvec` group of `benches/criterion/benches/mcast_route.rs`, 2,048
 //! switches), setting 300 bits, listing them and clearing the set took 1.17 µs by hand and
 //! 6.54 µs with `BitVec::iter_ones`; OR-ing 8,192 rows of 4 words (the bit-parallel
 //! searches' pulls, `search::least_farthest::or_row`) took 30 µs by hand and 617 µs with `BitSlice |=`.

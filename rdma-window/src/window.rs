@@ -12,7 +12,7 @@
 
 // Why not bitvec: the same window on `bitvec::BitArray<[u64; 2]>` (leading_ones for LOC,
 // shift_start for the advance, the same empty-window shortcut) measured against this one in
-// one criterion run (`cargo bench -p rdma-window --bench wvec_bitvec`, 4096 packets, 2-vCPU
+// one criterion run (`cargo bench -p criterion-benches --bench rdma_window_wvec_bitvec`, 4096 packets, 2-vCPU
 // VM): in order 9.36 µs against 39.1 µs (2.3 against 9.6 ns a packet, bitvec 4.2× slower),
 // every block of 16 reversed 13.9 µs against 27.8 µs (3.4 against 6.8 ns, 2.0× slower); a
 // second run on a busier machine gave 11.4 against 49.0 µs and 15.9 against 49.6 µs. The

@@ -217,7 +217,7 @@ struct State {
     arrival: Vec<f64>,
     /// The clusters holding the message. A `Vec<bool>`, not a `bitvec::BitVec`: on the exhaustive
     /// search (the hot path, 20 instances of 7 clusters, group `topo_bitvec_holds` of
-    /// `benches/benches/topo_cluster.rs`) bitvec took 538 µs against 392 µs (and 608 against
+    /// `benches/criterion/benches/topo_cluster.rs`) bitvec took 538 µs against 392 µs (and 608 against
     /// 474 µs in a second run), its bit reads and the leaf clones costing more than bytes.
     holds: Vec<bool>,
     transfers: Vec<Transfer>,

@@ -37,7 +37,7 @@ pub(super) struct Flow {
 }
 
 /// A flow's resources: two on the big switch, six across a three-level fat tree, kept inline
-/// (`cargo bench -p dag-sched --bench bits -- dag_flow_paths`: building 10,000 routes and
+/// (`cargo bench -p criterion-benches --bench dag_sched_bits -- dag_flow_paths`: building 10,000 routes and
 /// reading each ten times took 0.62 ms with `SmallVec<[u32; 6]>` against 1.30 ms with
 /// `Vec<u32>` at two hops, 0.73 against 1.23 ms at six).
 pub(super) type Path = SmallVec<[u32; 6]>;

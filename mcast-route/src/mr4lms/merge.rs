@@ -26,7 +26,7 @@ const MERGE_ROOT_TRIES: usize = 4;
 /// The switches free in one color, as a dense bit set: `G_color`'s switches for the searches
 /// of a merge (a bit test instead of a look-up in the switch's own busy bitmap). A bitvec
 /// `BitVec`: its set and test cost what hand-written words do (`bitvec` group of
-/// `benches/benches/mcast_route.rs`: 300 sets and 2,048 tests in 3.06 µs against 3.10 µs;
+/// `benches/criterion/benches/mcast_route.rs`: 300 sets and 2,048 tests in 3.06 µs against 3.10 µs;
 /// a merge-heavy run, the 64×16×34 4-per-terminal grid on `tapered_fat_tree(32, 272, 8)`
 /// with 128 entries, 645.8 M instructions against 648.2 M);
 /// [`Scratch::component`](crate::search::Scratch::component) reads its busy switches off the

@@ -6,7 +6,7 @@ use super::{Scratch, SwitchGraph};
 /// ORs switch `x`'s row of `rows` (rows of `row.len()` words, one a switch) into `row`:
 /// [`Scratch::least_farthest`]'s pulls. Hand-written words: bitvec's `BitSlice |=` took 617 µs
 /// where this took 30 µs for 8,192 pulls of 4-word rows in one criterion run (`bitvec`
-/// group of `benches/benches/mcast_route.rs`).
+/// group of `benches/criterion/benches/mcast_route.rs`).
 #[inline]
 pub(super) fn or_row(row: &mut [u64], rows: &[u64], x: u32) {
     let w = row.len();

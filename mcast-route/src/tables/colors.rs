@@ -10,7 +10,7 @@ pub(crate) struct ColorTable {
     /// Per switch, its busy bitmap. A `Vec`, not an inline `SmallVec<[u64; 4]>`: reading one
     /// color's bit on every switch of 2,048 (as `merge::FreeBits::of` does), 7 colors of 256,
     /// took 16.3 µs with `Vec`s and 23.9 µs with `SmallVec`s in one criterion run (`smallvec`
-    /// group of `benches/benches/mcast_route.rs`).
+    /// group of `benches/criterion/benches/mcast_route.rs`).
     busy: Vec<Vec<u64>>,
     /// Per switch, `(color, tree)` sorted by color (small: a sorted vector beats a map). A
     /// `Vec`, not a `SmallVec<[_; 16]>`: in the same run filling every switch's list took

@@ -284,7 +284,7 @@ pub struct Receiver<const WORDS: usize = 2> {
     /// Bit `i` set: context index `i` owes its sender an ACK (built when polled). Words by
     /// hand rather than a bitvec `BitBox`: marking 4096 packets' contexts among 64 and
     /// building the ACKs every 16 took 16.3 µs by hand against 36.6 µs with bitvec's
-    /// `set`/`first_one` in one criterion run (`benches/wvec_bitvec.rs`, group
+    /// `set`/`first_one` in one criterion run (`benches/criterion/benches/rdma_window_wvec_bitvec.rs`, group
     /// `rdma_window/ack_bitmap`).
     ack_due: Box<[u64]>,
     /// Bits set in `ack_due`.

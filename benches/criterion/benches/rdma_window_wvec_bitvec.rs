@@ -4,7 +4,7 @@
 //! reversed (so that the advance jumps by 16 after 15 stores).
 //!
 //! ```text
-//! cargo bench -p rdma-window --bench wvec_bitvec -- --measurement-time 3
+//! cargo bench -p criterion-benches --bench rdma_window_wvec_bitvec -- --measurement-time 3
 //! ```
 //!
 //! (In this package rather than in the workspace's `benches` crate, which does not depend on

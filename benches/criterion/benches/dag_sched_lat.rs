@@ -9,7 +9,7 @@
 //! - `lat_chain_read_late`: a chain of 2,000 transfers each read again two tasks further down,
 //!   the shape that keeps every walk going (quadratic, the documented worst case).
 //!
-//! `cargo bench -p dag-sched --bench lat -- --measurement-time 2`
+//! `cargo bench -p criterion-benches --bench dag_sched_lat -- --measurement-time 2`
 
 use std::hint::black_box;
 

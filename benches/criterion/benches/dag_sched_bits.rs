@@ -9,7 +9,7 @@
 //!   across a three-level fat tree), built once per flow and read at every rate computation.
 //!   `Vec<u32>` against `SmallVec<[u32; 6]>`.
 //!
-//! `cargo bench -p dag-sched --bench bits -- --measurement-time 2`
+//! `cargo bench -p criterion-benches --bench dag_sched_bits -- --measurement-time 2`
 
 use std::hint::black_box;
 

@@ -6,7 +6,7 @@
 //! at 128 ranks a node).
 //!
 //! ```text
-//! cargo bench -p pmix-kvs --bench local_peers -- --measurement-time 2
+//! cargo bench -p criterion-benches --bench pmix_kvs_local_peers -- --measurement-time 2
 //! ```
 //!
 //! It lives in this package rather than in the workspace's `benches` crate because it needs
