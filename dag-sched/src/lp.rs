@@ -101,11 +101,14 @@ pub struct LpTransfer {
     pub release: f64,
     /// Time by which it must have arrived: its LAT (s, absolute).
     pub deadline: f64,
+    /// The job's transfer it is, when it came from a job ([`job_transfers`] sets it), so that
+    /// the [`Schedule`] can be read by task ([`Schedule::position`]).
+    pub task: Option<TaskId>,
 }
 
 impl LpTransfer {
     /// A transfer of `size` bits from `src` to `dst` that may send from `release` and must
-    /// have arrived by `deadline` (both absolute, in seconds).
+    /// have arrived by `deadline` (both absolute, in seconds), of no job's task.
     #[must_use]
     pub fn new(src: MachineId, dst: MachineId, size: f64, release: f64, deadline: f64) -> Self {
         Self {
@@ -114,6 +117,16 @@ impl LpTransfer {
             size,
             release,
             deadline,
+            task: None,
+        }
+    }
+
+    /// This transfer, marked as the job's transfer `task`.
+    #[must_use]
+    pub fn for_task(self, task: TaskId) -> Self {
+        Self {
+            task: Some(task),
+            ..self
         }
     }
 
@@ -249,6 +262,8 @@ pub struct Schedule {
     rates: Vec<Vec<f64>>,
     /// Per transfer, its window `[release, deadline)` in nanoseconds (rounded to the nearest).
     windows: Vec<(i128, i128)>,
+    /// Per transfer, the job's task it is ([`LpTransfer::task`]).
+    tasks: Vec<Option<TaskId>>,
     /// The largest port load of the final solution as a fraction of the largest capacity,
     /// reservations included.
     pub peak: f64,
@@ -277,6 +292,21 @@ impl Schedule {
     #[must_use]
     pub fn len(&self) -> usize {
         self.rates.len()
+    }
+
+    /// The job's task that transfer `f` (its position in the LP's input) is, when the input
+    /// said ([`LpTransfer::task`], set by [`job_transfers`]).
+    #[must_use]
+    pub fn task(&self, f: usize) -> Option<TaskId> {
+        self.tasks.get(f).copied().flatten()
+    }
+
+    /// The position of `task` among the scheduled transfers, to read its rates with
+    /// [`Schedule::rates`] and the other methods taking a position; `None` when no transfer
+    /// of the input was marked as `task`. O(F) for F transfers.
+    #[must_use]
+    pub fn position(&self, task: TaskId) -> Option<usize> {
+        self.tasks.iter().position(|&t| t == Some(task))
     }
 
     /// Whether no transfer was scheduled.
@@ -816,6 +846,7 @@ where
     let built = build(cluster, transfers, reserved, slot, c_ref)?;
     let first = built.first.clone();
     let windows = built.windows.clone();
+    let tasks: Vec<Option<TaskId>> = transfers.iter().map(|t| t.task).collect();
     let n_ports = built.ports.len();
     let finish = |res: StageResult,
                   min_max: f64,
@@ -829,6 +860,7 @@ where
             slot_ns: ns(slot).max(1),
             first: first.clone(),
             windows: windows.clone(),
+            tasks: tasks.clone(),
             rates: res
                 .rates
                 .iter()
@@ -982,13 +1014,7 @@ pub fn job_transfers(
             let tr = lat::trans_of(job.node(id), cluster);
             let release = arrival + (est.eat(id).unwrap_or(tr) - tr).max(0.0);
             let deadline = (arrival + est.lat(id).unwrap_or(0.0)).max(release + tr);
-            Some(LpTransfer {
-                src,
-                dst,
-                size,
-                release,
-                deadline,
-            })
+            Some(LpTransfer::new(src, dst, size, release, deadline).for_task(id))
         })
         .collect()
 }
@@ -1205,5 +1231,45 @@ mod tests {
         let ts = job_transfers(&job, &c, &est, n, 10.0);
         assert_eq!(ts.len(), 1);
         assert_eq!((ts[0].release, ts[0].deadline), (10.0, 11.0));
+    }
+
+    /// A job's LP is read by task: `job_transfers` marks each transfer with its task, and the
+    /// schedule answers by task in the LP's order; a transfer of no job has no task.
+    #[test]
+    fn a_jobs_schedule_is_read_by_task() {
+        let c = unit(2);
+        let mut b = JobBuilder::new();
+        let late = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        let early = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
+        let c1 = b.compute_secs(4.0);
+        let c2 = b.compute_secs(0.0);
+        b.edge(early, c1).edge(c1, c2).edge(late, c2);
+        let job = b.build(&c).unwrap();
+        let est = lat::estimate(&job, &c, LatMethod::Algorithm1);
+        let ts = job_transfers(&job, &c, &est, 2, 0.0);
+        assert_eq!(
+            ts.iter().map(|t| t.task).collect::<Vec<_>>(),
+            vec![Some(early), Some(late)]
+        );
+        let plan = solve(
+            &c,
+            &ts,
+            &Reservations::new(),
+            Nanos::from_millis(500),
+            Objective::MinMax,
+            Backend::Microlp,
+        )
+        .unwrap();
+        assert_eq!(plan.position(early), Some(0));
+        assert_eq!(plan.position(late), Some(1));
+        assert_eq!(plan.task(1), Some(late));
+        assert_eq!(plan.position(c1), None);
+        assert_eq!(plan.task(2), None);
+        // Every bit of `early` arrives by its LAT (1 s), by task.
+        let f = plan.position(early).unwrap();
+        assert!((plan.planned_bits(f, 1.0) - 1.0).abs() < 1e-9);
+        let plain = LpTransfer::new(MachineId::new(0), MachineId::new(1), 1.0, 0.0, 1.0);
+        assert_eq!(plain.task, None);
+        assert_eq!(plain.for_task(late).task, Some(late));
     }
 }
