@@ -303,7 +303,10 @@ impl Schedule {
 
     /// The position of `task` among the scheduled transfers, to read its rates with
     /// [`Schedule::rates`] and the other methods taking a position; `None` when no transfer
-    /// of the input was marked as `task`. O(F) for F transfers.
+    /// of the input was marked as `task`. Task ids are a job's own: in one LP over several
+    /// jobs' transfers (a JSON instance's, from `instance::Instance::lp_transfers`), each id
+    /// may stand once per job and this finds the first; read each job's range of positions
+    /// with [`Schedule::task`] instead. O(F) for F transfers.
     #[must_use]
     pub fn position(&self, task: TaskId) -> Option<usize> {
         self.tasks.iter().position(|&t| t == Some(task))

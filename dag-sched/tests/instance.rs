@@ -238,7 +238,7 @@ fn direct(cluster: &Cluster, job: &Job, arrival: f64, alpha: f64) -> Vec<LpTrans
             let tr = lat::trans(job, cluster, id).unwrap();
             let release = arrival + (est.eat(id).unwrap() - tr).max(0.0);
             let deadline = (arrival + est.lat(id).unwrap()).max(release + tr);
-            LpTransfer::new(src, dst, size, release, deadline)
+            LpTransfer::new(src, dst, size, release, deadline).for_task(id)
         })
         .collect()
 }
