@@ -320,6 +320,60 @@ impl SimJob {
     }
 }
 
+/// The offered load of `jobs` on the busiest link of `cluster`: for every link (on the big
+/// switch each machine's egress and ingress port; on a fabric every directed link of the
+/// routes), the bits of the transfers routed over it over its capacity times the span of the
+/// arrivals (last − first), and the largest of these. At 1 a link would be busy all through
+/// the arrivals with nothing wasted; above it, no scheduler keeps up and the jobs' completion
+/// times measure the backlog. A same-port transfer (`JobBuilder::allow_same_port`) crosses
+/// its machine's egress and ingress. `Ok(None)` when the jobs carry no bits or arrive at one
+/// instant.
+///
+/// # Errors
+/// [`Error::UnknownMachine`] for a transfer naming a machine `cluster` does not have (a job
+/// built for another cluster).
+///
+/// # Complexity
+/// O(Σ transfers × route length) time, O(links) space.
+pub fn busiest_link_load(cluster: &Cluster, jobs: &[SimJob]) -> Result<Option<f64>, Error> {
+    let n = cluster.len();
+    let mut bits = vec![0.0f64; cluster.capacities().len()];
+    let mut route: Vec<u32> = Vec::new();
+    for sj in jobs {
+        for &t in sj.job.transfers() {
+            let crate::job::NodeKind::Transfer { size, src, dst } = sj.job.node(t) else {
+                continue;
+            };
+            for machine in [src, dst] {
+                if machine.index() >= n {
+                    return Err(Error::UnknownMachine {
+                        node: t,
+                        machine,
+                        machines: n,
+                    });
+                }
+            }
+            route.clear();
+            cluster.route(src.index(), dst.index(), &mut route);
+            for &r in &route {
+                bits[r as usize] += size;
+            }
+        }
+    }
+    let first = jobs.iter().map(|j| j.arrival).fold(f64::INFINITY, f64::min);
+    let last = jobs
+        .iter()
+        .map(|j| j.arrival)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let span = last - first;
+    let busiest = bits
+        .iter()
+        .zip(cluster.capacities())
+        .map(|(b, c)| b / c)
+        .fold(0.0f64, f64::max);
+    Ok((span > 0.0 && busiest > 0.0).then(|| busiest / span))
+}
+
 /// The paper's job mix (§4.1): [`WorkloadConfig::default`] is 50 DAG jobs over the five models,
 /// 10 files of 5–40 Gb, a Poisson arrival every second on average, two parameter servers per
 /// job, pulls only, seed 1; the `with_*` setters change it.
@@ -701,6 +755,40 @@ mod tests {
         )
         .unwrap();
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn busiest_link_load_of_jobs() {
+        // Two machines at 1 Gbit/s on a big switch; jobs at 0 s and 10 s, 4 Gb and 1 Gb from
+        // machine 0 to 1: machine 0's egress carries 5 Gb over 10 s of arrivals, 0.5.
+        let cluster = Cluster::uniform(2, BitsPerSec::from_gbps(1)).unwrap();
+        let job = |gb: f64| {
+            let mut b = JobBuilder::new();
+            b.transfer_bits(gb * 1e9, MachineId::new(0), MachineId::new(1));
+            b.build(&cluster).unwrap()
+        };
+        let jobs = vec![
+            SimJob::at_secs(0.0, job(4.0), JobKind::File),
+            SimJob::at_secs(10.0, job(1.0), JobKind::File),
+        ];
+        let load = busiest_link_load(&cluster, &jobs).unwrap().unwrap();
+        assert!((load - 0.5).abs() < 1e-12, "{load}");
+        // One instant, or no jobs: no span.
+        assert_eq!(busiest_link_load(&cluster, &jobs[..1]), Ok(None));
+        assert_eq!(busiest_link_load(&cluster, &[]), Ok(None));
+        // A job built for a bigger cluster names a machine this one lacks.
+        let big = Cluster::uniform(4, BitsPerSec::from_gbps(1)).unwrap();
+        let mut b = JobBuilder::new();
+        let t = b.transfer_bits(1.0, MachineId::new(3), MachineId::new(0));
+        let far = SimJob::at_secs(5.0, b.build(&big).unwrap(), JobKind::File);
+        assert_eq!(
+            busiest_link_load(&cluster, &[jobs[0].clone(), far]),
+            Err(Error::UnknownMachine {
+                node: t,
+                machine: MachineId::new(3),
+                machines: 2
+            })
+        );
     }
 
     #[test]
