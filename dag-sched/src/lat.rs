@@ -166,9 +166,8 @@ fn forward(job: &Job, cluster: &Cluster) -> (Vec<f64>, f64) {
 /// consumer each, a strict path between their consumers always agrees with the first key, so
 /// only transfers that share a consumer (a layer's weights and biases) are ordered by size, and
 /// only equal-sized ones sharing a consumer fall back to the numbering.
-fn count_order(job: &Job, pos: &[usize]) -> Vec<(usize, f64, usize)> {
+fn count_order(job: &Job, pos: &[usize], level: &[usize]) -> Vec<(usize, f64, usize)> {
     let n = job.len();
-    let level = levels(job);
     (0..n)
         .map(|v| {
             let id = TaskId::new(v as u32);
@@ -176,7 +175,7 @@ fn count_order(job: &Job, pos: &[usize]) -> Vec<(usize, f64, usize)> {
                 NodeKind::Transfer { size, .. } => size,
                 NodeKind::Compute { .. } => 0.0,
             };
-            (first_consumer_level(job, &level, id), size, pos[v])
+            (first_consumer_level(job, level, id), size, pos[v])
         })
         .collect()
 }
@@ -317,8 +316,8 @@ fn positions(job: &Job) -> Vec<usize> {
 }
 
 /// The transfers of `job` in [`count_order`]: every `j ∈ pred(i)` comes before `i`.
-fn counted_transfers(job: &Job, pos: &[usize]) -> Vec<TaskId> {
-    let key = count_order(job, pos);
+fn counted_transfers(job: &Job, pos: &[usize], level: &[usize]) -> Vec<TaskId> {
+    let key = count_order(job, pos, level);
     let mut order = job.transfers().to_vec();
     order.sort_by(|&j, &i| {
         let (a, b) = (key[j.index()], key[i.index()]);
@@ -473,8 +472,8 @@ enum Walks {
 fn algorithm1(job: &Job, cluster: &Cluster, max_reading: bool, walks: Walks) -> Vec<Option<f64>> {
     let n = job.len();
     let pos = positions(job);
-    let order = counted_transfers(job, &pos);
     let level = levels(job);
+    let order = counted_transfers(job, &pos, &level);
     let rank = ranks(n, &order);
     let enabled = walks == Walks::Ended;
     let late_under = if enabled {
@@ -610,7 +609,7 @@ mod tests {
         let n = job.len();
         let topo = job.topo_order();
         let pos = positions(job);
-        let key = count_order(job, &pos);
+        let key = count_order(job, &pos, &levels(job));
         let before = |j: TaskId, i: TaskId| {
             let (a, b) = (key[j.index()], key[i.index()]);
             a.0.cmp(&b.0)
@@ -1033,9 +1032,9 @@ mod tests {
         assert_eq!(rounds[tt.index()], Some(9.0));
         assert_eq!(algorithm1(&job, &cluster, false, Walks::Ended), rounds);
         let pos = positions(&job);
-        let order = counted_transfers(&job, &pos);
-        assert_eq!(order, vec![ta, tt, ti]);
         let level = levels(&job);
+        let order = counted_transfers(&job, &pos, &level);
+        assert_eq!(order, vec![ta, tt, ti]);
         let rank = ranks(job.len(), &order);
         let guards = |late_under| Guards {
             enabled: true,
