@@ -1212,19 +1212,25 @@ mod tests {
         assert_eq!((one.widenings, one.transfers[0]), (0, ts[0]));
     }
 
-    #[test]
-    fn alpha_takes_the_smallest_lats_whatever_the_topological_order() {
-        // C1 (4 s) -> C2 (0 s); T_late (1 bit) feeds C2 and is listed first in topological
-        // order, T_early (1 bit) feeds C1. LATs: T_early 1 s, T_late 1 + 4 + 1 = 6 s. α = 0.5
-        // takes T_early, where the first transfer in topological order would be T_late.
-        let c = unit(2);
+    /// C1 (4 s) -> C2 (0 s); T_late (1 bit) feeds C2 and is listed first in topological
+    /// order, T_early (1 bit) feeds C1: the job and T_early, T_late, C1.
+    fn late_listed_first(c: &Cluster) -> (Job, TaskId, TaskId, TaskId) {
         let mut b = JobBuilder::new();
         let late = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
         let early = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
         let c1 = b.compute_secs(4.0);
         let c2 = b.compute_secs(0.0);
         b.edge(early, c1).edge(c1, c2).edge(late, c2);
-        let job = b.build(&c).unwrap();
+        (b.build(c).unwrap(), early, late, c1)
+    }
+
+    #[test]
+    fn alpha_takes_the_smallest_lats_whatever_the_topological_order() {
+        // C1 (4 s) -> C2 (0 s); T_late (1 bit) feeds C2 and is listed first in topological
+        // order, T_early (1 bit) feeds C1. LATs: T_early 1 s, T_late 1 + 4 + 1 = 6 s. α = 0.5
+        // takes T_early, where the first transfer in topological order would be T_late.
+        let c = unit(2);
+        let (job, early, late, _) = late_listed_first(&c);
         assert_eq!(job.transfers()[0], late);
         let est = lat::estimate(&job, &c, LatMethod::Algorithm1);
         assert_eq!((est.lat(early), est.lat(late)), (Some(1.0), Some(6.0)));
@@ -1241,13 +1247,7 @@ mod tests {
     #[test]
     fn a_jobs_schedule_is_read_by_task() {
         let c = unit(2);
-        let mut b = JobBuilder::new();
-        let late = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
-        let early = b.transfer_bits(1.0, MachineId::new(0), MachineId::new(1));
-        let c1 = b.compute_secs(4.0);
-        let c2 = b.compute_secs(0.0);
-        b.edge(early, c1).edge(c1, c2).edge(late, c2);
-        let job = b.build(&c).unwrap();
+        let (job, early, late, c1) = late_listed_first(&c);
         let est = lat::estimate(&job, &c, LatMethod::Algorithm1);
         let ts = job_transfers(&job, &c, &est, 2, 0.0);
         assert_eq!(
