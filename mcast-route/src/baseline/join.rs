@@ -42,12 +42,7 @@ impl Router<'_> {
         let old = self.state.uninstall(tid);
         let mut terminals: Vec<NodeId> = old.members().collect();
         terminals.push(port);
-        let mut member_sw: Vec<u32> = terminals
-            .iter()
-            .filter_map(|t| self.view.attach[t.index()].map(|a| a.sw))
-            .collect();
-        member_sw.sort_unstable();
-        member_sw.dedup();
+        let member_sw = self.view.member_switches(terminals.iter().copied());
         let m = Members {
             terminals,
             sw: member_sw,

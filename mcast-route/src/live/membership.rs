@@ -321,12 +321,7 @@ impl Router<'_> {
         // its color now).
         let mut terminals: Vec<NodeId> = tree.members().collect();
         terminals.push(port);
-        let mut sw: Vec<u32> = terminals
-            .iter()
-            .filter_map(|t| self.view.attach[t.index()].map(|a| a.sw))
-            .collect();
-        sw.sort_unstable();
-        sw.dedup();
+        let sw = self.view.member_switches(terminals.iter().copied());
         let all = Members { terminals, sw };
         let dd = self.max_dist_of_tree(tid, &all.sw);
         if let Some(crate::mr4lms::fctb::Built::New(mut t)) = self.fctb_in(&all, dd, Some(color)) {

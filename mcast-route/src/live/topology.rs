@@ -384,15 +384,7 @@ impl Router<'_> {
             self.far.forget(tid);
             return;
         }
-        let alive_sw = {
-            let mut sw: Vec<u32> = alive
-                .iter()
-                .filter_map(|&(t, _)| self.view.attach[t.index()].map(|a| a.sw))
-                .collect();
-            sw.sort_unstable();
-            sw.dedup();
-            sw
-        };
+        let alive_sw = self.view.member_switches(alive.iter().map(|&(t, _)| t));
         // The kept part, as a tree (rooted at a member switch when the root is down or no
         // member's switch stays in it).
         let kept_root_ok = root_up
@@ -632,12 +624,7 @@ impl Router<'_> {
             return;
         }
         let members = g.members.clone();
-        let mut sw: Vec<u32> = members
-            .iter()
-            .filter_map(|t| self.view.attach[t.index()].map(|a| a.sw))
-            .collect();
-        sw.sort_unstable();
-        sw.dedup();
+        let sw = self.view.member_switches(members.iter().copied());
         // (Live: read above.)
         let Ok(g) = self.state.group_mut(gid) else {
             return;

@@ -154,6 +154,18 @@ impl<'f> View<'f> {
         })
     }
 
+    /// The distinct switches, sorted, that `terminals` hang on (those not attached are
+    /// skipped). O(T log T).
+    pub(crate) fn member_switches(&self, terminals: impl IntoIterator<Item = NodeId>) -> Vec<u32> {
+        let mut sw: Vec<u32> = terminals
+            .into_iter()
+            .filter_map(|t| self.attach[t.index()].map(|a| a.sw))
+            .collect();
+        sw.sort_unstable();
+        sw.dedup();
+        sw
+    }
+
     /// The leaves (switch, port, link) of the terminals attached.
     pub(crate) fn leaves_of<'a>(
         &'a self,
