@@ -93,40 +93,6 @@ impl BitsPerSec {
         (r >= 0.0 && r < u64::MAX as f64).then_some(Self(r as u64))
     }
 
-    /// `self + rhs`, or `None` on overflow.
-    #[inline]
-    #[must_use]
-    pub const fn checked_add(self, rhs: Self) -> Option<Self> {
-        match self.0.checked_add(rhs.0) {
-            Some(n) => Some(Self(n)),
-            None => None,
-        }
-    }
-
-    /// `self - rhs`, or `None` when `rhs` is larger.
-    #[inline]
-    #[must_use]
-    pub const fn checked_sub(self, rhs: Self) -> Option<Self> {
-        match self.0.checked_sub(rhs.0) {
-            Some(n) => Some(Self(n)),
-            None => None,
-        }
-    }
-
-    /// `self + rhs`, at most `u64::MAX` b/s.
-    #[inline]
-    #[must_use]
-    pub const fn saturating_add(self, rhs: Self) -> Self {
-        Self(self.0.saturating_add(rhs.0))
-    }
-
-    /// `self - rhs`, at least zero.
-    #[inline]
-    #[must_use]
-    pub const fn saturating_sub(self, rhs: Self) -> Self {
-        Self(self.0.saturating_sub(rhs.0))
-    }
-
     /// Time to serialise `size` at this rate, rounded up to whole nanoseconds; `None` for a
     /// zero rate or a time past `u64::MAX` ns.
     #[must_use]
@@ -229,40 +195,6 @@ impl Nanos {
         self.0 as f64
     }
 
-    /// `self + rhs`, or `None` on overflow.
-    #[inline]
-    #[must_use]
-    pub const fn checked_add(self, rhs: Self) -> Option<Self> {
-        match self.0.checked_add(rhs.0) {
-            Some(n) => Some(Self(n)),
-            None => None,
-        }
-    }
-
-    /// `self - rhs`, or `None` when `rhs` is later.
-    #[inline]
-    #[must_use]
-    pub const fn checked_sub(self, rhs: Self) -> Option<Self> {
-        match self.0.checked_sub(rhs.0) {
-            Some(n) => Some(Self(n)),
-            None => None,
-        }
-    }
-
-    /// `self + rhs`, at most [`Nanos::MAX`].
-    #[inline]
-    #[must_use]
-    pub const fn saturating_add(self, rhs: Self) -> Self {
-        Self(self.0.saturating_add(rhs.0))
-    }
-
-    /// `self - rhs`, at least zero.
-    #[inline]
-    #[must_use]
-    pub const fn saturating_sub(self, rhs: Self) -> Self {
-        Self(self.0.saturating_sub(rhs.0))
-    }
-
     /// `self × k`, or `None` on overflow.
     #[inline]
     #[must_use]
@@ -360,40 +292,6 @@ impl Bytes {
         let b = (bits / 8.0).round();
         (b >= 0.0 && b < u64::MAX as f64).then_some(Self(b as u64))
     }
-
-    /// `self + rhs`, or `None` on overflow.
-    #[inline]
-    #[must_use]
-    pub const fn checked_add(self, rhs: Self) -> Option<Self> {
-        match self.0.checked_add(rhs.0) {
-            Some(n) => Some(Self(n)),
-            None => None,
-        }
-    }
-
-    /// `self + rhs`, at most `u64::MAX` bytes.
-    #[inline]
-    #[must_use]
-    pub const fn saturating_add(self, rhs: Self) -> Self {
-        Self(self.0.saturating_add(rhs.0))
-    }
-
-    /// `self - rhs`, or `None` when `rhs` is larger.
-    #[inline]
-    #[must_use]
-    pub const fn checked_sub(self, rhs: Self) -> Option<Self> {
-        match self.0.checked_sub(rhs.0) {
-            Some(n) => Some(Self(n)),
-            None => None,
-        }
-    }
-
-    /// `self - rhs`, at least zero.
-    #[inline]
-    #[must_use]
-    pub const fn saturating_sub(self, rhs: Self) -> Self {
-        Self(self.0.saturating_sub(rhs.0))
-    }
 }
 
 impl fmt::Display for Bytes {
@@ -404,7 +302,8 @@ impl fmt::Display for Bytes {
 }
 
 /// `+`, `-`, `+=`, `-=` and `Sum` (of values and of references) for a `u64` newtype, with
-/// the overflow behaviour of `u64`'s own operators.
+/// the overflow behaviour of `u64`'s own operators, and its `checked_*` / `saturating_*`
+/// additions and subtractions.
 macro_rules! additive {
     ($t:ident, $unit:literal, $example:literal) => {
         impl Add for $t {
@@ -463,6 +362,42 @@ macro_rules! additive {
             #[inline]
             fn sub_assign(&mut self, rhs: Self) {
                 self.0 -= rhs.0;
+            }
+        }
+
+        impl $t {
+            /// `self + rhs`, or `None` on overflow.
+            #[inline]
+            #[must_use]
+            pub const fn checked_add(self, rhs: Self) -> Option<Self> {
+                match self.0.checked_add(rhs.0) {
+                    Some(n) => Some(Self(n)),
+                    None => None,
+                }
+            }
+
+            /// `self - rhs`, or `None` when `rhs` is larger.
+            #[inline]
+            #[must_use]
+            pub const fn checked_sub(self, rhs: Self) -> Option<Self> {
+                match self.0.checked_sub(rhs.0) {
+                    Some(n) => Some(Self(n)),
+                    None => None,
+                }
+            }
+
+            #[doc = concat!("`self + rhs`, at most the largest `", stringify!($t), "` (`u64::MAX`).")]
+            #[inline]
+            #[must_use]
+            pub const fn saturating_add(self, rhs: Self) -> Self {
+                Self(self.0.saturating_add(rhs.0))
+            }
+
+            /// `self - rhs`, at least zero.
+            #[inline]
+            #[must_use]
+            pub const fn saturating_sub(self, rhs: Self) -> Self {
+                Self(self.0.saturating_sub(rhs.0))
             }
         }
 
