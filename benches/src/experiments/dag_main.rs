@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use dag_sched::lp::{self, Backend, Objective, Reservations};
 use dag_sched::models::Model;
-use dag_sched::sim::{JitConfig, Scheduler};
+use dag_sched::sim::{JitConfig, RestPolicy, Scheduler};
 use dag_sched::workload::{ComputeModel, PsTraffic, ps_iteration};
 use dag_sched::{Cluster, LatMethod, MachineId, lat};
 use fabric_model::{BitsPerSec, Nanos};
@@ -51,28 +51,13 @@ fn seeds(scale: Scale) -> usize {
     }
 }
 
-/// Seeds of the variants that `dag --scale paper` runs on fewer seeds than the paper's
-/// claims (`None` for a variant run on every seed): the JIT readings that only
-/// `dag-variants` shows (our rest policy, formula (1)'s other readings, 10 s windows). Each
-/// JIT run at the paper's scale is about 1,800 LP solves; on two shared cores the ten seeds
-/// of every reading did not fit in the time the run had. Their seeds are the first ones of
-/// the claims' (the same job sets), and their intervals say how far three seeds go.
-fn extra_seeds(scale: Scale, name: &str) -> Option<usize> {
-    let extra = [
-        OURS,
-        "jit-lat-max",
-        "jit-lat-backward-cpm",
-        "jit-window-10s",
-    ];
-    (scale == Scale::Paper && extra.contains(&name)).then_some(3)
-}
-
-/// The α values run beside the default 0.4 (Fig. 10): the two ends of the paper's sweep
-/// (0.1-0.6), the only values it states figures for. (The points between cost one JIT run
-/// each per seed; at the paper's scale on two shared cores they did not fit beside the
-/// readings the paper leaves open.)
-fn alphas(_scale: Scale) -> &'static [f64] {
-    &[0.1, 0.6]
+/// The α values run beside the default 0.4 (Fig. 10): the paper's sweep, 0.1 to 0.6 in steps
+/// of 0.1, at the paper's scale; its two ends at the small scale (CI's quick check).
+fn alphas(scale: Scale) -> &'static [f64] {
+    match scale {
+        Scale::Small => &[0.1, 0.6],
+        Scale::Paper => &[0.1, 0.2, 0.3, 0.5, 0.6],
+    }
 }
 
 /// The variants of `dag` at `scale` besides TensorFlow's order (always run first), each with
@@ -110,6 +95,22 @@ fn variants(scale: Scale) -> Vec<(Variant, &'static str, &'static str)> {
             Variant::new(OURS, Scheduler::Jit(jit_ours())),
             "ours",
             "JIT, the rest by strict priority (fewest bits left first, LAT order)",
+        ),
+        (
+            Variant::new(
+                "jit-rest-sincronia",
+                Scheduler::Jit(jit.with_rest(RestPolicy::Sincronia)),
+            ),
+            "ours",
+            "JIT, the rest as coflows in what the plans leave: Sincronia's order, MADD",
+        ),
+        (
+            Variant::new(
+                "jit-rest-varys",
+                Scheduler::Jit(jit.with_rest(RestPolicy::Varys)),
+            ),
+            "ours",
+            "JIT, the rest as coflows in what the plans leave: Varys's SEBF, MADD",
         ),
         (
             Variant::new(
@@ -173,6 +174,8 @@ fn main_rows(runs: &SeedRuns, scale: Scale) -> Vec<(String, String)> {
         .iter()
         .chain(
             [
+                "jit-rest-sincronia",
+                "jit-rest-varys",
                 "jit-p1-minmax",
                 "jit-lat-backward-cpm",
                 "jit-lat-max",
@@ -209,29 +212,15 @@ impl Experiment for DagSchedulers {
         let load = main_load(scale);
         let cfg = workload_at(scale, &cluster, load)?;
         let vs = variants(scale);
-        let (extra, core): (Vec<Variant>, Vec<Variant>) = vs
-            .iter()
-            .map(|(v, _, _)| v.clone())
-            .partition(|v| extra_seeds(scale, &v.name).is_some());
-        let mut runs = run_seeds(
+        let all: Vec<Variant> = vs.iter().map(|(v, _, _)| v.clone()).collect();
+        let runs = run_seeds(
             ctx,
             &cluster,
             &|_| workload_at(scale, &cluster, load),
             seeds(scale),
-            &core,
+            &all,
             "dag: ",
         )?;
-        if let Some(k) = extra.first().and_then(|v| extra_seeds(scale, &v.name)) {
-            let more = run_seeds(
-                ctx,
-                &cluster,
-                &|_| workload_at(scale, &cluster, load),
-                k,
-                &extra,
-                "dag-variants: ",
-            )?;
-            runs.add_variants(more);
-        }
         let n = runs.seeds();
         let lp_ms = match scale {
             Scale::Paper => Some(lp_time_70(&cluster)?),
@@ -242,21 +231,16 @@ impl Experiment for DagSchedulers {
             intervals_table(&runs, scale),
             variants_table(&runs, &vs),
             claims_table(&runs, &alpha_rows(scale), lp_ms, scale == Scale::Paper),
+            waits_table(&runs, &vs),
         ];
         let tf_files = Estimate::of(&runs.tf_files);
         let span = Estimate::of(&runs.span);
         let share = runs.est("jit", |s: &Summary| s.lp_bit_share);
         let setting = format!(
-            "{MACHINES} machines at 1 Gbps; per seed {} DAG jobs (one worker iteration each, 2 parameter servers, equal shares of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152) and {} file jobs of 5-40 Gb, Poisson arrivals at offered load {load} (mean gap {:.4} s); {n} seeds (job set 2026+k, TensorFlow's random order 7+k){}; every figure is the mean over the seeds with its 95 % interval (Student t). Arrivals span {} s; TensorFlow's files take {}x their time alone (the paper: 2.23). {}",
+            "{MACHINES} machines at 1 Gbps; per seed {} DAG jobs (one worker iteration each, 2 parameter servers, equal shares of LeNet, AlexNet, VGG16, Inception-v3, ResNet-152) and {} file jobs of 5-40 Gb, Poisson arrivals at offered load {load} (mean gap {:.4} s); {n} seeds (job set 2026+k, TensorFlow's random order 7+k), every variant on every seed; every figure is the mean over the seeds with its 95 % interval (Student t). Arrivals span {} s; TensorFlow's files take {}x their time alone (the paper: 2.23). {}",
             cfg.dag_jobs,
             cfg.file_jobs,
             cfg.mean_interarrival,
-            match extra_seeds(scale, OURS) {
-                Some(k) => format!(
-                    " ({OURS}, jit-lat-max, jit-lat-backward-cpm and jit-window-10s on the first {k}: each JIT run here is about 1,800 LP solves, and every reading on every seed did not fit two shared cores)"
-                ),
-                None => String::new(),
-            },
             span.text(1),
             tf_files.text(3),
             match scale {
@@ -479,6 +463,63 @@ fn variants_table(runs: &SeedRuns, vs: &[(Variant, &str, &str)]) -> Table {
     }
     t.note(format!("Rows: {}.", notes.join("; ")));
     t.note("Remaining bandwidth (18) over all DAG traffic counts every DAG transfer, JIT's LP transfers and the rest; lp_min and lp_med count JIT's LP transfers alone (what its plans take; the paper's Fig. 8 and 10 do not say which traffic they count). The 10 s rows change only the window, not the schedule.");
+    t
+}
+
+/// The CSV header of `dag-waits` (paper Fig. 7): per scheduler, over the seeds, the median
+/// and 90th percentile of Inception's per-transfer data waiting times (s) and the share of its
+/// transfers used within 0.1 s of arriving, each with its 95 % half-width; then the first
+/// seed's example job (Fig. 7's plot): its transfers and their mean wait (s).
+pub const WAITS_HEADER: &str = "scheduler,seeds,wait_p50_s,wait_p50_s_ci95,wait_p90_s,wait_p90_s_ci95,used_within_100ms,used_within_100ms_ci95,example_transfers,example_mean_wait_s";
+
+/// `dag-waits`: Inception's per-transfer waits (paper Fig. 7) under every scheduler.
+fn waits_table(runs: &SeedRuns, vs: &[(Variant, &str, &str)]) -> Table {
+    let mut t = Table::new(
+        "dag-waits",
+        "Inception's per-transfer data waiting time, arrival to first use (paper Fig. 7)",
+        WAITS_HEADER,
+    )
+    .with_text_view(&[
+        ("scheduler", "scheduler"),
+        ("wait_p50_s", "p50_s"),
+        ("wait_p50_s_ci95", "±95%"),
+        ("wait_p90_s", "p90_s"),
+        ("wait_p90_s_ci95", "±95%"),
+        ("used_within_100ms", "within_0.1s"),
+        ("used_within_100ms_ci95", "±95%"),
+        ("example_mean_wait_s", "example_s"),
+    ]);
+    let names = std::iter::once(TF).chain(
+        vs.iter()
+            .map(|(v, _, _)| v.name.as_str())
+            .filter(|n| !n.starts_with("jit-alpha-") && !n.ends_with("-window-10s")),
+    );
+    for name in names {
+        let e = |i: usize| runs.est(name, |s: &Summary| s.inception_waits[i]);
+        let (a, b, c) = (e(0), e(1), e(2));
+        let example = runs
+            .of(name)
+            .and_then(|s| s.first())
+            .map_or(&[][..], |s| s.example.as_slice());
+        let mean_wait = if example.is_empty() {
+            f64::NAN
+        } else {
+            example.iter().map(|p| (p.1 - p.0).max(0.0)).sum::<f64>() / example.len() as f64
+        };
+        t.push(vec![
+            Cell::text(name),
+            Cell::count(runs.of(name).map_or(0, <[Summary]>::len)),
+            f3(a.mean),
+            f3(a.half),
+            f3(b.mean),
+            f3(b.half),
+            f3(c.mean),
+            f3(c.half),
+            Cell::count(example.len()),
+            f3(mean_wait),
+        ]);
+    }
+    t.note("Every transfer of every Inception job of a seed that a compute task consumes: its wait runs from its last bit's arrival to the start of its first consumer (the paper's Fig. 2 and 7 draw these for one job). The 0.1 s threshold is ours (the paper's JIT mean Inception wait, Fig. 6). The example job of `--plots`' Fig. 7 is the first seed's Inception job arriving nearest the middle arrival.");
     t
 }
 

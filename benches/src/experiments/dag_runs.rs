@@ -86,6 +86,13 @@ pub struct Summary {
     pub lp_bit_share: f64,
     /// Mean over DAG jobs of JCT over the critical path alone at line rate.
     pub slowdown: f64,
+    /// Inception's per-transfer data waiting times (paper Fig. 7), over every transfer of
+    /// the seed's Inception jobs that has a consumer: the median (s), the 90th percentile
+    /// (s) and the share used within [`PROMPT`] of arriving.
+    pub inception_waits: [f64; 3],
+    /// Fig. 7's example job ([`fig7_job`]): each transfer's arrival and first use, seconds
+    /// from the job's arrival, in the job's transfer order (empty without one).
+    pub example: Vec<(f64, f64)>,
     /// Seconds the simulation took (wall time on this machine).
     pub wall: f64,
 }
@@ -167,15 +174,6 @@ impl SeedRuns {
         Estimate::of(&self.values(name, f))
     }
 
-    /// Adds the variants of `more` (TensorFlow's baseline run of it left out), run on the
-    /// first seeds of these runs (the same job sets), perhaps fewer of them.
-    pub fn add_variants(&mut self, more: SeedRuns) {
-        for (name, per) in more.names.into_iter().zip(more.per_seed).skip(1) {
-            self.names.push(name);
-            self.per_seed.push(per);
-        }
-    }
-
     /// Number of seeds run.
     #[must_use]
     pub fn seeds(&self) -> usize {
@@ -200,6 +198,27 @@ pub fn dump_tables(ctx: &Context, tables: &[crate::Table]) -> Result<(), String>
         }
     }
     Ok(())
+}
+
+/// A transfer used within this many seconds of its arrival counts as "just in time" in
+/// [`Summary::inception_waits`] (ours: the paper's Fig. 7 gives no threshold; 0.1 s is its
+/// JIT's mean Inception wait, Fig. 6).
+pub const PROMPT: f64 = 0.1;
+
+/// Fig. 7's example job of a seed's `jobs` (sorted by arrival): the Inception job that
+/// arrives nearest the middle arrival (mid-run, under contention); `None` without one.
+#[must_use]
+pub fn fig7_job(jobs: &[SimJob]) -> Option<usize> {
+    let mid = jobs.get(jobs.len() / 2)?.arrival;
+    jobs.iter()
+        .enumerate()
+        .filter(|(_, j)| j.kind.model() == Some(Model::Inception))
+        .min_by(|a, b| {
+            (a.1.arrival - mid)
+                .abs()
+                .total_cmp(&(b.1.arrival - mid).abs())
+        })
+        .map(|(k, _)| k)
 }
 
 /// The name of the baseline every run is compared with.
@@ -304,7 +323,8 @@ fn run_one(
         jobs,
         &SimConfig::new(variant.scheduler)
             .with_seed(7 + k)
-            .with_sample_window(variant.window),
+            .with_sample_window(variant.window)
+            .with_transfer_times(true),
     )
     .map_err(|e| format!("{} (seed {k}): {e}", variant.name))?;
     let wall = t0.elapsed().as_secs_f64();
@@ -371,6 +391,22 @@ pub fn summarize(res: &SimResult, tf: &SimResult, jobs: &[SimJob], wall: f64) ->
             }
         }
     }
+    let mut inception: Vec<f64> = jobs
+        .iter()
+        .enumerate()
+        .filter(|(_, j)| j.kind.model() == Some(Model::Inception))
+        .flat_map(|(k, _)| res.transfer_times(k).iter().filter_map(|t| t.wait()))
+        .collect();
+    inception.sort_by(f64::total_cmp);
+    let pct = percentiles(&inception);
+    let prompt = inception.iter().filter(|&&w| w <= PROMPT).count();
+    let example = fig7_job(jobs).map_or_else(Vec::new, |k| {
+        let a = jobs[k].arrival;
+        res.transfer_times(k)
+            .iter()
+            .filter_map(|t| Some((t.arrived - a, t.used? - a)))
+            .collect()
+    });
     let lp_bits = res.lp_bits_on_plan + res.lp_bits_catch_up;
     let dag_bits: f64 = jobs
         .iter()
@@ -393,6 +429,16 @@ pub fn summarize(res: &SimResult, tf: &SimResult, jobs: &[SimJob], wall: f64) ->
             f64::NAN
         },
         slowdown: mean(&slow),
+        inception_waits: [
+            pct.get(50).copied().unwrap_or(f64::NAN),
+            pct.get(90).copied().unwrap_or(f64::NAN),
+            if inception.is_empty() {
+                f64::NAN
+            } else {
+                prompt as f64 / inception.len() as f64
+            },
+        ],
+        example,
         wall,
     }
 }

@@ -48,7 +48,7 @@ impl Experiment for DagSensitivity {
         let load = main_load(scale);
         let seeds = match scale {
             Scale::Small => 1,
-            Scale::Paper => 2,
+            Scale::Paper => 10,
         };
         let jit = |slot_ms: u64| JitConfig::default().with_slot(Nanos::from_millis(slot_ms));
         let all = |slot: u64| -> Vec<(&'static str, Scheduler)> {
@@ -159,9 +159,9 @@ impl Experiment for DagSensitivity {
         t.note(format!(
             "default: dag's mix at load {load}: 1 TFLOP/s effective per device at batch 32, 2 parameter servers per job, JIT's slot 100 ms (all three ours: the paper gives none of them). Each point changes one of them and keeps the offered load (the arrival rate follows the mix's bits); {seeds} seed(s) per point (job set 2026+k, TensorFlow order 7+k){}.",
             if seeds < 10 {
-                ": fewer than dag's 10, to keep the run within reach of two shared cores (each JIT run at this scale takes minutes there); the intervals say how far that goes. JIT is the paper's reading; dag-variants has ours beside it at the default point"
+                ": the small scale's quick check of the machinery; --scale paper runs 10"
             } else {
-                ""
+                ": JIT is the paper's reading; dag-variants has ours beside it at the default point"
             }
         ));
         let tables = vec![t];

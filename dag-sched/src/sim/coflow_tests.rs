@@ -27,11 +27,9 @@ fn both(cluster: &Cluster, jobs: &[SimJob], seed: u64) -> Vec<(Scheduler, SimRes
     schedulers
         .into_iter()
         .map(|(s, order)| {
-            let cfg = SimConfig {
-                scheduler: s,
-                seed,
-                sample_window: Nanos::from_millis(500),
-            };
+            let cfg = SimConfig::new(s)
+                .with_seed(seed)
+                .with_sample_window(Nanos::from_millis(500));
             let lazy = simulate(cluster, jobs, &cfg).unwrap();
             let dense = engine::run(
                 cluster,

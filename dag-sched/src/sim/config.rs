@@ -27,7 +27,7 @@ pub const MAX_ARRIVAL_SECS: f64 = 1_073_741_824.0;
 /// The paper leaves this to the administrator: the transfers outside the LP and the jobs
 /// without a DAG "use the remaining bandwidth", with a scheduling algorithm the data-centre
 /// administrator chooses (§3.1), and its model shows that "transfers with a smaller LAT should
-/// have a higher priority" (§3.4 1)). Both policies below send them after the LP's plans.
+/// have a higher priority" (§3.4 1)). Every policy below sends them after the LP's plans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum RestPolicy {
@@ -43,6 +43,28 @@ pub enum RestPolicy {
     /// sending its transfers one at a time in LAT order.
     #[default]
     Background,
+    /// Ours, not the paper's: the administrator's scheduler is Sincronia (Agarwal et al.,
+    /// SIGCOMM 2018): each job's released transfers outside the LP form one coflow (a file
+    /// is a coflow of one flow), ordered by BSSI on their bits left when a coflow arrives or
+    /// completes, served with MADD rates in what the plans leave, the leftover handed out in
+    /// the same order; a planned job's transfers go in LAT order inside its coflow.
+    Sincronia,
+    /// Ours, not the paper's: as [`RestPolicy::Sincronia`], the coflows ordered by Varys's
+    /// SEBF (Chowdhury, Zhong and Stoica, SIGCOMM 2014), smallest effective bottleneck first.
+    Varys,
+}
+
+impl RestPolicy {
+    /// Short name: `background`, `lat-priority`, `sincronia`, `varys`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::LatPriority => "lat-priority",
+            Self::Background => "background",
+            Self::Sincronia => "sincronia",
+            Self::Varys => "varys",
+        }
+    }
 }
 
 /// JIT's parameters: [`JitConfig::default`] is the paper's (α = 0.4, 100 ms slots, Algorithm 1,
@@ -195,6 +217,10 @@ pub struct SimConfig {
     pub seed: u64,
     /// Window over which the remaining-bandwidth ratio (paper (18)) is sampled.
     pub sample_window: Nanos,
+    /// Whether the result lists every transfer's arrival and first use
+    /// ([`SimResult::transfer_times`](super::SimResult::transfer_times)); off by default (a
+    /// record per transfer of every job).
+    pub transfer_times: bool,
 }
 
 impl Default for SimConfig {
@@ -203,6 +229,7 @@ impl Default for SimConfig {
             scheduler: Scheduler::TensorFlow,
             seed: 1,
             sample_window: Nanos::from_secs(1),
+            transfer_times: false,
         }
     }
 }
@@ -235,6 +262,14 @@ impl SimConfig {
     #[must_use]
     pub fn with_sample_window(mut self, window: Nanos) -> Self {
         self.sample_window = window;
+        self
+    }
+
+    /// This configuration with every transfer's arrival and first use reported (`true`) or
+    /// not (the default).
+    #[must_use]
+    pub fn with_transfer_times(mut self, on: bool) -> Self {
+        self.transfer_times = on;
         self
     }
 }

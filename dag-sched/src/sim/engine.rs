@@ -8,7 +8,7 @@ use rand::seq::SliceRandom;
 use smallvec::SmallVec;
 
 use super::config::SimConfig;
-use super::metrics::{JobOutcome, LpStats, SimResult, Usage};
+use super::metrics::{JobOutcome, LpStats, SimResult, TransferTimes, Usage};
 use crate::Error;
 use crate::cluster::Cluster;
 use crate::job::{NodeKind, TaskId};
@@ -1337,6 +1337,7 @@ pub(super) fn run(
     } else {
         remaining.clone()
     };
+    let mut transfer_times = Vec::new();
     let outcomes = jobs
         .iter()
         .enumerate()
@@ -1344,6 +1345,7 @@ pub(super) fn run(
             let job = &sj.job;
             let s = &sim.st[j];
             let mut waits = Vec::new();
+            let mut times = Vec::new();
             for &t in job.transfers() {
                 let mut first: Option<f64> = None;
                 for &c in job.succs(t) {
@@ -1352,9 +1354,20 @@ pub(super) fn run(
                         first = Some(first.map_or(start, |x: f64| x.min(start)));
                     }
                 }
+                let arrived = s.finish[t.index()];
                 if let Some(start) = first {
-                    waits.push((start - s.finish[t.index()]).max(0.0));
+                    waits.push((start - arrived).max(0.0));
                 }
+                if cfg.transfer_times {
+                    times.push(TransferTimes {
+                        task: t,
+                        arrived,
+                        used: first,
+                    });
+                }
+            }
+            if cfg.transfer_times {
+                transfer_times.push(times);
             }
             JobOutcome {
                 kind: sj.kind,
@@ -1378,6 +1391,7 @@ pub(super) fn run(
         plans: Vec::new(),
         max_conservation_error: max_err,
         events,
+        transfer_times,
     };
     if let Some(p) = sim.policy.as_mut() {
         p.report(&mut result);

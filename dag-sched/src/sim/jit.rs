@@ -6,7 +6,10 @@
 //! LP and the flows without a DAG (files, coflows) share what is left as in the TensorFlow
 //! policy; with [`RestPolicy::LatPriority`] (ours) the DAG transfers outside the LP and the
 //! files' channel heads come next by strict priority, the job with the fewest bits left first
-//! and a job's transfers in LAT order, and what is left is shared as in the TensorFlow policy.
+//! and a job's transfers in LAT order, and what is left is shared as in the TensorFlow policy;
+//! with [`RestPolicy::Sincronia`] or [`RestPolicy::Varys`] (ours) each job's transfers
+//! outside the LP form a coflow, and the coflows share what the plans leave as those
+//! schedulers share a fabric ([`coflow_rest`]).
 //!
 //! Without a DAG job, JIT hands the engine a faster driver ([`RatePolicy::driver`]): the
 //! TensorFlow policy's fair sharing for [`RestPolicy::Background`] ([`is_fair_sharing`]) and
@@ -24,10 +27,12 @@ use crate::lp::{self, Reservations, Schedule};
 use crate::rates::{FlowDemand, greedy_take, priority_greedy};
 use crate::workload::SimJob;
 
+mod coflow_rest;
 mod labels;
 mod rank;
 mod sparse;
 
+use coflow_rest::CoflowRest;
 use rank::Ranked;
 pub(crate) use sparse::SparseLat;
 
@@ -48,6 +53,8 @@ pub(crate) struct Jit {
     /// The LP's statistics and each planned job's `U*`, for the result.
     stats: LpStats,
     peaks: Vec<f64>,
+    /// [`RestPolicy::Sincronia`] and [`RestPolicy::Varys`]: the coflow scheduler.
+    coflows: Option<CoflowRest>,
 }
 
 impl Jit {
@@ -63,6 +70,11 @@ impl Jit {
             reserved: Reservations::new(),
             stats: LpStats::default(),
             peaks: Vec::new(),
+            coflows: match cfg.rest {
+                RestPolicy::Sincronia => Some(CoflowRest::new(super::sincronia::order)),
+                RestPolicy::Varys => Some(CoflowRest::new(super::varys::order)),
+                RestPolicy::Background | RestPolicy::LatPriority => None,
+            },
         }
     }
 
@@ -143,9 +155,10 @@ impl RatePolicy for Jit {
         out.plans.resize(out.jobs.len(), None);
     }
 
-    /// Not in the LP, and not a DAG transfer that LatPriority sends by LAT instead.
+    /// Not in the LP, not a DAG transfer that LatPriority sends by LAT instead, and no flow
+    /// under a coflow scheduler (which sends each coflow's flows together).
     fn uses_channel(&self, lp: bool, dag: bool) -> bool {
-        !(lp || (dag && self.cfg.rest == RestPolicy::LatPriority))
+        !(lp || self.coflows.is_some() || (dag && self.cfg.rest == RestPolicy::LatPriority))
     }
 
     fn rates(&mut self, sim: &mut Sim<'_>, rate: &mut [f64], free: &mut [f64]) -> f64 {
@@ -222,6 +235,12 @@ impl RatePolicy for Jit {
             if r > 0.0 && at > now {
                 next = next.min(at);
             }
+        }
+        // Pass 3 (RestPolicy::Sincronia and Varys, ours): every flow outside the plans as a
+        // coflow scheduler sends it, in what the plans left; nothing else shares.
+        if let Some(c) = self.coflows.as_mut() {
+            c.rates(sim, rate, free);
+            return next;
         }
         // Pass 3 (RestPolicy::LatPriority, ours): the DAG transfers outside the LP and the
         // files' channel heads by strict priority, the job with the fewest bits left in its
@@ -503,6 +522,133 @@ mod tests {
             proptest::prop_assert!(!super::is_fair_sharing(&lat, &jobs));
             jobs.push(SimJob::at_secs(0.0, custom(&Cluster::uniform(3, BitsPerSec::new(1)).unwrap()), JobKind::CustomDag));
             proptest::prop_assert!(!super::is_fair_sharing(&JitConfig::default(), &jobs));
+        }
+    }
+
+    #[test]
+    fn transfer_times_give_each_transfers_arrival_and_first_use() {
+        // Under TensorFlow's order T1 (1 bit) and T2 (2 bits) share machine 2's ingress from
+        // 0.25 s: T1 arrives at 2.25 s and C1 starts at once; T2 arrives at 3.25 s and waits
+        // for C2, which starts when C1 ends (4.25 s): waits 0 and 1 s, mean 0.5 s.
+        let cluster = Cluster::uniform(3, BitsPerSec::new(1)).unwrap();
+        let jobs = [SimJob::at_secs(0.25, custom(&cluster), JobKind::CustomDag)];
+        let cfg = SimConfig::new(Scheduler::TensorFlow);
+        assert!(
+            simulate(&cluster, &jobs, &cfg)
+                .unwrap()
+                .transfer_times(0)
+                .is_empty()
+        );
+        let r = simulate(&cluster, &jobs, &cfg.with_transfer_times(true)).unwrap();
+        let t = r.transfer_times(0);
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].task, jobs[0].job.transfers()[0]);
+        assert!(
+            (t[0].arrived - 2.25).abs() < 1e-9 && t[0].wait() == Some(0.0),
+            "{t:?}"
+        );
+        assert!((t[1].arrived - 3.25).abs() < 1e-9, "{t:?}");
+        assert!((t[1].used.unwrap() - 4.25).abs() < 1e-9, "{t:?}");
+        assert!((r.jobs[0].mean_wait.unwrap() - 0.5).abs() < 1e-9);
+        assert!(r.transfer_times(1).is_empty());
+    }
+
+    #[test]
+    fn a_coflow_scheduler_sends_the_rest_by_coflow_order() {
+        // T2 (outside the LP at α = 0.5, 2 bits: its job's coflow) and a 4-bit file (a
+        // coflow of one flow) on machine 2's ingress after the planned T1 [0, 1): Sincronia
+        // and Varys both serve the smaller coflow first, T2 over [1, 3), C2 at 3 to 4 s (C1
+        // ends at 3 s), the file over [3, 7).
+        let cluster = Cluster::uniform(4, BitsPerSec::new(1)).unwrap();
+        let file =
+            crate::workload::file_job_bits(4.0, MachineId::new(3), MachineId::new(2), &cluster)
+                .unwrap();
+        let jobs = [
+            SimJob::at_secs(0.0, custom(&cluster), JobKind::CustomDag),
+            SimJob::at_secs(0.0, file, JobKind::File),
+        ];
+        for rest in [RestPolicy::Sincronia, RestPolicy::Varys] {
+            let jit = JitConfig::default()
+                .with_alpha(0.5)
+                .with_slot(Nanos::from_millis(500))
+                .with_rest(rest);
+            let r = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Jit(jit))).unwrap();
+            assert_eq!(r.lp.planned, 1, "{}", rest.name());
+            assert!(
+                (r.jobs[0].finish - 4.0).abs() < 1e-6,
+                "{}: {}",
+                rest.name(),
+                r.jobs[0]
+            );
+            assert!(
+                (r.jobs[1].finish - 7.0).abs() < 1e-6,
+                "{}: {}",
+                rest.name(),
+                r.jobs[1]
+            );
+        }
+        // A 1-bit file is the smaller coflow: it goes first (1 to 2 s), T2 after it.
+        let small =
+            crate::workload::file_job_bits(1.0, MachineId::new(3), MachineId::new(2), &cluster)
+                .unwrap();
+        let jobs = [
+            SimJob::at_secs(0.0, custom(&cluster), JobKind::CustomDag),
+            SimJob::at_secs(0.0, small, JobKind::File),
+        ];
+        let jit = JitConfig::default()
+            .with_alpha(0.5)
+            .with_slot(Nanos::from_millis(500))
+            .with_rest(RestPolicy::Varys);
+        let r = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Jit(jit))).unwrap();
+        assert!((r.jobs[1].finish - 2.0).abs() < 1e-6, "{}", r.jobs[1]);
+        assert!((r.jobs[0].finish - 5.0).abs() < 1e-6, "{}", r.jobs[0]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// Without a DAG job nothing is planned and every flow is JIT's rest: JIT with
+        /// Sincronia or Varys as its rest policy runs exactly the baseline's dense pass (every
+        /// job's finish to 1e-9 relative), on coflows and files. (The dense pass is the
+        /// baselines' oracle; their incremental runs may order two coflows of equal
+        /// bottleneck differently, by a rounding, which these integer sizes produce.)
+        #[test]
+        fn a_coflow_rest_without_dags_is_the_baseline(
+            ports in 2u32..7,
+            coflows in proptest::collection::vec(
+                (0u32..40,
+                 proptest::collection::vec(0u32..7, 1..4),
+                 proptest::collection::vec((0u32..7, 1u32..20), 1..4)),
+                1..10),
+            files in proptest::collection::vec((0u32..7, 0u32..7, 1u32..30), 0..4),
+            seed in 0u64..100,
+        ) {
+            let text = crate::sim::tests::random_trace(ports, &coflows);
+            let cluster = Cluster::uniform(ports as usize, BitsPerSec::from_gbps(1)).unwrap();
+            let mut jobs = crate::trace::Trace::parse(&text).unwrap().to_jobs(&cluster).unwrap();
+            for &(s, d, mb) in &files {
+                let (s, d) = (s % ports, (s % ports + 1 + d % (ports - 1)) % ports);
+                let (s, d) = (MachineId::new(s), MachineId::new(d));
+                let job = crate::workload::file_job_bits(f64::from(mb) * 8e6, s, d, &cluster).unwrap();
+                jobs.push(SimJob::at_secs(0.01, job, JobKind::File));
+            }
+            for (rest, order) in [
+                (RestPolicy::Sincronia, crate::sim::sincronia::order as crate::sim::scaled::Order),
+                (RestPolicy::Varys, crate::sim::varys::order),
+            ] {
+                let jit = Scheduler::Jit(JitConfig::default().with_rest(rest));
+                let cfg = SimConfig::new(jit).with_seed(seed);
+                let a = simulate(&cluster, &jobs, &cfg).unwrap();
+                let dense = Box::new(crate::sim::coflow::Dense::new(jobs.len(), order));
+                let b = crate::sim::engine::run(&cluster, &jobs, &cfg, dense, false).unwrap();
+                proptest::prop_assert_eq!(a.lp.planned, 0);
+                for (x, y) in a.jobs.iter().zip(&b.jobs) {
+                    proptest::prop_assert!(
+                        (x.finish - y.finish).abs() <= 1e-9 * y.finish.abs().max(1e-12),
+                        "{}: {} vs {}", rest.name(), x.finish, y.finish
+                    );
+                }
+            }
         }
     }
 

@@ -66,6 +66,30 @@ impl fmt::Display for JobOutcome {
     }
 }
 
+/// When one transfer of a job arrived and when it was first used: the data waiting time of
+/// the paper's Fig. 2 and Fig. 7 (every transfer of one Inception job, under TensorFlow and
+/// under JIT). Reported per job in [`SimResult::transfer_times`] when the run was asked for
+/// them ([`SimConfig::with_transfer_times`](super::SimConfig::with_transfer_times)).
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct TransferTimes {
+    /// The transfer.
+    pub task: TaskId,
+    /// When its last bit arrived (s).
+    pub arrived: f64,
+    /// When its first consumer (a compute task) started (s); `None` when none consumes it.
+    pub used: Option<f64>,
+}
+
+impl TransferTimes {
+    /// Its data waiting time (s): from its arrival to the start of its first consumer
+    /// (never negative); `None` when none consumes it.
+    #[must_use]
+    pub fn wait(&self) -> Option<f64> {
+        self.used.map(|u| (u - self.arrived).max(0.0))
+    }
+}
+
 /// JIT's LP bookkeeping over a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -176,9 +200,20 @@ pub struct SimResult {
     pub max_conservation_error: f64,
     /// Number of events processed.
     pub events: usize,
+    /// Per job, by input index, each of its transfers' arrival and first use, in the job's
+    /// transfer order; empty unless the run was asked for them
+    /// ([`SimConfig::with_transfer_times`](super::SimConfig::with_transfer_times)).
+    pub transfer_times: Vec<Vec<TransferTimes>>,
 }
 
 impl SimResult {
+    /// Job `j`'s transfer times (empty when the run was not asked for them, or `j` is not
+    /// an input index).
+    #[must_use]
+    pub fn transfer_times(&self, j: usize) -> &[TransferTimes] {
+        self.transfer_times.get(j).map_or(&[], Vec::as_slice)
+    }
+
     /// Mean JCT (s) of the jobs of `kind` (`None` for every job); NaN when there is none.
     #[must_use]
     pub fn mean_jct(&self, kind: Option<JobKind>) -> f64 {

@@ -95,6 +95,6 @@ mod varys;
 mod varys_coflowsim;
 
 pub use config::{JitConfig, MAX_ARRIVAL_SECS, MAX_SAMPLES, RestPolicy, Scheduler, SimConfig};
-pub use metrics::{JobOutcome, JobPlan, LpStats, SimResult};
+pub use metrics::{JobOutcome, JobPlan, LpStats, SimResult, TransferTimes};
 pub use policy::{FlowView, Policy, PolicyView, RateGrant};
 pub use run::{simulate, simulate_with};

@@ -515,7 +515,7 @@ proptest! {
         let (cluster, jobs) = small_workload(seed, files, dags);
         let total: f64 = jobs.iter().map(|j| j.job.total_bits()).sum();
         for s in all_schedulers() {
-            let r = simulate(&cluster, &jobs, &SimConfig { scheduler: s, seed, sample_window: Nanos::from_millis(500) }).unwrap();
+            let r = simulate(&cluster, &jobs, &SimConfig::new(s).with_seed(seed).with_sample_window(Nanos::from_millis(500))).unwrap();
             prop_assert!(r.max_port_utilisation <= 1.0 + 1e-9, "{}: {}", s.name(), r.max_port_utilisation);
             prop_assert!(r.max_conservation_error < 1e-9, "{}: {}", s.name(), r.max_conservation_error);
             for (o, j) in r.jobs.iter().zip(&jobs) {
@@ -560,11 +560,9 @@ fn lazy_matches_reference(
     seed: u64,
 ) -> Result<(), TestCaseError> {
     for s in [Scheduler::TensorFlow, Scheduler::TicTac] {
-        let cfg = SimConfig {
-            scheduler: s,
-            seed,
-            sample_window: Nanos::from_millis(500),
-        };
+        let cfg = SimConfig::new(s)
+            .with_seed(seed)
+            .with_sample_window(Nanos::from_millis(500));
         let lazy = simulate(cluster, jobs, &cfg).unwrap();
         let reference = run::run_reference(cluster, jobs, &cfg).unwrap();
         prop_assert_eq!(lazy.jobs.len(), reference.jobs.len());
