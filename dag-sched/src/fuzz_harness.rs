@@ -142,6 +142,9 @@ fn check_built(job: &Job, nodes: usize, cluster: &Cluster) {
     let mut schedulers = vec![Scheduler::TensorFlow];
     if job.transfers().len() <= 8 && nodes <= 32 {
         schedulers.push(Scheduler::Jit(JitConfig::default()));
+        schedulers.push(Scheduler::Jit(
+            JitConfig::default().with_rest(crate::sim::RestPolicy::Varys),
+        ));
     }
     for s in schedulers {
         match simulate(cluster, &jobs, &SimConfig::new(s)) {
