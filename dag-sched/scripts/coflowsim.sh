@@ -35,10 +35,12 @@
 #
 # Usage: dag-sched/scripts/coflowsim.sh COFLOWSIM_CHECKOUT TRACE [ALGO...]
 #   ALGO: FAIR, FIFO, SEBF (default FIFO SEBF: coflowsim's FAIR took over 20 minutes on the
-#   whole FB2010 trace). COFLOWSIM_TIMEOUT (seconds, default 3600) bounds each coflowsim run.
+#   whole FB2010 trace). COFLOWSIM_TIMEOUT (seconds, default 3600) bounds each coflowsim run;
+#   COFLOWSIM_KEEP=DIR keeps both simulators' per-coflow outputs there. Each comparison also
+#   names the three coflows on which the two differ most.
 set -euo pipefail
 if [ "$#" -lt 2 ]; then
-    sed -n '2,41p' "$0" >&2
+    sed -n '2,40p' "$0" >&2
     exit 2
 fi
 checkout=$(cd "$1" && pwd)
@@ -76,11 +78,20 @@ compare() {
             n++; st += theirs; su += cct[k]
             d = theirs - cct[k]; if (d < 0) d = -d
             if (d <= 0.01 * cct[k] || d < 1e-6) within++
+            # the three coflows that differ most
+            for (i = 1; i <= 3; i++) {
+                if (!(i in top) || d > top[i]) {
+                    for (j = 3; j > i; j--) if ((j - 1) in top) { top[j] = top[j - 1]; what[j] = what[j - 1] }
+                    top[i] = d; what[i] = sprintf("coflow %s: coflowsim %.3f s, ours %.3f s", k, theirs, cct[k])
+                    break
+                }
+            }
         }
         END {
             if (n == 0) { printf "%-5s vs %-16s %-8s no coflow in common\n", algo, mine, label; exit 1 }
             printf "%-5s vs %-16s %-8s coflows %d: coflowsim mean %.3f s, ours %.3f s, ratio %.4f, within 1 %%: %d/%d\n",
                 algo, mine, label, n, st / n, su / n, (st / n) / (su / n), within, n
+            for (i = 1; i <= 3; i++) if (i in top && top[i] > 0) printf "    differs most: %s\n", what[i]
         }' "$4" "$5"
 }
 
@@ -94,6 +105,7 @@ for algo in "${algos[@]}"; do
     start=$(date +%s.%N)
     timeout "${COFLOWSIM_TIMEOUT:-3600}" java -cp "$scratch/classes" coflowsim.CoflowSim \
         "$algo" COFLOW-BENCHMARK "$trace" >"$scratch/theirs-$algo.txt" 2>/dev/null
+    [ -n "${COFLOWSIM_KEEP:-}" ] && mkdir -p "$COFLOWSIM_KEEP" && cp "$scratch/theirs-$algo.txt" "$COFLOWSIM_KEEP/"
     echo "coflowsim $algo: wall $(echo "$(date +%s.%N) - $start" | bc) s"
     for mine in "${mines[@]}"; do
         for mode in aligned raw; do
@@ -102,6 +114,7 @@ for algo in "${algos[@]}"; do
             start=$(date +%s.%N)
             "$ours" "$trace" "$mine" "${opts[@]}" >"$scratch/ours-$mine-$mode.txt"
             wall=$(echo "$(date +%s.%N) - $start" | bc)
+            [ -n "${COFLOWSIM_KEEP:-}" ] && cp "$scratch/ours-$mine-$mode.txt" "$COFLOWSIM_KEEP/"
             compare "$algo" "$mine" "$mode" "$scratch/ours-$mine-$mode.txt" \
                 "$scratch/theirs-$algo.txt" "$mode"
             echo "    ours ($mine, $mode): wall $wall s"
