@@ -46,7 +46,13 @@
 //!   behind); by default ([`RestPolicy::Background`], the paper's reading) the DAG transfers
 //!   outside the LP share what the plans leave with the flows without a DAG (files, coflows),
 //!   as background traffic; our option [`RestPolicy::LatPriority`] sends them and the files
-//!   by strict priority, the job with the fewest bits left first, a job's transfers by LAT.
+//!   by strict priority, the job with the fewest bits left first, a job's transfers by LAT;
+//!   our options [`RestPolicy::Sincronia`] and [`RestPolicy::Varys`] send them and the files
+//!   as coflows (each job's transfers outside the LP one coflow) in what the plans leave, in
+//!   the baselines' order with MADD rates.
+//!
+//! [`SimConfig::with_transfer_times`] adds each transfer's arrival and first use to the result
+//! ([`SimResult::transfer_times`], the data waiting time of the paper's Fig. 2 and 7).
 //!
 //! Layout, each file importing only those before it: `config` (the run's parameters and
 //! bounds), `metrics` (what a run reports), `engine` (events, flows, channels, and the crate's
