@@ -19,6 +19,34 @@ __attribute__((noinline)) void tc_mark(const char *coll, long bytes, int np)
     __asm__ volatile("" : : "r"(coll), "r"(bytes), "r"(np) : "memory");
 }
 
+#ifdef MPICH_VERSION
+/* For the MPICH observer, which calls it from gdb at an algorithm's entry with the handle of the
+ * communicator the algorithm runs on: "world" for MPI_COMM_WORLD, "node:SIZE" for another of
+ * more than one rank whose ranks are consecutive in MPI_COMM_WORLD (MPICH's node
+ * communicator, ranks on one node, consecutive here), else "roots:SIZE" (its node-roots
+ * communicator, one rank per node). */
+__attribute__((noinline, used)) const char *tc_comm(int handle)
+{
+    static char desc[32];
+    MPI_Comm comm = (MPI_Comm)handle;
+    if (comm == MPI_COMM_WORLD) return "world";
+    int size = 0, consecutive = 1;
+    MPI_Group group, world;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_group(comm, &group);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    for (int i = 0; i + 1 < size; i++) {
+        int pair[2] = {i, i + 1}, in_world[2];
+        PMPI_Group_translate_ranks(group, 2, pair, world, in_world);
+        consecutive &= in_world[1] == in_world[0] + 1;
+    }
+    PMPI_Group_free(&group);
+    PMPI_Group_free(&world);
+    snprintf(desc, sizeof desc, "%s:%d", size > 1 && consecutive ? "node" : "roots", size);
+    return desc;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);

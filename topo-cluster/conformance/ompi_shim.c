@@ -1,7 +1,9 @@
 /* LD_PRELOAD observer for Open MPI: records, per MPI collective the program calls, which
- * ompi_coll_base_* algorithm function coll/tuned called (coll/tuned reaches libmpi's
- * functions through its PLT, so this library's definitions come first), with the segment
- * size and fan-out it passed. One line per event in $TC_LOG.<pid>:
+ * ompi_coll_base_* algorithm function coll/tuned called (4.1's mca_coll_tuned.so reaches
+ * libmpi's functions through its PLT, and 5.0's libmpi, which holds coll/tuned, its own
+ * exported ones through its PLT or GOT, so this library's definitions come first), with the
+ * segment size and fan-out it passed (the signatures are the same in 4.1 and 5.0). One line
+ * per event in $TC_LOG.<pid>:
  *   MARK COLLECTIVE BYTES NP     (BYTES: the message of a bcast, the block of the others)
  *   ALG FUNCTION SEGSIZE FANOUT  (the outermost algorithm call only)                      */
 #define _GNU_SOURCE

@@ -1,31 +1,42 @@
 //! The planning and checking half of the conformance test (`conformance/run.sh` runs the
-//! MPI half): which files to run, which calls to make, what each call must run, and whether
-//! it did.
+//! MPI half, `conformance/mpi.sh`): which files to run, which calls to make, what each call
+//! must run, and whether it did.
 //!
-//! `cargo run -p topo-cluster --example mpi_conformance -- plan OUT EXAMPLE_DIR` writes one
-//! folder per scenario under OUT, each with `library` (`openmpi` or `mpich`), `file` (the
-//! rules file), `calls` (one `COLLECTIVE BYTES` per line: every size on both sides of every
-//! rule boundary), `nps` (the communicator sizes to run), `expect` (`NP COLLECTIVE BYTES
-//! FUNCTION SEGSIZE FANOUT`: what the file means) and `outcome` (`follow`; `differ` for a
-//! file the library must be seen not to follow: a corrupted file, a layout the version
-//! ignores; `abort` for a file the version must refuse in `MPI_Init`). The scenarios: the `mpi_files` example's own Open MPI 4.1 and MPICH 4.0 files
-//! (from EXAMPLE_DIR), generated tables covering every tree each library version has, both
-//! levels, several communicator sizes and their size boundaries, and the expected failures.
+//! `cargo run -p topo-cluster --example mpi_conformance -- plan OUT EXAMPLE_DIR [TARGET]`
+//! writes one folder per scenario under OUT, each with `library` (`openmpi` or `mpich`),
+//! `file` (the rules file), `calls` (one `COLLECTIVE BYTES` per line: every size on both
+//! sides of every rule boundary), `nps` (the communicator sizes to run), `env` (extra
+//! environment of the runs), `expect` (`NP COLLECTIVE BYTES FUNCTION SEGSIZE FANOUT COMM`:
+//! what the file means, on communicator COMM, `*` for any) and `outcome` (`follow`;
+//! `differ` for a file the library must be seen not to follow: a corrupted file, a layout
+//! the version ignores; `abort` for a file the version must refuse in `MPI_Init`). TARGET
+//! chooses the libraries: `debian-12` (the default; Open MPI 4.1.4, MPICH 4.0.2) or
+//! `debian-13` (Open MPI 5.0.7, MPICH 4.2.1). The scenarios: the `mpi_files` example's own
+//! files for the versions (from EXAMPLE_DIR), generated tables covering every tree each
+//! library version has, both levels, several communicator sizes and their size boundaries,
+//! and the expected failures.
 //!
 //! Every scenario's calls also hold the collectives topo-cluster does not tune
 //! ([`UNTUNED`]: a barrier, all-reduces of a small and of large messages; for MPICH also
 //! [`UNTUNED_MPICH`], the other blocking collectives on both sides of MPICH's own
 //! boundaries), whose `expect` line names `library-default`: with the file they must run
 //! what the library runs without any file, observed in a run without one
-//! (`OUT/untuned.LIBRARY.calls`, run by `run.sh` on every communicator size of the
+//! (`OUT/untuned.LIBRARY.calls`, run by `mpi.sh` on every communicator size of the
 //! library's scenarios). Scenario `mpich-4.0-catch-all`, the example's file with one
 //! algorithm for each of those collectives, must be seen not to.
 //!
+//! MPICH 4.1 and later run a bcast of a communicator spanning "nodes" (one machine
+//! included: there `MPI_COMM_WORLD` has a node-roots communicator of one rank) on MPICH's
+//! node and node-roots communicators, each taking its own branch of the file at its own
+//! size; for Debian 13 the MPICH observer records the communicator of each algorithm call
+//! (`world`, `node:SIZE`, `roots:SIZE`) and `expect` holds what the file means on each
+//! ([`Comms`]).
+//!
 //! `… check SCENARIO BASELINE_DIR LOG...` reads the observers' logs (`MARK COLLECTIVE BYTES
-//! NP` then `ALG FUNCTION SEGSIZE FANOUT`, one log per rank; BASELINE_DIR holds those of the
-//! runs without a file) and prints, per case (communicator size, collective, bytes), whether
-//! every rank ran the function the file means; it exits 0 when all cases did (1 otherwise,
-//! 2 on bad input).
+//! NP` then `ALG FUNCTION SEGSIZE FANOUT [COMM]`, one log per rank; BASELINE_DIR holds those
+//! of the runs without a file) and prints, per case (communicator size, collective, bytes),
+//! whether every rank ran the function the file means on the communicator it ran on; it
+//! exits 0 when all cases did (1 otherwise, 2 on bad input).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -139,7 +150,13 @@ const MAX_BLOCK: u64 = 1 << 20;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("plan") if args.len() == 3 => plan(Path::new(&args[1]), Path::new(&args[2])),
+        Some("plan") if (3..=4).contains(&args.len()) => {
+            match args.get(3).map_or("debian-12", String::as_str) {
+                "debian-12" => plan(Path::new(&args[1]), Path::new(&args[2]), Target::Debian12),
+                "debian-13" => plan(Path::new(&args[1]), Path::new(&args[2]), Target::Debian13),
+                other => Err(format!("unknown target {other:?} (debian-12, debian-13)").into()),
+            }
+        }
         Some("check") if args.len() >= 4 => {
             match check(Path::new(&args[1]), Path::new(&args[2]), &args[3..]) {
                 Ok(true) => Ok(()),
@@ -148,7 +165,7 @@ fn main() {
             }
         }
         _ => Err(
-            "usage: mpi_conformance plan OUT EXAMPLE_DIR | check SCENARIO BASELINE_DIR LOG..."
+            "usage: mpi_conformance plan OUT EXAMPLE_DIR [debian-12|debian-13] | check SCENARIO BASELINE_DIR LOG..."
                 .into(),
         ),
     };
@@ -199,6 +216,16 @@ fn function(lib: Library, c: Collective, a: Algorithm, seg: Option<Bytes>) -> Re
         (Library::Mpich, Collective::Broadcast, Algorithm::Binomial) => {
             ("MPIR_Bcast_intra_binomial", 0, 0)
         }
+        // MPICH >= 4.1's k-ary trees: the observer reads k and the chunk size at the entry
+        (Library::Mpich, Collective::Broadcast, Algorithm::Chain) => {
+            ("MPIR_Bcast_intra_tree", 0, 1)
+        }
+        (Library::Mpich, Collective::Broadcast, Algorithm::Binary) => {
+            ("MPIR_Bcast_intra_tree", 0, 2)
+        }
+        (Library::Mpich, Collective::Broadcast, Algorithm::SegmentedChain) => {
+            ("MPIR_Bcast_intra_pipelined_tree", s, 1)
+        }
         (Library::Mpich, Collective::Scatter, Algorithm::Binomial) => {
             ("MPIR_Scatter_intra_binomial", 0, 0)
         }
@@ -228,6 +255,58 @@ struct Scenario {
     /// Extra environment of the runs (`NAME=VALUE ...`); the untuned calls are left out of
     /// a scenario that has one (the runs without a file have none).
     env: &'static str,
+    /// The communicators the algorithms may run on.
+    comms: Comms,
+}
+
+/// The communicators a scenario's algorithms may run on, and the level of each.
+#[derive(Clone, Copy)]
+enum Comms {
+    /// The communicator the program calls the collective on, not recorded (Open MPI, MPICH
+    /// 4.0: Debian 12's gdb 13 cannot call the program's `tc_comm` at a breakpoint here), at
+    /// the scenario's level; every 4.0 table has the same tree for every communicator size.
+    Job,
+    /// Recorded by the MPICH observer (MPICH >= 4.1): `MPI_COMM_WORLD` (`world`: the file's
+    /// `comm_hierarchy=any` branch, the scenario's level), and for bcast and all-to-all also
+    /// MPICH's node communicator (`node:SIZE`: one machine's ranks, or one clique's; the
+    /// given level) and node-roots communicator (`roots:SIZE`: one rank per machine or
+    /// clique; the scenario's level), on which MPICH 4.1 and later run a bcast of a
+    /// communicator spanning "nodes", one machine included.
+    Hierarchy(Level),
+}
+
+impl Comms {
+    /// (communicator, level, size) of every communicator collective `c` may run its
+    /// algorithm on in a run of `np` ranks of scenario `s`.
+    fn of(self, s: &Scenario, c: Collective, np: usize) -> Vec<(String, Level, usize)> {
+        let Self::Hierarchy(node_level) = self else {
+            return vec![("*".to_owned(), s.level, np)];
+        };
+        let mut v = vec![("world".to_owned(), s.level, np)];
+        if matches!(c, Collective::Broadcast | Collective::AllToAll) {
+            let (nodes, roots) = if s.env == CLIQUES {
+                (vec![np / 2, np - np / 2], 2)
+            } else {
+                (vec![np], 1)
+            };
+            for n in nodes {
+                let comm = format!("node:{n}");
+                if n > 1 && !v.iter().any(|(x, _, _)| *x == comm) {
+                    v.push((comm, node_level, n));
+                }
+            }
+            v.push((format!("roots:{roots}"), s.level, roots));
+        }
+        v
+    }
+
+    /// The levels whose rules the scenario's calls must cross the boundaries of.
+    fn levels(self, s: &Scenario) -> Vec<Level> {
+        match self {
+            Self::Hierarchy(node) if node != s.level => vec![s.level, node],
+            _ => vec![s.level],
+        }
+    }
 }
 
 fn rule(c: Collective, level: Level, p: usize, m: u64, a: Algorithm, seg: Option<u64>) -> Rule {
@@ -342,14 +421,72 @@ fn mpich_table() -> Res<DecisionTable> {
     Ok(t)
 }
 
-/// The calls: 1 byte, and both sides of every boundary of the table's rules at `level`.
-fn calls(table: &DecisionTable, level: Level) -> Vec<(Collective, u64)> {
+/// Every tree MPICH 4.1 has (bcast: binomial, chain and binary as k-ary trees with k = 1 and
+/// 2, segmented chain as the pipelined k-ary tree with k = 1 in chunks of 4 to 128 KiB;
+/// scatter and gather binomial; all-to-all pairwise) at two levels whose rules differ, so
+/// that the communicator whose branch MPICH followed shows: group sizes 1 and 2 (MPICH's
+/// node-roots communicators on one machine, one rank, and on two cliques), 4 and 8 (the node
+/// communicators), with size boundaries on both sides of MPICH's own composition bounds.
+fn mpich_41_table() -> Res<DecisionTable> {
+    use Algorithm::{Binary, Binomial, Chain, Direct, SegmentedChain};
+    use Collective::{AllToAll, Broadcast, Gather, Scatter};
+    let node = Level::IntraMachine;
+    let roots = Level::IntraCluster;
+    let mut t = DecisionTable::new();
+    for r in [
+        rule(Broadcast, node, 2, 0, Binomial, None),
+        rule(Broadcast, node, 2, 2000, Chain, None),
+        rule(Broadcast, node, 2, 100_000, SegmentedChain, Some(16384)),
+        rule(Broadcast, node, 4, 0, Chain, None),
+        rule(Broadcast, node, 4, 1000, Binomial, None),
+        rule(Broadcast, node, 4, 65536, SegmentedChain, Some(8192)),
+        rule(Broadcast, node, 8, 0, Binomial, None),
+        rule(Broadcast, node, 8, 4096, Binary, None),
+        rule(Broadcast, node, 8, 262_144, SegmentedChain, Some(32768)),
+        rule(Broadcast, roots, 1, 0, Binomial, None),
+        rule(Broadcast, roots, 1, 3000, Binary, None),
+        rule(Broadcast, roots, 1, 30000, SegmentedChain, Some(4096)),
+        rule(Broadcast, roots, 2, 0, Chain, None),
+        rule(Broadcast, roots, 2, 5000, Binomial, None),
+        rule(Broadcast, roots, 2, 200_000, SegmentedChain, Some(65536)),
+        rule(Broadcast, roots, 4, 0, Binary, None),
+        rule(Broadcast, roots, 4, 10000, Chain, None),
+        rule(Broadcast, roots, 4, 524_288, SegmentedChain, Some(16384)),
+        rule(Broadcast, roots, 8, 0, Chain, None),
+        rule(Broadcast, roots, 8, 12288, Binomial, None),
+        rule(
+            Broadcast,
+            roots,
+            8,
+            1_000_000,
+            SegmentedChain,
+            Some(131_072),
+        ),
+    ] {
+        t.insert(r)?;
+    }
+    for level in [node, roots] {
+        for r in [
+            rule(Scatter, level, 4, 0, Binomial, None),
+            rule(Gather, level, 4, 0, Binomial, None),
+            rule(AllToAll, level, 4, 0, Direct, None),
+            rule(AllToAll, level, 8, 0, Direct, None),
+        ] {
+            t.insert(r)?;
+        }
+    }
+    cover_the_job(&mut t)?;
+    Ok(t)
+}
+
+/// The calls: 1 byte, and both sides of every boundary of the table's rules at `levels`.
+fn calls(table: &DecisionTable, levels: &[Level]) -> Vec<(Collective, u64)> {
     let mut out: Vec<(Collective, u64)> = Vec::new();
     for c in Collective::ALL {
         let rules: Vec<&Rule> = table
             .rules()
             .iter()
-            .filter(|r| r.collective == c && r.level == level)
+            .filter(|r| r.collective == c && levels.contains(&r.level))
             .collect();
         if rules.is_empty() {
             continue;
@@ -387,21 +524,23 @@ fn write_scenario(out: &Path, s: &Scenario) -> Res<()> {
     std::fs::write(dir.join("nps"), nps.join(" ") + "\n")?;
     std::fs::write(dir.join("outcome"), format!("{}\n", s.outcome))?;
     std::fs::write(dir.join("env"), format!("{}\n", s.env))?;
-    let cs = calls(&s.table, s.level);
+    let cs = calls(&s.table, &s.comms.levels(s));
     let mut calls_text = String::new();
     let mut expect = String::new();
     for &(c, m) in &cs {
         writeln!(calls_text, "{} {m}", c.name())?;
         for &np in &s.nps {
-            let r = s.table.lookup(c, s.level, np, Bytes::new(m))?;
-            let f = function(s.library, c, r.algorithm, r.segment)?;
-            writeln!(expect, "{np} {} {m} {f}", c.name())?;
+            for (comm, level, size) in s.comms.of(s, c, np) {
+                let r = s.table.lookup(c, level, size, Bytes::new(m))?;
+                let f = function(s.library, c, r.algorithm, r.segment)?;
+                writeln!(expect, "{np} {} {m} {f} {comm}", c.name())?;
+            }
         }
     }
     for (c, m) in untuned(s.library).into_iter().filter(|_| s.env.is_empty()) {
         writeln!(calls_text, "{c} {m}")?;
         for &np in &s.nps {
-            writeln!(expect, "{np} {c} {m} {LIBRARY_DEFAULT} 0 0")?;
+            writeln!(expect, "{np} {c} {m} {LIBRARY_DEFAULT} 0 0 *")?;
         }
     }
     std::fs::write(dir.join("calls"), calls_text)?;
@@ -415,7 +554,303 @@ fn write_scenario(out: &Path, s: &Scenario) -> Res<()> {
     Ok(())
 }
 
-fn plan(out: &Path, example: &Path) -> Res<()> {
+/// `text`, an Open MPI rules file, corrupted after writing: its first flat broadcast rule
+/// from 0 bytes (the 4-rank one of [`open_mpi_table`]) becomes binomial.
+fn corrupt_flat_bcast(text: &str) -> Res<String> {
+    for (flat, binomial) in [
+        ("\n0 1 0 0 # flat\n", "\n0 6 0 0 # flat\n"),
+        ("\n0 1 0 0 0 # flat\n", "\n0 6 0 0 0 # flat\n"),
+    ] {
+        if text.contains(flat) {
+            return Ok(text.replacen(flat, binomial, 1));
+        }
+    }
+    Err("no rule to corrupt".into())
+}
+
+/// `json`, an MPICH file of [`mpich_table`] or [`mpich_41_table`], corrupted after writing:
+/// the pairwise all-to-all of its catch-all for up to 7 ranks becomes Bruck's.
+fn corrupt_alltoall(json: &str) -> Res<String> {
+    let key = "\"comm_hierarchy=any\": {\n                    \"comm_size<=7\": {\n                        \"avg_msg_size=any\": {\n                            \"algorithm=MPIR_Alltoall_intra_pairwise\"";
+    let at = json
+        .find("\"collective=alltoall\"")
+        .and_then(|a| json[a..].find(key).map(|k| a + k))
+        .ok_or("no all-to-all rule to corrupt")?;
+    let mut bad = json.to_owned();
+    let name_at = at + key.len() - "MPIR_Alltoall_intra_pairwise\"".len();
+    bad.replace_range(
+        name_at..name_at + "MPIR_Alltoall_intra_pairwise".len(),
+        "MPIR_Alltoall_intra_brucks",
+    );
+    Ok(bad)
+}
+
+/// Debian 13's scenarios: Open MPI 5.0.7 (which reads [`open_mpi::Version::V4_1_8`]'s
+/// layouts) and MPICH 4.2.1 (which reads [`mpich::Version::V4_1`] files). MPICH runs on 4
+/// and 8 ranks (every rank under gdb: 16 ranks take about 20 s a run on 2 cores): the
+/// tables' group sizes are 1 to 8, and on 8, a power of two, MPICH's own bcast composition
+/// switches from the node and node-roots communicators to `MPI_COMM_WORLD` at 512 KiB.
+fn plan_debian13(example: &Path) -> Res<Vec<Scenario>> {
+    let two = LevelMap::two_level(Level::IntraMachine, Level::IntraCluster)?;
+    let mut scenarios = Vec::new();
+    let scenario =
+        |name, library, file, table, level, nps: &[usize], outcome, env, comms| Scenario {
+            name,
+            library,
+            file,
+            table,
+            level,
+            nps: nps.to_vec(),
+            outcome,
+            env,
+            comms,
+        };
+
+    // Open MPI: the example's two files, read as the versions read them
+    let classic = open_mpi::Options::for_job(JOB).with_levels(two);
+    let v2 = classic
+        .with_version(open_mpi::Version::V4_1_8)
+        .with_layout(open_mpi::Layout::MaxRequests);
+    for (name, file, o) in [
+        ("openmpi-5.0-example", "coll_tuned_rules_4.1.txt", classic),
+        ("openmpi-5.0-example-v2", "coll_tuned_rules_4.1.8.txt", v2),
+    ] {
+        let text = std::fs::read_to_string(example.join(file))?;
+        scenarios.push(scenario(
+            name,
+            Library::OpenMpi,
+            text.clone(),
+            open_mpi::read(&text, &o)?,
+            Level::IntraCluster,
+            &[4, 5, 8, 16],
+            "follow",
+            "",
+            Comms::Job,
+        ));
+    }
+    // generated: every Open MPI tree, each level, both layouts; corrupted files of both
+    let t = open_mpi_table()?;
+    // (the classic layout written for the older releases, as 5.0.7 must still read it)
+    for (version, layout, tag) in [
+        (open_mpi::Version::V4_1, open_mpi::Layout::Classic, ""),
+        (
+            open_mpi::Version::V4_1_8,
+            open_mpi::Layout::MaxRequests,
+            "-v2",
+        ),
+    ] {
+        for (level, at) in [
+            (Level::IntraCluster, "inter-node"),
+            (Level::IntraMachine, "intra-node"),
+        ] {
+            let o = open_mpi::Options::for_job(JOB)
+                .with_version(version)
+                .with_layout(layout)
+                .with_levels(LevelMap::single(level));
+            let mut only = DecisionTable::new();
+            for r in t.rules().iter().filter(|r| r.level == level) {
+                only.insert(*r)?;
+            }
+            let text = open_mpi::write(&only, &o)?;
+            let name = format!("openmpi-5.0{tag}-{at}");
+            if level == Level::IntraCluster {
+                // corrupted after writing: the 4-rank flat broadcast becomes binomial
+                scenarios.push(scenario(
+                    leak(format!("openmpi-5.0{tag}-corrupted")),
+                    Library::OpenMpi,
+                    corrupt_flat_bcast(&text)?,
+                    only.clone(),
+                    level,
+                    &[4],
+                    "differ",
+                    "",
+                    Comms::Job,
+                ));
+            }
+            scenarios.push(scenario(
+                leak(name),
+                Library::OpenMpi,
+                text,
+                only,
+                level,
+                &[4, 5, 6, 7, 8, 16],
+                "follow",
+                "",
+                Comms::Job,
+            ));
+        }
+    }
+    // the JSON layout of Open MPI's main branch: Open MPI 5.0.7 must be seen to ignore it
+    let mut inter = DecisionTable::new();
+    for r in t.rules().iter().filter(|r| r.level == Level::IntraCluster) {
+        inter.insert(*r)?;
+    }
+    scenarios.push(scenario(
+        "openmpi-json-on-5.0",
+        Library::OpenMpi,
+        open_mpi_json::write(&inter, &LevelMap::single(Level::IntraCluster))?,
+        inter,
+        Level::IntraCluster,
+        &[4],
+        "differ",
+        "",
+        Comms::Job,
+    ));
+
+    // MPICH: the example's 4.1 file, read as 4.1 reads it
+    let m41 = mpich::Options::for_job(JOB)
+        .with_levels(two)
+        .with_version(mpich::Version::V4_1);
+    let json = std::fs::read_to_string(example.join("mpich_coll_selection_4.1.json"))?;
+    let hierarchy = Comms::Hierarchy(Level::IntraMachine);
+    scenarios.push(scenario(
+        "mpich-4.1-example",
+        Library::Mpich,
+        json.clone(),
+        mpich::read(&json, &m41)?,
+        Level::IntraCluster,
+        &[4, 8],
+        "follow",
+        "",
+        hierarchy,
+    ));
+    // generated: every MPICH 4.1 tree at two levels, without and with two cliques; each
+    // two-level branch corrupted
+    let t = mpich_41_table()?;
+    let json = mpich::write(&t, &m41)?;
+    scenarios.push(scenario(
+        "mpich-4.1-two-level",
+        Library::Mpich,
+        json.clone(),
+        t.clone(),
+        Level::IntraCluster,
+        &[4, 8],
+        "follow",
+        "",
+        hierarchy,
+    ));
+    scenarios.push(scenario(
+        "mpich-4.1-two-level-cliques",
+        Library::Mpich,
+        json.clone(),
+        t.clone(),
+        Level::IntraCluster,
+        &[4, 8],
+        "follow",
+        CLIQUES,
+        hierarchy,
+    ));
+    for (name, branch, other) in [
+        (
+            "mpich-4.1-node-corrupted-cliques",
+            "node",
+            "MPIR_Bcast_intra_scatter_ring_allgather",
+        ),
+        (
+            "mpich-4.1-node-roots-corrupted-cliques",
+            "node_roots",
+            "MPIR_Bcast_intra_scatter_recursive_doubling_allgather",
+        ),
+    ] {
+        scenarios.push(scenario(
+            name,
+            Library::Mpich,
+            corrupt_bcast_branch(&json, branch, other)?,
+            t.clone(),
+            Level::IntraCluster,
+            &[4],
+            "differ",
+            CLIQUES,
+            hierarchy,
+        ));
+    }
+    // corrupted after writing: the all-to-all of the catch-all becomes Bruck's
+    scenarios.push(scenario(
+        "mpich-4.1-corrupted",
+        Library::Mpich,
+        corrupt_alltoall(&json)?,
+        t.clone(),
+        Level::IntraCluster,
+        &[4],
+        "differ",
+        "",
+        hierarchy,
+    ));
+    // one level: every communicator takes the comm_hierarchy=any branch at its own size
+    let mut intra = DecisionTable::new();
+    for r in t.rules().iter().filter(|r| r.level == Level::IntraMachine) {
+        intra.insert(*r)?;
+    }
+    let single = mpich::Options::for_job(JOB)
+        .with_levels(LevelMap::single(Level::IntraMachine))
+        .with_version(mpich::Version::V4_1);
+    scenarios.push(scenario(
+        "mpich-4.1-one-level",
+        Library::Mpich,
+        mpich::write(&intra, &single)?,
+        intra,
+        Level::IntraMachine,
+        &[4, 8],
+        "follow",
+        "",
+        Comms::Hierarchy(Level::IntraMachine),
+    ));
+    // a file for MPICH 4.0 on MPICH 4.2.1: MPI_Init must abort on the barrier 4.1 renamed
+    let t = mpich_table()?;
+    scenarios.push(scenario(
+        "mpich-4.0-file-on-4.1",
+        Library::Mpich,
+        mpich::write(&t, &mpich::Options::for_job(JOB).with_levels(two))?,
+        t,
+        Level::IntraCluster,
+        &[2],
+        "abort",
+        "",
+        Comms::Job,
+    ));
+    Ok(scenarios)
+}
+
+/// A scenario name built at run time (the program plans once).
+fn leak(name: String) -> &'static str {
+    Box::leak(name.into_boxed_str())
+}
+
+/// The machine the MPI half runs on: its library versions choose the scenarios.
+#[derive(Clone, Copy)]
+enum Target {
+    /// Debian 12: Open MPI 4.1.4, MPICH 4.0.2.
+    Debian12,
+    /// Debian 13: Open MPI 5.0.7, MPICH 4.2.1.
+    Debian13,
+}
+
+fn plan(out: &Path, example: &Path, target: Target) -> Res<()> {
+    let (scenarios, mpich_file) = match target {
+        Target::Debian12 => (plan_debian12(example)?, "mpich_coll_selection_4.0.json"),
+        Target::Debian13 => (plan_debian13(example)?, "mpich_coll_selection_4.1.json"),
+    };
+    for s in &scenarios {
+        write_scenario(out, s)?;
+    }
+    for (library, name) in [(Library::OpenMpi, "openmpi"), (Library::Mpich, "mpich")] {
+        let calls: String = untuned(library)
+            .iter()
+            .map(|(c, m)| format!("{c} {m}\n"))
+            .collect();
+        std::fs::write(out.join(format!("untuned.{name}.calls")), calls)?;
+    }
+    // the example's file of the version, for mpich_builtin.py
+    std::fs::copy(example.join(mpich_file), out.join("mpich-builtin.json"))?;
+    if let Target::Debian13 = target {
+        // the expectations name communicators: the MPICH observer must record them
+        std::fs::write(out.join("observe-comms"), "1\n")?;
+    }
+    Ok(())
+}
+
+/// Debian 12's scenarios: Open MPI 4.1.4 and MPICH 4.0.2.
+fn plan_debian12(example: &Path) -> Res<Vec<Scenario>> {
     let two = LevelMap::two_level(Level::IntraMachine, Level::IntraCluster)?;
     let mut scenarios = Vec::new();
 
@@ -431,6 +866,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4, 5, 8, 16],
         outcome: "follow",
         env: "",
+        comms: Comms::Job,
     });
     let m40 = mpich::Options::for_job(JOB).with_levels(two);
     let json = std::fs::read_to_string(example.join("mpich_coll_selection_4.0.json"))?;
@@ -443,6 +879,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4, 8, 16],
         outcome: "follow",
         env: "",
+        comms: Comms::Job,
     });
 
     // generated: every Open MPI tree, each level
@@ -465,6 +902,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
             nps: vec![4, 5, 6, 7, 8, 16],
             outcome: "follow",
             env: "",
+            comms: Comms::Job,
         });
     }
     let mut inter = DecisionTable::new();
@@ -473,19 +911,16 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
     }
     let good = open_mpi::write(&inter, &open_mpi::Options::for_job(JOB))?;
     // corrupted after writing: the 4-rank flat broadcast becomes binomial
-    let bad = good.replacen("\n0 1 0 0 # flat\n", "\n0 6 0 0 # flat\n", 1);
-    if bad == good {
-        return Err("no rule to corrupt".into());
-    }
     scenarios.push(Scenario {
         name: "openmpi-4.1-corrupted",
         library: Library::OpenMpi,
-        file: bad,
+        file: corrupt_flat_bcast(&good)?,
         table: inter.clone(),
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
         env: "",
+        comms: Comms::Job,
     });
     // the JSON layout of Open MPI's main branch: Open MPI 4.1.4 must be seen to ignore it
     scenarios.push(Scenario {
@@ -497,6 +932,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4],
         outcome: "differ",
         env: "",
+        comms: Comms::Job,
     });
     // rule-file-version-2: Open MPI 4.1.4 must be seen to ignore it
     let v2 = open_mpi::Options::for_job(JOB)
@@ -511,6 +947,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4],
         outcome: "differ",
         env: "",
+        comms: Comms::Job,
     });
 
     // generated: MPICH 4.0, two levels (MPI_COMM_WORLD takes the catch-all)
@@ -525,6 +962,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4, 8, 16],
         outcome: "follow",
         env: "",
+        comms: Comms::Job,
     });
     // the same file with MPICH's node cliques (two "nodes" of consecutive ranks on this
     // machine): MPICH 4.0.2's bcast then runs on the node and node-roots communicators,
@@ -539,6 +977,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4, 8],
         outcome: "follow",
         env: CLIQUES,
+        comms: Comms::Job,
     });
     for (name, hierarchy, other) in [
         (
@@ -561,6 +1000,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
             nps: vec![4],
             outcome: "differ",
             env: CLIQUES,
+            comms: Comms::Job,
         });
     }
     let single = mpich::Options::for_job(JOB).with_levels(LevelMap::single(Level::IntraMachine));
@@ -577,28 +1017,19 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4, 5, 8],
         outcome: "follow",
         env: "",
+        comms: Comms::Job,
     });
     // corrupted after writing: the all-to-all of the catch-all becomes Bruck's
-    let key = "\"comm_hierarchy=any\": {\n                    \"comm_size<=7\": {\n                        \"avg_msg_size=any\": {\n                            \"algorithm=MPIR_Alltoall_intra_pairwise\"";
-    let at = json
-        .find("\"collective=alltoall\"")
-        .and_then(|a| json[a..].find(key).map(|k| a + k))
-        .ok_or("no all-to-all rule to corrupt")?;
-    let mut bad = json.clone();
-    let name_at = at + key.len() - "MPIR_Alltoall_intra_pairwise\"".len();
-    bad.replace_range(
-        name_at..name_at + "MPIR_Alltoall_intra_pairwise".len(),
-        "MPIR_Alltoall_intra_brucks",
-    );
     scenarios.push(Scenario {
         name: "mpich-4.0-corrupted",
         library: Library::Mpich,
-        file: bad,
+        file: corrupt_alltoall(&json)?,
         table: t,
         level: Level::IntraCluster,
         nps: vec![4],
         outcome: "differ",
         env: "",
+        comms: Comms::Job,
     });
 
     // the example's file with the previous writer's one algorithm per untuned collective
@@ -615,6 +1046,7 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![4, 5],
         outcome: "differ",
         env: "",
+        comms: Comms::Job,
     });
 
     // a file for MPICH 4.1 on MPICH 4.0: MPI_Init must abort on an algorithm 4.0 lacks
@@ -628,42 +1060,52 @@ fn plan(out: &Path, example: &Path) -> Res<()> {
         nps: vec![2],
         outcome: "abort",
         env: "",
+        comms: Comms::Job,
     });
+    Ok(scenarios)
+}
 
-    for s in &scenarios {
-        write_scenario(out, s)?;
+/// A case: communicator size of the run, collective, bytes.
+type Case = (usize, String, u64);
+
+/// An observer's `ALG FUNCTION SEGSIZE FANOUT [COMM]` line: ("FUNCTION SEGSIZE FANOUT", the
+/// communicator, `world` where not recorded).
+fn alg(f: &[&str]) -> Option<(String, String)> {
+    match *f {
+        ["ALG", func, seg, fan] => Some((format!("{func} {seg} {fan}"), "world".to_owned())),
+        ["ALG", func, seg, fan, comm] => Some((format!("{func} {seg} {fan}"), comm.to_owned())),
+        _ => None,
     }
-    for (library, name) in [(Library::OpenMpi, "openmpi"), (Library::Mpich, "mpich")] {
-        let calls: String = untuned(library)
-            .iter()
-            .map(|(c, m)| format!("{c} {m}\n"))
-            .collect();
-        std::fs::write(out.join(format!("untuned.{name}.calls")), calls)?;
+}
+
+/// Each log's cases with what the rank ran first for each: `MARK COLLECTIVE BYTES NP` then
+/// an `ALG` line.
+fn observed(path: &Path) -> Res<Vec<(Case, String, String)>> {
+    let text = std::fs::read_to_string(path)?;
+    let mut out = Vec::new();
+    let mut current: Option<Case> = None;
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if let ["MARK", c, m, np] = f[..] {
+            current = Some((np.parse()?, c.to_owned(), m.parse()?));
+        } else if let Some((ran, comm)) = alg(&f) {
+            if let Some(case) = current.take() {
+                out.push((case, ran, comm));
+            }
+        } else {
+            return Err(format!("{}: bad line {line:?}", path.display()).into());
+        }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// (np, collective, bytes) → the function, segment size and fan-out every rank ran, from the
 /// logs of the runs without a file (a case where ranks disagree is left out: not observed).
-fn baseline(dir: &Path) -> Res<Expect> {
-    let mut ran: BTreeMap<(usize, String, u64), Vec<String>> = BTreeMap::new();
+fn baseline(dir: &Path) -> Res<BTreeMap<Case, String>> {
+    let mut ran: BTreeMap<Case, Vec<String>> = BTreeMap::new();
     for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        let text = std::fs::read_to_string(&path)?;
-        let mut current: Option<(usize, String, u64)> = None;
-        for line in text.lines() {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            match f[..] {
-                ["MARK", c, m, np] => current = Some((np.parse()?, c.to_owned(), m.parse()?)),
-                ["ALG", func, seg, fan] => {
-                    if let Some(key) = current.take() {
-                        ran.entry(key)
-                            .or_default()
-                            .push(format!("{func} {seg} {fan}"));
-                    }
-                }
-                _ => return Err(format!("{}: bad line {line:?}", path.display()).into()),
-            }
+        for (case, r, _) in observed(&entry?.path())? {
+            ran.entry(case).or_default().push(r);
         }
     }
     Ok(ran
@@ -675,61 +1117,61 @@ fn baseline(dir: &Path) -> Res<Expect> {
         .collect())
 }
 
-/// (np, collective, bytes) → what must run.
-type Expect = BTreeMap<(usize, String, u64), String>;
+/// (case, communicator: `*` for any) → what must run.
+type Expect = BTreeMap<(Case, String), String>;
 
 fn check(dir: &Path, baseline_dir: &Path, logs: &[String]) -> Res<bool> {
     let defaults = baseline(baseline_dir)?;
     let mut expect = Expect::new();
     for line in std::fs::read_to_string(dir.join("expect"))?.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
-        let [np, c, m, func, seg, fan] = f[..] else {
+        let [np, c, m, func, seg, fan, comm] = f[..] else {
             return Err(format!("bad expect line {line:?}").into());
         };
-        let key = (np.parse()?, c.to_owned(), m.parse()?);
+        let case: Case = (np.parse()?, c.to_owned(), m.parse()?);
         let want = if func == LIBRARY_DEFAULT {
             // unobserved without a file: no function has this name, the case fails
             defaults
-                .get(&key)
+                .get(&case)
                 .cloned()
                 .unwrap_or_else(|| "(not-observed-without-a-file) 0 0".to_owned())
         } else {
             format!("{func} {seg} {fan}")
         };
-        expect.insert(key, want);
+        expect.insert((case, comm.to_owned()), want);
     }
     let outcome = std::fs::read_to_string(dir.join("outcome"))?;
     if outcome.trim() == "abort" {
         return Err("an abort scenario has no logs to check".into());
     }
     let want_follow = outcome.trim() == "follow";
+    let cases: std::collections::BTreeSet<&Case> = expect.keys().map(|(c, _)| c).collect();
     // case → (ranks that ran what the file means, ranks that did not, what they ran)
-    let mut seen: BTreeMap<(usize, String, u64), (usize, usize, String)> = BTreeMap::new();
+    let mut seen: BTreeMap<Case, (usize, usize, String)> = BTreeMap::new();
+    // communicator kind → rank calls observed on it
+    let mut on: BTreeMap<String, usize> = BTreeMap::new();
     let mut ranks = 0;
     for path in logs.iter().map(PathBuf::from) {
         ranks += 1;
-        let text = std::fs::read_to_string(&path)?;
-        let mut current: Option<(usize, String, u64)> = None;
-        for line in text.lines() {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            match f[..] {
-                ["MARK", c, m, np] => {
-                    let key = (np.parse()?, c.to_owned(), m.parse()?);
-                    current = expect.contains_key(&key).then_some(key);
-                }
-                ["ALG", func, seg, fan] => {
-                    if let Some(key) = current.take() {
-                        let ran = format!("{func} {seg} {fan}");
-                        let e = seen.entry(key.clone()).or_insert((0, 0, String::new()));
-                        if expect.get(&key) == Some(&ran) {
-                            e.0 += 1;
-                        } else {
-                            e.1 += 1;
-                            e.2 = ran;
-                        }
-                    }
-                }
-                _ => return Err(format!("{}: bad line {line:?}", path.display()).into()),
+        for (case, ran, comm) in observed(&path)? {
+            if !cases.contains(&case) {
+                continue;
+            }
+            let want = expect
+                .get(&(case.clone(), comm.clone()))
+                .or_else(|| expect.get(&(case.clone(), "*".to_owned())));
+            *on.entry(comm.split(':').next().unwrap_or("").to_owned())
+                .or_default() += 1;
+            let e = seen.entry(case).or_insert((0, 0, String::new()));
+            if want == Some(&ran) {
+                e.0 += 1;
+            } else {
+                e.1 += 1;
+                e.2 = if want.is_some() {
+                    format!("{ran} on {comm}")
+                } else {
+                    format!("{ran} on {comm}, a communicator not planned for")
+                };
             }
         }
     }
@@ -738,18 +1180,29 @@ fn check(dir: &Path, baseline_dir: &Path, logs: &[String]) -> Res<bool> {
     let mut total = 0;
     let mut shown = 0;
     let (mut untuned_total, mut untuned_followed) = (0, 0);
-    for (key, want) in &expect {
+    for key in cases {
         if !seen.keys().any(|k| k.0 == key.0) {
             continue; // that communicator size was not run
         }
         total += 1;
+        let means = || {
+            expect
+                .iter()
+                .filter(|((c, _), _)| c == key)
+                .map(|((_, comm), want)| format!("{want} on {comm}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let ok = match seen.get(key) {
             Some(&(_, 0, _)) => true,
             Some((_, _, ran)) => {
                 if shown < 12 {
                     println!(
-                        "  np={} {} {} B: the file means {want}, the library ran {ran}",
-                        key.0, key.1, key.2
+                        "  np={} {} {} B: the file means {}; the library ran {ran}",
+                        key.0,
+                        key.1,
+                        key.2,
+                        means()
                     );
                     shown += 1;
                 }
@@ -759,8 +1212,11 @@ fn check(dir: &Path, baseline_dir: &Path, logs: &[String]) -> Res<bool> {
                 unobserved += 1;
                 if shown < 12 {
                     println!(
-                        "  np={} {} {} B: no algorithm observed (the file means {want})",
-                        key.0, key.1, key.2
+                        "  np={} {} {} B: no algorithm observed (the file means {})",
+                        key.0,
+                        key.1,
+                        key.2,
+                        means()
                     );
                     shown += 1;
                 }
@@ -778,8 +1234,14 @@ fn check(dir: &Path, baseline_dir: &Path, logs: &[String]) -> Res<bool> {
         }
     }
     let all = total > 0 && followed == total;
+    let comms = if on.keys().any(|k| k != "world") {
+        let v: Vec<String> = on.iter().map(|(k, n)| format!("{n} on {k}")).collect();
+        format!("; rank calls {}", v.join(", "))
+    } else {
+        String::new()
+    };
     println!(
-        "{}: {followed} of {total} cases ran what the file means ({untuned_followed} of {untuned_total} untuned ones what the library runs without a file), {unobserved} not observed ({ranks} rank logs); expected: {}",
+        "{}: {followed} of {total} cases ran what the file means ({untuned_followed} of {untuned_total} untuned ones what the library runs without a file), {unobserved} not observed ({ranks} rank logs{comms}); expected: {}",
         dir.display(),
         if want_follow {
             "all"

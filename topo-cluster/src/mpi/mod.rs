@@ -15,16 +15,18 @@
 //!
 //! | file (writer options) | Open MPI 4.1.0–4.1.7, 5.0.0–5.0.6 | Open MPI ≥ 4.1.8, ≥ 5.0.7 | MPICH 4.0.x | MPICH ≥ 4.1 |
 //! |---|---|---|---|---|
-//! | [`open_mpi`], `Version::V4_1` (classic, one level) | read and followed: run on Debian 12's 4.1.4, every case observed | read (source of 4.1.8 and 5.0.7) | – | – |
-//! | [`open_mpi`], `Version::V4_1_8` with `Layout::MaxRequests` | **not read**: the whole file is ignored, run on 4.1.4 | read (source) | – | – |
+//! | [`open_mpi`], `Version::V4_1` (classic, one level) | read and followed: run on Debian 12's 4.1.4, every case observed | read and followed: run on Debian 13's 5.0.7, every case observed | – | – |
+//! | [`open_mpi`], `Version::V4_1_8` with `Layout::MaxRequests` | **not read**: the whole file is ignored, run on 4.1.4 | read and followed: run on Debian 13's 5.0.7, every case observed | – | – |
 //! | topology tags (`0@singlenode`), no longer written | **misread**: tag dropped, levels merged (source; the reader refuses them) | misread (source) | – | – |
-//! | [`open_mpi_json`] | **not read**: ignored, run on 4.1.4 (no release has the JSON reader) | **not read** (source) | – | – |
-//! | [`mpich`], `Version::V4_0` | – | – | read and followed: run on Debian 12's 4.0.2, every case observed | **aborts**: `MPIR_Barrier_intra_dissemination` is gone in 4.1 (source) |
-//! | [`mpich`], `Version::V4_1` | – | – | **aborts** in `MPI_Init` (`unrecognized key`): run on 4.0.2 | read (source of 4.1) |
+//! | [`open_mpi_json`] | **not read**: ignored, run on 4.1.4 (no release has the JSON reader) | **not read**: ignored, run on 5.0.7 | – | – |
+//! | [`mpich`], `Version::V4_0` | – | – | read and followed: run on Debian 12's 4.0.2, every case observed | **aborts** in `MPI_Init` (`unrecognized key algorithm=MPIR_Barrier_intra_dissemination`): run on Debian 13's MPICH 4.2.1 |
+//! | [`mpich`], `Version::V4_1` | – | – | **aborts** in `MPI_Init` (`unrecognized key`): run on 4.0.2 | read and followed: run on Debian 13's MPICH 4.2.1, every case observed |
 //!
-//! "Run" means the conformance script of the crate (`conformance/run.sh`) ran a program
-//! under the file and observed in the library which algorithm function each collective
-//! called; "source" means read from the library's source at that release, not run.
+//! "Run" means the conformance script of the crate (`conformance/run.sh`, `--debian 13` for
+//! Debian 13's libraries) ran a program under the file and observed in the library which
+//! algorithm function each collective called (for MPICH 4.2.1 also with which k-ary tree
+//! parameters and on which communicator); "source" means read from the library's source at
+//! that release, not run.
 //!
 //! # Mapping of topo-cluster's trees
 //!
@@ -64,9 +66,10 @@
 //! `coll_tuned_dynamic_rules.c`, `coll_tuned_decision_dynamic.c` (the sizes compared), the
 //! `coll_tuned_*_decision.c` algorithm lists, `ompi/mca/coll/base/coll_base_util.c` (the
 //! number reader) and the collective ids of `coll_base_functions.h` (bcast 7, scatter 15,
-//! gather 9, alltoall 3); and of MPICH at v4.0.2 and v4.1: `src/mpi/coll/src/csel.c`,
-//! `csel_container.c` and `maint/tuning/coll/mpir/generic.json`. The files for Open MPI
-//! 4.1.4 and MPICH 4.0.2 were run through them (Debian 12's packages).
+//! gather 9, alltoall 3); and of MPICH at v4.0.2, v4.1 and v4.2.1: `src/mpi/coll/src/csel.c`,
+//! `csel_container.c` and `maint/tuning/coll/mpir/generic.json`. The files were run through
+//! Open MPI 4.1.4 and MPICH 4.0.2 (Debian 12's packages) and Open MPI 5.0.7 and MPICH 4.2.1
+//! (Debian 13's).
 
 use crate::{Error, Level};
 

@@ -65,8 +65,12 @@
 //!   aborts `MPI_Init`, so [`write()`] reports [`Error::NoEquivalent`] for them.
 //! - [`Version::V4_1`] (4.1 and later): also the k-ary trees. MPICH 4.1's parser stores the
 //!   value of `is_non_blocking=…` in `k` (and leaves the container's non-blocking flag unset,
-//!   which builds the same tree either way): the writer puts `is_non_blocking` before `k`,
-//!   so that `k` wins, and the reader refuses the other order.
+//!   which builds the same tree either way; 4.2 fixed it): the writer puts `is_non_blocking`
+//!   before `k`, so that `k` wins, and the reader refuses the other order. Run on Debian 13's
+//!   MPICH 4.2.1 (the crate's conformance test), every tree is followed: the observer read
+//!   `tree_type` 0 (k-ary), `k`, the chunk size and non-blocking 0 at the entry of
+//!   `MPIR_Bcast_intra_tree` and `MPIR_Bcast_intra_pipelined_tree`; a [`Version::V4_0`] file
+//!   aborts `MPI_Init` there (`unrecognized key algorithm=MPIR_Barrier_intra_dissemination`).
 //!
 //! # Levels
 //! [`LevelMap::single`] writes `comm_hierarchy=any`. A two-level map writes
@@ -79,7 +83,13 @@
 //! `node_roots` branches: the conformance test sees it on one machine split into two "nodes"
 //! (`MPIR_CVAR_NUM_CLIQUES=2`), following the file and not following a file with either
 //! branch corrupted. Scatter, gather and all-to-all have no such algorithm in 4.0.2: they
-//! take the catch-all.
+//! take the catch-all. MPICH 4.2.1 (ch4, as Debian builds it) does the same on one machine
+//! without cliques: `MPI_COMM_WORLD` there has a node communicator of every rank and a
+//! node-roots communicator of one, and a bcast of it runs on those two (up to 7 ranks
+//! always; from 8 ranks below 512 KiB on a power of two, below 12 KiB otherwise), each
+//! taking its branch at its own size (`comm_size` 1 for the node roots), and on
+//! `MPI_COMM_WORLD` itself (`comm_hierarchy=any`) above. The conformance test records on
+//! which communicator each algorithm ran and sees every one follow its branch.
 //!
 //! # All-to-all in place
 //! A tuned all-to-all's `comm_type=intra` branch starts with `is_sendbuf_inplace=yes`:
@@ -106,13 +116,17 @@
 //! in-place, Bruck's, scattered or pairwise by size; broadcast binomial, scatter +
 //! recursive-doubling or ring all-gather by size; scan SMP-aware on node-consecutive ranks;
 //! barrier, all-reduce and reduce SMP-aware where MPICH's table says so; gatherv, scatterv,
-//! exscan and the neighbourhood collectives with MPICH's one algorithm. The conformance test
-//! checks these branches equal, key for key, the table compiled into Debian 12's libmpich
-//! 4.0.2, and sees MPICH 4.0.2 run the same algorithm with the file as without any file for
-//! the blocking collectives on both sides of their boundaries.
+//! exscan and the neighbourhood collectives with MPICH's one algorithm. [`Version::V4_0`]'s
+//! are MPICH's table at every 4.0 tag (v4.0 to v4.0.3), [`Version::V4_1`]'s its table at
+//! every tag from v4.1 to v4.3.2 (`generic.json` unchanged, and the same at v5.0.0 and
+//! v5.0.1). The conformance test checks these branches equal, key for key, the tables
+//! compiled into Debian 12's libmpich 4.0.2 ([`Version::V4_0`]) and Debian 13's 4.2.1
+//! ([`Version::V4_1`]), and sees both run the same algorithm with the file as without any
+//! file for the blocking collectives on both sides of their boundaries.
 //!
-//! # Not confirmed
-//! - `tree_type=kary` is read with `atoi`, which gives 0, `MPIR_TREE_TYPE_KARY` in 4.1.
+//! # Numbers
+//! - `tree_type=kary` is read with `atoi`, which gives 0, `MPIR_TREE_TYPE_KARY` (seen at the
+//!   entry of the trees on 4.2.1).
 //! - The readers use `atoi`, so every number must fit a C `int`: larger ones are refused.
 //!
 //! The JSON is written by hand (the keys are fixed ASCII and the layout must be stable for the
@@ -157,7 +171,8 @@ pub enum Version {
     /// topo-cluster's trees (no `MPIR_Bcast_intra_tree`, no `…_pipelined_tree`).
     #[default]
     V4_0,
-    /// MPICH 4.1 and later: also the k-ary and pipelined k-ary broadcast trees.
+    /// MPICH 4.1 and later (Debian 13 ships 4.2.1): also the k-ary and pipelined k-ary
+    /// broadcast trees.
     V4_1,
 }
 

@@ -4,8 +4,8 @@
 //! **No released Open MPI reads this file**: no release tag up to 5.0.7 (nor any later tag in
 //! Open MPI's repository as of August 2026) contains the JSON reader. 4.1.x and 5.0.x read
 //! any rules file as the classic layout, skipping every character that does not start a
-//! number; run on Open MPI 4.1.4 (the crate's conformance test), the JSON file is ignored:
-//! every collective runs what Open MPI's fixed rules choose. Write
+//! number; run on Open MPI 4.1.4 and 5.0.7 (the crate's conformance test, on Debian 12 and
+//! 13), the JSON file is ignored: every collective runs what Open MPI's fixed rules choose. Write
 //! [`crate::mpi::open_mpi`]'s classic file for a released Open MPI.
 //!
 //! The layout: per collective a list of communicator rules

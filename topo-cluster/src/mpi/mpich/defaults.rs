@@ -3,8 +3,12 @@
 //! that table, so they must say what MPICH would choose without a file).
 //!
 //! Stated here from reading MPICH's `maint/tuning/coll/mpir/generic.json` at the v4.0.2
-//! and v4.1 tags (the two differ only in the barrier) and the table compiled into Debian
-//! 12's libmpich 4.0.2; the tests of keys follow `csel.c` of those releases. The decisions,
+//! and v4.1 tags (the two differ only in the barrier) and the tables compiled into Debian
+//! 12's libmpich 4.0.2 and Debian 13's 4.2.1; the tests of keys follow `csel.c` of those
+//! releases. [`Version::V4_0`]'s set is MPICH's at every 4.0 tag (v4.0 to v4.0.3),
+//! [`Version::V4_1`]'s at every tag from v4.1 to v4.3.2 (the file is unchanged between
+//! them; 4.2's `csel.c` reads every `…=any` key as one catch-all, which must come last, as
+//! the writer puts it). The decisions,
 //! for an intra-communicator (sizes in bytes, p the communicator size, "pow2" p a power of
 //! two, "count<pow2" the count below the largest power of two not above p):
 //!
