@@ -204,3 +204,30 @@ fn a_coflow_line_of_too_many_flows_is_refused_before_any_flow_is_made() {
         Err(Error::Trace { line: 2, .. })
     ));
 }
+
+#[test]
+fn a_transfer_after_a_compute_of_1e300_s_is_left_unplanned_by_jit() {
+    // Regression (found by the `dag_builder` fuzz target): after a compute task of 1e300 s a
+    // transfer's release and LAT round to the same `f64`, so its LP window is empty; JIT
+    // returned the LP's `EmptyWindow` as the run's error. The job is now left unplanned (its
+    // transfer goes as background traffic) and the run ends, the job no faster than alone.
+    let cluster = Cluster::uniform(2, BitsPerSec::from_gbps(1)).unwrap();
+    let mut b = JobBuilder::new();
+    let c = b.compute_secs(1e300);
+    let t = b.transfer_bits(1e6, MachineId::new(0), MachineId::new(1));
+    let d = b.compute_secs(1.0);
+    b.edge(c, t).edge(t, d);
+    let jobs = [SimJob::at_secs(
+        0.0,
+        b.build(&cluster).unwrap(),
+        JobKind::CustomDag,
+    )];
+    let r = simulate(
+        &cluster,
+        &jobs,
+        &SimConfig::new(Scheduler::Jit(JitConfig::default())),
+    )
+    .unwrap();
+    assert_eq!((r.lp.planned, r.lp.unplanned), (0, 1));
+    assert!(r.jobs[0].finish >= 1e300 && r.jobs[0].jct() >= r.jobs[0].alone * (1.0 - 1e-9));
+}

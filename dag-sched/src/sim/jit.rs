@@ -383,6 +383,14 @@ impl Jit {
                 self.stats.unplanned += 1;
                 Ok(())
             }
+            // A transfer whose window is empty in `f64` (its time alone below the resolution
+            // of its release: after a compute of 1e300 s, release and LAT round to the same
+            // number): no plan can be written for the job, whose transfers then go as
+            // background traffic, as an infeasible job's do.
+            Err(Error::EmptyWindow { .. }) => {
+                self.stats.unplanned += 1;
+                Ok(())
+            }
             Err(e) => Err(e),
         }
     }

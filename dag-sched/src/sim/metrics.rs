@@ -100,7 +100,9 @@ pub struct LpStats {
     pub solves: usize,
     /// Jobs whose windows had to be widened at least once.
     pub relaxed: usize,
-    /// Jobs left unplanned after `max_relax` widenings.
+    /// Jobs left unplanned: still infeasible after `max_relax` widenings, or with a transfer
+    /// whose window is empty in floating point (its time alone below the resolution of its
+    /// release time).
     pub unplanned: usize,
     /// Variables of the largest LP.
     pub max_variables: usize,
