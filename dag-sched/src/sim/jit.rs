@@ -446,7 +446,8 @@ mod tests {
     #[test]
     fn planned_transfers_arrive_by_their_lat_and_the_rest_is_background() {
         // T2 (outside the LP at α = 0.5) and a 4-bit file share machine 2's ingress: by default
-        // as background traffic, fairly; under our LatPriority T2 goes first.
+        // as background traffic, fairly; under our LatPriority T2 goes first, and under our
+        // coflow rests too (T2's 2 bits are the smaller coflow).
         let cluster = Cluster::uniform(4, BitsPerSec::new(1)).unwrap();
         let file =
             crate::workload::file_job_bits(4.0, MachineId::new(3), MachineId::new(2), &cluster)
@@ -474,6 +475,67 @@ mod tests {
         // One definition of remaining bandwidth: all DAG traffic, T2 included, leaves less
         // than the planned T1 alone.
         assert!(bg.remaining[0] <= bg.remaining_planned[0]);
+        for rest in [RestPolicy::Sincronia, RestPolicy::Varys] {
+            let r = run(rest);
+            assert_eq!(r.lp.planned, 1, "{}", rest.name());
+            assert!(
+                (r.jobs[0].finish - 4.0).abs() < 1e-6,
+                "{}: {}",
+                rest.name(),
+                r.jobs[0]
+            );
+            assert!(
+                (r.jobs[1].finish - 7.0).abs() < 1e-6,
+                "{}: {}",
+                rest.name(),
+                r.jobs[1]
+            );
+        }
+    }
+
+    /// Drawn inputs of [`coflows_and_files`]: ports, coflows, files, and a seed.
+    type Drawn = (
+        u32,
+        Vec<crate::sim::tests::DrawnCoflow>,
+        Vec<(u32, u32, u32)>,
+        u64,
+    );
+
+    /// A strategy for [`Drawn`] inputs.
+    fn drawn() -> impl proptest::strategy::Strategy<Value = Drawn> {
+        use proptest::collection::vec;
+        (
+            2u32..7,
+            vec(
+                (0u32..40, vec(0u32..7, 1..4), vec((0u32..7, 1u32..20), 1..4)),
+                1..10,
+            ),
+            vec((0u32..7, 0u32..7, 1u32..30), 0..4),
+            0u64..100,
+        )
+    }
+
+    /// A random coflow trace on `ports` unit-rate (1 Gbit/s) ports and files of `files`'
+    /// (sender, receiver, MB) arriving at 10 ms, each file between two different machines.
+    fn coflows_and_files(
+        ports: u32,
+        coflows: &[crate::sim::tests::DrawnCoflow],
+        files: &[(u32, u32, u32)],
+    ) -> (Cluster, Vec<SimJob>) {
+        let text = crate::sim::tests::random_trace(ports, coflows);
+        let cluster = Cluster::uniform(ports as usize, BitsPerSec::from_gbps(1)).unwrap();
+        let mut jobs = crate::trace::Trace::parse(&text)
+            .unwrap()
+            .to_jobs(&cluster)
+            .unwrap();
+        for &(s, d, mb) in files {
+            // Another machine than the sender's.
+            let (s, d) = (s % ports, (s % ports + 1 + d % (ports - 1)) % ports);
+            let (s, d) = (MachineId::new(s), MachineId::new(d));
+            let job = crate::workload::file_job_bits(f64::from(mb) * 8e6, s, d, &cluster).unwrap();
+            jobs.push(SimJob::at_secs(0.01, job, JobKind::File));
+        }
+        (cluster, jobs)
     }
 
     proptest::proptest! {
@@ -485,25 +547,9 @@ mod tests {
         /// keeps JIT's own passes for LatPriority and for DAG jobs.
         #[test]
         fn jit_without_dags_is_fair_sharing(
-            ports in 2u32..7,
-            coflows in proptest::collection::vec(
-                (0u32..40,
-                 proptest::collection::vec(0u32..7, 1..4),
-                 proptest::collection::vec((0u32..7, 1u32..20), 1..4)),
-                1..10),
-            files in proptest::collection::vec((0u32..7, 0u32..7, 1u32..30), 0..4),
-            seed in 0u64..100,
+            (ports, coflows, files, seed) in drawn(),
         ) {
-            let text = crate::sim::tests::random_trace(ports, &coflows);
-            let cluster = Cluster::uniform(ports as usize, BitsPerSec::from_gbps(1)).unwrap();
-            let mut jobs = crate::trace::Trace::parse(&text).unwrap().to_jobs(&cluster).unwrap();
-            for &(s, d, mb) in &files {
-                // Another machine than the sender's.
-                let (s, d) = (s % ports, (s % ports + 1 + d % (ports - 1)) % ports);
-                let (s, d) = (MachineId::new(s), MachineId::new(d));
-                let job = crate::workload::file_job_bits(f64::from(mb) * 8e6, s, d, &cluster).unwrap();
-                jobs.push(SimJob::at_secs(0.01, job, JobKind::File));
-            }
+            let (cluster, mut jobs) = coflows_and_files(ports, &coflows, &files);
             let cfg = SimConfig::new(Scheduler::Jit(JitConfig::default())).with_seed(seed);
             proptest::prop_assert!(super::is_fair_sharing(&JitConfig::default(), &jobs));
             let fast = simulate(&cluster, &jobs, &cfg).unwrap();
@@ -561,57 +607,6 @@ mod tests {
         assert!(r.transfer_times(1).is_empty());
     }
 
-    #[test]
-    fn a_coflow_scheduler_sends_the_rest_by_coflow_order() {
-        // T2 (outside the LP at α = 0.5, 2 bits: its job's coflow) and a 4-bit file (a
-        // coflow of one flow) on machine 2's ingress after the planned T1 [0, 1): Sincronia
-        // and Varys both serve the smaller coflow first, T2 over [1, 3), C2 at 3 to 4 s (C1
-        // ends at 3 s), the file over [3, 7).
-        let cluster = Cluster::uniform(4, BitsPerSec::new(1)).unwrap();
-        let file =
-            crate::workload::file_job_bits(4.0, MachineId::new(3), MachineId::new(2), &cluster)
-                .unwrap();
-        let jobs = [
-            SimJob::at_secs(0.0, custom(&cluster), JobKind::CustomDag),
-            SimJob::at_secs(0.0, file, JobKind::File),
-        ];
-        for rest in [RestPolicy::Sincronia, RestPolicy::Varys] {
-            let jit = JitConfig::default()
-                .with_alpha(0.5)
-                .with_slot(Nanos::from_millis(500))
-                .with_rest(rest);
-            let r = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Jit(jit))).unwrap();
-            assert_eq!(r.lp.planned, 1, "{}", rest.name());
-            assert!(
-                (r.jobs[0].finish - 4.0).abs() < 1e-6,
-                "{}: {}",
-                rest.name(),
-                r.jobs[0]
-            );
-            assert!(
-                (r.jobs[1].finish - 7.0).abs() < 1e-6,
-                "{}: {}",
-                rest.name(),
-                r.jobs[1]
-            );
-        }
-        // A 1-bit file is the smaller coflow: it goes first (1 to 2 s), T2 after it.
-        let small =
-            crate::workload::file_job_bits(1.0, MachineId::new(3), MachineId::new(2), &cluster)
-                .unwrap();
-        let jobs = [
-            SimJob::at_secs(0.0, custom(&cluster), JobKind::CustomDag),
-            SimJob::at_secs(0.0, small, JobKind::File),
-        ];
-        let jit = JitConfig::default()
-            .with_alpha(0.5)
-            .with_slot(Nanos::from_millis(500))
-            .with_rest(RestPolicy::Varys);
-        let r = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Jit(jit))).unwrap();
-        assert!((r.jobs[1].finish - 2.0).abs() < 1e-6, "{}", r.jobs[1]);
-        assert!((r.jobs[0].finish - 5.0).abs() < 1e-6, "{}", r.jobs[0]);
-    }
-
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
 
@@ -622,24 +617,9 @@ mod tests {
         /// bottleneck differently, by a rounding, which these integer sizes produce.)
         #[test]
         fn a_coflow_rest_without_dags_is_the_baseline(
-            ports in 2u32..7,
-            coflows in proptest::collection::vec(
-                (0u32..40,
-                 proptest::collection::vec(0u32..7, 1..4),
-                 proptest::collection::vec((0u32..7, 1u32..20), 1..4)),
-                1..10),
-            files in proptest::collection::vec((0u32..7, 0u32..7, 1u32..30), 0..4),
-            seed in 0u64..100,
+            (ports, coflows, files, seed) in drawn(),
         ) {
-            let text = crate::sim::tests::random_trace(ports, &coflows);
-            let cluster = Cluster::uniform(ports as usize, BitsPerSec::from_gbps(1)).unwrap();
-            let mut jobs = crate::trace::Trace::parse(&text).unwrap().to_jobs(&cluster).unwrap();
-            for &(s, d, mb) in &files {
-                let (s, d) = (s % ports, (s % ports + 1 + d % (ports - 1)) % ports);
-                let (s, d) = (MachineId::new(s), MachineId::new(d));
-                let job = crate::workload::file_job_bits(f64::from(mb) * 8e6, s, d, &cluster).unwrap();
-                jobs.push(SimJob::at_secs(0.01, job, JobKind::File));
-            }
+            let (cluster, jobs) = coflows_and_files(ports, &coflows, &files);
             for (rest, order) in [
                 (RestPolicy::Sincronia, crate::sim::sincronia::order as crate::sim::scaled::Order),
                 (RestPolicy::Varys, crate::sim::varys::order),
@@ -661,10 +641,11 @@ mod tests {
     }
 
     #[test]
-    fn lat_priority_sends_the_job_with_fewer_bits_left_first() {
+    fn lat_priority_and_the_coflow_rests_send_the_job_with_fewer_bits_left_first() {
         // A 1-bit file against T2 (2 bits left in its job once T1 is done) on machine 2's
         // ingress, after the planned T1 [0, 1): the file goes first (1 to 2 s), T2 after it
-        // (2 to 4 s), and C2 starts at 4 s (C1 ends at 3 s).
+        // (2 to 4 s), and C2 starts at 4 s (C1 ends at 3 s). Under Sincronia and Varys the
+        // file is the smaller coflow.
         let cluster = Cluster::uniform(4, BitsPerSec::new(1)).unwrap();
         let file =
             crate::workload::file_job_bits(1.0, MachineId::new(3), MachineId::new(2), &cluster)
@@ -673,12 +654,28 @@ mod tests {
             SimJob::at_secs(0.0, custom(&cluster), JobKind::CustomDag),
             SimJob::at_secs(0.0, file, JobKind::File),
         ];
-        let jit = JitConfig::default()
-            .with_alpha(0.5)
-            .with_slot(Nanos::from_millis(500))
-            .with_rest(RestPolicy::LatPriority);
-        let r = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Jit(jit))).unwrap();
-        assert!((r.jobs[1].finish - 2.0).abs() < 1e-6, "{}", r.jobs[1]);
-        assert!((r.jobs[0].finish - 5.0).abs() < 1e-6, "{}", r.jobs[0]);
+        for rest in [
+            RestPolicy::LatPriority,
+            RestPolicy::Sincronia,
+            RestPolicy::Varys,
+        ] {
+            let jit = JitConfig::default()
+                .with_alpha(0.5)
+                .with_slot(Nanos::from_millis(500))
+                .with_rest(rest);
+            let r = simulate(&cluster, &jobs, &SimConfig::new(Scheduler::Jit(jit))).unwrap();
+            assert!(
+                (r.jobs[1].finish - 2.0).abs() < 1e-6,
+                "{}: {}",
+                rest.name(),
+                r.jobs[1]
+            );
+            assert!(
+                (r.jobs[0].finish - 5.0).abs() < 1e-6,
+                "{}: {}",
+                rest.name(),
+                r.jobs[0]
+            );
+        }
     }
 }
