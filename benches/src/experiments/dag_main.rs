@@ -1,11 +1,12 @@
 //! `reproduce dag`: JIT, the paper's baselines and the readings the paper leaves open, on
-//! the paper's job mix over several seeds (paper §4.2, Fig. 5, 6, 8, 9, 10, 11).
+//! the paper's job mix over several seeds (paper §4.2, Fig. 5 to 11).
 //!
 //! One set of seeded runs feeds every table: `dag` (the means over the seeds, the CSV
 //! contract of the single-seed report it replaces), `dag-intervals` (the same with 95 %
 //! intervals and both speedup metrics), `dag-variants` (each choice the paper leaves open,
-//! side by side, named as the paper's reading or ours, with the bounds) and `dag-claims`
-//! (every claim of the paper with ours beside it and a verdict).
+//! side by side, named as the paper's reading or ours, with the bounds), `dag-claims`
+//! (every claim of the paper with ours beside it and a verdict) and `dag-waits` (Inception's
+//! per-transfer waits, Fig. 7).
 
 use std::time::Instant;
 
@@ -202,7 +203,7 @@ impl Experiment for DagSchedulers {
     }
 
     fn description(&self) -> &'static str {
-        "JIT vs TensorFlow order, FIFO+TicTac, Sincronia and Varys on DL training DAGs plus file transfers, over seeds, with the readings the paper leaves open and a verdict per claim (paper Fig. 5, 6, 8, 9, 10, 11)"
+        "JIT vs TensorFlow order, FIFO+TicTac, Sincronia and Varys on DL training DAGs plus file transfers, over seeds, with the readings the paper leaves open and a verdict per claim (paper Fig. 5 to 11)"
     }
 
     fn run(&self, ctx: &Context) -> Result<Vec<Table>, String> {
