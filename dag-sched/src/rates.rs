@@ -166,6 +166,13 @@ pub(crate) fn greedy_take(path: &[u32], cap: f64, free: &mut [f64]) -> f64 {
 /// # Complexity
 /// O(F · h · log(F · h)) time and O(F · h) space for the coflow's F flows.
 #[must_use]
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "the coflow policies inline it; the tests' reference"
+    )
+)]
 pub(crate) fn madd(flows: &[FlowDemand<'_>], remaining: &[f64], free: &mut [f64]) -> Vec<f64> {
     // Dense per-resource sums (a BTreeMap here was 37 % of a Sincronia run on the FB2010
     // trace); the maximum below does not depend on the order the resources are visited in.

@@ -5,12 +5,16 @@
 //! arbitrary (random) order.
 //!
 //! The dense pass (every active flow at every event), kept for the tests as the oracle of
-//! [`super::scaled`], which the schedulers run: [`Dense`] runs Sincronia or Varys through it.
+//! [`super::scaled`], which the schedulers run ([`Dense`] runs Sincronia or Varys through
+//! it), and run by JIT over the flows outside its plans ([`Ranked::outside_plans`]).
 
+#[cfg(test)]
 use super::engine::RatePolicy;
 use super::engine::Sim;
+#[cfg(test)]
 use super::scaled::Order;
 
+#[cfg(test)]
 /// Sincronia or Varys (by its order) through the dense pass: the engine's dense step, every
 /// active flow's rate at every event.
 pub(super) struct Dense {
@@ -18,16 +22,18 @@ pub(super) struct Dense {
     order: Order,
 }
 
+#[cfg(test)]
 impl Dense {
-    /// For a run over `jobs` jobs, ordering coflows by `order`.
-    pub(super) fn new(jobs: usize, order: Order) -> Self {
+    /// Ordering coflows by `order`.
+    pub(super) fn new(order: Order) -> Self {
         Self {
-            ranked: Ranked::new(jobs),
+            ranked: Ranked::default(),
             order,
         }
     }
 }
 
+#[cfg(test)]
 impl RatePolicy for Dense {
     fn uses_channel(&self, _lp: bool, _dag: bool) -> bool {
         false
@@ -38,8 +44,11 @@ impl RatePolicy for Dense {
         f64::INFINITY
     }
 }
-/// A coflow scheduler's state: every job's rank in the order last computed, and the coflows'
-/// flows kept between events. Sincronia and Varys differ only in the order.
+
+/// A coflow scheduler's state: every job's rank in the order last computed (sized at the
+/// first event), and the coflows' flows kept between events. Sincronia and Varys differ only
+/// in the order.
+#[derive(Default)]
 pub(super) struct Ranked {
     rank: Vec<usize>,
     coflows: Coflows,
@@ -48,12 +57,17 @@ pub(super) struct Ranked {
 }
 
 impl Ranked {
-    /// For a run over `jobs` jobs.
-    pub(super) fn new(jobs: usize) -> Self {
+    /// Over the flows outside JIT's plans only (`Flow::lp` is `None`): each job's transfers
+    /// outside the LP are its coflow, and the planned ones are left as they are
+    /// ([`RestPolicy::Sincronia`](super::RestPolicy::Sincronia) and
+    /// [`RestPolicy::Varys`](super::RestPolicy::Varys)).
+    pub(super) fn outside_plans() -> Self {
         Self {
-            rank: vec![usize::MAX; jobs],
-            coflows: Coflows::default(),
-            ranked: false,
+            coflows: Coflows {
+                outside_plans: true,
+                ..Coflows::default()
+            },
+            ..Self::default()
         }
     }
 
@@ -71,6 +85,9 @@ impl Ranked {
         free: &mut [f64],
         order: impl FnOnce(&Sim<'_>, &[usize], &[Vec<(usize, f64)>]) -> Vec<usize>,
     ) {
+        if self.rank.len() != sim.jobs.len() {
+            self.rank = vec![usize::MAX; sim.jobs.len()];
+        }
         let changed = self.coflows.update(sim);
         if changed || !self.ranked {
             self.ranked = true;
@@ -98,8 +115,11 @@ pub(super) struct Coflows {
     in_live: Vec<bool>,
     /// Flows with an id below this one have been added.
     seen: usize,
-    /// Flows in `by_job`, finished ones included until they are filtered out.
-    tracked: usize,
+    /// Active flows at the end of the last call (fewer of them now, new ones aside, means
+    /// some finished).
+    active_seen: usize,
+    /// Whether only the flows outside JIT's plans are tracked ([`Ranked::outside_plans`]).
+    outside_plans: bool,
     /// Flow id → its position in `sim.active` (valid for the active flows).
     pos: Vec<u32>,
     /// Per job: its active flow ids in release (id) order, the order the per-port demand
@@ -121,8 +141,9 @@ pub(super) struct Coflows {
 impl Coflows {
     /// Follows the flow changes since the last call: the flows released since (a suffix of
     /// `sim.active`, whose ids grow) join their job's list, which is then sorted by
-    /// `tf_rank`; when flows finished (fewer active flows than tracked), the lists drop the
-    /// flows with nothing left. Returns whether a coflow arrived or completed: a job got its
+    /// `tf_rank`; when flows finished (fewer of the old active flows than at the last call),
+    /// the lists drop the flows with nothing left. With `outside_plans`, the flows JIT planned
+    /// are left out. Returns whether a coflow arrived or completed: a job got its
     /// first active flow or lost its last one.
     ///
     /// # Complexity
@@ -143,6 +164,9 @@ impl Coflows {
         let first = sim.active.partition_point(|&id| id < self.seen);
         let mut touched: Vec<usize> = Vec::new();
         for &id in &sim.active[first..] {
+            if self.outside_plans && sim.flows[id].lp.is_some() {
+                continue;
+            }
             let j = sim.flows[id].job;
             if !self.in_live[j] {
                 self.in_live[j] = true;
@@ -164,7 +188,6 @@ impl Coflows {
             }
             self.by_job[j].push(id);
             self.by_id[j].push(id);
-            self.tracked += 1;
         }
         touched.sort_unstable();
         touched.dedup();
@@ -174,9 +197,9 @@ impl Coflows {
             self.by_job[j].sort_unstable_by_key(|&id| st.tf_rank[flows[id].node.index()]);
         }
         self.seen = sim.flows.len();
-        if self.tracked != sim.active.len() {
+        // The flows active at the last call that are still active are the first `first`.
+        if first != self.active_seen {
             let flows = &sim.flows;
-            let mut tracked = 0;
             for &j in &self.live {
                 self.by_job[j].retain(|&id| flows[id].remaining > 0.0);
                 let (count, ports) = (&mut self.port_count[j], &mut self.ports[j]);
@@ -195,9 +218,7 @@ impl Coflows {
                     }
                     false
                 });
-                tracked += self.by_job[j].len();
             }
-            self.tracked = tracked;
             let (by_job, in_live) = (&self.by_job, &mut self.in_live);
             self.live.retain(|&j| {
                 let keep = !by_job[j].is_empty();
@@ -206,6 +227,7 @@ impl Coflows {
                 keep
             });
         }
+        self.active_seen = sim.active.len();
         changed
     }
 
@@ -251,7 +273,7 @@ impl Coflows {
         #[cfg(test)]
         assert_eq!(
             (jobs.clone(), d.clone()),
-            reference::demands(sim),
+            reference::demands(sim, self.outside_plans),
             "incremental coflow demands differ from the per-event sums"
         );
         (jobs, d)
@@ -278,7 +300,10 @@ impl Coflows {
         free: &mut [f64],
     ) {
         #[cfg(test)]
-        let (free0, expect) = (free.to_vec(), reference::rates(sim, rank, free));
+        let (free0, expect) = (
+            free.to_vec(),
+            reference::rates(sim, rank, rate, free, self.outside_plans),
+        );
         self.pos.resize(sim.flows.len(), u32::MAX);
         for (k, &id) in sim.active.iter().enumerate() {
             self.pos[id] = k as u32;
@@ -393,13 +418,20 @@ mod reference {
     use super::Sim;
     use crate::rates::{FlowDemand, madd, priority_greedy};
 
-    /// Every active job's per-resource demand, summed over all active flows afresh.
-    pub(super) fn demands(sim: &Sim<'_>) -> (Vec<usize>, Vec<Vec<(usize, f64)>>) {
+    /// Every active job's per-resource demand, summed over all active flows afresh (those
+    /// outside JIT's plans with `outside_plans`).
+    pub(super) fn demands(
+        sim: &Sim<'_>,
+        outside_plans: bool,
+    ) -> (Vec<usize>, Vec<Vec<(usize, f64)>>) {
         let cap = sim.cluster.capacities();
         let mut demand: Vec<Vec<(usize, f64)>> = vec![Vec::new(); sim.jobs.len()];
         let mut has = vec![false; sim.jobs.len()];
         for &id in &sim.active {
             let f = &sim.flows[id];
+            if outside_plans && f.lp.is_some() {
+                continue;
+            }
             for &r in &f.path {
                 demand[f.job].push((r as usize, f.remaining / cap[r as usize]));
             }
@@ -432,12 +464,20 @@ mod reference {
     }
 
     /// The rates [`Coflows::rates`] computes, by the per-event vectors it replaced: the
-    /// active flows sorted by (job rank, `tf_rank`), [`madd`] per coflow, then
-    /// [`priority_greedy`] over all; and the free capacity left. `free` is not changed.
-    pub(super) fn rates(sim: &Sim<'_>, rank: &[usize], free: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    /// active flows (those outside JIT's plans with `outside_plans`, the others keeping their
+    /// rate in `rate`) sorted by (job rank, `tf_rank`), [`madd`] per coflow, then
+    /// [`priority_greedy`] over all; and the free capacity left. `rate` and `free` are not
+    /// changed.
+    pub(super) fn rates(
+        sim: &Sim<'_>,
+        rank: &[usize],
+        rate: &[f64],
+        free: &[f64],
+        outside_plans: bool,
+    ) -> (Vec<f64>, Vec<f64>) {
         let mut free = free.to_vec();
-        let idx = order(sim, rank);
-        let mut rate = vec![0.0; sim.active.len()];
+        let idx = order(sim, rank, outside_plans);
+        let mut rate = rate.to_vec();
         let mut bounds = vec![0];
         for w in 1..idx.len() {
             if sim.flows[sim.active[idx[w]]].job != sim.flows[sim.active[idx[w - 1]]].job {
@@ -465,12 +505,14 @@ mod reference {
         (rate, free)
     }
 
-    /// Positions in `sim.active` sorted by (job rank, `tf_rank`).
-    pub(super) fn order(sim: &Sim<'_>, rank: &[usize]) -> Vec<usize> {
+    /// Positions in `sim.active` (of the flows outside JIT's plans with `outside_plans`)
+    /// sorted by (job rank, `tf_rank`).
+    pub(super) fn order(sim: &Sim<'_>, rank: &[usize], outside_plans: bool) -> Vec<usize> {
         let mut keyed: Vec<(u64, u32)> = sim
             .active
             .iter()
             .enumerate()
+            .filter(|&(_, &id)| !(outside_plans && sim.flows[id].lp.is_some()))
             .map(|(k, &id)| {
                 let f = &sim.flows[id];
                 let key = (rank[f.job].min(u32::MAX as usize) as u64) << 32

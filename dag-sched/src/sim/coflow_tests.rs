@@ -31,14 +31,8 @@ fn both(cluster: &Cluster, jobs: &[SimJob], seed: u64) -> Vec<(Scheduler, SimRes
                 .with_seed(seed)
                 .with_sample_window(Nanos::from_millis(500));
             let lazy = simulate(cluster, jobs, &cfg).unwrap();
-            let dense = engine::run(
-                cluster,
-                jobs,
-                &cfg,
-                Box::new(Dense::new(jobs.len(), order)),
-                false,
-            )
-            .unwrap();
+            let dense =
+                engine::run(cluster, jobs, &cfg, Box::new(Dense::new(order)), false).unwrap();
             (s, lazy, dense)
         })
         .collect()

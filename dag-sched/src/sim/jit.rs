@@ -9,16 +9,18 @@
 //! and a job's transfers in LAT order, and what is left is shared as in the TensorFlow policy;
 //! with [`RestPolicy::Sincronia`] or [`RestPolicy::Varys`] (ours) each job's transfers
 //! outside the LP form a coflow, and the coflows share what the plans leave as those
-//! schedulers share a fabric ([`coflow_rest`]).
+//! schedulers share a fabric (their dense pass, [`Ranked::outside_plans`]).
 //!
 //! Without a DAG job, JIT hands the engine a faster driver ([`RatePolicy::driver`]): the
 //! TensorFlow policy's fair sharing for [`RestPolicy::Background`] ([`is_fair_sharing`]) and
 //! [`SparseLat`] for [`RestPolicy::LatPriority`] ([`is_sparse_lat`]): the same runs without a
 //! pass over every active flow at every event.
 
+use super::coflow::Ranked as Coflows;
 use super::config::{JitConfig, RestPolicy};
 use super::engine::{RatePolicy, Sim};
 use super::metrics::{JobPlan, LpStats, SimResult};
+use super::scaled::Order;
 use super::tensorflow::TensorFlow;
 use crate::Error;
 use crate::job::TaskId;
@@ -27,12 +29,10 @@ use crate::lp::{self, Reservations, Schedule};
 use crate::rates::{FlowDemand, greedy_take, priority_greedy};
 use crate::workload::SimJob;
 
-mod coflow_rest;
 mod labels;
 mod rank;
 mod sparse;
 
-use coflow_rest::CoflowRest;
 use rank::Ranked;
 pub(crate) use sparse::SparseLat;
 
@@ -53,8 +53,9 @@ pub(crate) struct Jit {
     /// The LP's statistics and each planned job's `U*`, for the result.
     stats: LpStats,
     peaks: Vec<f64>,
-    /// [`RestPolicy::Sincronia`] and [`RestPolicy::Varys`]: the coflow scheduler.
-    coflows: Option<CoflowRest>,
+    /// [`RestPolicy::Sincronia`] and [`RestPolicy::Varys`]: the coflow scheduler's state over
+    /// the flows outside the plans, and its order.
+    coflows: Option<(Coflows, Order)>,
 }
 
 impl Jit {
@@ -71,8 +72,8 @@ impl Jit {
             stats: LpStats::default(),
             peaks: Vec::new(),
             coflows: match cfg.rest {
-                RestPolicy::Sincronia => Some(CoflowRest::new(super::sincronia::order)),
-                RestPolicy::Varys => Some(CoflowRest::new(super::varys::order)),
+                RestPolicy::Sincronia => Some((Coflows::outside_plans(), super::sincronia::order)),
+                RestPolicy::Varys => Some((Coflows::outside_plans(), super::varys::order)),
                 RestPolicy::Background | RestPolicy::LatPriority => None,
             },
         }
@@ -238,8 +239,8 @@ impl RatePolicy for Jit {
         }
         // Pass 3 (RestPolicy::Sincronia and Varys, ours): every flow outside the plans as a
         // coflow scheduler sends it, in what the plans left; nothing else shares.
-        if let Some(c) = self.coflows.as_mut() {
-            c.rates(sim, rate, free);
+        if let Some((c, order)) = self.coflows.as_mut() {
+            c.rates(sim, rate, free, *order);
             return next;
         }
         // Pass 3 (RestPolicy::LatPriority, ours): the DAG transfers outside the LP and the
@@ -627,7 +628,7 @@ mod tests {
                 let jit = Scheduler::Jit(JitConfig::default().with_rest(rest));
                 let cfg = SimConfig::new(jit).with_seed(seed);
                 let a = simulate(&cluster, &jobs, &cfg).unwrap();
-                let dense = Box::new(crate::sim::coflow::Dense::new(jobs.len(), order));
+                let dense = Box::new(crate::sim::coflow::Dense::new(order));
                 let b = crate::sim::engine::run(&cluster, &jobs, &cfg, dense, false).unwrap();
                 proptest::prop_assert_eq!(a.lp.planned, 0);
                 for (x, y) in a.jobs.iter().zip(&b.jobs) {

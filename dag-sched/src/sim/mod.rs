@@ -77,9 +77,10 @@
 //!
 //! Sincronia and Varys keep each flow's bits left as a base times its coflow's MADD scale
 //! and hand out the greedy leftover to the few flows that can take it, advancing their own
-//! flows (`scaled`); their dense pass over every active flow is kept for the tests.
+//! flows (`scaled`); their dense pass over every active flow (`coflow`) is the tests' oracle
+//! of it, and sends JIT's transfers outside its plans under
+//! [`RestPolicy::Sincronia`] and [`RestPolicy::Varys`].
 
-#[cfg(test)]
 mod coflow;
 mod coflow_fifo;
 #[cfg(test)]
