@@ -1354,16 +1354,14 @@ pub(super) fn run(
                         first = Some(first.map_or(start, |x: f64| x.min(start)));
                     }
                 }
-                let arrived = s.finish[t.index()];
-                if let Some(start) = first {
-                    waits.push((start - arrived).max(0.0));
-                }
+                let record = TransferTimes {
+                    task: t,
+                    arrived: s.finish[t.index()],
+                    used: first,
+                };
+                waits.extend(record.wait());
                 if cfg.transfer_times {
-                    times.push(TransferTimes {
-                        task: t,
-                        arrived,
-                        used: first,
-                    });
+                    times.push(record);
                 }
             }
             if cfg.transfer_times {
